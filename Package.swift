@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+import PackageDescription
+import Foundation
+// TEMP until the signature layer is integrated: keep the helper's in-progress tests out.
+let pendingSignatureTests = ((try? FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Tests/EntitlementTokensTests").path)) ?? []).filter { $0.hasPrefix("Signature") || $0 == "Fixtures" }
+
+let package = Package(
+    name: "tokeninspect",
+    products: [
+        .library(name: "EntitlementTokens", targets: ["EntitlementTokens"]),
+        .executable(name: "tokeninspect", targets: ["tokeninspect"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // libxml2: the push (SAX2) parser that reads the token element.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        // OpenSSL libcrypto only: keys, digests, signatures.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "EntitlementTokens",
+            dependencies: ["CLibXML2", "COpenSSL"],
+            exclude: ["Signature"] // TEMP: helper integration pending
+        ),
+        .executableTarget(
+            name: "tokeninspect",
+            dependencies: [
+                "EntitlementTokens",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "EntitlementTokensTests",
+            dependencies: ["EntitlementTokens"],
+            exclude: pendingSignatureTests
+        ),
+    ]
+)

@@ -1,0 +1,15 @@
+// Umbrella header for OpenSSL libcrypto (never libssl): keys, digests and
+// signatures. Only functions are used; macros Swift cannot import are avoided.
+#ifndef TOKENINSPECT_COPENSSL_SHIM_H
+#define TOKENINSPECT_COPENSSL_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/rsa.h>
+#include <openssl/ec.h>
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/bio.h>
+#include <openssl/crypto.h>
+#include <openssl/objects.h>
+#endif

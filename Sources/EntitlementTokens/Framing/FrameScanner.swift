@@ -1,0 +1,532 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// A resumable lexer for the top level of a token: the signature block, the
+/// token element's extent, and the markup that must never appear.
+///
+/// Why not let libxml2 find these? The legacy form `<signatureInfo>…<signatureInfo>`
+/// is not well-formed XML, and the signature covers the token element's exact
+/// bytes, which a SAX parser does not report reliably. So this scanner finds the
+/// byte ranges, and libxml2 then parses exactly the token element's range; if the
+/// two ever disagreed, libxml2 would see a malformed document and refuse it.
+///
+/// The scanner is incremental: ``scan(_:)`` may be called again after more bytes
+/// were appended to the same buffer and resumes where it stopped, never rescanning
+/// more than the markup it was in the middle of. ``RecordSplitter`` uses that to
+/// find where a raw XML token spread over several lines ends.
+///
+/// It records the first error it meets and keeps tracking structure leniently,
+/// so a broken record still ends where its token ends.
+struct FrameScanner {
+    private enum Mode { case top, signatureText, content }
+
+    private enum TagRole {
+        case signatureOpen, tokenOpen, child, signatureClose(TokenFrame.SignatureForm), stray
+    }
+
+    private enum Delimited { case comment, processingInstruction, cdata, bogus }
+
+    private enum Pending {
+        case none
+        /// A `<` whose kind is not known yet (too few bytes).
+        case markup(start: Int)
+        /// `nameEnd` and `role` are known once the name was read; `resume` is where attribute scanning goes on.
+        case startTag(start: Int, nameEnd: Int?, role: TagRole, resume: Int, quote: UInt8, clean: Bool)
+        case endTag(start: Int, nameEnd: Int?, role: TagRole, resume: Int, clean: Bool)
+        case delimited(start: Int, kind: Delimited, resume: Int)
+        case doctype(start: Int, resume: Int, brackets: Int, quote: UInt8)
+    }
+
+    private var mode = Mode.top
+    private var pending = Pending.none
+    private var position = 0
+    private var depth = 0
+    /// Nothing but white space (and a byte order mark) seen yet: an XML declaration may come.
+    private var atDocumentStart = true
+
+    private(set) var signatureBlocks = 0
+    private(set) var tokenElements = 0
+    private var signatureOpenStart: Int?
+    private var signatureTextStart = 0
+    private var signature: (text: Range<Int>, form: TokenFrame.SignatureForm, beforeToken: Bool)?
+    private var tokenStart: Int?
+    private var tokenEnd: Int?
+    private(set) var firstError: TokenError?
+
+    /// A signature block and a token element are both complete and nothing is open.
+    var isComplete: Bool {
+        if case .none = pending, mode == .top, signatureBlocks >= 1, tokenEnd != nil { return true }
+        return false
+    }
+
+    /// The current nesting inside the token element (for tests).
+    var currentDepth: Int { depth }
+
+    // MARK: - Scanning
+
+    mutating func scan(_ buffer: UnsafeBufferPointer<UInt8>) {
+        while true {
+            if case .none = pending {} else {
+                guard resumePending(buffer) else { return }
+                continue
+            }
+            guard position < buffer.count else { return }
+            switch mode {
+            case .top:
+                if position == 0, buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
+                    position = 3
+                    continue
+                }
+                let byte = buffer[position]
+                if byte.isASCIIWhitespace {
+                    position += 1
+                } else if byte == UInt8(ascii: "<") {
+                    pending = .markup(start: position)
+                } else {
+                    fail(.unexpectedTopLevelContent, "text outside the token element and the signature block", at: position)
+                    atDocumentStart = false
+                    position = Self.index(of: UInt8(ascii: "<"), in: buffer, from: position) ?? buffer.count
+                }
+            case .signatureText, .content:
+                guard let next = Self.index(of: UInt8(ascii: "<"), in: buffer, from: position) else {
+                    position = buffer.count
+                    return
+                }
+                position = next
+                pending = .markup(start: next)
+            }
+        }
+    }
+
+    /// Continues the markup in progress; false when it needs more bytes.
+    private mutating func resumePending(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch pending {
+        case .none:
+            return true
+        case .markup(let start):
+            return classifyMarkup(at: start, in: buffer)
+        case .startTag(let start, let nameEnd, let role, let resume, let quote, let clean):
+            return continueStartTag(start: start, nameEnd: nameEnd, role: role, resume: resume, quote: quote, clean: clean, in: buffer)
+        case .endTag(let start, let nameEnd, let role, let resume, let clean):
+            return continueEndTag(start: start, nameEnd: nameEnd, role: role, resume: resume, clean: clean, in: buffer)
+        case .delimited(let start, let kind, let resume):
+            return continueDelimited(start: start, kind: kind, resume: resume, in: buffer)
+        case .doctype(let start, let resume, let brackets, let quote):
+            return continueDoctype(start: start, resume: resume, brackets: brackets, quote: quote, in: buffer)
+        }
+    }
+
+    private static let commentOpen = Array("<!--".utf8)
+    private static let cdataOpen = Array("<![CDATA[".utf8)
+    private static let doctypeOpen = Array("<!DOCTYPE".utf8)
+
+    private mutating func classifyMarkup(at start: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard start + 1 < buffer.count else { return false }
+        let wasAtStart = atDocumentStart
+        atDocumentStart = false
+        switch buffer[start + 1] {
+        case UInt8(ascii: "/"):
+            pending = .endTag(start: start, nameEnd: nil, role: .stray, resume: start + 2, clean: true)
+        case UInt8(ascii: "?"):
+            atDocumentStart = wasAtStart
+            pending = .delimited(start: start, kind: .processingInstruction, resume: start + 2)
+        case UInt8(ascii: "!"):
+            for (prefix, kind) in [(Self.commentOpen, Delimited.comment), (Self.cdataOpen, .cdata)] {
+                switch Self.match(prefix, in: buffer, at: start) {
+                case .some(true):
+                    pending = .delimited(start: start, kind: kind, resume: start + prefix.count)
+                    return true
+                case .none:
+                    atDocumentStart = wasAtStart
+                    return false
+                case .some(false):
+                    continue
+                }
+            }
+            switch Self.match(Self.doctypeOpen, in: buffer, at: start) {
+            case .some(true):
+                pending = .doctype(start: start, resume: start + Self.doctypeOpen.count, brackets: 0, quote: 0)
+            case .none:
+                atDocumentStart = wasAtStart
+                return false
+            case .some(false):
+                pending = .delimited(start: start, kind: .bogus, resume: start + 2)
+            }
+        case let byte where Self.isNameStart(byte):
+            pending = .startTag(start: start, nameEnd: nil, role: .child, resume: start + 1, quote: 0, clean: true)
+        default:
+            // A `<` that starts no markup: libxml2 would refuse it; record it and move on as text.
+            fail(.malformedXML, "'<' does not start a tag", at: start)
+            pending = .none
+            position = start + 1
+        }
+        return true
+    }
+
+    private mutating func continueStartTag(start: Int, nameEnd: Int?, role: TagRole, resume: Int, quote: UInt8, clean: Bool,
+                                           in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        var role = role
+        var nameEnd = nameEnd
+        var resume = resume
+        if nameEnd == nil {
+            guard let end = Self.nameEnd(in: buffer, from: start + 1) else { return false }
+            nameEnd = end
+            resume = end
+            role = roleOfStartTag(name: UnsafeBufferPointer(rebasing: buffer[(start + 1)..<end]), at: start)
+        }
+        var quote = quote
+        var clean = clean
+        var index = resume
+        while index < buffer.count {
+            let byte = buffer[index]
+            if quote != 0 {
+                if byte == quote { quote = 0 }
+            } else if byte == UInt8(ascii: ">") {
+                let selfClosing = index > nameEnd! && buffer[index - 1] == UInt8(ascii: "/")
+                pending = .none
+                position = index + 1
+                finishStartTag(role: role, start: start, end: index + 1, selfClosing: selfClosing, clean: clean)
+                return true
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+                clean = false
+            } else if !byte.isASCIIWhitespace {
+                clean = false
+            }
+            index += 1
+        }
+        pending = .startTag(start: start, nameEnd: nameEnd, role: role, resume: index, quote: quote, clean: clean)
+        return false
+    }
+
+    private mutating func roleOfStartTag(name: UnsafeBufferPointer<UInt8>, at start: Int) -> TagRole {
+        let isSignature = ReservedName.signatureInfo.elementsEqual(name)
+        switch mode {
+        case .signatureText:
+            if isSignature { return .signatureClose(.legacy) }
+            fail(.unterminatedSignatureBlock, "signatureInfo is not closed before <\(String(decoding: name, as: UTF8.self))>", at: start)
+            closeSignatureText(at: start, form: nil)
+            return roleOfStartTag(name: name, at: start)
+        case .content:
+            if isSignature {
+                fail(.duplicateSignatureBlock, "a second signatureInfo, nested inside the token element", at: start)
+            } else if ReservedName.isTokenRoot(name) {
+                fail(.duplicateTokenElement, "a second token element <\(String(decoding: name, as: UTF8.self))>, nested inside the token element", at: start)
+            }
+            return .child
+        case .top:
+            if isSignature {
+                if signatureBlocks > 0 || signatureOpenStart != nil {
+                    fail(.duplicateSignatureBlock, "a second signatureInfo block", at: start)
+                }
+                return .signatureOpen
+            }
+            tokenElements += 1
+            if tokenElements > 1 {
+                fail(.duplicateTokenElement, "a second token element <\(String(decoding: name, as: UTF8.self))>", at: start)
+            }
+            return .tokenOpen
+        }
+    }
+
+    private mutating func finishStartTag(role: TagRole, start: Int, end: Int, selfClosing: Bool, clean: Bool) {
+        switch role {
+        case .signatureOpen:
+            if !clean {
+                fail(.invalidSignatureBlock, "signatureInfo takes no attributes", at: start)
+            }
+            if selfClosing { return }
+            signatureOpenStart = start
+            signatureTextStart = end
+            mode = .signatureText
+        case .signatureClose(let form):
+            if !clean { fail(.invalidSignatureBlock, "the tag that ends signatureInfo takes no attributes", at: start) }
+            closeSignatureText(at: start, form: form)
+        case .tokenOpen:
+            if tokenStart == nil { tokenStart = start }
+            if selfClosing {
+                if tokenEnd == nil { tokenEnd = end }
+            } else {
+                depth = 1
+                mode = .content
+            }
+        case .child:
+            if !selfClosing { depth += 1 }
+        case .stray:
+            break
+        }
+    }
+
+    /// Ends the signature text at `start`; a nil form means it was never properly closed.
+    private mutating func closeSignatureText(at start: Int, form: TokenFrame.SignatureForm?) {
+        mode = .top
+        signatureOpenStart = nil
+        guard let form else { return }
+        signatureBlocks += 1
+        if signature == nil {
+            signature = (signatureTextStart..<start, form, tokenStart == nil)
+        }
+    }
+
+    private mutating func continueEndTag(start: Int, nameEnd: Int?, role: TagRole, resume: Int, clean: Bool,
+                                         in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        var nameEnd = nameEnd
+        var resume = resume
+        var role = role
+        if nameEnd == nil {
+            guard let end = Self.nameEnd(in: buffer, from: start + 2) else { return false }
+            nameEnd = end
+            resume = end
+            let name = UnsafeBufferPointer(rebasing: buffer[(start + 2)..<end])
+            switch mode {
+            case .signatureText:
+                if ReservedName.signatureInfo.elementsEqual(name) {
+                    role = .signatureClose(.closed)
+                } else {
+                    fail(.unterminatedSignatureBlock, "signatureInfo is not closed before </\(String(decoding: name, as: UTF8.self))>", at: start)
+                    closeSignatureText(at: start, form: nil)
+                    fail(.unexpectedTopLevelContent, "an end tag outside any element", at: start)
+                }
+            case .top:
+                fail(.unexpectedTopLevelContent, "an end tag outside any element", at: start)
+            case .content:
+                role = .child
+            }
+        }
+        var clean = clean
+        var index = resume
+        while index < buffer.count {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: ">") {
+                pending = .none
+                position = index + 1
+                switch role {
+                case .signatureClose(let form):
+                    if !clean { fail(.invalidSignatureBlock, "malformed </signatureInfo>", at: start) }
+                    closeSignatureText(at: start, form: form)
+                case .child:
+                    depth -= 1
+                    if depth == 0 {
+                        mode = .top
+                        if tokenEnd == nil { tokenEnd = index + 1 }
+                    }
+                default:
+                    break
+                }
+                return true
+            }
+            if !byte.isASCIIWhitespace { clean = false }
+            index += 1
+        }
+        pending = .endTag(start: start, nameEnd: nameEnd, role: role, resume: index, clean: clean)
+        return false
+    }
+
+    private static let terminators: [Delimited: [UInt8]] = [
+        .comment: Array("-->".utf8), .processingInstruction: Array("?>".utf8),
+        .cdata: Array("]]>".utf8), .bogus: Array(">".utf8),
+    ]
+
+    private mutating func continueDelimited(start: Int, kind: Delimited, resume: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        let terminator = Self.terminators[kind]!
+        guard let found = Self.index(of: terminator, in: buffer, from: resume) else {
+            // Keep the last bytes that could be the start of the terminator.
+            pending = .delimited(start: start, kind: kind, resume: max(resume, buffer.count - terminator.count + 1))
+            return false
+        }
+        pending = .none
+        position = found + terminator.count
+        switch kind {
+        case .comment:
+            fail(.commentForbidden, "comments are not allowed in a token", at: start)
+        case .processingInstruction:
+            if atDocumentStart, let declaration = Self.declarationBody(buffer, start: start, end: found) {
+                validateDeclaration(declaration, at: start)
+            } else {
+                fail(.processingInstructionForbidden,
+                     "processing instructions are not allowed in a token (an XML declaration only at the very start)", at: start)
+            }
+            atDocumentStart = false
+        case .cdata:
+            switch mode {
+            case .content: break
+            case .top: fail(.unexpectedTopLevelContent, "CDATA outside the token element", at: start)
+            case .signatureText: fail(.invalidSignatureBlock, "CDATA inside signatureInfo", at: start)
+            }
+        case .bogus:
+            fail(.malformedXML, "'<!' starts no markup allowed in a token", at: start)
+        }
+        return true
+    }
+
+    private mutating func continueDoctype(start: Int, resume: Int, brackets: Int, quote: UInt8, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        var brackets = brackets
+        var quote = quote
+        var index = resume
+        while index < buffer.count {
+            let byte = buffer[index]
+            if quote != 0 {
+                if byte == quote { quote = 0 }
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: "[") {
+                brackets += 1
+            } else if byte == UInt8(ascii: "]") {
+                brackets = max(0, brackets - 1)
+            } else if byte == UInt8(ascii: ">") && brackets == 0 {
+                pending = .none
+                position = index + 1
+                fail(.doctypeForbidden, "DOCTYPE is not allowed in a token (no DTDs, no entity declarations)", at: start)
+                return true
+            }
+            index += 1
+        }
+        pending = .doctype(start: start, resume: index, brackets: brackets, quote: quote)
+        return false
+    }
+
+    // MARK: - Result
+
+    /// The frame of a complete record, or the first problem found in it.
+    func frame(in buffer: UnsafeBufferPointer<UInt8>) throws(TokenError) -> TokenFrame {
+        func located(_ error: TokenError) -> TokenError {
+            var error = error
+            if let offset = error.location?.byteOffset { error.location = SourceLocation(offset: offset, in: buffer) }
+            return error
+        }
+        if let firstError { throw located(firstError) }
+        var openTokenElement = mode == .content
+        var openStart: Int? = nil
+        switch pending {
+        case .none: break
+        case .startTag(let start, _, let role, _, _, _):
+            if case .tokenOpen = role { openTokenElement = true }
+            openStart = start
+        case .markup(let start), .endTag(let start, _, _, _, _), .delimited(let start, _, _), .doctype(let start, _, _, _):
+            openStart = start
+        }
+        if openTokenElement {
+            throw located(TokenError(.unterminatedTokenElement, stage: .framing, "the token element is not closed before the end of the input",
+                                     at: SourceLocation(byteOffset: tokenStart ?? openStart ?? 0)))
+        }
+        if mode == .signatureText {
+            throw located(TokenError(.unterminatedSignatureBlock, stage: .framing, "signatureInfo is not closed before the end of the input",
+                                     at: SourceLocation(byteOffset: signatureOpenStart ?? 0)))
+        }
+        if let openStart {
+            throw located(TokenError(.malformedXML, stage: .framing, "markup is not closed before the end of the input",
+                                     at: SourceLocation(byteOffset: openStart)))
+        }
+        guard let signature else {
+            throw TokenError(.missingSignatureBlock, stage: .framing, "no signatureInfo block")
+        }
+        guard let tokenStart, let tokenEnd else {
+            throw TokenError(.missingTokenElement, stage: .framing, "no token element")
+        }
+        return TokenFrame(signatureText: signature.text, signatureForm: signature.form,
+                          signaturePlacement: signature.beforeToken ? .beforeToken : .afterToken,
+                          tokenElement: tokenStart..<tokenEnd)
+    }
+
+    // MARK: - Helpers
+
+    private mutating func fail(_ code: TokenError.Code, _ message: String, at offset: Int) {
+        guard firstError == nil else { return }
+        firstError = TokenError(code, stage: .framing, message, at: SourceLocation(byteOffset: offset))
+    }
+
+    private mutating func validateDeclaration(_ body: UnsafeBufferPointer<UInt8>, at start: Int) {
+        // Pseudo-attributes: version (1.0), then optional encoding (UTF-8 only) and standalone.
+        let text = String(decoding: body, as: UTF8.self)
+        var attributes: [(String, String)] = []
+        var rest = Substring(text)
+        while true {
+            rest = rest.drop(while: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+            if rest.isEmpty { break }
+            guard let equals = rest.firstIndex(of: "=") else { return fail(.invalidXMLDeclaration, "malformed XML declaration", at: start) }
+            let name = String(rest[..<equals]).trimmingTrailingNewlines()
+            var after = rest[rest.index(after: equals)...].drop(while: { $0 == " " })
+            guard let quote = after.first, quote == "\"" || quote == "'" else {
+                return fail(.invalidXMLDeclaration, "malformed XML declaration", at: start)
+            }
+            after = after.dropFirst()
+            guard let close = after.firstIndex(of: quote) else { return fail(.invalidXMLDeclaration, "malformed XML declaration", at: start) }
+            attributes.append((String(name), String(after[..<close])))
+            rest = after[after.index(after: close)...]
+        }
+        guard attributes.first?.0 == "version", attributes.first?.1 == "1.0" else {
+            return fail(.invalidXMLDeclaration, "the XML declaration must start with version=\"1.0\"", at: start)
+        }
+        for (name, value) in attributes.dropFirst() {
+            switch name {
+            case "encoding":
+                if value.lowercased() != "utf-8" {
+                    firstError = firstError ?? TokenError(.unsupportedEncoding, stage: .framing,
+                                                          "the XML declaration names \(value); tokens must be UTF-8",
+                                                          at: SourceLocation(byteOffset: start))
+                }
+            case "standalone" where value == "yes" || value == "no":
+                break
+            default:
+                return fail(.invalidXMLDeclaration, "unexpected '\(name)=\"\(value)\"' in the XML declaration", at: start)
+            }
+        }
+    }
+
+    /// The text after `<?xml` when the processing instruction's target is exactly `xml`.
+    private static func declarationBody(_ buffer: UnsafeBufferPointer<UInt8>, start: Int, end: Int) -> UnsafeBufferPointer<UInt8>? {
+        let target = Array("<?xml".utf8)
+        guard end - start > target.count, match(target, in: buffer, at: start) == true,
+              buffer[start + target.count].isASCIIWhitespace else { return nil }
+        return UnsafeBufferPointer(rebasing: buffer[(start + target.count)..<end])
+    }
+
+    /// true/false when decidable, nil when the buffer ends before a mismatch.
+    private static func match(_ prefix: [UInt8], in buffer: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool? {
+        for (offset, byte) in prefix.enumerated() {
+            let index = start + offset
+            guard index < buffer.count else { return nil }
+            if buffer[index] != byte { return false }
+        }
+        return true
+    }
+
+    @inline(__always) private static func isNameStart(_ byte: UInt8) -> Bool {
+        byte.isASCIILetter || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte >= 0x80
+    }
+
+    /// The end of the tag name starting at `from`, or nil if the buffer ends first.
+    private static func nameEnd(in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        var index = from
+        while index < buffer.count {
+            let byte = buffer[index]
+            if byte.isASCIIWhitespace || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    static func index(of byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        guard from < buffer.count, let base = buffer.baseAddress else { return nil }
+        guard let found = memchr(base + from, Int32(byte), buffer.count - from) else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
+    static func index(of needle: [UInt8], in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        var searchFrom = from
+        while let candidate = index(of: needle[0], in: buffer, from: searchFrom) {
+            guard candidate + needle.count <= buffer.count else { return nil }
+            var matched = true
+            for offset in 1..<needle.count where buffer[candidate + offset] != needle[offset] {
+                matched = false
+                break
+            }
+            if matched { return candidate }
+            searchFrom = candidate + 1
+        }
+        return nil
+    }
+}

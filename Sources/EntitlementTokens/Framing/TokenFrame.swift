@@ -1,0 +1,55 @@
+/// The two parts of a token, located in its decoded XML.
+///
+/// The signature is verified over ``tokenElement`` exactly as these bytes
+/// stand — from the `<` of the token's start tag to the `>` of its end tag —
+/// with no canonicalization (see docs/FORMAT.md, "The signed bytes").
+public struct TokenFrame: Sendable, Hashable {
+    /// How the signature block was written.
+    public enum SignatureForm: String, Sendable, Hashable {
+        /// `<signatureInfo>…<signatureInfo>`: what real servers and the vendor's docs emit.
+        case legacy
+        /// `<signatureInfo>…</signatureInfo>`
+        case closed
+    }
+
+    /// Where the signature block stood relative to the token element.
+    public enum SignaturePlacement: String, Sendable, Hashable {
+        case beforeToken, afterToken
+    }
+
+    /// Byte range of the Base64 text inside `signatureInfo`.
+    public var signatureText: Range<Int>
+    public var signatureForm: SignatureForm
+    public var signaturePlacement: SignaturePlacement
+    /// Byte range of the token element: the signed bytes.
+    public var tokenElement: Range<Int>
+
+    /// Frames one complete record of decoded XML.
+    init(xml: [UInt8]) throws(TokenError) {
+        var scanner = FrameScanner()
+        xml.withUnsafeBufferPointer { scanner.scan($0) }
+        self = try xml.withUnsafeBufferPointer { (buffer) throws(TokenError) in try scanner.frame(in: buffer) }
+    }
+
+    init(signatureText: Range<Int>, signatureForm: SignatureForm, signaturePlacement: SignaturePlacement, tokenElement: Range<Int>) {
+        self.signatureText = signatureText
+        self.signatureForm = signatureForm
+        self.signaturePlacement = signaturePlacement
+        self.tokenElement = tokenElement
+    }
+}
+
+/// Names that may only appear once per token, at the top level.
+enum ReservedName {
+    static let signatureInfo = Array("signatureInfo".utf8)
+    static let tokenRoots: [[UInt8]] = [
+        Array("authToken".utf8),
+        Array("shortAuthorizationToken".utf8),
+        Array("simpleAuthenticationToken".utf8),
+        Array("simpleAuthorizationToken".utf8),
+    ]
+
+    static func isTokenRoot(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        tokenRoots.contains { $0.elementsEqual(name) }
+    }
+}

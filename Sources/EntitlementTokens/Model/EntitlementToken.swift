@@ -1,0 +1,90 @@
+/// Which of the three token families a token belongs to.
+public enum TokenKind: String, Sendable, Hashable, CaseIterable {
+    case media, authentication, authorization
+}
+
+/// Any decoded token, with the accessors that mean the same for every kind
+/// (SPEC §6: `requestorID`, `resourceID`, `mvpdID`, `expiresAt`, `fingerprint`).
+public enum EntitlementToken: Sendable, Hashable {
+    case media(MediaToken)
+    case authentication(AuthenticationToken)
+    case authorization(AuthorizationToken)
+
+    static let roots: Set<String> = Set(MediaToken.Root.allCases.map(\.rawValue) + [AuthenticationToken.root, AuthorizationToken.root])
+
+    /// Builds the typed token for the parsed root; the parser already refused unknown roots.
+    init(root: String, fields: [TokenField]) throws(TokenError) {
+        if let mediaRoot = MediaToken.Root(rawValue: root) {
+            self = .media(try MediaToken(root: mediaRoot, fields: fields))
+        } else if root == AuthenticationToken.root {
+            self = .authentication(try AuthenticationToken(fields: fields))
+        } else if root == AuthorizationToken.root {
+            self = .authorization(try AuthorizationToken(fields: fields))
+        } else {
+            throw TokenError(.unknownTokenRoot, stage: .model, "<\(root)> is not a token element")
+        }
+    }
+
+    public var kind: TokenKind {
+        switch self {
+        case .media: .media
+        case .authentication: .authentication
+        case .authorization: .authorization
+        }
+    }
+
+    public var root: String {
+        switch self {
+        case .media(let token): token.root.rawValue
+        case .authentication: AuthenticationToken.root
+        case .authorization: AuthorizationToken.root
+        }
+    }
+
+    public var requestorID: String {
+        switch self {
+        case .media(let token): token.requestorID
+        case .authentication(let token): token.requestorID
+        case .authorization(let token): token.requestorID
+        }
+    }
+
+    /// Nil for authentication tokens, which name no single resource.
+    public var resourceID: String? {
+        switch self {
+        case .media(let token): token.resourceID
+        case .authentication: nil
+        case .authorization(let token): token.resourceID
+        }
+    }
+
+    public var mvpdID: String? {
+        switch self {
+        case .media(let token): token.mvpdID
+        case .authentication(let token): token.mvpdID
+        case .authorization(let token): token.mvpdID
+        }
+    }
+
+    public var fingerprint: String? {
+        switch self {
+        case .media: nil
+        case .authentication(let token): token.fingerprint
+        case .authorization(let token): token.fingerprint
+        }
+    }
+
+    /// Only media tokens carry an issue time.
+    public var issuedAt: TokenTimestamp? {
+        if case .media(let token) = self { return token.issueTime }
+        return nil
+    }
+
+    public var expiresAt: TokenTimestamp {
+        switch self {
+        case .media(let token): token.expiry
+        case .authentication(let token): token.expires
+        case .authorization(let token): token.expires
+        }
+    }
+}

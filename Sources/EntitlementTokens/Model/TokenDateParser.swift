@@ -1,0 +1,173 @@
+/// Parses every date shape seen in tokens (SPEC §2, "Dates").
+///
+/// | shape | example | where |
+/// |---|---|---|
+/// | ``Shape/slashedGMTOffset`` | `2011/03/19 02:29:34 GMT +0200` | authN/authZ expiry: local time at that offset; `GMT` is decoration |
+/// | ``Shape/dashedOffset`` | `2016-03-17 15:01:31 -0700` | media `issueTime` |
+/// | ``Shape/iso8601`` | `2016-03-17T22:01:31.250Z`, `…+02:00` | newer services |
+/// | ``Shape/epochMilliseconds`` | `1458252091000` | REST `expires` |
+///
+/// Strict: every field is range-checked (month, day of that month, hour,
+/// minute, second, offset up to ±14:00), a zone is required, and nothing
+/// may surround the text — a date that is almost right is refused, not guessed.
+public enum TokenDateParser {
+    public enum Shape: String, Sendable, Hashable, CaseIterable {
+        case slashedGMTOffset = "yyyy/MM/dd HH:mm:ss GMT ±hhmm"
+        case dashedOffset = "yyyy-MM-dd HH:mm:ss ±hhmm"
+        case iso8601 = "ISO 8601"
+        case epochMilliseconds = "epoch milliseconds"
+    }
+
+    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        public var text: String
+        public var reason: String
+        public var description: String { "'\(text)' is not a date: \(reason)" }
+    }
+
+    public static func parse(_ text: String) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
+        let result = Array(text.utf8).withUnsafeBufferPointer { bytes in
+            Result { () throws(Failure) in try parse(bytes, text: text) }
+        }
+        return try result.get()
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, text: String) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
+        var cursor = Cursor(bytes: bytes, text: text)
+        guard !bytes.isEmpty else { throw Failure(text: text, reason: "empty") }
+        if bytes.allSatisfy(\.isASCIIDigit) {
+            guard bytes.count <= 18, let value = Int64(text), let timestamp = TokenTimestamp(millisecondsSince1970: value) else {
+                throw Failure(text: text, reason: "epoch milliseconds beyond year 9999")
+            }
+            return (timestamp, .epochMilliseconds)
+        }
+        let year = try cursor.digits(4, "year")
+        let separator = try cursor.byte(oneOf: "/-", "'/' or '-' after the year")
+        let month = try cursor.digits(2, "month")
+        try cursor.expect(separator, "the same separator after the month")
+        let day = try cursor.digits(2, "day")
+        let shape: Shape
+        switch cursor.next() {
+        case UInt8(ascii: " "): shape = separator == UInt8(ascii: "/") ? .slashedGMTOffset : .dashedOffset
+        case UInt8(ascii: "T"), UInt8(ascii: "t"):
+            guard separator == UInt8(ascii: "-") else { throw cursor.failure("'T' only follows a yyyy-MM-dd date") }
+            shape = .iso8601
+        default: throw cursor.failure("expected ' ' or 'T' after the day")
+        }
+        let hour = try cursor.digits(2, "hour")
+        try cursor.expect(UInt8(ascii: ":"), "':' after the hour")
+        let minute = try cursor.digits(2, "minute")
+        try cursor.expect(UInt8(ascii: ":"), "':' after the minute")
+        let second = try cursor.digits(2, "second")
+        var millisecond: Int64 = 0
+        var offsetMinutes: Int64 = 0
+        switch shape {
+        case .iso8601:
+            if cursor.peek() == UInt8(ascii: ".") || cursor.peek() == UInt8(ascii: ",") {
+                _ = cursor.next()
+                var scale: Int64 = 100
+                var count = 0
+                while let byte = cursor.peek(), byte.isASCIIDigit {
+                    _ = cursor.next()
+                    millisecond += Int64(byte - UInt8(ascii: "0")) * scale
+                    scale /= 10
+                    count += 1
+                }
+                guard (1...9).contains(count) else { throw cursor.failure("1 to 9 fraction digits") }
+            }
+            if cursor.peek() == UInt8(ascii: "Z") || cursor.peek() == UInt8(ascii: "z") {
+                _ = cursor.next()
+            } else {
+                offsetMinutes = try cursor.offset(colon: .optional)
+            }
+        case .slashedGMTOffset:
+            try cursor.expect(UInt8(ascii: " "), "' GMT' after the time")
+            for letter in "GMT".utf8 { try cursor.expect(letter, "' GMT' after the time") }
+            if !cursor.atEnd {
+                if cursor.peek() == UInt8(ascii: " ") { _ = cursor.next() }
+                offsetMinutes = try cursor.offset(colon: .forbidden)
+            }
+        case .dashedOffset:
+            try cursor.expect(UInt8(ascii: " "), "' ±hhmm' after the time")
+            offsetMinutes = try cursor.offset(colon: .optional)
+        case .epochMilliseconds:
+            break
+        }
+        guard cursor.atEnd else { throw cursor.failure("unexpected text after the date") }
+
+        guard year >= 1 else { throw Failure(text: text, reason: "year 0000 does not exist") }
+        guard (1...12).contains(month) else { throw Failure(text: text, reason: "month \(month) is out of range") }
+        guard day >= 1, day <= CivilDate.daysInMonth(year: year, month: month) else {
+            throw Failure(text: text, reason: "day \(day) does not exist in \(year)-\(month)")
+        }
+        guard hour <= 23 else { throw Failure(text: text, reason: "hour \(hour) is out of range") }
+        guard minute <= 59 else { throw Failure(text: text, reason: "minute \(minute) is out of range") }
+        guard second <= 59 else { throw Failure(text: text, reason: "second \(second) is out of range (no leap seconds)") }
+
+        let days = CivilDate.toDays(year: year, month: month, day: day)
+        let local = ((days * 24 + hour) * 60 + minute) * 60 + second
+        let utcMilliseconds = (local - offsetMinutes * 60) * 1000 + millisecond
+        guard let timestamp = TokenTimestamp(millisecondsSince1970: utcMilliseconds) else {
+            throw Failure(text: text, reason: "outside years 0001…9999 once the offset is applied")
+        }
+        return (timestamp, shape)
+    }
+
+    private struct Cursor {
+        enum Colon { case optional, forbidden }
+        let bytes: UnsafeBufferPointer<UInt8>
+        let text: String
+        var index = 0
+
+        var atEnd: Bool { index >= bytes.count }
+        func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+        mutating func next() -> UInt8? {
+            guard index < bytes.count else { return nil }
+            defer { index += 1 }
+            return bytes[index]
+        }
+
+        func failure(_ expected: String) -> Failure {
+            Failure(text: text, reason: "\(expected) (at character \(index + 1))")
+        }
+
+        mutating func digits(_ count: Int, _ what: String) throws(Failure) -> Int64 {
+            var value: Int64 = 0
+            for _ in 0..<count {
+                guard let byte = peek(), byte.isASCIIDigit else { throw failure("\(count) digits for the \(what)") }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+                index += 1
+            }
+            return value
+        }
+
+        mutating func expect(_ byte: UInt8, _ expected: String) throws(Failure) {
+            guard peek() == byte else { throw failure("expected \(expected)") }
+            index += 1
+        }
+
+        mutating func byte(oneOf choices: String, _ expected: String) throws(Failure) -> UInt8 {
+            guard let byte = peek(), choices.utf8.contains(byte) else { throw failure("expected \(expected)") }
+            index += 1
+            return byte
+        }
+
+        /// `±hhmm` (or `±hh:mm` where allowed), at most 14:00 either way; returns minutes east of UTC.
+        mutating func offset(colon: Colon) throws(Failure) -> Int64 {
+            guard let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else {
+                throw failure("a zone offset '+hhmm' or '-hhmm'")
+            }
+            index += 1
+            let hours = try digits(2, "offset hours")
+            if peek() == UInt8(ascii: ":") {
+                guard colon == .optional else { throw failure("an offset written '+hhmm'") }
+                index += 1
+            }
+            let minutes = try digits(2, "offset minutes")
+            guard minutes <= 59, hours * 60 + minutes <= 14 * 60 else {
+                throw Failure(text: text, reason: "zone offset beyond ±14:00")
+            }
+            let total = hours * 60 + minutes
+            return sign == UInt8(ascii: "-") ? -total : total
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// One value of a token, as (path, text) in document order.
+///
+/// The path is relative to the token root: `requestorID`,
+/// `simpleTokenDeviceID/simpleTokenFingerprint`, and `…/@name` for an
+/// attribute (`@name` on the root). The value is the text exactly as
+/// decoded: CDATA unwrapped, entity and character references resolved,
+/// nothing trimmed. Unknown elements are kept this way, so a newer token
+/// format still decodes and shows.
+public struct TokenField: Sendable, Hashable {
+    public var path: String
+    public var value: String
+    /// Where the element started, for diagnostics (1-based, relative to the decoded XML).
+    public var line: Int
+    public var column: Int
+
+    public init(path: String, value: String, line: Int = 0, column: Int = 0) {
+        self.path = path
+        self.value = value
+        self.line = line
+        self.column = column
+    }
+
+    public var isAttribute: Bool { path.hasPrefix("@") || path.contains("/@") }
+}
+
+/// The token element as libxml2 read it: its root name and every field.
+struct ParsedElement: Sendable {
+    var root: String
+    var fields: [TokenField]
+}

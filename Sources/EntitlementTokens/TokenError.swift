@@ -1,0 +1,114 @@
+/// Where in the input a problem was found.
+///
+/// `byteOffset` is 0-based and counts bytes of what the failing stage read:
+/// the record as given for transport errors, the decoded XML for framing,
+/// parsing and model errors. `line` and `column` (1-based) are given for XML.
+public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+    public var byteOffset: Int
+    public var line: Int?
+    public var column: Int?
+
+    public init(byteOffset: Int, line: Int? = nil, column: Int? = nil) {
+        self.byteOffset = byteOffset
+        self.line = line
+        self.column = column
+    }
+
+    /// Computes line and column of `offset` in `bytes` (columns count bytes).
+    init(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) {
+        var line = 1
+        var lineStart = 0
+        let end = min(offset, bytes.count)
+        var index = 0
+        while index < end {
+            if bytes[index] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        self.init(byteOffset: offset, line: line, column: offset - lineStart + 1)
+    }
+
+    init(offset: Int, in bytes: [UInt8]) {
+        self = bytes.withUnsafeBufferPointer { SourceLocation(offset: offset, in: $0) }
+    }
+
+    public var description: String {
+        if let line, let column { return "\(line):\(column)" }
+        return "byte \(byteOffset)"
+    }
+}
+
+/// Every way a token can fail to decode, as a value the caller can switch on.
+///
+/// Two errors are equal when their ``code`` is equal, so tests and callers can
+/// match on the cause without depending on message wording or exact offsets.
+public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The pipeline stage that refused the input.
+    public enum Stage: String, Sendable, Hashable {
+        case transport, framing, parsing, model
+    }
+
+    /// Stable codes: their raw values are part of the JSON output and never change meaning.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        // transport
+        case emptyInput
+        case inputTooLarge
+        case unsupportedEncoding
+        case invalidBase64
+        case unencodedPlus
+        case invalidPercentEncoding
+        case notXML
+        case invalidJSON
+        case jsonWithoutToken
+        // framing
+        case missingSignatureBlock
+        case duplicateSignatureBlock
+        case unterminatedSignatureBlock
+        case invalidSignatureBlock
+        case missingTokenElement
+        case duplicateTokenElement
+        case unterminatedTokenElement
+        case unexpectedTopLevelContent
+        case invalidXMLDeclaration
+        case doctypeForbidden
+        case commentForbidden
+        case processingInstructionForbidden
+        // parsing
+        case malformedXML
+        case entityForbidden
+        case invalidUTF8
+        case tokenTooLarge
+        case depthLimitExceeded
+        case elementCountLimitExceeded
+        case fieldTooLong
+        case mixedContent
+        case unknownTokenRoot
+        // model
+        case duplicateField
+        case missingField
+        case invalidFieldValue
+    }
+
+    public var code: Code
+    public var stage: Stage
+    public var message: String
+    public var location: SourceLocation?
+
+    public init(_ code: Code, stage: Stage, _ message: String, at location: SourceLocation? = nil) {
+        self.code = code
+        self.stage = stage
+        self.message = message
+        self.location = location
+    }
+
+    public static func == (lhs: TokenError, rhs: TokenError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// Reads like a compiler diagnostic: `3:14: error: field 'ttl' appears twice [duplicateField]`.
+    public var description: String {
+        let prefix = location.map { "\($0): " } ?? ""
+        return "\(prefix)error: \(message) [\(code.rawValue)]"
+    }
+}

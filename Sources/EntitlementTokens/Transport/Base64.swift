@@ -1,0 +1,127 @@
+/// Base64 decoding, strict where it matters for diagnosis and nothing more.
+///
+/// Written here rather than borrowed from Foundation because the decoder must
+/// say *where* and *why* input is not Base64 (a space where a `+` was, two
+/// alphabets mixed), and because it runs once per token on the hot path.
+enum Base64 {
+    enum Alphabet: Sendable, Hashable {
+        case standard  // `+` `/`
+        case url       // `-` `_`
+    }
+
+    enum Whitespace {
+        /// Only CR and LF may appear (a token wrapped across lines). A space is an error.
+        case lineBreaks
+        /// Any ASCII white space is skipped (signature text inside `signatureInfo`).
+        case any
+    }
+
+    struct Failure: Error {
+        enum Reason { case invalidCharacter(UInt8), space, mixedAlphabets, misplacedPadding, truncated }
+        var reason: Reason
+        var offset: Int
+    }
+
+    /// 0...63 for alphabet characters, 64 for `=`, 0xFE for skippable white space, 0xFF otherwise.
+    private static let table: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, char) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8.enumerated() {
+            table[Int(char)] = UInt8(value)
+        }
+        table[Int(UInt8(ascii: "+"))] = 62
+        table[Int(UInt8(ascii: "-"))] = 62
+        table[Int(UInt8(ascii: "/"))] = 63
+        table[Int(UInt8(ascii: "_"))] = 63
+        table[Int(UInt8(ascii: "="))] = 64
+        return table
+    }()
+
+    /// Decodes `input`, accepting either alphabet (but not both in one string),
+    /// with or without padding. Returns the bytes and the alphabet seen.
+    static func decode(
+        _ input: UnsafeBufferPointer<UInt8>,
+        whitespace: Whitespace,
+        spacesArePlus: Bool = false
+    ) throws(Failure) -> (bytes: [UInt8], alphabet: Alphabet) {
+        var output = [UInt8]()
+        output.reserveCapacity(input.count / 4 * 3 + 3)
+        var accumulator: UInt32 = 0
+        var pending = 0
+        var padding = 0
+        var sawStandard = false
+        var sawURL = false
+        for index in 0..<input.count {
+            var byte = input[index]
+            if byte == UInt8(ascii: " ") && spacesArePlus { byte = UInt8(ascii: "+") }
+            let value = table[Int(byte)]
+            if value == 0xFF {
+                switch byte {
+                case UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                    continue
+                case UInt8(ascii: " "), UInt8(ascii: "\t"):
+                    if whitespace == .any { continue }
+                    throw Failure(reason: byte == UInt8(ascii: " ") ? .space : .invalidCharacter(byte), offset: index)
+                default:
+                    throw Failure(reason: .invalidCharacter(byte), offset: index)
+                }
+            }
+            if value == 64 {
+                padding += 1
+                // Padding completes a quantum of 2 or 3 characters, at most two `=`.
+                if pending < 2 || pending + padding > 4 { throw Failure(reason: .misplacedPadding, offset: index) }
+                continue
+            }
+            if padding > 0 { throw Failure(reason: .misplacedPadding, offset: index) }
+            switch byte {
+            case UInt8(ascii: "+"), UInt8(ascii: "/"): sawStandard = true
+            case UInt8(ascii: "-"), UInt8(ascii: "_"): sawURL = true
+            default: break
+            }
+            if sawStandard && sawURL { throw Failure(reason: .mixedAlphabets, offset: index) }
+            accumulator = accumulator << 6 | UInt32(value)
+            pending += 1
+            if pending == 4 {
+                output.append(UInt8(truncatingIfNeeded: accumulator >> 16))
+                output.append(UInt8(truncatingIfNeeded: accumulator >> 8))
+                output.append(UInt8(truncatingIfNeeded: accumulator))
+                accumulator = 0
+                pending = 0
+            }
+        }
+        if padding > 0 && pending + padding != 4 { throw Failure(reason: .truncated, offset: input.count) }
+        switch pending {
+        case 0: break
+        case 1: throw Failure(reason: .truncated, offset: input.count)
+        case 2:
+            output.append(UInt8(truncatingIfNeeded: accumulator >> 4))
+        default:
+            output.append(UInt8(truncatingIfNeeded: accumulator >> 10))
+            output.append(UInt8(truncatingIfNeeded: accumulator >> 2))
+        }
+        return (output, sawURL ? .url : .standard)
+    }
+
+    static func decode(_ input: [UInt8], whitespace: Whitespace) throws(Failure) -> (bytes: [UInt8], alphabet: Alphabet) {
+        try input.withUnsafeBufferPointer { (buffer) throws(Failure) in try decode(buffer, whitespace: whitespace) }
+    }
+
+    /// Standard Base64 with padding (for `mint` and test fixtures).
+    static func encode(_ bytes: some Collection<UInt8>, alphabet: Alphabet = .standard, padded: Bool = true) -> String {
+        let symbols = Array((alphabet == .standard
+            ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+            : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_").utf8)
+        var output = [UInt8]()
+        output.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var iterator = bytes.makeIterator()
+        while let first = iterator.next() {
+            let second = iterator.next()
+            let third = iterator.next()
+            let chunk = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
+            output.append(symbols[Int(chunk >> 18 & 63)])
+            output.append(symbols[Int(chunk >> 12 & 63)])
+            if second != nil { output.append(symbols[Int(chunk >> 6 & 63)]) } else if padded { output.append(UInt8(ascii: "=")) }
+            if third != nil { output.append(symbols[Int(chunk & 63)]) } else if padded { output.append(UInt8(ascii: "=")) }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

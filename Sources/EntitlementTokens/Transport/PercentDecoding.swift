@@ -1,0 +1,49 @@
+/// Percent-decoding of a token captured from a query string.
+///
+/// A `+` stays a `+`: form decoding would turn it into a space and corrupt the
+/// Base64 that most captured tokens are. Spaces that are already in the input
+/// are left for the Base64 stage to diagnose.
+enum PercentDecoding {
+    struct Failure: Error { var offset: Int }
+
+    static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(Failure) -> [UInt8] {
+        var output = [UInt8]()
+        output.reserveCapacity(input.count)
+        var index = 0
+        while index < input.count {
+            let byte = input[index]
+            if byte != UInt8(ascii: "%") {
+                output.append(byte)
+                index += 1
+                continue
+            }
+            guard index + 2 < input.count,
+                  let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
+            else { throw Failure(offset: index) }
+            output.append(high << 4 | low)
+            index += 3
+        }
+        return output
+    }
+
+    static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// True when `input` holds at least one `%XX` escape.
+    static func looksEncoded(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index + 2 < input.count {
+            if input[index] == UInt8(ascii: "%"), hexValue(input[index + 1]) != nil, hexValue(input[index + 2]) != nil {
+                return true
+            }
+            index += 1
+        }
+        return false
+    }
+}

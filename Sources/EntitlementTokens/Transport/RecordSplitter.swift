@@ -1,0 +1,217 @@
+/// One token's worth of input, cut out of a stream.
+public struct TokenRecord: Sendable {
+    /// 1-based position of the token in the input stream (SPEC §6 `input`).
+    public var index: Int
+    /// Where the record starts in the stream.
+    public var byteOffset: Int
+    /// 1-based line of the stream where the record starts.
+    public var line: Int
+    /// The record's bytes as they stood in the input (for REST JSON: the `serializedToken` string).
+    public var bytes: [UInt8]
+    public var envelope: RESTEnvelope?
+    /// Set when the record could not even be cut out properly (too large, bad JSON).
+    public var error: TokenError?
+}
+
+/// Cuts a stream of bytes into token records, as SPEC §2 "Records in a
+/// multi-token input" says, holding at most one record in memory.
+///
+/// - Input whose first non-blank byte is `{` is one REST JSON document.
+/// - Otherwise it is read line by line. A line starting with `<` (after
+///   white space) starts a raw XML record, which runs until it holds one
+///   complete signature block and one complete token element, and ends with
+///   that line; a line beginning `<signatureInfo` or `<?xml` always starts a
+///   new record. A line starting with `{` is a one-line REST JSON document.
+///   Any other non-blank line is one encoded token. Blank lines are skipped.
+///
+/// Raw records keep their line breaks byte for byte, because a token
+/// pretty-printed over several lines is signed with those bytes.
+public struct RecordSplitter: Sendable {
+    public let configuration: DecoderConfiguration
+
+    private enum Mode { case undetermined, lines, json }
+    private var mode = Mode.undetermined
+
+    /// The current line, until its `\n` arrives.
+    private var line: [UInt8] = []
+    private var lineOverflow = false
+    private var lineStartOffset = 0
+    private var lineNumber = 1
+
+    /// The raw XML record in progress.
+    private var raw: [UInt8] = []
+    private var rawActive = false
+    private var rawOverflow = false
+    private var rawOffset = 0
+    private var rawLine = 0
+    private var scanner = FrameScanner()
+
+    private var json: [UInt8] = []
+    private var jsonOverflow = false
+
+    private var consumed = 0
+    private var nextIndex = 1
+
+    public init(configuration: DecoderConfiguration = .default) {
+        self.configuration = configuration
+    }
+
+    /// Feeds the next chunk; returns the records it completed, in order.
+    public mutating func feed(_ bytes: some Collection<UInt8>) -> [TokenRecord] {
+        var records: [TokenRecord] = []
+        let done: Void? = bytes.withContiguousStorageIfAvailable { feed($0, into: &records) }
+        if done == nil { Array(bytes).withUnsafeBufferPointer { feed($0, into: &records) } }
+        return records
+    }
+
+    /// Ends the stream; returns the records still open.
+    public mutating func finish() -> [TokenRecord] {
+        var records: [TokenRecord] = []
+        switch mode {
+        case .undetermined:
+            break
+        case .json:
+            emitJSON(json, offset: 0, line: 1, overflow: jsonOverflow, into: &records)
+            json = []
+        case .lines:
+            if !line.isEmpty || lineOverflow { endLine(terminator: 0, into: &records) }
+            if rawActive { emitRaw(into: &records) }
+        }
+        return records
+    }
+
+    private mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>, into records: inout [TokenRecord]) {
+        var start = 0
+        if mode == .undetermined {
+            while start < buffer.count, buffer[start].isASCIIWhitespace {
+                if buffer[start] == UInt8(ascii: "\n") { lineNumber += 1 }
+                start += 1
+            }
+            consumed += start
+            lineStartOffset = consumed
+            guard start < buffer.count else { return }
+            mode = buffer[start] == UInt8(ascii: "{") ? .json : .lines
+        }
+        if mode == .json {
+            let chunk = UnsafeBufferPointer(rebasing: buffer[start...])
+            if json.count + chunk.count > configuration.maxJSONDocumentBytes {
+                jsonOverflow = true
+                json = []
+            } else if !jsonOverflow {
+                json.append(contentsOf: chunk)
+            }
+            consumed += chunk.count
+            return
+        }
+        while start < buffer.count {
+            let newline = FrameScanner.index(of: UInt8(ascii: "\n"), in: buffer, from: start)
+            let end = newline ?? buffer.count
+            if !lineOverflow {
+                if line.count + (end - start) > configuration.maxRecordBytes {
+                    lineOverflow = true
+                    line = []
+                } else {
+                    line.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<end]))
+                }
+            }
+            consumed += end - start
+            guard newline != nil else { return }
+            consumed += 1
+            endLine(terminator: UInt8(ascii: "\n"), into: &records)
+            start = end + 1
+        }
+    }
+
+    private static let signatureInfoPrefix = Array("<signatureInfo".utf8)
+    private static let declarationPrefix = Array("<?xml".utf8)
+
+    /// Handles the complete line in `line`; `terminator` is `\n`, or 0 at the end of input.
+    private mutating func endLine(terminator: UInt8, into records: inout [TokenRecord]) {
+        defer {
+            line.removeAll(keepingCapacity: line.capacity <= 64 * 1024)
+            lineOverflow = false
+            lineNumber += 1
+            lineStartOffset = consumed
+        }
+        let firstNonBlank = line.firstIndex { !$0.isASCIIWhitespace }
+        let startsRecord = line.starts(with: Self.signatureInfoPrefix) || line.starts(with: Self.declarationPrefix)
+        if rawActive && !startsRecord && !lineOverflow {
+            appendToRaw(terminator: terminator, into: &records)
+            return
+        }
+        if rawActive { emitRaw(into: &records) }
+        if lineOverflow {
+            records.append(record(bytes: [], offset: lineStartOffset, line: lineNumber, error: TokenError(
+                .inputTooLarge, stage: .transport,
+                "line is longer than \(configuration.maxRecordBytes) bytes (maxRecordBytes); no token is that long")))
+            return
+        }
+        guard let firstNonBlank else { return }
+        switch line[firstNonBlank] {
+        case UInt8(ascii: "<"):
+            rawActive = true
+            rawOverflow = false
+            rawOffset = lineStartOffset
+            rawLine = lineNumber
+            scanner = FrameScanner()
+            raw.removeAll(keepingCapacity: true)
+            appendToRaw(terminator: terminator, into: &records)
+        case UInt8(ascii: "{"):
+            emitJSON(line, offset: lineStartOffset, line: lineNumber, overflow: false, into: &records)
+        default:
+            var bytes = line
+            if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+            records.append(record(bytes: bytes, offset: lineStartOffset, line: lineNumber))
+        }
+    }
+
+    private mutating func appendToRaw(terminator: UInt8, into records: inout [TokenRecord]) {
+        if !rawOverflow {
+            if raw.count + line.count + 1 > configuration.maxTokenBytes {
+                // Too large to be a token: stop keeping it, report it once it ends.
+                rawOverflow = true
+                raw = []
+            } else {
+                if !raw.isEmpty { raw.append(UInt8(ascii: "\n")) }
+                raw.append(contentsOf: line)
+                raw.withUnsafeBufferPointer { scanner.scan($0) }
+            }
+        }
+        if rawOverflow {
+            // Without the bytes the end cannot be found by structure; the record
+            // ends at the next line that starts one (see the type's rules).
+            return
+        }
+        if scanner.isComplete { emitRaw(into: &records) }
+    }
+
+    private mutating func emitRaw(into records: inout [TokenRecord]) {
+        rawActive = false
+        if rawOverflow {
+            records.append(record(bytes: [], offset: rawOffset, line: rawLine, error: TokenError(
+                .tokenTooLarge, stage: .transport,
+                "raw XML record is longer than \(configuration.maxTokenBytes) bytes (maxTokenBytes) without completing a token")))
+        } else {
+            records.append(record(bytes: raw, offset: rawOffset, line: rawLine))
+        }
+        raw.removeAll(keepingCapacity: raw.capacity <= 64 * 1024)
+        rawOverflow = false
+    }
+
+    private mutating func emitJSON(_ document: [UInt8], offset: Int, line: Int, overflow: Bool, into records: inout [TokenRecord]) {
+        if overflow {
+            records.append(record(bytes: [], offset: offset, line: line, error: TokenError(
+                .inputTooLarge, stage: .transport,
+                "the REST JSON document is larger than \(configuration.maxJSONDocumentBytes) bytes (maxJSONDocumentBytes)")))
+            return
+        }
+        for entry in RESTDocument.entries(from: document) {
+            records.append(record(bytes: entry.token ?? [], offset: offset, line: line, envelope: entry.envelope, error: entry.error))
+        }
+    }
+
+    private mutating func record(bytes: [UInt8], offset: Int, line: Int, envelope: RESTEnvelope? = nil, error: TokenError? = nil) -> TokenRecord {
+        defer { nextIndex += 1 }
+        return TokenRecord(index: nextIndex, byteOffset: offset, line: line, bytes: bytes, envelope: envelope, error: error)
+    }
+}

@@ -1,0 +1,173 @@
+/// Undoes the transport encoding of one record: raw XML, Base64, Base64url or
+/// percent-encoded, detected from the content (SPEC §2, "Transport forms").
+///
+/// REST JSON documents are unwrapped earlier, by ``RecordSplitter``, because one
+/// document can hold many tokens; each of their `serializedToken` strings comes
+/// here as a record of its own.
+struct TransportDecoder: Sendable {
+    var configuration: DecoderConfiguration
+
+    struct Payload {
+        var xml: [UInt8]
+        var form: TransportForm
+        var warnings: [String]
+    }
+
+    func decode(_ record: UnsafeBufferPointer<UInt8>, envelope: TransportForm.Envelope? = nil) throws(TokenError) -> Payload {
+        guard record.count <= configuration.maxRecordBytes else {
+            throw TokenError(.inputTooLarge, stage: .transport,
+                             "record is \(record.count) bytes; the limit is \(configuration.maxRecordBytes) (maxRecordBytes)",
+                             at: SourceLocation(byteOffset: configuration.maxRecordBytes))
+        }
+        var start = 0
+        var end = record.count
+        while start < end, record[start].isASCIIWhitespace { start += 1 }
+        while end > start, record[end - 1].isASCIIWhitespace { end -= 1 }
+        guard start < end else {
+            throw TokenError(.emptyInput, stage: .transport, "the record holds no token")
+        }
+        let trimmed = UnsafeBufferPointer(rebasing: record[start..<end])
+
+        if let encoding = Self.nonUTF8Encoding(trimmed) {
+            throw TokenError(.unsupportedEncoding, stage: .transport,
+                             "input is \(encoding); tokens must be UTF-8", at: SourceLocation(byteOffset: start))
+        }
+        if Self.startsLikeXML(trimmed) {
+            return try xmlPayload(Array(trimmed), form: TransportForm(envelope: envelope, encoding: .raw), warnings: [])
+        }
+
+        // A query parameter as captured: `auth=…` or `token=…`.
+        var body = trimmed
+        var bodyOffset = start
+        if let valueStart = Self.queryParameterValueStart(trimmed) {
+            body = UnsafeBufferPointer(rebasing: trimmed[valueStart...])
+            bodyOffset += valueStart
+        }
+
+        var percentEncoded = false
+        var decoded: [UInt8]? = nil
+        if PercentDecoding.looksEncoded(body) {
+            do {
+                decoded = try PercentDecoding.decode(body)
+            } catch {
+                throw TokenError(.invalidPercentEncoding, stage: .transport,
+                                 "assumed a percent-encoded token, but '%' at byte \(bodyOffset + error.offset) is not followed by two hex digits",
+                                 at: SourceLocation(byteOffset: bodyOffset + error.offset))
+            }
+            percentEncoded = true
+        }
+        if let decoded, decoded.withUnsafeBufferPointer({ Self.startsLikeXML($0) }) {
+            return try xmlPayload(decoded, form: TransportForm(envelope: envelope, percentEncoded: true, encoding: .raw), warnings: [])
+        }
+        let base64Input = decoded ?? Array(body)
+        let assumed = percentEncoded ? "percent-encoded Base64" : "Base64"
+        // Offsets inside percent-decoded text are not offsets in the record; say so.
+        let offsetBase = percentEncoded ? nil : bodyOffset
+        var warnings: [String] = []
+        let result: (bytes: [UInt8], alphabet: Base64.Alphabet)
+        do {
+            result = try base64Input.withUnsafeBufferPointer { (buffer) throws(Base64.Failure) in
+                try Base64.decode(buffer, whitespace: .lineBreaks, spacesArePlus: configuration.repairsSpacesAsPlus)
+            }
+        } catch {
+            throw Self.base64Error(error, assumed: assumed, offsetBase: offsetBase)
+        }
+        if configuration.repairsSpacesAsPlus, base64Input.contains(UInt8(ascii: " ")) {
+            warnings.append("repaired: spaces in the Base64 were read as '+' (the token was taken from a query string without percent-encoding)")
+        }
+        guard result.bytes.withUnsafeBufferPointer({ Self.startsLikeXML($0) }) else {
+            if let encoding = result.bytes.withUnsafeBufferPointer({ Self.nonUTF8Encoding($0) }) {
+                throw TokenError(.unsupportedEncoding, stage: .transport, "\(assumed) decodes to \(encoding); tokens must be UTF-8")
+            }
+            throw TokenError(.notXML, stage: .transport,
+                             "\(assumed) decodes to \(result.bytes.count) bytes that do not start with '<': not a token")
+        }
+        let form = TransportForm(envelope: envelope, percentEncoded: percentEncoded,
+                                 encoding: result.alphabet == .url ? .base64url : .base64)
+        return try xmlPayload(result.bytes, form: form, warnings: warnings)
+    }
+
+    private func xmlPayload(_ xml: [UInt8], form: TransportForm, warnings: [String]) throws(TokenError) -> Payload {
+        guard xml.count <= configuration.maxTokenBytes else {
+            throw TokenError(.tokenTooLarge, stage: .transport,
+                             "token is \(xml.count) bytes of XML; the limit is \(configuration.maxTokenBytes) (maxTokenBytes)")
+        }
+        return Payload(xml: xml, form: form, warnings: warnings)
+    }
+
+    private static func base64Error(_ failure: Base64.Failure, assumed: String, offsetBase: Int?) -> TokenError {
+        let location = offsetBase.map { SourceLocation(byteOffset: $0 + failure.offset) }
+        let position = offsetBase.map { "byte \($0 + failure.offset)" } ?? "decoded byte \(failure.offset)"
+        switch failure.reason {
+        case .space:
+            return TokenError(.unencodedPlus, stage: .transport,
+                              "assumed \(assumed), but \(position) is a space: a '+' was probably turned into a space because the token was put in a query string without percent-encoding",
+                              at: location)
+        case .invalidCharacter(let byte):
+            return TokenError(.invalidBase64, stage: .transport,
+                              "assumed \(assumed), but \(position) (\(describe(byte))) is not a Base64 character", at: location)
+        case .mixedAlphabets:
+            return TokenError(.invalidBase64, stage: .transport,
+                              "assumed \(assumed), but \(position) mixes the standard ('+/') and URL ('-_') alphabets", at: location)
+        case .misplacedPadding:
+            return TokenError(.invalidBase64, stage: .transport,
+                              "assumed \(assumed), but the '=' padding at \(position) is misplaced", at: location)
+        case .truncated:
+            return TokenError(.invalidBase64, stage: .transport,
+                              "assumed \(assumed), but it ends in the middle of a group (truncated?)", at: location)
+        }
+    }
+
+    static func describe(_ byte: UInt8) -> String {
+        (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "0x" + String(byte, radix: 16, uppercase: true)
+    }
+
+    /// `<` first, after an optional UTF-8 byte order mark.
+    static func startsLikeXML(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        while index < bytes.count, bytes[index].isASCIIWhitespace { index += 1 }
+        return index < bytes.count && bytes[index] == UInt8(ascii: "<")
+    }
+
+    /// UTF-16 or UTF-32 by byte order mark or by the NUL bytes around an ASCII `<`.
+    static func nonUTF8Encoding(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        guard bytes.count >= 2 else { return nil }
+        if bytes.count >= 4, bytes[0] == 0, bytes[1] == 0, (bytes[2] == 0xFE || bytes[3] == UInt8(ascii: "<")) { return "UTF-32BE" }
+        if bytes.count >= 4, bytes[2] == 0, bytes[3] == 0, (bytes[0] == 0xFF || bytes[0] == UInt8(ascii: "<")) { return "UTF-32LE" }
+        if bytes[0] == 0xFE && bytes[1] == 0xFF || bytes[0] == 0 && bytes[1] == UInt8(ascii: "<") { return "UTF-16BE" }
+        if bytes[0] == 0xFF && bytes[1] == 0xFE || bytes[0] == UInt8(ascii: "<") && bytes[1] == 0 { return "UTF-16LE" }
+        return nil
+    }
+
+    /// The offset of the value in `name=value`, when the record is one query parameter.
+    /// Base64 cannot contain `=` before its end, so a name followed by `=` and a
+    /// value that does not itself start with `=` is unambiguous.
+    static func queryParameterValueStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let first = bytes.first, first.isASCIILetter else { return nil }
+        var index = 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "=") {
+                let valueStart = index + 1
+                guard valueStart < bytes.count, bytes[valueStart] != UInt8(ascii: "=") else { return nil }
+                return valueStart
+            }
+            guard byte.isASCIILetter || byte.isASCIIDigit || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") else { return nil }
+            index += 1
+        }
+        return nil
+    }
+}
+
+extension UInt8 {
+    @inline(__always) var isASCIIWhitespace: Bool {
+        self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09
+    }
+    @inline(__always) var isASCIILetter: Bool {
+        (self | 0x20) >= UInt8(ascii: "a") && (self | 0x20) <= UInt8(ascii: "z")
+    }
+    @inline(__always) var isASCIIDigit: Bool {
+        self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9")
+    }
+}

@@ -1,0 +1,61 @@
+/// How a token travelled: what had to be undone to reach its XML.
+///
+/// Layers apply outside-in: a REST envelope holds a string that may be
+/// percent-encoded, which holds Base64 or raw XML.
+public struct TransportForm: Sendable, Hashable, CustomStringConvertible {
+    public enum Encoding: String, Sendable, Hashable {
+        case raw
+        case base64
+        case base64url
+    }
+
+    public enum Envelope: String, Sendable, Hashable {
+        /// `{"serializedToken": …, "expires": …}`
+        case restV1 = "rest-v1"
+        /// `{"decisions": [{"token": {"serializedToken": …}}]}`
+        case restV2 = "rest-v2"
+    }
+
+    public var envelope: Envelope?
+    /// The token was captured from a query string (`%XX` escapes), possibly after `name=`.
+    public var percentEncoded: Bool
+    public var encoding: Encoding
+
+    public init(envelope: Envelope? = nil, percentEncoded: Bool = false, encoding: Encoding) {
+        self.envelope = envelope
+        self.percentEncoded = percentEncoded
+        self.encoding = encoding
+    }
+
+    /// For example `rest-v2+base64` or `percent+base64url`.
+    public var description: String {
+        var parts = [String]()
+        if let envelope { parts.append(envelope.rawValue) }
+        if percentEncoded { parts.append("percent") }
+        parts.append(encoding.rawValue)
+        return parts.joined(separator: "+")
+    }
+}
+
+/// What the unsigned REST envelope said about a token. Shown, never trusted:
+/// the token's own signed fields decide every check.
+public struct RESTEnvelope: Sendable, Hashable {
+    public var version: TransportForm.Envelope
+    /// Scalar members of the envelope (minus the token itself), sorted by key,
+    /// e.g. `expires`, `resource`, `notAfter`.
+    public var fields: [(key: String, value: String)]
+
+    public init(version: TransportForm.Envelope, fields: [(key: String, value: String)]) {
+        self.version = version
+        self.fields = fields
+    }
+
+    public static func == (lhs: RESTEnvelope, rhs: RESTEnvelope) -> Bool {
+        lhs.version == rhs.version && lhs.fields.elementsEqual(rhs.fields, by: { $0 == $1 })
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(version)
+        for field in fields { hasher.combine(field.key); hasher.combine(field.value) }
+    }
+}

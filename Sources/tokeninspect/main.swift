@@ -1,0 +1,2 @@
+import EntitlementTokens
+print("tokeninspect")
