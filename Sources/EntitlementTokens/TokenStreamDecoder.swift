@@ -18,6 +18,9 @@ public final class TokenStreamDecoder {
         decoder = TokenDecoder(configuration: configuration)
     }
 
+    /// Bytes held between calls (for the flat-memory tests).
+    var retainedBytes: Int { splitter.retainedBytes }
+
     public func feed(_ bytes: some Collection<UInt8>) -> [DecodedRecord] {
         splitter.feed(bytes).map(decode)
     }

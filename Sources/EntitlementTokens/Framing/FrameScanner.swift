@@ -62,8 +62,11 @@ struct FrameScanner {
         return false
     }
 
-    /// The current nesting inside the token element (for tests).
-    var currentDepth: Int { depth }
+    /// True while nothing but white space and an XML declaration has been seen.
+    var sawOnlyDeclaration: Bool {
+        if case .none = pending { return mode == .top && tokenStart == nil && signatureBlocks == 0 && firstError == nil }
+        return false
+    }
 
     // MARK: - Scanning
 
@@ -404,6 +407,9 @@ struct FrameScanner {
         case .none: break
         case .startTag(let start, _, let role, _, _, _):
             if case .tokenOpen = role { openTokenElement = true }
+            if mode == .top, Self.match(ReservedName.signatureInfo, in: buffer, at: start + 1) != true {
+                openTokenElement = true  // a top-level start tag cut off before its name ended
+            }
             openStart = start
         case .markup(let start), .endTag(let start, _, _, _, _), .delimited(let start, _, _), .doctype(let start, _, _, _):
             openStart = start

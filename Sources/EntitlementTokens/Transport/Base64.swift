@@ -105,6 +105,11 @@ enum Base64 {
         try input.withUnsafeBufferPointer { (buffer) throws(Failure) in try decode(buffer, whitespace: whitespace) }
     }
 
+    /// The first byte that is neither in either alphabet, nor `=`, nor white space.
+    static func firstInvalidCharacter(in input: [UInt8]) -> Int? {
+        input.firstIndex { table[Int($0)] == 0xFF && !$0.isASCIIWhitespace }
+    }
+
     /// Standard Base64 with padding (for `mint` and test fixtures).
     static func encode(_ bytes: some Collection<UInt8>, alphabet: Alphabet = .standard, padded: Bool = true) -> String {
         let symbols = Array((alphabet == .standard

@@ -21,7 +21,9 @@ public struct TokenRecord: Sendable {
 ///   white space) starts a raw XML record, which runs until it holds one
 ///   complete signature block and one complete token element, and ends with
 ///   that line; a line beginning `<signatureInfo` or `<?xml` always starts a
-///   new record. A line starting with `{` is a one-line REST JSON document.
+///   new record (except that a record holding only an XML declaration goes
+///   on into the `<signatureInfo` line after it). A line starting with `{` is
+///   a one-line REST JSON document.
 ///   Any other non-blank line is one encoded token. Blank lines are skipped.
 ///
 /// Raw records keep their line breaks byte for byte, because a token
@@ -55,6 +57,9 @@ public struct RecordSplitter: Sendable {
     public init(configuration: DecoderConfiguration = .default) {
         self.configuration = configuration
     }
+
+    /// Bytes the splitter holds on to between calls: what "flat memory" is measured by.
+    var retainedBytes: Int { line.capacity + raw.capacity + json.capacity }
 
     /// Feeds the next chunk; returns the records it completed, in order.
     public mutating func feed(_ bytes: some Collection<UInt8>) -> [TokenRecord] {
@@ -134,7 +139,11 @@ public struct RecordSplitter: Sendable {
             lineStartOffset = consumed
         }
         let firstNonBlank = line.firstIndex { !$0.isASCIIWhitespace }
-        let startsRecord = line.starts(with: Self.signatureInfoPrefix) || line.starts(with: Self.declarationPrefix)
+        // A record that so far holds only an XML declaration is continued rather
+        // than cut: nothing could be lost, and `<?xml …?>` on a line of its own
+        // above a token is how pretty-printed tokens look.
+        let startsRecord = (line.starts(with: Self.signatureInfoPrefix) || line.starts(with: Self.declarationPrefix))
+            && !(rawActive && !rawOverflow && scanner.sawOnlyDeclaration && line.starts(with: Self.signatureInfoPrefix))
         if rawActive && !startsRecord && !lineOverflow {
             appendToRaw(terminator: terminator, into: &records)
             return

@@ -70,7 +70,12 @@ struct TransportDecoder: Sendable {
                 try Base64.decode(buffer, whitespace: .lineBreaks, spacesArePlus: configuration.repairsSpacesAsPlus)
             }
         } catch {
-            throw Self.base64Error(error, assumed: assumed, offsetBase: offsetBase)
+            var failure = error
+            // Blame a lost '+' only when spaces are the sole problem.
+            if case .space = failure.reason, let invalid = Base64.firstInvalidCharacter(in: base64Input) {
+                failure = Base64.Failure(reason: .invalidCharacter(base64Input[invalid]), offset: invalid)
+            }
+            throw Self.base64Error(failure, assumed: assumed, offsetBase: offsetBase)
         }
         if configuration.repairsSpacesAsPlus, base64Input.contains(UInt8(ascii: " ")) {
             warnings.append("repaired: spaces in the Base64 were read as '+' (the token was taken from a query string without percent-encoding)")
@@ -91,6 +96,10 @@ struct TransportDecoder: Sendable {
         guard xml.count <= configuration.maxTokenBytes else {
             throw TokenError(.tokenTooLarge, stage: .transport,
                              "token is \(xml.count) bytes of XML; the limit is \(configuration.maxTokenBytes) (maxTokenBytes)")
+        }
+        if let invalid = xml.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0) }) {
+            throw TokenError(.invalidUTF8, stage: .transport, "byte \(invalid) of the XML is not valid UTF-8",
+                             at: SourceLocation(offset: invalid, in: xml))
         }
         return Payload(xml: xml, form: form, warnings: warnings)
     }
