@@ -1,8 +1,5 @@
 // swift-tools-version:6.0
 import PackageDescription
-import Foundation
-// TEMP until the signature layer is integrated: keep the helper's in-progress tests out.
-let pendingSignatureTests = ((try? FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Tests/EntitlementTokensTests").path)) ?? []).filter { $0.hasPrefix("Signature") || $0 == "Fixtures" }
 
 let package = Package(
     name: "tokeninspect",
@@ -28,8 +25,7 @@ let package = Package(
         ),
         .target(
             name: "EntitlementTokens",
-            dependencies: ["CLibXML2", "COpenSSL"],
-            exclude: ["Signature"] // TEMP: helper integration pending
+            dependencies: ["CLibXML2", "COpenSSL"]
         ),
         .executableTarget(
             name: "tokeninspect",
@@ -41,7 +37,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementTokensTests",
             dependencies: ["EntitlementTokens"],
-            exclude: pendingSignatureTests
+            exclude: ["Fixtures"]
         ),
     ]
 )

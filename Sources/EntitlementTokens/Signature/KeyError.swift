@@ -1,0 +1,58 @@
+/// Why a key could not be loaded or used.
+///
+/// A refused key is a configuration problem that an operator has to fix, so
+/// the error always says *which* file and *why*, in a line that reads like a
+/// compiler diagnostic (`keys/old.pem: RSA-1024 key refused: …`). Callers and
+/// tests switch on the stable ``code``; the ``message`` is for people and may
+/// be reworded.
+public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stable reason, for programs to switch on.
+    public enum Code: String, Sendable, CaseIterable {
+        /// The file or directory could not be opened or read (missing, no
+        /// permission, too large to be a key file).
+        case unreadable
+        /// The bytes are neither a PEM block nor DER of a supported structure,
+        /// or a block is corrupt, encrypted, or of a kind this loader refuses.
+        case unsupportedFormat
+        /// A well-formed key of a type or curve no rule in SPEC §3 covers
+        /// (EC other than P-256, Ed448, DSA, X25519, an RSA-PSS key restricted
+        /// to another digest, …).
+        case unsupportedKeyType
+        /// An RSA key under 2048 bits without the explicit opt-in.
+        case insecureKeySize
+        /// An empty file, an empty directory, or no path at all.
+        case noKeysFound
+        /// A signing key was asked for and the input holds only public keys
+        /// or certificates.
+        case notAPrivateKey
+        /// OpenSSL refused to produce a signature.
+        case signingFailed
+    }
+
+    /// The stable reason.
+    public var code: Code
+    /// The file path the key came from, or the `source` label the caller gave
+    /// (e.g. `"inline"`).
+    public var source: String
+    /// One human line naming the source and the cause.
+    public var message: String
+
+    public init(code: Code, source: String, message: String) {
+        self.code = code
+        self.source = source
+        self.message = message
+    }
+
+    /// Builds the message as `source: detail`, so every message names its file.
+    init(_ code: Code, _ source: String, _ detail: String) {
+        self.init(code: code, source: source, message: "\(source): \(detail)")
+    }
+
+    /// Equal when code and source are equal: the message is prose and may
+    /// change wording without breaking callers' comparisons.
+    public static func == (lhs: KeyError, rhs: KeyError) -> Bool {
+        lhs.code == rhs.code && lhs.source == rhs.source
+    }
+
+    public var description: String { message }
+}
