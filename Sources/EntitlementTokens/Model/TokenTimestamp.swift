@@ -94,3 +94,32 @@ enum CivilDate {
         }
     }
 }
+
+extension TokenTimestamp {
+    /// Writes the instant in one of the token date shapes, at a UTC offset
+    /// (minutes east; ignored for ISO 8601, which is written with `Z`, and epoch).
+    public func formatted(_ shape: TokenDateParser.Shape, offsetMinutes: Int64 = 0) -> String {
+        switch shape {
+        case .iso8601: return iso8601
+        case .epochMilliseconds: return String(millisecondsSince1970)
+        case .slashedGMTOffset, .dashedOffset: break
+        }
+        let local = millisecondsSince1970 + offsetMinutes * 60_000
+        let (days, millisecondOfDay) = Self.floorDivide(local, 86_400_000)
+        let (year, month, day) = CivilDate.fromDays(days)
+        let seconds = millisecondOfDay / 1000
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let separator = shape == .slashedGMTOffset ? "/" : "-"
+        let date = "\(pad(year, 4))\(separator)\(pad(month, 2))\(separator)\(pad(day, 2))"
+        let time = "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))"
+        let offset = "\(offsetMinutes < 0 ? "-" : "+")\(pad(offsetMinutes.magnitude.toInt64 / 60, 2))\(pad(offsetMinutes.magnitude.toInt64 % 60, 2))"
+        return shape == .slashedGMTOffset ? "\(date) \(time) GMT \(offset)" : "\(date) \(time) \(offset)"
+    }
+}
+
+private extension UInt64 {
+    var toInt64: Int64 { Int64(self) }
+}

@@ -11,6 +11,15 @@ public struct TokenRecord: Sendable {
     public var envelope: RESTEnvelope?
     /// Set when the record could not even be cut out properly (too large, bad JSON).
     public var error: TokenError?
+
+    public init(index: Int, byteOffset: Int, line: Int, bytes: [UInt8], envelope: RESTEnvelope? = nil, error: TokenError? = nil) {
+        self.index = index
+        self.byteOffset = byteOffset
+        self.line = line
+        self.bytes = bytes
+        self.envelope = envelope
+        self.error = error
+    }
 }
 
 /// Cuts a stream of bytes into token records, as SPEC §2 "Records in a

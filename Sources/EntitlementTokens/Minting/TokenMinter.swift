@@ -1,0 +1,144 @@
+import Foundation
+
+/// Issues signed tokens the way real servers do: for tests, samples, and
+/// staging servers that need to exercise a playback gate without the vendor.
+///
+/// It writes the token element, signs exactly those bytes (the same rule the
+/// verifier checks), and wraps them in the chosen signature form and encoding.
+public struct MintRequest: Sendable {
+    public enum Encoding: String, Sendable, CaseIterable {
+        case raw, base64, base64url
+    }
+
+    public var kind: TokenKind
+    /// `authToken` (default, what real servers send) or `shortAuthorizationToken` for media tokens.
+    public var mediaRoot: MediaToken.Root = .authToken
+    public var requestorID: String
+    /// Required for media and authorization tokens; for authentication tokens
+    /// it is written as one `simpleAuthorizedResource` when given.
+    public var resourceID: String?
+    public var mvpdID: String?
+    public var proxyMvpdID: String?
+    public var sessionGUID: String?
+    /// Media tokens: lifetime from `issueTime`. Authentication/authorization
+    /// tokens: their expiry is `issueTime + ttl`.
+    public var ttlMilliseconds: Int64 = 420_000
+    /// Media tokens carry it; for the other kinds it only anchors the expiry.
+    public var issueTime: TokenTimestamp
+    /// Lowercase hex device fingerprint (authentication and authorization tokens).
+    public var fingerprint: String?
+    /// Extra elements appended to the token, as (path below the root, text).
+    public var extraFields: [(path: String, value: String)] = []
+    public var signatureForm: TokenFrame.SignatureForm = .legacy
+    public var encoding: Encoding = .raw
+    /// One field per line, indented, as people paste tokens; the signature
+    /// covers those exact bytes, line breaks included.
+    public var prettyPrinted = false
+
+    public init(kind: TokenKind, requestorID: String, resourceID: String? = nil, issueTime: TokenTimestamp) {
+        self.kind = kind
+        self.requestorID = requestorID
+        self.resourceID = resourceID
+        self.issueTime = issueTime
+    }
+}
+
+public enum TokenMinter {
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The token element's XML for `request` (what gets signed).
+    public static func element(for request: MintRequest) throws(Failure) -> String {
+        func field(_ name: String, _ value: String?) -> String {
+            guard let value else { return "" }
+            return "<\(name)>\(escaped(value))</\(name)>"
+        }
+        guard let expiry = request.issueTime.adding(milliseconds: request.ttlMilliseconds), request.ttlMilliseconds >= 0 else {
+            throw Failure(description: "issue time + ttl is outside years 0001…9999")
+        }
+        var body: [String]
+        let root: String
+        switch request.kind {
+        case .media:
+            guard let resource = request.resourceID else { throw Failure(description: "a media token needs a resource id") }
+            root = request.mediaRoot.rawValue
+            body = [field("sessionGUID", request.sessionGUID), field("requestorID", request.requestorID),
+                    field("resourceID", resource), field("ttl", String(request.ttlMilliseconds)),
+                    field("issueTime", request.issueTime.formatted(.dashedOffset)), field("mvpdId", request.mvpdID),
+                    field("proxyMvpdId", request.proxyMvpdID)]
+        case .authentication:
+            root = AuthenticationToken.root
+            body = [field("simpleTokenAuthenticationGuid", request.sessionGUID), field("simpleTokenRequestorID", request.requestorID),
+                    field("simpleTokenExpires", expiry.formatted(.slashedGMTOffset)), field("simpleTokenMsoID", request.mvpdID)]
+            if let fingerprint = request.fingerprint {
+                body.append("<simpleTokenDeviceID>\(field("simpleTokenFingerprint", fingerprint))</simpleTokenDeviceID>")
+            }
+            if let resource = request.resourceID {
+                body.append("<simpleAuthorizedResources><simpleAuthorizedResource simpleResourceID=\"\(escaped(resource))\"/></simpleAuthorizedResources>")
+            }
+        case .authorization:
+            guard let resource = request.resourceID else { throw Failure(description: "an authorization token needs a resource id") }
+            root = AuthorizationToken.root
+            body = [field("simpleTokenRequestorID", request.requestorID), field("simpleTokenResourceID", resource),
+                    field("simpleTokenTTL", expiry.formatted(.slashedGMTOffset)), field("simpleTokenMsoID", request.mvpdID)]
+            if let fingerprint = request.fingerprint {
+                body.append("<simpleTokenDeviceID>\(field("simpleTokenFingerprint", fingerprint))</simpleTokenDeviceID>")
+            }
+        }
+        for extra in request.extraFields {
+            let names = extra.path.split(separator: "/").map(String.init)
+            guard !names.isEmpty, names.allSatisfy(isName) else { throw Failure(description: "'\(extra.path)' is not an element path") }
+            body.append(names.map { "<\($0)>" }.joined() + escaped(extra.value) + names.reversed().map { "</\($0)>" }.joined())
+        }
+        let parts = body.filter { !$0.isEmpty }
+        if request.prettyPrinted {
+            return "<\(root)>\n" + parts.map { "  " + $0 + "\n" }.joined() + "</\(root)>"
+        }
+        return "<\(root)>\(parts.joined())</\(root)>"
+    }
+
+    /// A signed token in the requested form and encoding.
+    public static func mint(_ request: MintRequest, key: SigningKey) throws -> String {
+        let element = try element(for: request)
+        let signature = Base64.encode(try key.signature(for: Array(element.utf8)))
+        let xml: String
+        // Pretty-printed, the element starts on its own line; the legacy
+        // terminator stays on the first line, since a line that begins with
+        // `<signatureInfo` always starts a new record in a stream.
+        let separator = request.prettyPrinted ? "\n" : ""
+        switch request.signatureForm {
+        case .legacy: xml = "<signatureInfo>\(signature)<signatureInfo>\(separator)\(element)"
+        case .closed: xml = "<signatureInfo>\(signature)</signatureInfo>\(separator)\(element)"
+        }
+        switch request.encoding {
+        case .raw: return xml
+        case .base64: return Base64.encode(Array(xml.utf8))
+        case .base64url: return Base64.encode(Array(xml.utf8), alphabet: .url, padded: false)
+        }
+    }
+
+    /// Text for an element: markup-looking values (a Media RSS document) go in
+    /// CDATA, with any `]]>` split the way issuers do; others are escaped.
+    static func escaped(_ value: String) -> String {
+        if value.contains("<") {
+            return "<![CDATA[" + value.replacingOccurrences(of: "]]>", with: "]]]]><![CDATA[>") + "]]>"
+        }
+        var result = ""
+        for character in value {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    private static func isName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first.isASCIILetter || first == UInt8(ascii: "_") else { return false }
+        return name.utf8.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
+    }
+}
