@@ -39,5 +39,10 @@ let package = Package(
             dependencies: ["EntitlementTokens"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(
+            name: "TokenInspectTests",
+            dependencies: ["tokeninspect"],
+            exclude: ["Golden"]
+        ),
     ]
 )

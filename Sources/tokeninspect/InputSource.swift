@@ -1,0 +1,84 @@
+import EntitlementTokens
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One INPUT of the command line: a token string, `@PATH`, or `-` for stdin.
+enum InputSource: Sendable, Equatable {
+    case literal(String, position: Int)
+    case file(String)
+    case standardInput
+
+    init(argument: String, position: Int) {
+        if argument == "-" {
+            self = .standardInput
+        } else if argument.hasPrefix("@"), argument.count > 1 {
+            self = .file(String(argument.dropFirst()))
+        } else {
+            self = .literal(argument, position: position)
+        }
+    }
+
+    /// How verdicts name where a token came from.
+    var name: String {
+        switch self {
+        case .literal(_, let position): "argument \(position)"
+        case .file(let path): path
+        case .standardInput: "stdin"
+        }
+    }
+
+    struct Unreadable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Streams the source's records to `body` as they complete, with flat memory:
+    /// files and stdin are read 64 KiB at a time.
+    func forEachRecord(configuration: DecoderConfiguration, _ body: (TokenRecord) -> Void) throws(Unreadable) {
+        var splitter = RecordSplitter(configuration: configuration)
+        switch self {
+        case .literal(let text, _):
+            // One argument is one token, even if it is wrapped across lines;
+            // only a REST JSON document may hold several.
+            if text.utf8.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) == UInt8(ascii: "{") {
+                (splitter.feed(text.utf8) + splitter.finish()).forEach(body)
+            } else {
+                if access(text, F_OK) == 0, !text.contains("<") {
+                    OutputStream.standardError.write("tokeninspect: note: '\(text)' is read as a token; to read that file, write @\(text)\n")
+                    OutputStream.standardError.flush()
+                }
+                body(TokenRecord(index: 1, byteOffset: 0, line: 1, bytes: Array(text.utf8)))
+            }
+        case .file(let path):
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else {
+                throw Unreadable(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            var info = stat()
+            if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+                throw Unreadable(description: "cannot read \(path): it is a directory")
+            }
+            try Self.read(descriptor, name: path, into: &splitter, body)
+        case .standardInput:
+            try Self.read(STDIN_FILENO, name: "stdin", into: &splitter, body)
+        }
+    }
+
+    private static func read(_ descriptor: Int32, name: String, into splitter: inout RecordSplitter,
+                             _ body: (TokenRecord) -> Void) throws(Unreadable) {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Unreadable(description: "cannot read \(name): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            splitter.feed(chunk[0..<count]).forEach(body)
+        }
+        splitter.finish().forEach(body)
+    }
+}

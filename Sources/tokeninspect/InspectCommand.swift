@@ -1,0 +1,32 @@
+import ArgumentParser
+import EntitlementTokens
+
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Decode and show every token, with no judgement (verifies too when --key is given).",
+        discussion: "Exit status 0 when every token decoded, 1 when one did not, 2 when nothing was usable."
+    )
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var keys: KeyOptions
+    @OptionGroup var jobs: JobOptions
+
+    @Flag(help: "Read a Base64 token whose '+' arrived as a space (an unencoded query string) as if repaired, with a warning.")
+    var repairPlus = false
+
+    func run() throws {
+        var configuration = DecoderConfiguration()
+        configuration.repairsSpacesAsPlus = repairPlus
+        let now = keys.nowTimestamp
+        let verifier = try keys.keyRing().map { ring in
+            TokenVerifier(signature: .trustedKeys(ring),
+                          policy: VerificationPolicy(leewayMilliseconds: Int64(keys.leeway * 1000), clock: { now }),
+                          decoderConfiguration: configuration)
+        }
+        let run = TokenRun(mode: .inspect(verifier), inputs: try input.sources(), format: input.format, jobs: jobs.jobs,
+                           decoderConfiguration: configuration, now: now, showSignedBytes: input.showSignedBytes)
+        let status = run.run()
+        if status != 0 { throw ExitCode(status) }
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import EntitlementTokens
+
+/// INPUTs and how to print the results, shared by `inspect` and `verify`.
+struct InputOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("Tokens, @PATH files, or - for stdin.", valueName: "INPUT"))
+    var inputs: [String] = []
+
+    @Option(help: "Output: text for people, json (one array) or jsonl (one object per line).")
+    var format: OutputFormat = .text
+
+    @Flag(help: "Also print the exact bytes the signature covers.")
+    var showSignedBytes = false
+
+    /// The sources to read; stdin when none is given and stdin is not a terminal.
+    func sources() throws -> [InputSource] {
+        if inputs.isEmpty {
+            guard !Terminal.current.stdinIsTerminal else {
+                throw ValidationError("no INPUT given: pass a token, @FILE, or - (stdin)")
+            }
+            return [.standardInput]
+        }
+        return inputs.enumerated().map { InputSource(argument: $1, position: $0 + 1) }
+    }
+}
+
+extension OutputFormat: ExpressibleByArgument {}
+
+/// Trusted keys and the clock, shared by `inspect` and `verify`.
+struct KeyOptions: ParsableArguments {
+    @Option(name: .customLong("key"), help: ArgumentHelp(
+        "A trusted public key or certificate (PEM or DER), or a directory of them. Repeatable.", valueName: "PATH"))
+    var keys: [String] = []
+
+    @Flag(help: "Accept RSA keys under 2048 bits (old deployments used RSA-1024).")
+    var allowInsecureKeys = false
+
+    @Flag(help: "Verify with RSA keys as RSA-PSS (SHA-256) instead of PKCS#1 v1.5.")
+    var rsaPss = false
+
+    @Option(help: ArgumentHelp("The time to check against: ISO 8601 or epoch milliseconds (default: now).", valueName: "TIME"))
+    var now: String?
+
+    @Option(help: ArgumentHelp("Tolerated clock skew each way, in seconds.", valueName: "SECONDS"))
+    var leeway: Double = 30
+
+    func validate() throws {
+        if let now { _ = try parsedNow(now) }
+        guard leeway >= 0, leeway.isFinite, leeway <= 86_400 * 365 else {
+            throw ValidationError("--leeway must be between 0 and one year, in seconds")
+        }
+    }
+
+    func parsedNow(_ text: String) throws -> TokenTimestamp {
+        do {
+            return try TokenDateParser.parse(text).timestamp
+        } catch {
+            throw ValidationError("--now: \(error)")
+        }
+    }
+
+    var nowTimestamp: TokenTimestamp { now.flatMap { try? parsedNow($0) } ?? TokenTimestamp.now() }
+
+    /// Loads every key, or exits 2 naming the key that could not be used.
+    func keyRing() throws -> KeyRing? {
+        guard !keys.isEmpty else { return nil }
+        do {
+            return try KeyRing.load(paths: keys, options: KeyLoadingOptions(allowsInsecureKeySizes: allowInsecureKeys, treatsRSAKeysAsPSS: rsaPss))
+        } catch {
+            OutputStream.standardError.write("tokeninspect: error: \(error.message)\n")
+            OutputStream.standardError.flush()
+            throw ExitCode(2)
+        }
+    }
+}
+
+struct JobOptions: ParsableArguments {
+    @Option(help: "Verify with N threads; output stays in input order.")
+    var jobs: Int = 1
+
+    func validate() throws {
+        guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 256") }
+    }
+}

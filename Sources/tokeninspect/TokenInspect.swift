@@ -1,0 +1,19 @@
+import ArgumentParser
+
+@main
+struct TokenInspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokeninspect",
+        abstract: "Decode, verify and mint TV Everywhere entitlement tokens.",
+        discussion: """
+            INPUT is a token (raw XML, Base64, Base64url, percent-encoded, or a REST JSON \
+            response), @PATH for a file of many tokens, or - for stdin (the default when \
+            stdin is not a terminal).
+
+            Exit status: 0 every token valid (inspect: every token decoded), 1 at least one \
+            failed, 2 nothing usable (unreadable file or key, no token found), 64 usage error.
+            """,
+        version: "0.1.0",
+        subcommands: [InspectCommand.self, VerifyCommand.self, MintCommand.self]
+    )
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import EntitlementTokens
+
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Give every token a verdict: VALID_TOKEN or the first check it failed.",
+        discussion: """
+            Checks run in this order and the first failure decides: format, signature, expiry, \
+            issue time, requestor, resource, MVPD, device, replay. A check whose expectation is \
+            not given is skipped. Exit status 0 when every token is valid, 1 when one is not.
+            """
+    )
+
+    @OptionGroup var input: InputOptions
+    @OptionGroup var keys: KeyOptions
+
+    @Option(help: ArgumentHelp("The resource the token must be for (a bare id or a Media RSS document).", valueName: "ID"))
+    var resource: String?
+
+    @Option(help: ArgumentHelp("The requestor the token must be for.", valueName: "ID"))
+    var requestor: String?
+
+    @Option(name: .customLong("mvpd"), help: ArgumentHelp("An allowed MVPD. Repeatable.", valueName: "ID"))
+    var mvpds: [String] = []
+
+    @Option(help: ArgumentHelp("The device fingerprint the token must be bound to (lowercase hex).", valueName: "FP"))
+    var fingerprint: String?
+
+    @Option(help: ArgumentHelp("The device id the token must be bound to (hashed like the token's fingerprint).", valueName: "ID"))
+    var deviceId: String?
+
+    @Flag(help: "Accept each media token once; later copies get TOKEN_REPLAYED.")
+    var rejectReplays = false
+
+    @Flag(help: "Check everything but the signature (never for deciding playback).")
+    var insecureSkipSignature = false
+
+    @OptionGroup var jobs: JobOptions
+
+    func validate() throws {
+        if fingerprint != nil && deviceId != nil {
+            throw ValidationError("give --fingerprint or --device-id, not both")
+        }
+        if let fingerprint, !fingerprint.allSatisfy(\.isHexDigit) || ![32, 40, 64].contains(fingerprint.count) {
+            throw ValidationError("--fingerprint must be 32, 40 or 64 hex digits")
+        }
+        if keys.keys.isEmpty && !insecureSkipSignature {
+            throw ValidationError("verify needs at least one --key (or --insecure-skip-signature to check everything else)")
+        }
+        if !keys.keys.isEmpty && insecureSkipSignature {
+            throw ValidationError("--insecure-skip-signature makes no sense with --key")
+        }
+    }
+
+    func run() throws {
+        let now = keys.nowTimestamp
+        var policy = VerificationPolicy(
+            requestorID: requestor,
+            resourceID: resource,
+            allowedMVPDs: mvpds.isEmpty ? nil : Set(mvpds),
+            leewayMilliseconds: Int64(keys.leeway * 1000),
+            replayStore: rejectReplays ? InMemoryReplayStore() : nil,
+            clock: { now }
+        )
+        if let fingerprint { policy.device = .fingerprint(fingerprint.lowercased()) }
+        if let deviceId { policy.device = .deviceID(deviceId) }
+        let signature: SignatureRequirement = try keys.keyRing().map { .trustedKeys($0) } ?? .insecureSkipped
+        let verifier = TokenVerifier(signature: signature, policy: policy)
+        let run = TokenRun(mode: .verify(verifier), inputs: try input.sources(), format: input.format, jobs: jobs.jobs,
+                           decoderConfiguration: .default, now: now, showSignedBytes: input.showSignedBytes)
+        let status = run.run()
+        if status != 0 { throw ExitCode(status) }
+    }
+}

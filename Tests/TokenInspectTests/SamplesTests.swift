@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// Every row of Samples/README.md's tables holds, through the real binary.
+@Suite struct SamplesTests {
+    struct Row: CustomStringConvertible {
+        var file: String
+        var input: Int
+        var status: String
+        var description: String { "\(file) #\(input) → \(status)" }
+    }
+
+    static func rows() throws -> [Row] {
+        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Samples/README.md"), encoding: .utf8)
+        return readme.split(separator: "\n").compactMap { line -> Row? in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 4, cells[0].hasPrefix("`tokens/"), let input = Int(cells[1]) else { return nil }
+            return Row(file: "Samples/" + cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`")), input: input, status: cells[3])
+        }
+    }
+
+    @Test func theTablesCoverEveryStatusKindAndForm() throws {
+        let rows = try Self.rows()
+        #expect(rows.count == 32)
+        let statuses = Set(rows.map(\.status))
+        for status in ["VALID_TOKEN", "INVALID_TOKEN_FORMAT", "INVALID_SIGNATURE", "TOKEN_EXPIRED", "TOKEN_NOT_YET_VALID",
+                       "INVALID_REQUESTOR_ID", "INVALID_RESOURCE_ID", "UNTRUSTED_MVPD", "DEVICE_MISMATCH", "TOKEN_REPLAYED"] {
+            #expect(statuses.contains(status), "no sample for \(status)")
+        }
+    }
+
+    @Test func everySampleGetsTheVerdictItsRowClaims() throws {
+        let rows = try Self.rows()
+        for (file, fileRows) in Dictionary(grouping: rows, by: \.file) {
+            let result = try CLI.run(["verify", "--format", "jsonl"] + CLI.sampleFlags + ["@" + file])
+            let objects = try CLI.jsonLines(result.stdout)
+            #expect(objects.count == fileRows.count, "\(file) has \(objects.count) tokens, the README lists \(fileRows.count)")
+            for row in fileRows {
+                let object = objects.first { $0["input"] as? Int == row.input }
+                #expect(object?["status"] as? String == row.status, "\(row): \(object?["reason"] as? String ?? "missing")")
+            }
+        }
+    }
+
+    @Test func samplesCoverEveryKindAndTransportForm() throws {
+        let result = try CLI.run(["inspect", "--format", "jsonl", "@Samples/tokens/valid.txt", "@Samples/tokens/rest-v1.json", "@Samples/tokens/rest-v2.json"])
+        let objects = try CLI.jsonLines(result.stdout)
+        #expect(Set(objects.compactMap { $0["kind"] as? String }) == ["media", "authentication", "authorization"])
+        let transports = Set(objects.compactMap { $0["transport"] as? String })
+        for form in ["raw", "base64", "base64url", "percent+base64", "percent+raw", "rest-v1+base64", "rest-v2+base64"] {
+            #expect(transports.contains(form), "no sample in \(form)")
+        }
+        let forms = Set(objects.compactMap { ($0["signature"] as? [String: Any])?["form"] as? String })
+        #expect(forms == ["legacy", "closed"])
+    }
+}
