@@ -56,7 +56,7 @@ public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConver
         return (quotient, remainder)
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
+    static func pad(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
@@ -108,18 +108,12 @@ extension TokenTimestamp {
         let (days, millisecondOfDay) = Self.floorDivide(local, 86_400_000)
         let (year, month, day) = CivilDate.fromDays(days)
         let seconds = millisecondOfDay / 1000
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
+        let pad = Self.pad
         let separator = shape == .slashedGMTOffset ? "/" : "-"
         let date = "\(pad(year, 4))\(separator)\(pad(month, 2))\(separator)\(pad(day, 2))"
         let time = "\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))"
-        let offset = "\(offsetMinutes < 0 ? "-" : "+")\(pad(offsetMinutes.magnitude.toInt64 / 60, 2))\(pad(offsetMinutes.magnitude.toInt64 % 60, 2))"
+        let offsetMagnitude = Int64(offsetMinutes.magnitude)
+        let offset = "\(offsetMinutes < 0 ? "-" : "+")\(pad(offsetMagnitude / 60, 2))\(pad(offsetMagnitude % 60, 2))"
         return shape == .slashedGMTOffset ? "\(date) \(time) GMT \(offset)" : "\(date) \(time) \(offset)"
     }
-}
-
-private extension UInt64 {
-    var toInt64: Int64 { Int64(self) }
 }
