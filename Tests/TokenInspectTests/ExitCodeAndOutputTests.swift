@@ -121,6 +121,21 @@ import Testing
         #expect(plain.contains("INVALID_SIGNATURE"))
     }
 
+    @Test func longRunsShowProgressOnATerminalStderr() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+        let token = try #require(String(contentsOf: CLI.packageRoot.appendingPathComponent("Samples/tokens/valid.txt"), encoding: .utf8)
+            .split(separator: "\n")[4])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokeninspect-progress-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // Enough tokens to run past the one-second delay before progress shows.
+        try String(repeating: token + "\n", count: 60_000).write(toFile: path, atomically: true, encoding: .utf8)
+        let flags = CLI.sampleFlags.filter { $0 != "--reject-replays" }.joined(separator: " ")
+        let output = try runUnderPTY("\(CLI.binary.path) verify --format jsonl \(flags) @\(path) > /dev/null", noColor: false)
+        #expect(output.contains("tokens…"))
+        #expect(output.contains("\r\u{1B}[K"))  // the line is cleared at the end
+        #expect(output.contains("60000 tokens: 60000 VALID_TOKEN"))
+    }
+
     private func runUnderPTY(_ command: String, noColor: Bool) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
@@ -152,9 +167,13 @@ import Testing
         for _ in 0..<100 { handle.write(block) }
         try handle.close()
         let flags = CLI.sampleFlags.filter { $0 != "--reject-replays" }
-        let result = try CLI.run(["verify", "--format", "jsonl", "--jobs", "2"] + flags + ["@" + path])
+        let result = try CLI.run(["verify", "--format", "jsonl", "--jobs", "2"] + flags + ["@" + path], measuresMemory: true)
         #expect(result.status == 0)
+        #expect(result.maxRSSKiB > 1024)  // measured at all
         #expect(result.stdout.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } == 100_000)
+        // stderr is not a terminal here: no progress line, just the summary.
+        #expect(!result.stderr.contains("tokens…"))
+        #expect(result.stderr.contains("100000 tokens: 100000 VALID_TOKEN"))
         // 70 MB of input; flat memory means the peak does not grow with it.
         print("peak RSS for 100,000 tokens: \(result.maxRSSKiB) KiB")
         #expect(result.maxRSSKiB < 48 * 1024, "peak RSS \(result.maxRSSKiB) KiB")
