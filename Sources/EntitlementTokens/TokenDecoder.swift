@@ -45,17 +45,13 @@ public final class TokenDecoder {
         } catch {
             throw Self.relocated(error, elementStart: element.lowerBound, in: xml)
         }
-        var warnings = payload.warnings
-        var mediaRSS: MediaRSSResource? = nil
+        // A Media RSS resourceID is parsed when first asked for, not here.
+        var mediaRSS: LazyMediaRSS? = nil
         if let resource = token.resourceID, MediaRSSResource.looksLikeRSS(resource) {
-            switch MediaRSSResource.parse(resource, with: parser) {
-            case .success(let rss): mediaRSS = rss
-            case .failure(let error):
-                warnings.append("resourceID looks like XML but is not a Media RSS document (\(error.message)); it is compared as an opaque string")
-            }
+            mediaRSS = LazyMediaRSS(text: resource, configuration: configuration)
         }
         return DecodedToken(token: token, fields: parsed.fields, xml: xml, frame: frame, transport: payload.form,
-                            envelope: envelope, mediaRSS: mediaRSS, warnings: warnings)
+                            envelope: envelope, mediaRSS: mediaRSS, warnings: payload.warnings)
     }
 
     /// Moves a parsing or model error from the token element's coordinates to

@@ -2,125 +2,323 @@ import EntitlementTokens
 
 /// The JSON object of SPEC §6 for one token, keys in a fixed order and every
 /// key always present (null when unknown), so scripts can rely on the shape.
+///
+/// Written straight into UTF-8 bytes (``JSONWriter``): a `verify --format
+/// jsonl` run spends more time here than anywhere but the signature check,
+/// so no intermediate strings are built per member.
 enum JSONRenderer {
     static func object(_ outcome: Outcome, showSignedBytes: Bool) -> String {
-        var json = JSONObject()
-        json.add("input", outcome.input)
-        json.add("source", outcome.source)
-        json.add("line", outcome.line)
-        json.add("status", outcome.status?.rawValue)
-        json.add("reason", outcome.reason)
+        var json = JSONWriter()
+        write(outcome, showSignedBytes: showSignedBytes, to: &json)
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    static func write(_ outcome: Outcome, showSignedBytes: Bool, to json: inout JSONWriter) {
+        json.beginObject()
+        json.member("input"); json.int(outcome.input)
+        json.member("source"); json.string(outcome.source)
+        json.member("line"); json.int(outcome.line)
+        json.member("status"); json.string(outcome.status?.rawValue)
+        json.member("reason"); json.string(outcome.reason)
         let token = outcome.token ?? outcome.verdict?.token
-        json.add("kind", token?.kind.rawValue)
-        json.add("root", token?.root)
-        json.add("issuedAt", token?.token.issuedAt?.iso8601)
-        json.add("expiresAt", token?.token.expiresAt.iso8601)
-        json.add("requestorID", token?.token.requestorID)
-        json.add("resourceID", token?.token.resourceID)
-        json.add("mvpdID", token?.token.mvpdID)
-        json.add("fingerprint", token?.token.fingerprint)
-        var fields = JSONObject()
+        json.member("kind"); json.string(token?.kind.rawValue)
+        json.member("root"); json.string(token?.root)
+        json.member("issuedAt"); json.string(token?.token.issuedAt?.iso8601)
+        json.member("expiresAt"); json.string(token?.token.expiresAt.iso8601)
+        json.member("requestorID"); json.string(token?.token.requestorID)
+        json.member("resourceID"); json.string(token?.token.resourceID)
+        json.member("mvpdID"); json.string(token?.token.mvpdID)
+        json.member("fingerprint"); json.string(token?.token.fingerprint)
+        json.member("fields")
+        json.beginObject()
         if let token {
-            // A path that occurs more than once (a list, or an unknown repeated
-            // element) maps to an array of its values in document order.
-            var order: [String] = []
-            var values: [String: [String]] = [:]
-            for field in token.fields {
-                if values[field.path] == nil { order.append(field.path) }
-                values[field.path, default: []].append(field.value)
-            }
-            for path in order {
-                let list = values[path]!
-                if list.count == 1 { fields.add(path, list[0]) } else { fields.addRaw(path, JSONObject.array(list.map(JSONObject.quoted))) }
-            }
+            writeFields(token.fields, to: &json)
         }
-        json.addRaw("fields", fields.text)
-        json.add("transport", token?.transport.description)
+        json.endObject()
+        json.member("transport"); json.string(token?.transport.description)
+        json.member("signature")
         if let token {
-            var signature = JSONObject()
-            signature.add("form", token.frame.signatureForm.rawValue)
-            signature.add("placement", token.frame.signaturePlacement.rawValue)
-            signature.add("bytes", token.signatureByteCount)
-            json.addRaw("signature", signature.text)
+            json.beginObject()
+            json.member("form"); json.string(token.frame.signatureForm.rawValue)
+            json.member("placement"); json.string(token.frame.signaturePlacement.rawValue)
+            json.member("bytes"); json.int(token.signatureBytes?.count)
+            json.endObject()
         } else {
-            json.addRaw("signature", "null")
+            json.null()
         }
-        json.add("verifiedBy", outcome.verdict?.key?.description)
+        json.member("verifiedBy"); json.string(outcome.verdict?.key?.description)
+        json.member("checksRun")
         if let verdict = outcome.verdict {
-            json.addRaw("checksRun", JSONObject.array(verdict.checksRun.map { JSONObject.quoted($0.rawValue) }))
-            json.addRaw("checksSkipped", JSONObject.array(verdict.checksSkipped.map {
-                var skipped = JSONObject()
-                skipped.add("check", $0.check.rawValue)
-                skipped.add("reason", $0.reason)
-                return skipped.text
-            }))
+            json.beginArray()
+            for check in verdict.checksRun {
+                json.element(); json.string(check.rawValue)
+            }
+            json.endArray()
+            json.member("checksSkipped")
+            json.beginArray()
+            for skipped in verdict.checksSkipped {
+                json.element()
+                json.beginObject()
+                json.member("check"); json.string(skipped.check.rawValue)
+                json.member("reason"); json.string(skipped.reason)
+                json.endObject()
+            }
+            json.endArray()
         } else {
-            json.addRaw("checksRun", "null")
-            json.addRaw("checksSkipped", "null")
+            json.null()
+            json.member("checksSkipped"); json.null()
         }
+        json.member("error")
         if let error = outcome.error ?? outcome.verdict?.formatError {
-            var object = JSONObject()
-            object.add("code", error.code.rawValue)
-            object.add("stage", error.stage.rawValue)
-            object.add("message", error.message)
-            object.add("offset", error.location?.byteOffset)
-            object.add("line", error.location?.line)
-            object.add("column", error.location?.column)
-            json.addRaw("error", object.text)
+            json.beginObject()
+            json.member("code"); json.string(error.code.rawValue)
+            json.member("stage"); json.string(error.stage.rawValue)
+            json.member("message"); json.string(error.message)
+            json.member("offset"); json.int(error.location?.byteOffset)
+            json.member("line"); json.int(error.location?.line)
+            json.member("column"); json.int(error.location?.column)
+            json.endObject()
         } else {
-            json.addRaw("error", "null")
+            json.null()
         }
-        json.addRaw("warnings", JSONObject.array((token?.warnings ?? []).map(JSONObject.quoted)))
+        json.member("warnings")
+        json.beginArray()
+        for warning in token?.warnings ?? [] {
+            json.element(); json.string(warning)
+        }
+        json.endArray()
+        json.member("envelope")
         if let envelope = token?.envelope {
-            var object = JSONObject()
-            for field in envelope.fields { object.add(field.key, field.value) }
-            json.addRaw("envelope", object.text)
+            json.beginObject()
+            for field in envelope.fields {
+                json.key(field.key); json.string(field.value)
+            }
+            json.endObject()
         } else {
-            json.addRaw("envelope", "null")
+            json.null()
         }
         if showSignedBytes {
-            json.add("signedBytes", token.map { String(decoding: $0.signedBytes, as: UTF8.self) })
+            json.member("signedBytes"); json.string(token.map { String(decoding: $0.signedBytes, as: UTF8.self) })
         }
-        return json.text
+        json.endObject()
+    }
+
+    /// Every field by path. A path that occurs more than once (a list, or an
+    /// unknown repeated element) maps to an array of its values in document
+    /// order, at the place of its first occurrence.
+    private static func writeFields(_ fields: [TokenField], to json: inout JSONWriter) {
+        // Usually no path repeats: then the fields go out in order, no grouping needed.
+        var repeats = false
+        if fields.count > 1 {
+            search: for later in 1..<fields.count {
+                for earlier in 0..<later where fields[earlier].path == fields[later].path {
+                    repeats = true
+                    break search
+                }
+            }
+        }
+        guard repeats else {
+            for field in fields {
+                json.key(field.path); json.string(field.value)
+            }
+            return
+        }
+        var order: [String] = []
+        var values: [String: [String]] = [:]
+        for field in fields {
+            if values[field.path] == nil { order.append(field.path) }
+            values[field.path, default: []].append(field.value)
+        }
+        for path in order {
+            let list = values[path]!
+            json.key(path)
+            if list.count == 1 {
+                json.string(list[0])
+            } else {
+                json.beginArray()
+                for value in list {
+                    json.element(); json.string(value)
+                }
+                json.endArray()
+            }
+        }
     }
 }
 
-/// A JSON object written in insertion order.
-struct JSONObject {
-    private var members: [String] = []
+/// JSON written as UTF-8 bytes, members separated as they come, into one
+/// buffer of its own (a `[UInt8]` would check uniqueness and capacity on
+/// each of the few hundred appends a token's object takes).
+struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+    /// Bit n set: the container at depth n has no member yet.
+    private var empty: UInt64 = 0
+    private var depth = 0
 
-    mutating func add(_ key: String, _ value: String?) {
-        addRaw(key, value.map(Self.quoted) ?? "null")
+    init(capacity: Int = 4096) {
+        self.capacity = max(16, capacity)
+        base = .allocate(capacity: self.capacity)
     }
 
-    mutating func add(_ key: String, _ value: Int?) {
-        addRaw(key, value.map(String.init) ?? "null")
+    deinit {
+        base.deallocate()
     }
 
-    mutating func addRaw(_ key: String, _ json: String) {
-        members.append(Self.quoted(key) + ":" + json)
+    /// What was written so far.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    mutating func beginObject() { open(UInt8(ascii: "{")) }
+    mutating func endObject() { close(UInt8(ascii: "}")) }
+    mutating func beginArray() { open(UInt8(ascii: "[")) }
+    mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// `"key":`, after a comma unless it is the container's first member.
+    mutating func key(_ key: String) {
+        element()
+        string(key)
+        append(UInt8(ascii: ":"))
     }
 
-    var text: String { "{" + members.joined(separator: ",") + "}" }
+    /// The same for a key known to need no escaping (the fixed keys of an object).
+    mutating func member(_ key: StaticString) {
+        element()
+        append(UInt8(ascii: "\""))
+        literal(key)
+        append(UInt8(ascii: "\""))
+        append(UInt8(ascii: ":"))
+    }
 
-    static func array(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }
+    /// The comma before an array element, unless it is the first.
+    mutating func element() {
+        let bit: UInt64 = 1 << UInt64(depth)
+        if empty & bit != 0 {
+            empty &= ~bit
+        } else {
+            append(UInt8(ascii: ","))
+        }
+    }
 
-    /// A JSON string literal: quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case let control where control.value < 0x20 || control.value == 0x7F:
-                let hex = String(control.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
+    mutating func null() {
+        literal("null")
+    }
+
+    mutating func int(_ value: Int?) {
+        guard let value else { return null() }
+        if value < 0 { append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits = 1
+        var scale: UInt = 1
+        while magnitude / scale >= 10 {
+            scale *= 10
+            digits += 1
+        }
+        reserve(digits)
+        while digits > 0 {
+            base[count] = UInt8(ascii: "0") + UInt8(magnitude / scale)
+            count += 1
+            magnitude %= scale
+            scale /= 10
+            digits -= 1
+        }
+    }
+
+    /// A JSON string literal, or `null`: quotes, backslashes and control
+    /// characters (and DEL) escaped, everything else as its UTF-8.
+    mutating func string(_ text: String?) {
+        guard var text else { return null() }
+        text.withUTF8 { appendQuoted($0) }
+    }
+
+    private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+        append(UInt8(ascii: "\""))
+        var runStart = 0
+        var index = 0
+        let count = utf8.count
+        while index < count {
+            // Eight bytes at a time while none needs escaping (the usual case).
+            if index &+ 8 <= count,
+               !Self.mayNeedEscaping(UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+                index &+= 8
+                continue
+            }
+            let end = min(index &+ 8, count)
+            while index < end {
+                let byte = utf8[index]
+                index &+= 1
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else { continue }
+                if runStart < index - 1 { append(UnsafeBufferPointer(rebasing: utf8[runStart..<(index - 1)])) }
+                runStart = index
+                switch byte {
+                case UInt8(ascii: "\""): literal("\\\"")
+                case UInt8(ascii: "\\"): literal("\\\\")
+                case UInt8(ascii: "\n"): literal("\\n")
+                case UInt8(ascii: "\r"): literal("\\r")
+                case UInt8(ascii: "\t"): literal("\\t")
+                default:
+                    literal("\\u00")
+                    let hex: StaticString = "0123456789abcdef"
+                    hex.withUTF8Buffer { digits in
+                        append(digits[Int(byte >> 4)])
+                        append(digits[Int(byte & 0x0F)])
+                    }
+                }
             }
         }
-        return result + "\""
+        if runStart < utf8.count { append(UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+        append(UInt8(ascii: "\""))
+    }
+
+    /// True when some byte of `word` is a control character, `"`, `\\` or DEL
+    /// (SWAR: a byte below 0x20, or equal to one of the three; may only err
+    /// towards true, which just sends those bytes through the byte loop).
+    @inline(__always) private static func mayNeedEscaping(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & high }
+        let below = (word &- 0x20 &* ones) & ~word & high
+        return below | hasZeroByte(word ^ (0x22 &* ones)) | hasZeroByte(word ^ (0x5C &* ones)) | hasZeroByte(word ^ (0x7F &* ones)) != 0
+    }
+
+    private mutating func literal(_ text: StaticString) {
+        text.withUTF8Buffer { append($0) }
+    }
+
+    @inline(__always) private mutating func reserve(_ extra: Int) {
+        if count &+ extra > capacity { grow(count &+ extra) }
+    }
+
+    private mutating func grow(_ needed: Int) {
+        let newCapacity = max(capacity * 2, needed)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always) private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count &+= 1
+    }
+
+    private mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) {
+        guard let source = buffer.baseAddress, buffer.count > 0 else { return }
+        reserve(buffer.count)
+        (base + count).update(from: source, count: buffer.count)
+        count &+= buffer.count
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        append(bracket)
+        depth += 1
+        empty |= 1 << UInt64(depth)
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        empty &= ~(1 << UInt64(depth))
+        depth -= 1
+        append(bracket)
     }
 }

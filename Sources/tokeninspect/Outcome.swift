@@ -33,23 +33,3 @@ struct Outcome: Sendable {
         }
     }
 }
-
-extension DecodedToken {
-    /// The decoded signature bytes' count, or nil when the text is not Base64.
-    var signatureByteCount: Int? {
-        var count = 0
-        var valid = true
-        var padding = 0
-        for byte in xml[frame.signatureText] {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                count += 1
-            case UInt8(ascii: "="): padding += 1
-            case 0x20, 0x0A, 0x0D, 0x09: break
-            default: valid = false
-            }
-        }
-        return valid ? count * 6 / 8 : nil
-    }
-}

@@ -57,6 +57,11 @@ final class OutputStream {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    func write(bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
     func flush() {
         var offset = 0
         while offset < buffer.count {

@@ -40,7 +40,7 @@ struct TextRenderer {
             if case .media(let media) = token.token {
                 rows.append(("ttl", "\(media.ttlMilliseconds) ms (\(Self.duration(media.ttlMilliseconds)))"))
             }
-            let size = token.signatureByteCount
+            let size = token.signatureBytes?.count
             let signature = size.map { "\($0) bytes, looks like \(Outcome.signatureShape(byteCount: $0))" } ?? "not valid Base64"
             rows.append(("signature", "\(signature); \(token.frame.signatureForm.rawValue) signatureInfo \(token.frame.signaturePlacement == .beforeToken ? "before" : "after") the token"))
             rows.append(("transport", token.transport.description))

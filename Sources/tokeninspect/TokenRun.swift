@@ -12,8 +12,11 @@ enum OutputFormat: String, CaseIterable, Sendable {
 }
 
 /// One run of `inspect` or `verify` over every INPUT: records are cut as the
-/// input streams in, evaluated in batches (in parallel with `--jobs`), and
-/// written in input order. Memory is one batch, whatever the input's length.
+/// input streams in, evaluated and rendered in batches, and written in input
+/// order. With `--jobs N` N threads evaluate *and render* a batch while this
+/// thread cuts the next one and writes the one before, so neither the output
+/// nor the input is a serial bottleneck. Memory is two batches, whatever the
+/// input's length.
 struct TokenRun {
     enum Mode {
         /// Decode and show; verify too when a verifier is given.
@@ -41,24 +44,41 @@ struct TokenRun {
         var unreadable = false
         var nextInput = 1
         var batch: [(TokenRecord, String)] = []
-        let batchSize = max(64, 256 * jobs)
+        let batchSize = max(64, 64 * jobs)
+        batch.reserveCapacity(batchSize)
+        let renderer = OutcomeRenderer(mode: mode, format: format, text: text, showSignedBytes: showSignedBytes, pool: pool)
+        var inFlight: InFlightBatch? = nil
 
         if format == .json { output.write("[") }
-        func flush() {
-            let outcomes = evaluate(batch, pool: pool)
-            batch.removeAll(keepingCapacity: true)
-            for outcome in outcomes {
-                switch format {
-                case .text:
-                    output.write(text.block(outcome))
-                case .json:
-                    output.write((summary.total == 0 ? "\n" : ",\n") + JSONRenderer.object(outcome, showSignedBytes: showSignedBytes))
-                case .jsonl:
-                    output.write(JSONRenderer.object(outcome, showSignedBytes: showSignedBytes) + "\n")
-                }
-                summary.add(outcome, inspect: isInspect)
+        func write(_ results: [RenderedOutcome]) {
+            for result in results {
+                if format == .json { output.write(summary.total == 0 ? "\n" : ",\n") }
+                output.write(bytes: result.bytes)
+                summary.add(status: result.status, hasError: result.hasError, inspect: isInspect)
             }
             progress.update(summary.total, errors: errors)
+        }
+        /// Writes the batch the workers were given last, once they are done with it.
+        func drain() {
+            if let previous = inFlight {
+                inFlight = nil
+                write(previous.wait())
+            }
+        }
+        func flush() {
+            let items = batch
+            batch = []
+            batch.reserveCapacity(batchSize)
+            if jobs > 1 && items.count > 1 {
+                // Hand this batch to the workers first, then write the previous
+                // one while they work on it.
+                let started = InFlightBatch(items, jobs: jobs, renderer: renderer)
+                drain()
+                inFlight = started
+            } else {
+                drain()
+                write(items.map { renderer.render($0.0, source: $0.1) })
+            }
         }
 
         for input in inputs {
@@ -72,6 +92,7 @@ struct TokenRun {
                 }
             } catch {
                 if !batch.isEmpty { flush() }
+                drain()
                 output.flush()
                 errors.write("tokeninspect: error: \(error.description)\n")
                 errors.flush()
@@ -79,6 +100,7 @@ struct TokenRun {
             }
         }
         if !batch.isEmpty { flush() }
+        drain()
         if format == .json { output.write(summary.total == 0 ? "]\n" : "\n]\n") }
         output.flush()
         progress.clear(errors: errors)
@@ -105,52 +127,92 @@ struct TokenRun {
         return false
     }
 
-    /// Outcomes in input order; with `jobs` > 1 the work is spread over that many threads.
-    private func evaluate(_ batch: [(TokenRecord, String)], pool: TokenDecoderPool) -> [Outcome] {
-        let mode = self.mode
-        @Sendable func outcome(_ record: TokenRecord, _ source: String) -> Outcome {
-            var outcome = Outcome(input: record.index, source: source, line: record.line)
-            switch mode {
-            case .verify(let verifier):
-                let verdict = verifier.verify(record)
-                outcome.verdict = verdict
-                outcome.token = verdict.token
-                outcome.error = verdict.formatError
-            case .inspect(let verifier):
-                switch pool.decode(record) {
-                case .success(let token):
-                    outcome.token = token
-                    outcome.verdict = verifier?.verify(token)
-                case .failure(let error):
-                    outcome.error = error
-                    outcome.verdict = verifier.map { _ in TokenVerifier.formatVerdict(error) }
-                }
-            }
-            return outcome
+}
+
+/// One record's output, rendered: the bytes to write and what the summary counts.
+struct RenderedOutcome: Sendable {
+    var bytes: [UInt8]
+    var status: VerificationStatus?
+    var hasError: Bool
+}
+
+/// Evaluates and renders one record; safe to use from several threads at once.
+struct OutcomeRenderer: Sendable {
+    var mode: TokenRun.Mode
+    var format: OutputFormat
+    var text: TextRenderer
+    var showSignedBytes: Bool
+    var pool: TokenDecoderPool
+
+    func render(_ record: TokenRecord, source: String) -> RenderedOutcome {
+        let outcome = evaluate(record, source: source)
+        var bytes: [UInt8]
+        switch format {
+        case .text:
+            bytes = Array(text.block(outcome).utf8)
+        case .json, .jsonl:
+            var json = JSONWriter()
+            JSONRenderer.write(outcome, showSignedBytes: showSignedBytes, to: &json)
+            bytes = json.bytes
+            if format == .jsonl { bytes.append(UInt8(ascii: "\n")) }
         }
-        guard jobs > 1, batch.count > 1 else { return batch.map { outcome($0.0, $0.1) } }
-        let results = ResultSlots(count: batch.count)
-        let next = Atomic<Int>(0)
-        let items = batch
-        DispatchQueue.concurrentPerform(iterations: min(jobs, batch.count)) { _ in
-            while true {
-                let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < items.count else { break }
-                results.set(index, outcome(items[index].0, items[index].1))
+        return RenderedOutcome(bytes: bytes, status: outcome.status, hasError: outcome.error != nil)
+    }
+
+    private func evaluate(_ record: TokenRecord, source: String) -> Outcome {
+        var outcome = Outcome(input: record.index, source: source, line: record.line)
+        switch mode {
+        case .verify(let verifier):
+            let verdict = verifier.verify(record)
+            outcome.verdict = verdict
+            outcome.token = verdict.token
+            outcome.error = verdict.formatError
+        case .inspect(let verifier):
+            switch pool.decode(record) {
+            case .success(let token):
+                outcome.token = token
+                outcome.verdict = verifier?.verify(token)
+            case .failure(let error):
+                outcome.error = error
+                outcome.verdict = verifier.map { _ in TokenVerifier.formatVerdict(error) }
             }
         }
-        return results.values
+        return outcome
     }
 }
 
-/// Slots written by one thread each, read after every writer finished.
-private final class ResultSlots: @unchecked Sendable {
-    // @unchecked: each index is written exactly once, by one thread, and only
-    // read after `concurrentPerform` returned (which orders the accesses).
-    private var storage: [Outcome?]
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
-    func set(_ index: Int, _ value: Outcome) { storage[index] = value }
-    var values: [Outcome] { storage.map { $0! } }
+/// A batch being evaluated and rendered by `jobs` threads, in the background.
+private final class InFlightBatch: @unchecked Sendable {
+    // @unchecked: each slot is written exactly once, by one worker, and only
+    // read after `wait()` saw every worker leave the group (which orders the accesses).
+    private let slots: UnsafeMutableBufferPointer<RenderedOutcome?>
+    private let next = Atomic<Int>(0)
+    private let group = DispatchGroup()
+
+    init(_ items: [(TokenRecord, String)], jobs: Int, renderer: OutcomeRenderer) {
+        slots = .allocate(capacity: items.count)
+        slots.initialize(repeating: nil)
+        for _ in 0..<min(jobs, items.count) {
+            DispatchQueue.global().async(group: group) { [self] in
+                while true {
+                    let index = next.add(1, ordering: .relaxed).oldValue
+                    guard index < items.count else { break }
+                    slots[index] = renderer.render(items[index].0, source: items[index].1)
+                }
+            }
+        }
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    /// Blocks until every record is rendered; the results in input order.
+    func wait() -> [RenderedOutcome] {
+        group.wait()
+        return slots.map { $0! }
+    }
 }
 
 /// The closing count per status.
@@ -161,11 +223,15 @@ struct RunSummary {
     private var order: [String] = []
 
     mutating func add(_ outcome: Outcome, inspect: Bool) {
+        add(status: outcome.status, hasError: outcome.error != nil, inspect: inspect)
+    }
+
+    mutating func add(status: VerificationStatus?, hasError: Bool, inspect: Bool) {
         total += 1
-        let name = outcome.status?.rawValue ?? "DECODED"
+        let name = status?.rawValue ?? "DECODED"
         if counts[name] == nil { order.append(name) }
         counts[name, default: 0] += 1
-        let failed = inspect ? outcome.error != nil : outcome.status != .validToken
+        let failed = inspect ? hasError : status != .validToken
         if failed { failures += 1 }
     }
 

@@ -123,8 +123,8 @@ import Testing
 
     @Test func longRunsShowProgressOnATerminalStderr() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
-        let token = try #require(String(contentsOf: CLI.packageRoot.appendingPathComponent("Samples/tokens/valid.txt"), encoding: .utf8)
-            .split(separator: "\n")[4])
+        let token = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Samples/tokens/valid.txt"), encoding: .utf8)
+            .split(separator: "\n")[4]
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokeninspect-progress-\(UUID().uuidString).txt").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         // Enough tokens to run past the one-second delay before progress shows.
@@ -155,12 +155,12 @@ import Testing
     }
 
     @Test func aHundredThousandTokensStreamWithFlatMemory() throws {
-        let token = try #require(String(contentsOf: CLI.packageRoot.appendingPathComponent("Samples/tokens/valid.txt"), encoding: .utf8)
-            .split(separator: "\n")[4])  // a Base64 media token
+        let token = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Samples/tokens/valid.txt"), encoding: .utf8)
+            .split(separator: "\n")[4]  // a Base64 media token
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokeninspect-100k-\(UUID().uuidString).txt").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let line = Data((token + "\n").utf8)
-        FileManager.default.createFile(atPath: path, contents: nil)
+        try #require(FileManager.default.createFile(atPath: path, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         var block = Data()
         for _ in 0..<1000 { block.append(line) }

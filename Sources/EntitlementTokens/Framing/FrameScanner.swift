@@ -87,6 +87,7 @@ struct FrameScanner {
                 if byte.isASCIIWhitespace {
                     position += 1
                 } else if byte == UInt8(ascii: "<") {
+                    if scanPlainTag(at: position, in: buffer) { continue }
                     pending = .markup(start: position)
                 } else {
                     fail(.unexpectedTopLevelContent, "text outside the token element and the signature block", at: position)
@@ -99,9 +100,52 @@ struct FrameScanner {
                     return
                 }
                 position = next
+                if scanPlainTag(at: next, in: buffer) { continue }
                 pending = .markup(start: next)
             }
         }
+    }
+
+    /// The common cases, taken in one step: a complete `<name>` (anywhere) with
+    /// a plain ASCII name and nothing else in the tag, or a complete end tag
+    /// inside the token element. Does exactly what the general path
+    /// (``classifyMarkup(at:in:)`` and the tag continuations) does for such a
+    /// tag; false, having changed nothing, for anything else, which then goes
+    /// the general way.
+    private mutating func scanPlainTag(at start: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = start &+ 1
+        guard index < buffer.count else { return false }
+        if buffer[index] == UInt8(ascii: "/") {
+            // Inside the token element any end tag just closes a child, whatever
+            // its name and contents (libxml2 checks those): find its `>`.
+            guard mode == .content, let close = Self.index(of: UInt8(ascii: ">"), in: buffer, from: index &+ 1) else { return false }
+            atDocumentStart = false
+            position = close &+ 1
+            depth -= 1
+            if depth == 0 {
+                mode = .top
+                if tokenEnd == nil { tokenEnd = close &+ 1 }
+            }
+            return true
+        }
+        let nameStart = index
+        guard index < buffer.count, buffer[index].isASCIILetter || buffer[index] == UInt8(ascii: "_") else { return false }
+        while index < buffer.count, Self.isPlainNameByte(buffer[index]) { index &+= 1 }
+        guard index < buffer.count, buffer[index] == UInt8(ascii: ">") else { return false }
+        atDocumentStart = false
+        position = index &+ 1
+        let role = roleOfStartTag(name: UnsafeBufferPointer(rebasing: buffer[nameStart..<index]), at: start)
+        finishStartTag(role: role, start: start, end: index &+ 1, selfClosing: false, clean: true)
+        return true
+    }
+
+    /// ASCII letters, digits, `_ - . :` as a 128-bit set (no table to load).
+    @inline(__always) private static func isPlainNameByte(_ byte: UInt8) -> Bool {
+        // Bits 0-63: `-` (45), `.` (46), `0`-`9` (48-57), `:` (58).
+        // Bits 64-127: `A`-`Z` (65-90), `_` (95), `a`-`z` (97-122).
+        let low: UInt64 = 0x07FF_6000_0000_0000
+        let high: UInt64 = 0x07FF_FFFE_87FF_FFFE
+        return byte < 64 ? (low >> UInt64(byte)) & 1 != 0 : byte < 128 && (high >> UInt64(byte &- 64)) & 1 != 0
     }
 
     /// Continues the markup in progress; false when it needs more bytes.
@@ -137,10 +181,12 @@ struct FrameScanner {
             atDocumentStart = wasAtStart
             pending = .delimited(start: start, kind: .processingInstruction, resume: start + 2)
         case UInt8(ascii: "!"):
-            for (prefix, kind) in [(Self.commentOpen, Delimited.comment), (Self.cdataOpen, .cdata)] {
+            // Comment, then CDATA (unrolled: no list built per markup).
+            for kind in 0..<2 {
+                let (prefix, delimited) = kind == 0 ? (Self.commentOpen, Delimited.comment) : (Self.cdataOpen, Delimited.cdata)
                 switch Self.match(prefix, in: buffer, at: start) {
                 case .some(true):
-                    pending = .delimited(start: start, kind: kind, resume: start + prefix.count)
+                    pending = .delimited(start: start, kind: delimited, resume: start + prefix.count)
                     return true
                 case .none:
                     atDocumentStart = wasAtStart
@@ -206,7 +252,7 @@ struct FrameScanner {
     }
 
     private mutating func roleOfStartTag(name: UnsafeBufferPointer<UInt8>, at start: Int) -> TagRole {
-        let isSignature = ReservedName.signatureInfo.elementsEqual(name)
+        let isSignature = ReservedName.isSignatureInfo(name)
         switch mode {
         case .signatureText:
             if isSignature { return .signatureClose(.legacy) }
@@ -286,7 +332,7 @@ struct FrameScanner {
             let name = UnsafeBufferPointer(rebasing: buffer[(start + 2)..<end])
             switch mode {
             case .signatureText:
-                if ReservedName.signatureInfo.elementsEqual(name) {
+                if ReservedName.isSignatureInfo(name) {
                     role = .signatureClose(.closed)
                 } else {
                     fail(.unterminatedSignatureBlock, "signatureInfo is not closed before </\(String(decoding: name, as: UTF8.self))>", at: start)
@@ -328,13 +374,19 @@ struct FrameScanner {
         return false
     }
 
-    private static let terminators: [Delimited: [UInt8]] = [
-        .comment: Array("-->".utf8), .processingInstruction: Array("?>".utf8),
-        .cdata: Array("]]>".utf8), .bogus: Array(">".utf8),
-    ]
+    private static let commentClose = Array("-->".utf8)
+    private static let processingInstructionClose = Array("?>".utf8)
+    private static let cdataClose = Array("]]>".utf8)
+    private static let bogusClose = Array(">".utf8)
 
     private mutating func continueDelimited(start: Int, kind: Delimited, resume: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
-        let terminator = Self.terminators[kind]!
+        let terminator: [UInt8]
+        switch kind {
+        case .comment: terminator = Self.commentClose
+        case .processingInstruction: terminator = Self.processingInstructionClose
+        case .cdata: terminator = Self.cdataClose
+        case .bogus: terminator = Self.bogusClose
+        }
         guard let found = Self.index(of: terminator, in: buffer, from: resume) else {
             // Keep the last bytes that could be the start of the terminator.
             pending = .delimited(start: start, kind: kind, resume: max(resume, buffer.count - terminator.count + 1))

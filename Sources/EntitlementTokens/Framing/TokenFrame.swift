@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// The two parts of a token, located in its decoded XML.
 ///
 /// The signature is verified over ``tokenElement`` exactly as these bytes
@@ -50,6 +58,21 @@ enum ReservedName {
     ]
 
     static func isTokenRoot(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        tokenRoots.contains { $0.elementsEqual(name) }
+        // Most names (every field of every token) are none of these lengths.
+        switch name.count {
+        case 9, 23, 24, 25: return tokenRoots.contains { equal($0, name) }
+        default: return false
+        }
+    }
+
+    static func isSignatureInfo(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        equal(signatureInfo, name)
+    }
+
+    /// Length first, then memcmp: the scanner asks this for every tag of every
+    /// token, and nearly every name differs in length from the reserved ones.
+    private static func equal(_ reserved: [UInt8], _ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard reserved.count == name.count else { return false }
+        return reserved.withUnsafeBufferPointer { memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }
     }
 }

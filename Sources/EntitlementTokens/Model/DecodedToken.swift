@@ -1,20 +1,105 @@
 /// A token taken apart: typed fields, every raw field, the signature block and
 /// the exact bytes it signs. Nothing here has been verified yet.
 public struct DecodedToken: Sendable {
-    public var token: EntitlementToken
+    public var token: EntitlementToken {
+        _read { yield parts.token }
+        set { update { $0.token = newValue } }
+    }
     /// Every field and attribute in document order, known and unknown.
-    public var fields: [TokenField]
+    public var fields: [TokenField] {
+        _read { yield parts.fields }
+        set { update { $0.fields = newValue } }
+    }
     /// The decoded XML of the whole token (signature block and token element).
-    public var xml: [UInt8]
-    public var frame: TokenFrame
-    public var transport: TransportForm
+    public var xml: [UInt8] {
+        _read { yield parts.xml }
+        set { update { $0.xml = newValue } }
+    }
+    public var frame: TokenFrame {
+        _read { yield parts.frame }
+        set { update { $0.frame = newValue } }
+    }
+    public var transport: TransportForm {
+        _read { yield parts.transport }
+        set { update { $0.transport = newValue } }
+    }
     /// The unsigned REST envelope the token came in, if any.
-    public var envelope: RESTEnvelope?
+    public var envelope: RESTEnvelope? {
+        _read { yield parts.envelope }
+        set { update { $0.envelope = newValue } }
+    }
+
     /// The Media RSS reading of `resourceID`, when it is an RSS document.
-    public var mediaRSS: MediaRSSResource?
+    ///
+    /// Read on first use, not when the token is decoded: most verifications
+    /// never look at it, and parsing the nested document costs about as much
+    /// as parsing the token element itself (see ``LazyMediaRSS``).
+    public var mediaRSS: MediaRSSResource? {
+        get { parts.pendingMediaRSS?.resource ?? parts.storedMediaRSS }
+        set {
+            update {
+                $0.storedMediaRSS = newValue
+                $0.pendingMediaRSS = nil
+            }
+        }
+    }
+
     /// Things worth telling a person that did not stop decoding (a repaired
     /// transport, a `resourceID` that looks like XML but is not Media RSS).
-    public var warnings: [String]
+    public var warnings: [String] {
+        get {
+            guard let warning = parts.pendingWarning?.warning else { return parts.storedWarnings }
+            return parts.storedWarnings + [warning]
+        }
+        set {
+            update {
+                $0.storedWarnings = newValue
+                $0.pendingWarning = nil
+            }
+        }
+    }
+
+    /// Everything above, in one immutable box: a decoded token is handed from
+    /// decoder to verifier to verdict (and kept twice there, as the token and
+    /// as the verified token), so copying it must be one reference count, not
+    /// one per string and array inside. Setters replace the box.
+    private final class Box: Sendable {
+        let parts: Parts
+        init(_ parts: Parts) { self.parts = parts }
+    }
+
+    private struct Parts: Sendable {
+        var token: EntitlementToken
+        var fields: [TokenField]
+        var xml: [UInt8]
+        var frame: TokenFrame
+        var transport: TransportForm
+        var envelope: RESTEnvelope?
+        var storedMediaRSS: MediaRSSResource?
+        var pendingMediaRSS: LazyMediaRSS?
+        var storedWarnings: [String]
+        /// The same reading as `pendingMediaRSS`: its warning, if the document
+        /// is not Media RSS, comes after the transport's warnings.
+        var pendingWarning: LazyMediaRSS?
+    }
+
+    private var box: Box
+
+    private var parts: Parts {
+        _read { yield box.parts }
+    }
+
+    private mutating func update(_ change: (inout Parts) -> Void) {
+        var parts = box.parts
+        change(&parts)
+        box = Box(parts)
+    }
+
+    init(token: EntitlementToken, fields: [TokenField], xml: [UInt8], frame: TokenFrame, transport: TransportForm,
+         envelope: RESTEnvelope?, mediaRSS: LazyMediaRSS?, warnings: [String]) {
+        box = Box(Parts(token: token, fields: fields, xml: xml, frame: frame, transport: transport, envelope: envelope,
+                        storedMediaRSS: nil, pendingMediaRSS: mediaRSS, storedWarnings: warnings, pendingWarning: mediaRSS))
+    }
 
     public var kind: TokenKind { token.kind }
     public var root: String { token.root }
@@ -24,6 +109,14 @@ public struct DecodedToken: Sendable {
 
     /// The text inside `signatureInfo`, as written (Base64, possibly wrapped).
     public var signatureText: String { String(decoding: xml[frame.signatureText], as: UTF8.self) }
+
+    /// The signature's bytes, or nil when the text is not Base64 (then the
+    /// verdict is `INVALID_SIGNATURE`, not a format error).
+    public var signatureBytes: [UInt8]? {
+        try? xml[frame.signatureText].withUnsafeBufferPointer { (text) throws(Base64.Failure) in
+            try Base64.decode(text, whitespace: .any)
+        }.bytes
+    }
 
     /// The value of the first field at `path` (an element path relative to the root).
     public func field(_ path: String) -> String? {

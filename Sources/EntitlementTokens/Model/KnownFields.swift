@@ -4,24 +4,38 @@
 /// unknown fields stay in ``DecodedToken/fields`` untouched.
 struct KnownFields {
     private var paths: [String]
-    private var found: [TokenField?]
+    private var fields: [TokenField]
+    /// For each known path, the index of its field in `fields`, or -1.
+    /// (An array of `Int` rather than of `TokenField?`: it is made per token,
+    /// and the runtime makes `[Int]` storage far more cheaply.)
+    private var found: [Int]
 
     init(_ fields: [TokenField], known paths: [String]) throws(TokenError) {
         self.paths = paths
-        found = Array(repeating: nil, count: paths.count)
-        for field in fields {
-            guard let slot = paths.firstIndex(of: field.path) else { continue }
-            if let first = found[slot] {
+        self.fields = fields
+        found = Array(repeating: -1, count: paths.count)
+        for (index, field) in fields.enumerated() {
+            guard let slot = Self.slot(of: field.path, in: paths) else { continue }
+            if found[slot] >= 0 {
+                let first = fields[found[slot]]
                 throw TokenError(.duplicateField, stage: .model,
                                  "field '\(field.path)' appears twice (first at \(first.line):\(first.column))",
                                  at: Self.location(of: field))
             }
-            found[slot] = field
+            found[slot] = index
         }
     }
 
+    /// `paths.firstIndex(of: path)`, comparing lengths first: known paths are
+    /// short strings, and most comparisons are between different lengths.
+    private static func slot(of path: String, in paths: [String]) -> Int? {
+        let length = path.utf8.count
+        return paths.firstIndex { $0.utf8.count == length && $0 == path }
+    }
+
     func optional(_ path: String) -> TokenField? {
-        paths.firstIndex(of: path).flatMap { found[$0] }
+        guard let slot = Self.slot(of: path, in: paths), found[slot] >= 0 else { return nil }
+        return fields[found[slot]]
     }
 
     func required(_ path: String, root: String) throws(TokenError) -> TokenField {

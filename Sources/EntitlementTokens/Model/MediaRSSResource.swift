@@ -1,3 +1,5 @@
+internal import Synchronization
+
 /// A `resourceID` written as a Media RSS document, reduced to what identifies it.
 ///
 /// Issuers put either a bare id (`TNT`) or an RSS document in `resourceID`;
@@ -17,6 +19,9 @@ public struct MediaRSSResource: Sendable, Hashable {
         self.rating = rating
     }
 
+    /// Built once, not per token.
+    private static let rssRoot: Set<String> = ["rss"]
+
     /// True when `text` is meant as an RSS document rather than a bare id.
     static func looksLikeRSS(_ text: String) -> Bool {
         text.utf8.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "<")
@@ -26,7 +31,7 @@ public struct MediaRSSResource: Sendable, Hashable {
     static func parse(_ text: String, with parser: XMLPushParser) -> Result<MediaRSSResource, TokenError> {
         var copy = text
         let parsed = copy.withUTF8 { bytes in
-            Result { () throws(TokenError) in try parser.parse(bytes, allowedRoots: ["rss"]) }
+            Result { () throws(TokenError) in try parser.parse(bytes, allowedRoots: rssRoot) }
         }
         switch parsed {
         case .failure(let error):
@@ -39,5 +44,63 @@ public struct MediaRSSResource: Sendable, Hashable {
             return .success(MediaRSSResource(channelTitle: title, itemTitle: first("channel/item/title"),
                                              itemGUID: first("channel/item/guid"), rating: first("channel/item/media:rating")))
         }
+    }
+}
+
+/// The Media RSS reading of one `resourceID`, made the first time anyone asks
+/// and then kept (``DecodedToken/mediaRSS`` and ``DecodedToken/warnings``).
+///
+/// Only a resource check that is not an exact match, and people looking at
+/// the token, need it; the signature and the other checks do not. The nested
+/// document goes through the same hardened parser as the token, with the
+/// decoder's limits, on a parser borrowed from ``SharedXMLParsers`` (making a
+/// libxml2 context per call would cost more than the parse).
+final class LazyMediaRSS: Sendable {
+    let text: String
+    let configuration: DecoderConfiguration
+    private let outcome = Mutex<Result<MediaRSSResource, TokenError>?>(nil)
+
+    init(text: String, configuration: DecoderConfiguration) {
+        self.text = text
+        self.configuration = configuration
+    }
+
+    /// Parses on first use; concurrent first uses may both parse, with the same result.
+    var result: Result<MediaRSSResource, TokenError> {
+        if let known = outcome.withLock({ $0 }) { return known }
+        let parsed = SharedXMLParsers.withParser(configuration: configuration) { MediaRSSResource.parse(text, with: $0) }
+        outcome.withLock { $0 = $0 ?? parsed }
+        return parsed
+    }
+
+    var resource: MediaRSSResource? {
+        if case .success(let rss) = result { return rss }
+        return nil
+    }
+
+    /// What the decoder says about a `resourceID` that looks like XML but is not Media RSS.
+    var warning: String? {
+        guard case .failure(let error) = result else { return nil }
+        return "resourceID looks like XML but is not a Media RSS document (\(error.message)); it is compared as an opaque string"
+    }
+}
+
+/// Parsers for work that is not tied to one ``TokenDecoder``: each is used by
+/// one caller at a time and kept for the next, a few per configuration.
+enum SharedXMLParsers {
+    /// `XMLPushParser` is not Sendable; each one is only touched by the single
+    /// caller that took it out of the locked list.
+    private struct Idle: @unchecked Sendable { let parser: XMLPushParser }
+    private static let idle = Mutex<[Idle]>([])
+    private static let capacity = 16
+
+    static func withParser<Result>(configuration: DecoderConfiguration, _ body: (XMLPushParser) -> Result) -> Result {
+        let reused = idle.withLock { list -> Idle? in
+            guard let index = list.lastIndex(where: { $0.parser.configuration == configuration }) else { return nil }
+            return list.remove(at: index)
+        }
+        let taken = reused ?? Idle(parser: XMLPushParser(configuration: configuration))
+        defer { idle.withLock { if $0.count < capacity { $0.append(taken) } } }
+        return body(taken.parser)
     }
 }

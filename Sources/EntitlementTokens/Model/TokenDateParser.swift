@@ -25,7 +25,8 @@ public enum TokenDateParser {
     }
 
     public static func parse(_ text: String) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
-        let result = Array(text.utf8).withUnsafeBufferPointer { bytes in
+        var utf8 = text  // withUTF8 needs a var; a native string is not copied
+        let result = utf8.withUTF8 { bytes in
             Result { () throws(Failure) in try parse(bytes, text: text) }
         }
         return try result.get()

@@ -38,6 +38,33 @@ public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConver
         let (year, month, day) = CivilDate.fromDays(days)
         let seconds = millisecondOfDay / 1000
         let milliseconds = millisecondOfDay % 1000
+        if (0...9999).contains(year) {
+            // Written byte by byte: verdict output shows two of these per token,
+            // and string interpolation of padded parts costs several allocations.
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+                var count = 0
+                func put(_ value: Int64, _ width: Int) {
+                    var value = value
+                    for index in stride(from: count + width - 1, through: count, by: -1) {
+                        buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                        value /= 10
+                    }
+                    count += width
+                }
+                func put(_ byte: UInt8) {
+                    buffer[count] = byte
+                    count += 1
+                }
+                put(year, 4); put(UInt8(ascii: "-")); put(month, 2); put(UInt8(ascii: "-")); put(day, 2); put(UInt8(ascii: "T"))
+                put(seconds / 3600, 2); put(UInt8(ascii: ":")); put(seconds / 60 % 60, 2); put(UInt8(ascii: ":")); put(seconds % 60, 2)
+                if milliseconds != 0 {
+                    put(UInt8(ascii: "."))
+                    put(milliseconds, 3)
+                }
+                put(UInt8(ascii: "Z"))
+                return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+            }
+        }
         var text = "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T"
         text += "\(Self.pad(seconds / 3600, 2)):\(Self.pad(seconds / 60 % 60, 2)):\(Self.pad(seconds % 60, 2))"
         if milliseconds != 0 { text += ".\(Self.pad(milliseconds, 3))" }

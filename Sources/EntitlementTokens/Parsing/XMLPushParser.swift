@@ -1,4 +1,11 @@
 internal import CLibXML2
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 /// libxml2's push (SAX2) parser, hardened for hostile tokens and reused across them.
 ///
@@ -15,6 +22,8 @@ internal import CLibXML2
 final class XMLPushParser {
     private let context: xmlParserCtxtPtr
     fileprivate let state: SAXState
+
+    var configuration: DecoderConfiguration { state.configuration }
 
     init(configuration: DecoderConfiguration) {
         state = SAXState(configuration: configuration)
@@ -39,8 +48,22 @@ final class XMLPushParser {
             throw TokenError(.tokenTooLarge, stage: .parsing,
                              "\(bytes.count) bytes of XML; the limit is \(state.configuration.maxTokenBytes) (maxTokenBytes)")
         }
+        // XML 1.0 §2.11: CR LF and a lone CR are read as LF before parsing.
+        // libxml2 does that everywhere except in CDATA sections fed through its
+        // push parser, which it hands over raw; so a field's value would depend
+        // on whether the issuer wrapped it in CDATA (found by FuzzDecode:
+        // Fuzz/FailCases/FuzzDecode/cdata-crlf-line-end.xml). The caller's
+        // bytes, which are the signed bytes, stay as they are.
+        if FrameScanner.index(of: 0x0D, in: bytes, from: 0) != nil {
+            let normalized = Self.normalizingLineEnds(bytes)
+            return try normalized.withUnsafeBufferPointer { (buffer) throws(TokenError) in
+                try parse(buffer, allowedRoots: allowedRoots, chunkSize: chunkSize)
+            }
+        }
         state.reset(allowedRoots: allowedRoots)
-        xmlCtxtResetPush(context, nil, 0, nil, "UTF-8")
+        // No encoding name: the bytes are already validated UTF-8, and naming
+        // "UTF-8" made libxml2 copy every chunk through a UTF-8→UTF-8 converter.
+        xmlCtxtResetPush(context, nil, 0, nil, nil)
         xmlCtxtUseOptions(context, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_IGNORE_ENC.rawValue))
         context.pointee.replaceEntities = 0
         context.pointee.loadsubset = 0
@@ -68,24 +91,43 @@ final class XMLPushParser {
         return ParsedElement(root: root, fields: state.fields)
     }
 
+    /// `bytes` with every CR LF and lone CR turned into LF (XML 1.0 §2.11).
+    static func normalizingLineEnds(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == 0x0D {
+                out.append(0x0A)
+                if index + 1 < bytes.count, bytes[index + 1] == 0x0A { index += 1 }
+            } else {
+                out.append(bytes[index])
+            }
+            index += 1
+        }
+        return out
+    }
+
     /// Fills in the SAX2 callbacks. Closures here capture nothing: they reach
     /// the Swift state through the `ctx` pointer (style habit 3).
     private static func install(_ handler: inout xmlSAXHandler) {
         handler.initialized = XML_SAX2_MAGIC
         handler.startElementNs = { ctx, localname, prefix, _, namespaceCount, namespaces, attributeCount, _, attributes in
-            SAXState.from(ctx).startElement(localname: localname, prefix: prefix,
-                                            namespaceCount: Int(namespaceCount), namespaces: namespaces,
-                                            attributeCount: Int(attributeCount), attributes: attributes)
+            SAXState.with(ctx) {
+                $0.startElement(localname: localname, prefix: prefix,
+                                namespaceCount: Int(namespaceCount), namespaces: namespaces,
+                                attributeCount: Int(attributeCount), attributes: attributes)
+            }
         }
         handler.endElementNs = { ctx, _, _, _ in
-            SAXState.from(ctx).endElement()
+            SAXState.with(ctx) { $0.endElement() }
         }
         handler.characters = { ctx, bytes, length in
-            SAXState.from(ctx).text(bytes, Int(length))
+            SAXState.with(ctx) { $0.text(bytes, Int(length)) }
         }
         handler.ignorableWhitespace = handler.characters
         handler.cdataBlock = { ctx, bytes, length in
-            SAXState.from(ctx).text(bytes, Int(length))
+            SAXState.with(ctx) { $0.text(bytes, Int(length)) }
         }
         handler.comment = { ctx, _ in
             SAXState.from(ctx).fail(.commentForbidden, "comments are not allowed in a token")
@@ -121,20 +163,35 @@ final class XMLPushParser {
 }
 
 /// The parse in progress, reached from the C callbacks through `ctx`.
+///
+/// The mutable state is `@exclusivity(unchecked)`: it is only ever touched by
+/// the one thread running this parser, from inside `xmlParseChunk` or around it,
+/// never with overlapping accesses, and the dynamic exclusivity checks Swift
+/// would otherwise make on every access of a class property cost more than the
+/// callbacks' own work (about 200 checks per token).
 final class SAXState {
     let configuration: DecoderConfiguration
     var context: xmlParserCtxtPtr?
-    private var allowedRoots: Set<String> = []
+    @exclusivity(unchecked) private var allowedRoots: Set<String> = []
+    /// The same names as bytes, to recognise the root without making a String and hashing it.
+    @exclusivity(unchecked) private var allowedRootNames: [(utf8: [UInt8], name: String)] = []
 
-    private(set) var root: String?
-    private(set) var fields: [TokenField] = []
-    fileprivate(set) var failure: PendingFailure?
+    @exclusivity(unchecked) private(set) var root: String?
+    @exclusivity(unchecked) private(set) var fields: [TokenField] = []
+    @exclusivity(unchecked) fileprivate(set) var failure: PendingFailure?
 
     /// `/`-joined path of the open elements below the root, as UTF-8.
-    private var path: [UInt8] = []
-    private var frames: [Frame] = []
-    private var text: [UInt8] = []
-    private var elementCount = 0
+    @exclusivity(unchecked) private var path = ByteBuffer(capacity: 256)
+    @exclusivity(unchecked) private var frames: [Frame] = []
+    @exclusivity(unchecked) private var text = ByteBuffer(capacity: 256)
+    /// Scratch space for an attribute's name and path, reused.
+    @exclusivity(unchecked) private var attributeName = ByteBuffer(capacity: 64)
+    @exclusivity(unchecked) private var attributePath = ByteBuffer(capacity: 256)
+    /// The path strings of the last document, by field position: tokens of
+    /// one issuer repeat the same fields in the same order, so the n-th field's
+    /// path is usually the n-th path last time and need not be made again.
+    @exclusivity(unchecked) private var pathCache: [(bytes: [UInt8], string: String)] = []
+    @exclusivity(unchecked) private var elementCount = 0
 
     private struct Frame {
         /// Length of `path` before this element's name was appended.
@@ -179,8 +236,6 @@ final class SAXState {
 
     init(configuration: DecoderConfiguration) {
         self.configuration = configuration
-        path.reserveCapacity(256)
-        text.reserveCapacity(256)
         frames.reserveCapacity(configuration.maxDepth + 1)
     }
 
@@ -188,14 +243,27 @@ final class SAXState {
         Unmanaged<SAXState>.fromOpaque(ctx!).takeUnretainedValue()
     }
 
+    /// `body(state)` without retaining the state: its parser keeps it alive for
+    /// the whole parse, and the element and text callbacks run about forty times
+    /// per token, where a retain/release pair (two atomic operations) each shows.
+    @inline(__always) static func with(_ ctx: UnsafeMutableRawPointer?, _ body: (SAXState) -> Void) {
+        Unmanaged<SAXState>.fromOpaque(ctx!)._withUnsafeGuaranteedRef(body)
+    }
+
     func reset(allowedRoots: Set<String>) {
-        self.allowedRoots = allowedRoots
+        if allowedRoots != self.allowedRoots {
+            self.allowedRoots = allowedRoots
+            allowedRootNames = allowedRoots.sorted().map { (Array($0.utf8), $0) }
+        }
         root = nil
+        // A fresh array (the last one went out with the parsed element), sized
+        // for a typical token so appending never regrows it.
         fields = []
+        fields.reserveCapacity(16)
         failure = nil
-        path.removeAll(keepingCapacity: true)
+        path.removeAll()
         frames.removeAll(keepingCapacity: true)
-        text.removeAll(keepingCapacity: true)
+        text.removeAll()
         elementCount = 0
     }
 
@@ -246,7 +314,9 @@ final class SAXState {
         }
         let (line, column) = position
         let parentPathLength = path.count
-        if frames.isEmpty {
+        if frames.isEmpty, prefix == nil, let known = knownRoot(localname) {
+            root = known
+        } else if frames.isEmpty {
             let name = Self.qualifiedName(localname, prefix)
             guard allowedRoots.contains(name) else {
                 return fail(.unknownTokenRoot, "<\(name)> is not a token element (expected one of \(allowedRoots.sorted().joined(separator: ", ")))")
@@ -254,12 +324,12 @@ final class SAXState {
             root = name
         } else {
             if frames[frames.count - 1].hasChildren == false {
-                guard Self.isBlank(text) else {
-                    return fail(.mixedContent, "element \(String(decoding: path, as: UTF8.self).nonEmpty ?? "root") mixes text and elements")
+                guard Self.isBlank(text.bytes) else {
+                    return fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements")
                 }
                 frames[frames.count - 1].hasChildren = true
             }
-            text.removeAll(keepingCapacity: true)
+            text.removeAll()
             if !path.isEmpty { path.append(UInt8(ascii: "/")) }
             Self.appendQualifiedName(localname, prefix, to: &path)
         }
@@ -270,53 +340,115 @@ final class SAXState {
             for index in 0..<namespaceCount {
                 let declaredPrefix = namespaces[index * 2]
                 let uri = namespaces[index * 2 + 1]
-                var name: [UInt8] = Array("xmlns".utf8)
+                attributeName.removeAll()
+                Self.xmlns.withUnsafeBufferPointer { attributeName.append($0) }
                 if let declaredPrefix {
-                    name.append(UInt8(ascii: ":"))
-                    name.append(contentsOf: UnsafeBufferPointer(start: declaredPrefix, count: strlen(declaredPrefix)))
+                    attributeName.append(UInt8(ascii: ":"))
+                    attributeName.append(UnsafeBufferPointer(start: declaredPrefix, count: strlen(declaredPrefix)))
                 }
                 let value = uri.map { UnsafeBufferPointer(start: $0, count: strlen($0)) } ?? UnsafeBufferPointer(start: nil, count: 0)
-                guard addAttribute(name: name, value: value, line: line, column: column) else { return }
+                guard addAttribute(value: value, line: line, column: column) else { return }
             }
         }
         if attributeCount > 0, let attributes {
             for index in 0..<attributeCount {
                 let base = index * 5
                 guard let name = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4] else { continue }
-                var qualified: [UInt8] = []
-                Self.appendQualifiedName(name, attributes[base + 1], to: &qualified)
+                attributeName.removeAll()
+                Self.appendQualifiedName(name, attributes[base + 1], to: &attributeName)
                 let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
-                guard addAttribute(name: qualified, value: value, line: line, column: column) else { return }
+                guard addAttribute(value: value, line: line, column: column) else { return }
             }
         }
     }
 
-    private func addAttribute(name: [UInt8], value: UnsafeBufferPointer<UInt8>, line: Int, column: Int) -> Bool {
-        guard value.count <= configuration.maxFieldBytes else {
-            fail(.fieldTooLong, "attribute \(String(decoding: name, as: UTF8.self)) is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)")
+    private static let xmlns = Array("xmlns".utf8)
+
+    /// Adds the attribute named by `attributeName` at the current path.
+    private func addAttribute(value: UnsafeBufferPointer<UInt8>, line: Int, column: Int) -> Bool {
+        let decoded = Self.attributeText(value)
+        guard decoded.utf8.count <= configuration.maxFieldBytes else {
+            fail(.fieldTooLong, "attribute \(attributeName.string) is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)")
             return false
         }
-        var attributePath = path
+        attributePath.removeAll()
+        attributePath.append(path.bytes)
         if !attributePath.isEmpty { attributePath.append(UInt8(ascii: "/")) }
         attributePath.append(UInt8(ascii: "@"))
-        attributePath.append(contentsOf: name)
-        fields.append(TokenField(path: String(decoding: attributePath, as: UTF8.self),
-                                 value: String(decoding: value, as: UTF8.self), line: line, column: column))
+        attributePath.append(attributeName.bytes)
+        fields.append(TokenField(path: fieldPath(attributePath.bytes),
+                                 value: decoded, line: line, column: column))
         return true
+    }
+
+    /// An attribute value (or namespace URI) as the document means it. With
+    /// entity substitution off, libxml2 hands `&amp;` and `&#38;` in an
+    /// attribute value over as the five characters `&#38;`, for a tree builder
+    /// to decode again; no other `&` can reach a value, so each `&#38;` here is
+    /// one `&` (found by FuzzDecode: Fuzz/FailCases/FuzzDecode/attribute-amp-entity.xml).
+    static func attributeText(_ value: UnsafeBufferPointer<UInt8>) -> String {
+        guard value.contains(UInt8(ascii: "&")) else { return String(decoding: value, as: UTF8.self) }
+        let escaped = Array("&#38;".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(value.count)
+        var index = 0
+        while index < value.count {
+            if value[index] == UInt8(ascii: "&"), index + escaped.count <= value.count,
+               value[index..<(index + escaped.count)].elementsEqual(escaped) {
+                out.append(UInt8(ascii: "&"))
+                index += escaped.count
+            } else {
+                out.append(value[index])
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     func endElement() {
         guard failure == nil, let frame = frames.popLast() else { return }
         if !frame.hasChildren && !frames.isEmpty {
-            fields.append(TokenField(path: String(decoding: path, as: UTF8.self),
-                                     value: String(decoding: text, as: UTF8.self),
+            fields.append(TokenField(path: pathString(),
+                                     value: text.string,
                                      line: frame.line, column: frame.column))
-        } else if !Self.isBlank(text) {
-            return fail(.mixedContent, "element \(String(decoding: path, as: UTF8.self).nonEmpty ?? "root") mixes text and elements")
+        } else if !Self.isBlank(text.bytes) {
+            return fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements")
         }
-        text.removeAll(keepingCapacity: true)
+        text.removeAll()
         // Drop this element's name (and its separator) from the path.
-        path.removeSubrange(frame.parentPathLength...)
+        path.truncate(to: frame.parentPathLength)
+    }
+
+    /// The allowed root whose name is `localname`, if one is.
+    private func knownRoot(_ localname: UnsafePointer<xmlChar>) -> String? {
+        let length = strlen(localname)
+        for entry in allowedRootNames where entry.utf8.count == length {
+            if entry.utf8.withUnsafeBufferPointer({ memcmp($0.baseAddress!, localname, length) == 0 }) { return entry.name }
+        }
+        return nil
+    }
+
+    /// `path` as a String, from ``pathCache`` when the same field stood at the same position before.
+    private func pathString() -> String {
+        fieldPath(path.bytes)
+    }
+
+    /// `bytes` (the path of the next field) as a String, from ``pathCache``
+    /// when the same path stood at the same position before.
+    private func fieldPath(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let position = fields.count
+        if position < pathCache.count, pathCache[position].bytes.withUnsafeBufferPointer({ cached in
+            cached.count == bytes.count && (bytes.isEmpty || memcmp(cached.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }) {
+            return pathCache[position].string
+        }
+        let string = String(decoding: bytes, as: UTF8.self)
+        if position < pathCache.count {
+            pathCache[position] = (Array(bytes), string)
+        } else if position == pathCache.count, position < 64 {
+            pathCache.append((Array(bytes), string))
+        }
+        return string
     }
 
     func text(_ bytes: UnsafePointer<xmlChar>?, _ length: Int) {
@@ -325,14 +457,14 @@ final class SAXState {
         if frames[frames.count - 1].hasChildren {
             // Between child elements only white space (pretty printing) is allowed.
             guard Self.isBlank(chunk) else {
-                return fail(.mixedContent, "element \(String(decoding: path, as: UTF8.self).nonEmpty ?? "root") mixes text and elements")
+                return fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements")
             }
             return
         }
         guard text.count + length <= configuration.maxFieldBytes else {
-            return fail(.fieldTooLong, "field \(String(decoding: path, as: UTF8.self).nonEmpty ?? "root") is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)")
+            return fail(.fieldTooLong, "field \(path.string.nonEmpty ?? "root") is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)")
         }
-        text.append(contentsOf: chunk)
+        text.append(chunk)
     }
 
     private static func isBlank(_ bytes: some Sequence<UInt8>) -> Bool {
@@ -340,17 +472,17 @@ final class SAXState {
     }
 
     private static func qualifiedName(_ localname: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?) -> String {
-        var bytes: [UInt8] = []
+        var bytes = ByteBuffer(capacity: 64)
         appendQualifiedName(localname, prefix, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes.string
     }
 
-    private static func appendQualifiedName(_ localname: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?, to bytes: inout [UInt8]) {
+    private static func appendQualifiedName(_ localname: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?, to bytes: inout ByteBuffer) {
         if let prefix {
-            bytes.append(contentsOf: UnsafeBufferPointer(start: prefix, count: strlen(prefix)))
+            bytes.append(UnsafeBufferPointer(start: prefix, count: strlen(prefix)))
             bytes.append(UInt8(ascii: ":"))
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(start: localname, count: strlen(localname)))
+        bytes.append(UnsafeBufferPointer(start: localname, count: strlen(localname)))
     }
 }
 
@@ -365,5 +497,62 @@ extension String {
         var result = self
         while let last = result.last, last == "\n" || last == "\r" || last == " " { result.removeLast() }
         return result
+    }
+}
+
+/// A growable run of bytes that owns its memory: the parser's path and text
+/// scratch space. Appending is a bounds check and a copy, and emptying or
+/// shortening it only moves its end (a `[UInt8]` would check uniqueness and
+/// go through generic range replacement on each of the ~40 uses per token).
+struct ByteBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(16, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Valid until the next append.
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(count + 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) {
+        guard let source = buffer.baseAddress, buffer.count > 0 else { return }
+        if count + buffer.count > capacity { grow(count + buffer.count) }
+        (base + count).update(from: source, count: buffer.count)
+        count += buffer.count
+    }
+
+    mutating func removeAll() {
+        count = 0
+    }
+
+    /// Keeps the first `length` bytes.
+    mutating func truncate(to length: Int) {
+        count = min(count, length)
+    }
+
+    private mutating func grow(_ needed: Int) {
+        let newCapacity = max(capacity * 2, needed)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
     }
 }

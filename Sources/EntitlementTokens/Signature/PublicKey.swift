@@ -25,9 +25,8 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     public var derRepresentation: [UInt8] { storage.der }
 
     /// "RSA-2048 SHA256withRSA key from keys/issuer.pem (SHA-256 3fa1…)".
-    public var description: String {
-        "\(storage.profile.displayName) \(algorithm.rawValue) key from \(source) (SHA-256 \(sha256Fingerprint))"
-    }
+    /// Made once, when the key is loaded: every valid verdict's reason names it.
+    public var description: String { storage.description }
 
     /// Every key in `bytes`, in order.
     ///
@@ -123,6 +122,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         let der: [UInt8]
         let fingerprint: String
         let verifier: SignatureVerifier
+        let description: String
 
         init(profile: KeyPolicy.Profile, source: String, der: [UInt8], fingerprint: String, verifier: SignatureVerifier) {
             self.profile = profile
@@ -130,6 +130,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             self.der = der
             self.fingerprint = fingerprint
             self.verifier = verifier
+            description = "\(profile.displayName) \(profile.algorithm.rawValue) key from \(source) (SHA-256 \(fingerprint))"
         }
     }
 }

@@ -37,12 +37,14 @@ enum PercentDecoding {
 
     /// True when `input` holds at least one `%XX` escape.
     static func looksEncoded(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        // memchr to each `%`: most records (Base64, raw XML) hold none at all.
         var index = 0
-        while index + 2 < input.count {
-            if input[index] == UInt8(ascii: "%"), hexValue(input[index + 1]) != nil, hexValue(input[index + 2]) != nil {
+        while let percent = FrameScanner.index(of: UInt8(ascii: "%"), in: input, from: index) {
+            guard percent + 2 < input.count else { return false }
+            if hexValue(input[percent + 1]) != nil, hexValue(input[percent + 2]) != nil {
                 return true
             }
-            index += 1
+            index = percent + 1
         }
         return false
     }

@@ -59,17 +59,22 @@ struct TransportDecoder: Sendable {
         if let decoded, decoded.withUnsafeBufferPointer({ Self.startsLikeXML($0) }) {
             return try xmlPayload(decoded, form: TransportForm(envelope: envelope, percentEncoded: true, encoding: .raw), warnings: [])
         }
-        let base64Input = decoded ?? Array(body)
         let assumed = percentEncoded ? "percent-encoded Base64" : "Base64"
         // Offsets inside percent-decoded text are not offsets in the record; say so.
         let offsetBase = percentEncoded ? nil : bodyOffset
         var warnings: [String] = []
         let result: (bytes: [UInt8], alphabet: Base64.Alphabet)
         do {
-            result = try base64Input.withUnsafeBufferPointer { (buffer) throws(Base64.Failure) in
-                try Base64.decode(buffer, whitespace: .lineBreaks, spacesArePlus: configuration.repairsSpacesAsPlus)
+            // The record's own bytes unless percent decoding made new ones (no copy).
+            if let decoded {
+                result = try decoded.withUnsafeBufferPointer { (buffer) throws(Base64.Failure) in
+                    try Base64.decode(buffer, whitespace: .lineBreaks, spacesArePlus: configuration.repairsSpacesAsPlus)
+                }
+            } else {
+                result = try Base64.decode(body, whitespace: .lineBreaks, spacesArePlus: configuration.repairsSpacesAsPlus)
             }
         } catch {
+            let base64Input = decoded ?? Array(body)
             var failure = error
             // Blame a lost '+' only when spaces are the sole problem.
             if case .space = failure.reason, let invalid = Base64.firstInvalidCharacter(in: base64Input) {
@@ -77,7 +82,7 @@ struct TransportDecoder: Sendable {
             }
             throw Self.base64Error(failure, assumed: assumed, offsetBase: offsetBase)
         }
-        if configuration.repairsSpacesAsPlus, base64Input.contains(UInt8(ascii: " ")) {
+        if configuration.repairsSpacesAsPlus, (decoded.map { $0.contains(UInt8(ascii: " ")) } ?? body.contains(UInt8(ascii: " "))) {
             warnings.append("repaired: spaces in the Base64 were read as '+' (the token was taken from a query string without percent-encoding)")
         }
         guard result.bytes.withUnsafeBufferPointer({ Self.startsLikeXML($0) }) else {

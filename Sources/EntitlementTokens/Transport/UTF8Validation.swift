@@ -9,6 +9,12 @@ enum UTF8Validation {
         var index = 0
         let count = bytes.count
         while index < count {
+            // ASCII fast path: eight bytes at a time while none has its high bit set.
+            while index + 8 <= count,
+                  UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                index += 8
+            }
+            guard index < count else { break }
             let lead = bytes[index]
             if lead < 0x80 {
                 index += 1

@@ -14,6 +14,9 @@ public final class TokenVerifier: Sendable {
     private let policies: [any TokenPolicy]
     private let skipped: [(check: VerificationCheck, reason: String)]
     private let decoders: TokenDecoderPool
+    /// The reason of a valid verdict for each trusted key, in ring order, made
+    /// once here rather than formatted again for every valid token.
+    private let validReasons: [String]
 
     public init(signature: SignatureRequirement, policy: VerificationPolicy = .init(),
                 decoderConfiguration: DecoderConfiguration = .default) {
@@ -45,6 +48,11 @@ public final class TokenVerifier: Sendable {
         } else { skipped.append((.replay, "replay protection not enabled")) }
         self.policies = policies
         self.skipped = skipped
+        if case .trustedKeys(let ring) = signature {
+            validReasons = ring.keys.map { "every configured check passed (verified by \($0.description))" }
+        } else {
+            validReasons = []
+        }
     }
 
     /// Decodes and verifies one token in any transport form but a REST JSON document.
@@ -76,16 +84,26 @@ public final class TokenVerifier: Sendable {
 
     /// Verifies an already decoded token.
     public func verify(_ token: DecodedToken) -> Verdict {
-        var run: [VerificationCheck] = [.format, .signature]
+        var run: [VerificationCheck] = []
+        run.reserveCapacity(2 + policies.count)
+        run.append(.format)
+        run.append(.signature)
         var skipped = self.skipped
         var key: PublicKey? = nil
+        var reason = "every configured check passed"
         switch signature {
         case .insecureSkipped:
             run.removeLast()
             skipped.insert((.signature, "signature checking switched off (insecure)"), at: 0)
         case .trustedKeys(let ring):
             switch Self.verifySignature(of: token, with: ring) {
-            case .success(let verifyingKey): key = verifyingKey
+            case .success(let verifyingKey):
+                key = verifyingKey
+                if let index = ring.keys.firstIndex(where: { $0.storage === verifyingKey.storage }) {
+                    reason = validReasons[index]
+                } else {
+                    reason = "every configured check passed (verified by \(verifyingKey.description))"
+                }
             case .failure(let failure):
                 return Verdict(status: .invalidSignature, reason: failure.reason, token: token, formatError: nil, verified: nil,
                                key: nil, checksRun: run, checksSkipped: skipped)
@@ -104,8 +122,7 @@ public final class TokenVerifier: Sendable {
                                key: key, checksRun: run, checksSkipped: skipped)
             }
         }
-        let by = key.map { " (verified by \($0.description))" } ?? ""
-        return Verdict(status: .validToken, reason: "every configured check passed\(by)", token: token, formatError: nil,
+        return Verdict(status: .validToken, reason: reason, token: token, formatError: nil,
                        verified: VerifiedToken(decoded: token, key: key), key: key, checksRun: run, checksSkipped: skipped)
     }
 
@@ -124,12 +141,14 @@ public final class TokenVerifier: Sendable {
     /// The key that verifies the token's signed bytes, or why none does.
     private static func verifySignature(of token: DecodedToken, with ring: KeyRing) -> Result<PublicKey, SignatureFailure> {
         let text = token.xml[token.frame.signatureText]
-        if text.allSatisfy(\.isASCIIWhitespace) {
+        if !text.contains(where: { !$0.isASCIIWhitespace }) {
             return .failure(SignatureFailure(reason: "signatureInfo is empty: the token carries no signature"))
         }
         let signature: [UInt8]
         do {
-            signature = try Base64.decode(Array(text), whitespace: .any).bytes
+            signature = try text.withUnsafeBufferPointer { (buffer) throws(Base64.Failure) in
+                try Base64.decode(buffer, whitespace: .any)
+            }.bytes
         } catch {
             return .failure(SignatureFailure(reason: "signatureInfo is not valid Base64 (at its byte \(error.offset))"))
         }
