@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// `mint` issues tokens the verifier accepts, in every kind, form and encoding.
+@Suite struct MintTests {
+    static let verifyFlags = ["--key", "Samples/keys/trusted", "--now", "2026-01-15T12:03:00Z", "--format", "jsonl"]
+
+    @Test(arguments: ["media", "authentication", "authorization"], ["raw", "base64", "base64url"])
+    func mintedTokensVerify(kind: String, encoding: String) throws {
+        for closed in [false, true] {
+            var arguments = ["mint", "--key", "Samples/keys/test-rsa2048.pem", "--kind", kind, "--requestor", "TNT",
+                             "--resource", "TNT", "--mvpd", "Comcast_SSO", "--issue-time", "2026-01-15T12:00:00Z",
+                             "--device-id", "box-1", "--encoding", encoding, "--field", "extra/note=minted & kept"]
+            if closed { arguments.append("--closed-signature") }
+            let minted = try CLI.run(arguments)
+            #expect(minted.status == 0, "\(minted.stderr)")
+            let token = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(!token.contains("\n"))
+            if encoding == "raw" {
+                #expect(token.hasPrefix("<signatureInfo>"))
+                #expect(token.contains(closed ? "</signatureInfo>" : "<signatureInfo><"))
+            }
+            let verified = try CLI.run(["verify"] + Self.verifyFlags + ["--requestor", "TNT", "--resource", "TNT", "--device-id", "box-1", token])
+            let object = try #require(try CLI.jsonLines(verified.stdout).first)
+            #expect(object["status"] as? String == "VALID_TOKEN", "\(object["reason"] ?? "")")
+            #expect(object["kind"] as? String == kind)
+            #expect(object["transport"] as? String == encoding)
+            #expect((object["fields"] as? [String: Any])?["extra/note"] as? String == "minted & kept")
+            let signature = try #require(object["signature"] as? [String: Any])
+            #expect(signature["form"] as? String == (closed ? "closed" : "legacy"))
+        }
+    }
+
+    @Test(arguments: [("420000", "2026-01-15T12:07:00Z"), ("90s", "2026-01-15T12:01:30Z"), ("7min", "2026-01-15T12:07:00Z"),
+                      ("2h", "2026-01-15T14:00:00Z"), ("1500ms", "2026-01-15T12:00:01.500Z")])
+    func ttlUnits(ttl: String, expires: String) throws {
+        let minted = try CLI.run(["mint", "--key", "Samples/keys/test-p256.pem", "--requestor", "TNT", "--resource", "TNT",
+                                  "--issue-time", "2026-01-15T12:00:00Z", "--ttl", ttl])
+        let inspected = try CLI.run(["inspect", "--format", "jsonl", minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+        #expect(try CLI.jsonLines(inspected.stdout).first?["expiresAt"] as? String == expires)
+    }
+
+    @Test func prettyAndShortAuthorizationTokenRoot() throws {
+        let minted = try CLI.run(["mint", "--key", "Samples/keys/test-ed25519.pem", "--requestor", "TNT", "--resource", "TNT",
+                                  "--issue-time", "2026-01-15T12:00:00Z", "--root", "shortAuthorizationToken", "--pretty"])
+        #expect(minted.stdout.split(separator: "\n").count > 4)
+        // Through stdin, as a multi-line raw record.
+        let verified = try CLI.run(["verify"] + Self.verifyFlags + ["-"], stdin: minted.stdout)
+        let object = try #require(try CLI.jsonLines(verified.stdout).first)
+        #expect(object["status"] as? String == "VALID_TOKEN")
+        #expect(object["root"] as? String == "shortAuthorizationToken")
+    }
+
+    @Test func mintRefusesWhatItCannotIssue() throws {
+        let base = ["mint", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT"]
+        #expect(try CLI.run(base).status == 64)                                   // media needs --resource
+        #expect(try CLI.run(base + ["--resource", "T", "--ttl", "soon"]).status == 64)
+        #expect(try CLI.run(base + ["--resource", "T", "--root", "nope"]).status == 64)
+        #expect(try CLI.run(base + ["--resource", "T", "--issue-time", "tomorrow"]).status == 64)
+        #expect(try CLI.run(base + ["--resource", "T", "--field", "bad path=x"]).status == 1)
+        let publicKey = try CLI.run(["mint", "--key", "Samples/keys/trusted/test-rsa2048.pub.pem", "--requestor", "T", "--resource", "T"])
+        #expect(publicKey.status == 2)
+        #expect(publicKey.stderr.contains("test-rsa2048.pub.pem"))
+        let weak = try CLI.run(["mint", "--key", "Samples/keys/test-rsa1024.pem", "--requestor", "T", "--resource", "T"])
+        #expect(weak.status == 2)
+        #expect(try CLI.run(["mint", "--key", "Samples/keys/test-rsa1024.pem", "--allow-insecure-keys", "--requestor", "T", "--resource", "T"]).status == 0)
+    }
+}
