@@ -7,6 +7,8 @@ struct ResourcePolicy: TokenPolicy {
     var expectedRaw: String
     /// Nil when the expectation looks like XML but is not Media RSS: then only exact equality matches.
     var expected: ResourceIdentity?
+    /// How reasons name the expectation; fixed, so described once, not per refused token.
+    var expectedSummary: String
     var check: VerificationCheck { .resource }
 
     init(expected raw: String, parser: XMLPushParser) {
@@ -16,6 +18,7 @@ struct ResourcePolicy: TokenPolicy {
         } else {
             expected = ResourceIdentity(channelTitle: raw, itemGUID: nil)
         }
+        expectedSummary = ResourceIdentity.summary(of: raw)
     }
 
     func evaluate(_ token: DecodedToken, now: TokenTimestamp) -> PolicyResult {
@@ -33,7 +36,7 @@ struct ResourcePolicy: TokenPolicy {
             return .pass
         }
         let shown = candidates.map { ResourceIdentity.summary(of: $0) }.joined(separator: ", ")
-        return .fail(.invalidResourceID, "resource is \(shown), expected \(ResourceIdentity.summary(of: expectedRaw))")
+        return .fail(.invalidResourceID, "resource is \(shown), expected \(expectedSummary)")
     }
 
     private func matches(_ raw: String, rss: MediaRSSResource?) -> Bool {
