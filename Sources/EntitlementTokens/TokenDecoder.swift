@@ -8,6 +8,10 @@ public final class TokenDecoder {
     public let configuration: DecoderConfiguration
     private let transport: TransportDecoder
     let parser: XMLPushParser
+    /// The Media RSS `resourceID` of the last token that had one, with its
+    /// (lazily parsed) reading; it is immutable and `Sendable`, so tokens that
+    /// share it may be read from any thread.
+    private var lastMediaRSS: LazyMediaRSS?
 
     public init(configuration: DecoderConfiguration = .default) {
         self.configuration = configuration
@@ -48,7 +52,14 @@ public final class TokenDecoder {
         // A Media RSS resourceID is parsed when first asked for, not here.
         var mediaRSS: LazyMediaRSS? = nil
         if let resource = token.resourceID, MediaRSSResource.looksLikeRSS(resource) {
-            mediaRSS = LazyMediaRSS(text: resource, configuration: configuration)
+            // Consecutive tokens usually name the same resource (one channel,
+            // one show): they share one reading of it, parsed at most once.
+            if let last = lastMediaRSS, last.text == resource {
+                mediaRSS = last
+            } else {
+                mediaRSS = LazyMediaRSS(text: resource, configuration: configuration)
+                lastMediaRSS = mediaRSS
+            }
         }
         return DecodedToken(token: token, fields: parsed.fields, xml: xml, frame: frame, transport: payload.form,
                             envelope: envelope, mediaRSS: mediaRSS, warnings: payload.warnings)

@@ -169,9 +169,8 @@ public final class TokenVerifier: Sendable {
 /// can serve every thread of a server or a parallel CLI run.
 public final class TokenDecoderPool: Sendable {
     /// `TokenDecoder` is not Sendable, but each one is only ever touched by
-    /// the single caller that took it out of the locked stack.
-    private struct Idle: @unchecked Sendable { let decoder: TokenDecoder }
-    private let idle = Mutex<[Idle]>([])
+    /// the single caller that took it out of the pool.
+    private let idle = ThreadAffinePool<TokenDecoder>(capacity: ThreadAffinePool<TokenDecoder>.defaultCapacity)
     public let configuration: DecoderConfiguration
 
     public init(configuration: DecoderConfiguration = .default) {
@@ -179,9 +178,9 @@ public final class TokenDecoderPool: Sendable {
     }
 
     func withDecoder<Result>(_ body: (TokenDecoder) -> Result) -> Result {
-        let decoder = idle.withLock { $0.popLast() } ?? Idle(decoder: TokenDecoder(configuration: configuration))
-        defer { idle.withLock { $0.append(decoder) } }
-        return body(decoder.decoder)
+        let decoder = idle.take() ?? TokenDecoder(configuration: configuration)
+        defer { idle.give(decoder) }
+        return body(decoder)
     }
 
     /// Decodes one record cut by a ``RecordSplitter``.
