@@ -67,6 +67,22 @@ import Testing
         #expect(decoded.warnings.isEmpty)
     }
 
+    /// One decoder reuses the last token's Media RSS reading when the next
+    /// token names the same resource; a different resource must never get it.
+    @Test func consecutiveTokensGetTheirOwnResourcesReading() throws {
+        func rss(_ channel: String) -> String {
+            #"<![CDATA[<rss version="2.0"><channel><title>"# + channel + #"</title><item><guid>7</guid></item></channel></rss>]]>"#
+        }
+        let notRSS = "<![CDATA[<feed><title>x</title></feed>]]>"
+        let decoder = TokenDecoder()
+        var seen: [String] = []
+        for resource in [rss("one"), rss("one"), rss("two"), notRSS, notRSS, rss("one"), "plain", rss("two")] {
+            let decoded = try decoder.decode(Fixtures.legacy(Fixtures.mediaElement(resourceXML: resource)))
+            seen.append(decoded.mediaRSS?.channelTitle ?? (decoded.warnings.isEmpty ? "-" : "warning"))
+        }
+        #expect(seen == ["one", "one", "two", "warning", "warning", "one", "-", "two"])
+    }
+
     @Test func unknownElementsAndAttributesAreKeptInOrder() throws {
         let element = Fixtures.mediaElement(extra: #"<newField kind="x">1</newField><nested><deep>2</deep></nested>"#)
         let decoded = try Fixtures.decode(Fixtures.legacy(element))

@@ -22,8 +22,12 @@ internal import Darwin
 /// and returns to that slot with one atomic exchange, touching nothing another
 /// thread writes. Only when the home slot is empty (first use, or more threads
 /// than slots) does `take` fall back to a small locked overflow stack, and only
-/// when the home slot is full does `give` park the object there. At most
-/// `capacity` objects are kept idle; extras are released on return.
+/// when the home slot is full does `give` park the object there. Objects in
+/// other threads' slots are not searched for: that keeps a take to one
+/// exchange, and what a finished thread leaves in its slot is bounded (slots
+/// are shared by thread number modulo their count) and used by the next thread
+/// of that number. At most `capacity` objects are kept idle; extras are
+/// released on return.
 final class ThreadAffinePool<Element: AnyObject>: @unchecked Sendable {
     // @unchecked: an element is reachable from exactly one place at a time —
     // one slot, the overflow stack, or the caller that took it — and moves
