@@ -23,12 +23,13 @@ enum JSONRenderer {
         let token = outcome.token ?? outcome.verdict?.token
         json.member("kind"); json.string(token?.kind.rawValue)
         json.member("root"); json.string(token?.root)
-        json.member("issuedAt"); json.string(token?.token.issuedAt?.iso8601)
-        json.member("expiresAt"); json.string(token?.token.expiresAt.iso8601)
-        json.member("requestorID"); json.string(token?.token.requestorID)
-        json.member("resourceID"); json.string(token?.token.resourceID)
-        json.member("mvpdID"); json.string(token?.token.mvpdID)
-        json.member("fingerprint"); json.string(token?.token.fingerprint)
+        let model = token?.token  // once: each `.token` read copies the model
+        json.member("issuedAt"); json.string(model?.issuedAt?.iso8601)
+        json.member("expiresAt"); json.string(model?.expiresAt.iso8601)
+        json.member("requestorID"); json.string(model?.requestorID)
+        json.member("resourceID"); json.string(model?.resourceID)
+        json.member("mvpdID"); json.string(model?.mvpdID)
+        json.member("fingerprint"); json.string(model?.fingerprint)
         json.member("fields")
         json.beginObject()
         if let token {
@@ -111,7 +112,9 @@ enum JSONRenderer {
         var repeats = false
         if fields.count > 1 {
             search: for later in 1..<fields.count {
-                for earlier in 0..<later where fields[earlier].path == fields[later].path {
+                let path = fields[later].path
+                let length = path.utf8.count
+                for earlier in 0..<later where fields[earlier].path.utf8.count == length && fields[earlier].path == path {
                     repeats = true
                     break search
                 }
@@ -168,6 +171,21 @@ struct JSONWriter: ~Copyable {
     /// What was written so far.
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+    /// What was written so far, without a copy.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Text as it is, outside any JSON value (separators, newlines, a text block).
+    mutating func raw(_ text: StaticString) {
+        literal(text)
+    }
+
+    mutating func raw(_ text: String) {
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
     mutating func beginObject() { open(UInt8(ascii: "{")) }
     mutating func endObject() { close(UInt8(ascii: "}")) }
     mutating func beginArray() { open(UInt8(ascii: "[")) }
@@ -183,10 +201,13 @@ struct JSONWriter: ~Copyable {
     /// The same for a key known to need no escaping (the fixed keys of an object).
     mutating func member(_ key: StaticString) {
         element()
-        append(UInt8(ascii: "\""))
-        literal(key)
-        append(UInt8(ascii: "\""))
-        append(UInt8(ascii: ":"))
+        let length = key.utf8CodeUnitCount
+        reserve(length &+ 3)
+        base[count] = UInt8(ascii: "\"")
+        (base + (count &+ 1)).update(from: key.utf8Start, count: length)
+        base[count &+ 1 &+ length] = UInt8(ascii: "\"")
+        base[count &+ 2 &+ length] = UInt8(ascii: ":")
+        count &+= length &+ 3
     }
 
     /// The comma before an array element, unless it is the first.
@@ -226,47 +247,72 @@ struct JSONWriter: ~Copyable {
     /// A JSON string literal, or `null`: quotes, backslashes and control
     /// characters (and DEL) escaped, everything else as its UTF-8.
     mutating func string(_ text: String?) {
-        guard var text else { return null() }
-        text.withUTF8 { appendQuoted($0) }
+        guard let text else { return null() }
+        // A native string lends its UTF-8 in place; others are copied once.
+        if text.utf8.withContiguousStorageIfAvailable({ appendQuoted($0) }) == nil {
+            var copy = text
+            copy.withUTF8 { appendQuoted($0) }
+        }
     }
 
     private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
-        append(UInt8(ascii: "\""))
+        let length = utf8.count
+        // Room for the worst case (every byte as \u00XX) up front, so the
+        // copying below needs no capacity checks.
+        reserve(length &* 6 &+ 2)
+        base[count] = UInt8(ascii: "\"")
+        count &+= 1
+        guard let source = utf8.baseAddress else {
+            base[count] = UInt8(ascii: "\"")
+            count &+= 1
+            return
+        }
         var runStart = 0
         var index = 0
-        let count = utf8.count
-        while index < count {
+        while index < length {
             // Eight bytes at a time while none needs escaping (the usual case).
-            if index &+ 8 <= count,
-               !Self.mayNeedEscaping(UnsafeRawPointer(utf8.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+            if index &+ 8 <= length,
+               !Self.mayNeedEscaping(UnsafeRawPointer(source + index).loadUnaligned(as: UInt64.self)) {
                 index &+= 8
                 continue
             }
-            let end = min(index &+ 8, count)
+            let end = min(index &+ 8, length)
             while index < end {
-                let byte = utf8[index]
+                let byte = source[index]
                 index &+= 1
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else { continue }
-                if runStart < index - 1 { append(UnsafeBufferPointer(rebasing: utf8[runStart..<(index - 1)])) }
+                copyRun(source + runStart, count: index &- 1 &- runStart)
                 runStart = index
                 switch byte {
-                case UInt8(ascii: "\""): literal("\\\"")
-                case UInt8(ascii: "\\"): literal("\\\\")
-                case UInt8(ascii: "\n"): literal("\\n")
-                case UInt8(ascii: "\r"): literal("\\r")
-                case UInt8(ascii: "\t"): literal("\\t")
+                case UInt8(ascii: "\""): put(UInt8(ascii: "\\"), UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): put(UInt8(ascii: "\\"), UInt8(ascii: "\\"))
+                case UInt8(ascii: "\n"): put(UInt8(ascii: "\\"), UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): put(UInt8(ascii: "\\"), UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): put(UInt8(ascii: "\\"), UInt8(ascii: "t"))
                 default:
-                    literal("\\u00")
                     let hex: StaticString = "0123456789abcdef"
-                    hex.withUTF8Buffer { digits in
-                        append(digits[Int(byte >> 4)])
-                        append(digits[Int(byte & 0x0F)])
-                    }
+                    put(UInt8(ascii: "\\"), UInt8(ascii: "u"))
+                    put(UInt8(ascii: "0"), UInt8(ascii: "0"))
+                    put(hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0x0F)])
                 }
             }
         }
-        if runStart < utf8.count { append(UnsafeBufferPointer(rebasing: utf8[runStart...])) }
-        append(UInt8(ascii: "\""))
+        copyRun(source + runStart, count: length &- runStart)
+        base[count] = UInt8(ascii: "\"")
+        count &+= 1
+    }
+
+    /// Appends without a capacity check (``appendQuoted(_:)`` reserved it).
+    @inline(__always) private mutating func copyRun(_ start: UnsafePointer<UInt8>, count runLength: Int) {
+        guard runLength > 0 else { return }
+        (base + count).update(from: start, count: runLength)
+        count &+= runLength
+    }
+
+    @inline(__always) private mutating func put(_ first: UInt8, _ second: UInt8) {
+        base[count] = first
+        base[count &+ 1] = second
+        count &+= 2
     }
 
     /// True when some byte of `word` is a control character, `"`, `\\` or DEL

@@ -62,13 +62,31 @@ final class OutputStream {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Bytes rendered elsewhere: copied into the buffer, or written straight
+    /// through when they would fill it anyway.
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        if buffer.count + bytes.count >= 1 << 16 {
+            flush()
+            if bytes.count >= 1 << 15 {
+                writeAll(bytes)
+                return
+            }
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
     func flush() {
+        buffer.withUnsafeBytes { writeAll($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) {
         var offset = 0
-        while offset < buffer.count {
-            let written = buffer[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0, errno == EINTR { continue }
             if written <= 0 { break }
             offset += written
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -13,10 +13,14 @@ enum OutputFormat: String, CaseIterable, Sendable {
 
 /// One run of `inspect` or `verify` over every INPUT: records are cut as the
 /// input streams in, evaluated and rendered in batches, and written in input
-/// order. With `--jobs N` N threads evaluate *and render* a batch while this
-/// thread cuts the next one and writes the one before, so neither the output
-/// nor the input is a serial bottleneck. Memory is two batches, whatever the
-/// input's length.
+/// order. Memory is two batches, whatever the input's length.
+///
+/// A batch is rendered in chunks of consecutive records, each chunk into one
+/// buffer of bytes (no per-token output array). With `--jobs 1` this thread
+/// renders each batch itself. With `--jobs N` N threads evaluate *and render*
+/// a batch, claiming chunks as they go, while this thread cuts the next batch
+/// and writes the one before — so neither input nor output is a serial step
+/// the workers wait on.
 struct TokenRun {
     enum Mode {
         /// Decode and show; verify too when a verifier is given.
@@ -33,6 +37,10 @@ struct TokenRun {
     var showSignedBytes: Bool
     var terminal = Terminal.current
 
+    /// Records per chunk: enough to amortise a chunk's buffer and bookkeeping,
+    /// few enough that N workers finish a batch at nearly the same time.
+    static let chunkSize = 16
+
     /// Exit status per SPEC §6: 0 all good, 1 a token failed, 2 nothing usable.
     func run() -> Int32 {
         let pool = TokenDecoderPool(configuration: decoderConfiguration)
@@ -43,18 +51,19 @@ struct TokenRun {
         var progress = ProgressLine(enabled: terminal.stderrIsTerminal && format != .text || terminal.stderrIsTerminal && !terminal.stdoutIsTerminal)
         var unreadable = false
         var nextInput = 1
-        var batch: [(TokenRecord, String)] = []
-        let batchSize = max(64, 64 * jobs)
+        let batchSize = Self.chunkSize * (jobs > 1 ? 8 * jobs : 4)
+        var batch: [QueuedRecord] = []
         batch.reserveCapacity(batchSize)
-        let renderer = OutcomeRenderer(mode: mode, format: format, text: text, showSignedBytes: showSignedBytes, pool: pool)
+        let renderer = ChunkRenderer(mode: mode, format: format, text: text, showSignedBytes: showSignedBytes, pool: pool)
         var inFlight: InFlightBatch? = nil
 
         if format == .json { output.write("[") }
-        func write(_ results: [RenderedOutcome]) {
-            for result in results {
-                if format == .json { output.write(summary.total == 0 ? "\n" : ",\n") }
-                output.write(bytes: result.bytes)
-                summary.add(status: result.status, hasError: result.hasError, inspect: isInspect)
+        func write(_ chunks: [RenderedChunk]) {
+            for chunk in chunks {
+                chunk.withBytes { output.write($0) }
+                for record in chunk.records {
+                    summary.add(status: record.status, hasError: record.hasError, inspect: isInspect)
+                }
             }
             progress.update(summary.total, errors: errors)
         }
@@ -66,28 +75,29 @@ struct TokenRun {
             }
         }
         func flush() {
-            let items = batch
+            let records = batch
             batch = []
             batch.reserveCapacity(batchSize)
-            if jobs > 1 && items.count > 1 {
+            if jobs > 1 && records.count > Self.chunkSize {
                 // Hand this batch to the workers first, then write the previous
                 // one while they work on it.
-                let started = InFlightBatch(items, jobs: jobs, renderer: renderer)
+                let started = InFlightBatch(records, jobs: jobs, renderer: renderer)
                 drain()
                 inFlight = started
             } else {
                 drain()
-                write(items.map { renderer.render($0.0, source: $0.1) })
+                write([renderer.render(records[...])])
             }
         }
 
         for input in inputs {
+            let source = input.name
             do {
                 try input.forEachRecord(configuration: decoderConfiguration) { record in
                     var record = record
                     record.index = nextInput
                     nextInput += 1
-                    batch.append((record, input.name))
+                    batch.append(QueuedRecord(record: record, source: source))
                     if batch.count >= batchSize { flush() }
                 }
             } catch {
@@ -126,37 +136,70 @@ struct TokenRun {
         if case .inspect = mode { return true }
         return false
     }
-
 }
 
-/// One record's output, rendered: the bytes to write and what the summary counts.
-struct RenderedOutcome: Sendable {
-    var bytes: [UInt8]
-    var status: VerificationStatus?
-    var hasError: Bool
+/// A record cut from an INPUT, waiting to be evaluated.
+struct QueuedRecord: Sendable {
+    var record: TokenRecord
+    /// How verdicts name the INPUT (`InputSource.name`).
+    var source: String
 }
 
-/// Evaluates and renders one record; safe to use from several threads at once.
-struct OutcomeRenderer: Sendable {
+/// The output of consecutive records, rendered into one buffer, and what the
+/// summary counts for each of them.
+final class RenderedChunk: @unchecked Sendable {
+    // @unchecked: made and filled by one thread, then handed over whole (after
+    // the workers' group is left, which orders the accesses) and only read.
+    private var output: JSONWriter
+    private(set) var records: [Counted] = []
+
+    struct Counted {
+        var status: VerificationStatus?
+        var hasError: Bool
+    }
+
+    init(expectedRecords: Int) {
+        output = JSONWriter(capacity: 2048 * max(1, expectedRecords))
+        records.reserveCapacity(expectedRecords)
+    }
+
+    func append(_ body: (inout JSONWriter) -> Void, status: VerificationStatus?, hasError: Bool) {
+        body(&output)
+        records.append(Counted(status: status, hasError: hasError))
+    }
+
+    func withBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
+        output.withBytes(body)
+    }
+}
+
+/// Evaluates and renders records; safe to use from several threads at once.
+struct ChunkRenderer: Sendable {
     var mode: TokenRun.Mode
     var format: OutputFormat
     var text: TextRenderer
     var showSignedBytes: Bool
     var pool: TokenDecoderPool
 
-    func render(_ record: TokenRecord, source: String) -> RenderedOutcome {
-        let outcome = evaluate(record, source: source)
-        var bytes: [UInt8]
-        switch format {
-        case .text:
-            bytes = Array(text.block(outcome).utf8)
-        case .json, .jsonl:
-            var json = JSONWriter()
-            JSONRenderer.write(outcome, showSignedBytes: showSignedBytes, to: &json)
-            bytes = json.bytes
-            if format == .jsonl { bytes.append(UInt8(ascii: "\n")) }
+    func render(_ records: ArraySlice<QueuedRecord>) -> RenderedChunk {
+        let chunk = RenderedChunk(expectedRecords: records.count)
+        for queued in records {
+            let outcome = evaluate(queued.record, source: queued.source)
+            chunk.append({ out in
+                switch format {
+                case .text:
+                    out.raw(text.block(outcome))
+                case .json:
+                    // The array's separators: the first object of the run opens it.
+                    out.raw(outcome.input == 1 ? "\n" : ",\n")
+                    JSONRenderer.write(outcome, showSignedBytes: showSignedBytes, to: &out)
+                case .jsonl:
+                    JSONRenderer.write(outcome, showSignedBytes: showSignedBytes, to: &out)
+                    out.raw("\n")
+                }
+            }, status: outcome.status, hasError: outcome.error != nil)
         }
-        return RenderedOutcome(bytes: bytes, status: outcome.status, hasError: outcome.error != nil)
+        return chunk
     }
 
     private func evaluate(_ record: TokenRecord, source: String) -> Outcome {
@@ -181,23 +224,27 @@ struct OutcomeRenderer: Sendable {
     }
 }
 
-/// A batch being evaluated and rendered by `jobs` threads, in the background.
+/// A batch being evaluated and rendered by `jobs` threads, in the background,
+/// one chunk of ``TokenRun/chunkSize`` records at a time.
 private final class InFlightBatch: @unchecked Sendable {
     // @unchecked: each slot is written exactly once, by one worker, and only
     // read after `wait()` saw every worker leave the group (which orders the accesses).
-    private let slots: UnsafeMutableBufferPointer<RenderedOutcome?>
+    private let slots: UnsafeMutableBufferPointer<RenderedChunk?>
     private let next = Atomic<Int>(0)
     private let group = DispatchGroup()
 
-    init(_ items: [(TokenRecord, String)], jobs: Int, renderer: OutcomeRenderer) {
-        slots = .allocate(capacity: items.count)
+    init(_ records: [QueuedRecord], jobs: Int, renderer: ChunkRenderer) {
+        let size = TokenRun.chunkSize
+        let chunkCount = (records.count + size - 1) / size
+        slots = .allocate(capacity: chunkCount)
         slots.initialize(repeating: nil)
-        for _ in 0..<min(jobs, items.count) {
+        for _ in 0..<min(jobs, chunkCount) {
             DispatchQueue.global().async(group: group) { [self] in
                 while true {
-                    let index = next.add(1, ordering: .relaxed).oldValue
-                    guard index < items.count else { break }
-                    slots[index] = renderer.render(items[index].0, source: items[index].1)
+                    let chunk = next.add(1, ordering: .relaxed).oldValue
+                    guard chunk < chunkCount else { break }
+                    let start = chunk * size
+                    slots[chunk] = renderer.render(records[start..<min(start + size, records.count)])
                 }
             }
         }
@@ -208,8 +255,8 @@ private final class InFlightBatch: @unchecked Sendable {
         slots.deallocate()
     }
 
-    /// Blocks until every record is rendered; the results in input order.
-    func wait() -> [RenderedOutcome] {
+    /// Blocks until every chunk is rendered; the chunks in input order.
+    func wait() -> [RenderedChunk] {
         group.wait()
         return slots.map { $0! }
     }

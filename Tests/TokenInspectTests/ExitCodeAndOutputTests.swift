@@ -106,6 +106,42 @@ import Testing
         #expect(text1.stdout == text2.stdout)
     }
 
+    /// Many batches in flight at once: every record comes out once, in input
+    /// order, whatever thread rendered it, in every format.
+    @Test func jobsKeepInputOrderAcrossManyBatches() throws {
+        let root = CLI.packageRoot.appendingPathComponent("Samples/tokens")
+        // The 17 valid and 12 failing samples, 50 times over: 1,450 records
+        // whose verdicts differ from record to record, so a reordering shows.
+        let samples = try String(contentsOf: root.appendingPathComponent("valid.txt"), encoding: .utf8)
+            + String(contentsOf: root.appendingPathComponent("invalid.txt"), encoding: .utf8)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokeninspect-order-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(String(repeating: samples, count: 50).utf8).write(to: URL(fileURLWithPath: path))
+        let flags = CLI.sampleFlags.filter { $0 != "--reject-replays" }
+
+        let jsonl = try CLI.run(["verify", "--format", "jsonl", "--jobs", "1"] + flags + ["@" + path])
+        let objects = try CLI.jsonLines(jsonl.stdout)
+        #expect(objects.count == 29 * 50)
+        let inputsInOrder = objects.enumerated().allSatisfy { $0.element["input"] as? Int == $0.offset + 1 }
+        #expect(inputsInOrder)
+        let statuses = objects.map { $0["status"] as? String ?? "" }
+        let repeatsEvery29 = statuses.indices.allSatisfy { statuses[$0] == statuses[$0 % 29] }
+        #expect(repeatsEvery29)
+        #expect(Set(statuses).count > 5)
+
+        for format in ["jsonl", "json", "text"] {
+            let one = try CLI.run(["verify", "--format", format, "--jobs", "1"] + flags + ["@" + path])
+            let three = try CLI.run(["verify", "--format", format, "--jobs", "3"] + flags + ["@" + path])
+            #expect(one.status == 1)
+            #expect(three.status == 1)
+            let same = one.stdout == three.stdout && one.stderr == three.stderr
+            #expect(same, "--format \(format): --jobs 3 differs from --jobs 1")
+        }
+        let json = try CLI.run(["verify", "--format", "json", "--jobs", "2"] + flags + ["@" + path])
+        let array = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(array?.count == 29 * 50)
+    }
+
     @Test func noColourWhenStdoutIsNotATerminalOrNO_COLORIsSet() throws {
         let piped = try CLI.run(["verify"] + CLI.sampleFlags + [Self.valid, Self.invalid])
         #expect(!piped.stdout.contains("\u{1B}["))

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import tokeninspect
+
+/// The CLI's JSON string writer: every string must come back unchanged from a
+/// JSON parser, whatever bytes it holds and wherever they fall relative to the
+/// writer's eight-byte fast path.
+@Suite struct JSONWriterTests {
+    private func written(_ text: String) -> String {
+        var json = JSONWriter(capacity: 16)  // small: the writer must grow as it goes
+        json.beginArray()
+        json.element()
+        json.string(text)
+        json.endArray()
+        return json.withBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private func roundTrip(_ text: String) throws -> String? {
+        let parsed = try JSONSerialization.jsonObject(with: Data(written(text).utf8)) as? [String]
+        return parsed?.first
+    }
+
+    @Test func escapesExactlyWhatJSONRequires() {
+        #expect(written("a\"b\\c") == #"["a\"b\\c"]"#)
+        #expect(written("\n\r\t") == #"["\n\r\t"]"#)
+        #expect(written("\u{0}\u{1F}\u{7F}") == #"["\u0000\u001f\u007f"]"#)
+        #expect(written("é/✓😀") == "[\"é/✓😀\"]")
+        #expect(written("") == #"[""]"#)
+    }
+
+    @Test func everyASCIIByteAtEveryOffsetRoundTrips() throws {
+        for byte in UInt8(0)...UInt8(0x7F) {
+            for prefix in 0..<17 {
+                let text = String(repeating: "x", count: prefix) + String(UnicodeScalar(byte)) + String(repeating: "y", count: 9)
+                let back = try roundTrip(text)
+                #expect(back == text, "byte \(byte) after \(prefix) characters")
+                let raw = written(text).utf8
+                #expect(!raw.contains { $0 < 0x20 || $0 == 0x7F }, "byte \(byte) left unescaped")
+            }
+        }
+    }
+
+    @Test func longMixedStringsRoundTrip() throws {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abc\"\\\n\t\u{1}\u{7F}é✓😀 <>&;")
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1000, 5000] {
+            let text = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            #expect(try roundTrip(text) == text, "length \(length)")
+        }
+    }
+
+    @Test func membersAndSeparators() throws {
+        var json = JSONWriter(capacity: 16)
+        json.beginObject()
+        json.member("first"); json.int(-12)
+        json.member("second"); json.null()
+        json.key("third \"quoted\""); json.beginArray(); json.element(); json.int(0); json.element(); json.string(nil); json.endArray()
+        json.endObject()
+        json.raw("\n")
+        let text = json.withBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(text == #"{"first":-12,"second":null,"third \"quoted\"":[0,null]}"# + "\n")
+    }
+}
