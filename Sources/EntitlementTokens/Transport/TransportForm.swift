@@ -29,6 +29,9 @@ public struct TransportForm: Sendable, Hashable, CustomStringConvertible {
 
     /// For example `rest-v2+base64` or `percent+base64url`.
     public var description: String {
+        // The common case, a bare encoding, without building a list (the CLI
+        // asks once per token).
+        if envelope == nil && !percentEncoded { return encoding.rawValue }
         var parts = [String]()
         if let envelope { parts.append(envelope.rawValue) }
         if percentEncoded { parts.append("percent") }
