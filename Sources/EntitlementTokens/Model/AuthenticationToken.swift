@@ -14,6 +14,7 @@ public struct AuthenticationToken: Sendable, Hashable {
     /// `simpleAuthorizedResources/simpleAuthorizedResource/@simpleResourceID`, in order.
     public var authorizedResources: [String]
 
+    /// In slot order (see ``KnownFields``).
     static let knownPaths = [
         "simpleTokenAuthenticationGuid", "simpleTokenRequestorID", "simpleTokenDomainName", "simpleTokenExpires",
         "simpleTokenMsoID", "simpleTokenDeviceID/simpleTokenFingerprint", "simpleSamlSessionIndex", "simpleSamlNameID",
@@ -22,14 +23,14 @@ public struct AuthenticationToken: Sendable, Hashable {
 
     init(fields: [TokenField]) throws(TokenError) {
         let known = try KnownFields(fields, known: Self.knownPaths)
-        guid = known.optional("simpleTokenAuthenticationGuid")?.value
-        requestorID = try known.required("simpleTokenRequestorID", root: Self.root).value
-        domainName = known.optional("simpleTokenDomainName")?.value
-        (expires, expiresShape) = try known.timestamp("simpleTokenExpires", root: Self.root)
-        mvpdID = known.optional("simpleTokenMsoID")?.value
-        fingerprint = try known.fingerprint("simpleTokenDeviceID/simpleTokenFingerprint")
-        samlSessionIndex = known.optional("simpleSamlSessionIndex")?.value
-        samlNameID = known.optional("simpleSamlNameID")?.value
+        guid = known.value(0)
+        requestorID = try known.requiredValue(1, root: Self.root)
+        domainName = known.value(2)
+        (expires, expiresShape) = try known.timestamp(3, root: Self.root)
+        mvpdID = known.value(4)
+        fingerprint = try known.fingerprint(5)
+        samlSessionIndex = known.value(6)
+        samlNameID = known.value(7)
         authorizedResources = fields.filter { $0.path == Self.authorizedResourcePath }.map(\.value)
     }
 }

@@ -10,6 +10,7 @@ public struct AuthorizationToken: Sendable, Hashable {
     public var mvpdID: String?
     public var fingerprint: String?
 
+    /// In slot order (see ``KnownFields``).
     static let knownPaths = [
         "simpleTokenRequestorID", "simpleTokenResourceID", "simpleTokenTTL", "simpleTokenMsoID",
         "simpleTokenDeviceID/simpleTokenFingerprint",
@@ -17,10 +18,10 @@ public struct AuthorizationToken: Sendable, Hashable {
 
     init(fields: [TokenField]) throws(TokenError) {
         let known = try KnownFields(fields, known: Self.knownPaths)
-        requestorID = try known.required("simpleTokenRequestorID", root: Self.root).value
-        resourceID = try known.required("simpleTokenResourceID", root: Self.root).value
-        (expires, expiresShape) = try known.timestamp("simpleTokenTTL", root: Self.root)
-        mvpdID = known.optional("simpleTokenMsoID")?.value
-        fingerprint = try known.fingerprint("simpleTokenDeviceID/simpleTokenFingerprint")
+        requestorID = try known.requiredValue(0, root: Self.root)
+        resourceID = try known.requiredValue(1, root: Self.root)
+        (expires, expiresShape) = try known.timestamp(2, root: Self.root)
+        mvpdID = known.value(3)
+        fingerprint = try known.fingerprint(4)
     }
 }

@@ -2,22 +2,28 @@
 ///
 /// A known field that appears twice is an error (which one would be trusted?);
 /// unknown fields stay in ``DecodedToken/fields`` untouched.
+///
+/// Known fields are asked for by their position in the kind's list of known
+/// paths (a slot), not by path: the fields are matched to slots once, in one
+/// pass, and a slot is a vector lane, so picking them out allocates nothing,
+/// searches nothing and copies no field (only the strings kept are retained).
 struct KnownFields {
-    private var paths: [String]
-    private var fields: [TokenField]
-    /// For each known path, the index of its field in `fields`, or -1.
-    /// (An array of `Int` rather than of `TokenField?`: it is made per token,
-    /// and the runtime makes `[Int]` storage far more cheaply.)
-    private var found: [Int]
+    private let paths: [String]
+    private let fields: [TokenField]
+    /// For each known path (slot), the index of its field in `fields`, or -1.
+    private var found = SIMD8<Int>(repeating: -1)
+
+    static let capacity = SIMD8<Int>.scalarCount
 
     init(_ fields: [TokenField], known paths: [String]) throws(TokenError) {
+        precondition(paths.count <= Self.capacity, "more known paths than KnownFields holds")
         self.paths = paths
         self.fields = fields
-        found = Array(repeating: -1, count: paths.count)
-        for (index, field) in fields.enumerated() {
-            guard let slot = Self.slot(of: field.path, in: paths) else { continue }
+        for index in fields.indices {
+            guard let slot = Self.slot(of: fields[index].path, in: paths) else { continue }
             if found[slot] >= 0 {
                 let first = fields[found[slot]]
+                let field = fields[index]
                 throw TokenError(.duplicateField, stage: .model,
                                  "field '\(field.path)' appears twice (first at \(first.line):\(first.column))",
                                  at: Self.location(of: field))
@@ -28,40 +34,59 @@ struct KnownFields {
 
     /// `paths.firstIndex(of: path)`, comparing lengths first: known paths are
     /// short strings, and most comparisons are between different lengths.
+    @inline(__always)
     private static func slot(of path: String, in paths: [String]) -> Int? {
         let length = path.utf8.count
-        return paths.firstIndex { $0.utf8.count == length && $0 == path }
-    }
-
-    func optional(_ path: String) -> TokenField? {
-        guard let slot = Self.slot(of: path, in: paths), found[slot] >= 0 else { return nil }
-        return fields[found[slot]]
-    }
-
-    func required(_ path: String, root: String) throws(TokenError) -> TokenField {
-        guard let field = optional(path) else {
-            throw TokenError(.missingField, stage: .model, "<\(root)> has no required field '\(path)'")
+        for slot in paths.indices where paths[slot].utf8.count == length && paths[slot] == path {
+            return slot
         }
+        return nil
+    }
+
+    /// The value of the field in `slot`, if the token has it.
+    func value(_ slot: Int) -> String? {
+        let index = found[slot]
+        return index >= 0 ? fields[index].value : nil
+    }
+
+    /// The field in `slot`, if the token has it.
+    func optional(_ slot: Int) -> TokenField? {
+        let index = found[slot]
+        return index >= 0 ? fields[index] : nil
+    }
+
+    func required(_ slot: Int, root: String) throws(TokenError) -> TokenField {
+        guard let field = optional(slot) else { throw missing(slot, root: root) }
         return field
     }
 
-    func timestamp(_ path: String, root: String) throws(TokenError) -> (TokenTimestamp, TokenDateParser.Shape) {
-        let field = try required(path, root: root)
+    func requiredValue(_ slot: Int, root: String) throws(TokenError) -> String {
+        guard let value = value(slot) else { throw missing(slot, root: root) }
+        return value
+    }
+
+    private func missing(_ slot: Int, root: String) -> TokenError {
+        TokenError(.missingField, stage: .model, "<\(root)> has no required field '\(paths[slot])'")
+    }
+
+    func timestamp(_ slot: Int, root: String) throws(TokenError) -> (TokenTimestamp, TokenDateParser.Shape) {
+        let index = found[slot]
+        guard index >= 0 else { throw missing(slot, root: root) }
         do {
-            return try TokenDateParser.parse(field.value)
+            return try TokenDateParser.parse(fields[index].value)
         } catch {
-            throw TokenError(.invalidFieldValue, stage: .model, "field '\(path)': \(error)", at: Self.location(of: field))
+            throw TokenError(.invalidFieldValue, stage: .model, "field '\(paths[slot])': \(error)", at: Self.location(of: fields[index]))
         }
     }
 
     /// A fingerprint is lowercase hex of an MD5, SHA-1 or SHA-256 size; empty means none.
-    func fingerprint(_ path: String) throws(TokenError) -> String? {
-        guard let field = optional(path), !field.value.isEmpty else { return nil }
+    func fingerprint(_ slot: Int) throws(TokenError) -> String? {
+        guard let field = optional(slot), !field.value.isEmpty else { return nil }
         let value = field.value
         guard [32, 40, 64].contains(value.utf8.count),
               value.utf8.allSatisfy({ $0.isASCIIDigit || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }) else {
             throw TokenError(.invalidFieldValue, stage: .model,
-                             "field '\(path)' is not a fingerprint (lowercase hex of 32, 40 or 64 digits)", at: Self.location(of: field))
+                             "field '\(paths[slot])' is not a fingerprint (lowercase hex of 32, 40 or 64 digits)", at: Self.location(of: field))
         }
         return value
     }

@@ -21,37 +21,54 @@ public struct MediaToken: Sendable, Hashable {
     public var mvpdID: String?
     public var proxyMvpdID: String?
 
+    /// In slot order (see ``KnownFields``).
     static let knownPaths = ["sessionGUID", "requestorID", "resourceID", "ttl", "issueTime", "mvpdId", "proxyMvpdId"]
 
     init(root: Root, fields: [TokenField]) throws(TokenError) {
         let known = try KnownFields(fields, known: Self.knownPaths)
         let rootName = root.rawValue
         self.root = root
-        sessionGUID = known.optional("sessionGUID")?.value
-        requestorID = try known.required("requestorID", root: rootName).value
-        resourceID = try known.required("resourceID", root: rootName).value
-        let ttlField = try known.required("ttl", root: rootName)
+        sessionGUID = known.value(0)
+        requestorID = try known.requiredValue(1, root: rootName)
+        resourceID = try known.requiredValue(2, root: rootName)
+        let ttlField = try known.required(3, root: rootName)
         ttlMilliseconds = try Self.milliseconds(ttlField)
-        (issueTime, issueTimeShape) = try known.timestamp("issueTime", root: rootName)
+        (issueTime, issueTimeShape) = try known.timestamp(4, root: rootName)
         guard let expiry = issueTime.adding(milliseconds: ttlMilliseconds) else {
             throw TokenError(.invalidFieldValue, stage: .model,
                              "issueTime + ttl (\(ttlField.value) ms) is beyond 9999-12-31T23:59:59.999Z",
                              at: KnownFields.location(of: ttlField))
         }
         self.expiry = expiry
-        mvpdID = known.optional("mvpdId")?.value
-        proxyMvpdID = known.optional("proxyMvpdId")?.value
+        mvpdID = known.value(5)
+        proxyMvpdID = known.value(6)
     }
 
     /// A non-negative decimal integer that fits in 63 bits; nothing else (no sign, no spaces).
     static func milliseconds(_ field: TokenField) throws(TokenError) -> Int64 {
-        let text = field.value
-        guard !text.isEmpty, text.utf8.allSatisfy(\.isASCIIDigit) else {
+        var text = field.value
+        // Every byte a digit, then the value, from the string's own UTF-8
+        // (`allSatisfy` over a small string's `utf8` view costs more than the token's dates).
+        let parsed: Int64?? = text.withUTF8 { bytes in
+            guard !bytes.isEmpty else { return .none }
+            var value: Int64 = 0
+            var fits = true
+            for byte in bytes {
+                guard byte.isASCIIDigit else { return .none }
+                if fits {
+                    let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+                    let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte &- UInt8(ascii: "0")))
+                    if overflow1 || overflow2 { fits = false } else { value = sum }
+                }
+            }
+            return .some(fits ? value : nil)
+        }
+        guard let fitting = parsed else {
             throw TokenError(.invalidFieldValue, stage: .model,
                              "ttl '\(text.prefix(40))' is not a non-negative decimal number of milliseconds",
                              at: KnownFields.location(of: field))
         }
-        guard let value = Int64(text) else {
+        guard let value = fitting else {
             throw TokenError(.invalidFieldValue, stage: .model, "ttl '\(text.prefix(40))' does not fit in 63 bits",
                              at: KnownFields.location(of: field))
         }

@@ -42,7 +42,7 @@ public enum TokenDateParser {
             return (timestamp, .epochMilliseconds)
         }
         let year = try cursor.digits(4, "year")
-        let separator = try cursor.byte(oneOf: "/-", "'/' or '-' after the year")
+        let separator = try cursor.byte(oneOf: UInt8(ascii: "/"), UInt8(ascii: "-"), "'/' or '-' after the year")
         let month = try cursor.digits(2, "month")
         try cursor.expect(separator, "the same separator after the month")
         let day = try cursor.digits(2, "day")
@@ -146,8 +146,8 @@ public enum TokenDateParser {
             index += 1
         }
 
-        mutating func byte(oneOf choices: String, _ expected: String) throws(Failure) -> UInt8 {
-            guard let byte = peek(), choices.utf8.contains(byte) else { throw failure("expected \(expected)") }
+        mutating func byte(oneOf first: UInt8, _ second: UInt8, _ expected: String) throws(Failure) -> UInt8 {
+            guard let byte = peek(), byte == first || byte == second else { throw failure("expected \(expected)") }
             index += 1
             return byte
         }
