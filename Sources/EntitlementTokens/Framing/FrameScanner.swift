@@ -95,13 +95,20 @@ struct FrameScanner {
                     position = Self.index(of: UInt8(ascii: "<"), in: buffer, from: position) ?? buffer.count
                 }
             case .signatureText, .content:
-                guard let next = Self.index(of: UInt8(ascii: "<"), in: buffer, from: position) else {
-                    position = buffer.count
-                    return
+                // Plain tag after plain tag without going round the outer loop,
+                // whose test of `pending` (a large enum) costs more than the tag.
+                while true {
+                    guard let next = Self.index(of: UInt8(ascii: "<"), in: buffer, from: position) else {
+                        position = buffer.count
+                        return
+                    }
+                    position = next
+                    guard scanPlainTag(at: next, in: buffer) else {
+                        pending = .markup(start: next)
+                        break
+                    }
+                    if mode == .top { break }
                 }
-                position = next
-                if scanPlainTag(at: next, in: buffer) { continue }
-                pending = .markup(start: next)
             }
         }
     }
@@ -145,7 +152,9 @@ struct FrameScanner {
         // Bits 64-127: `A`-`Z` (65-90), `_` (95), `a`-`z` (97-122).
         let low: UInt64 = 0x07FF_6000_0000_0000
         let high: UInt64 = 0x07FF_FFFE_87FF_FFFE
-        return byte < 64 ? (low >> UInt64(byte)) & 1 != 0 : byte < 128 && (high >> UInt64(byte &- 64)) & 1 != 0
+        // Selects and a masking shift, no branches (`>>` would test the shift's range).
+        let word = byte < 64 ? low : (byte < 128 ? high : 0)
+        return (word &>> UInt64(byte & 63)) & 1 != 0
     }
 
     /// Continues the markup in progress; false when it needs more bytes.
@@ -166,9 +175,10 @@ struct FrameScanner {
         }
     }
 
-    private static let commentOpen = Array("<!--".utf8)
-    private static let cdataOpen = Array("<![CDATA[".utf8)
-    private static let doctypeOpen = Array("<!DOCTYPE".utf8)
+    // Static strings rather than arrays: no `swift_once` and retain/release per use.
+    private static var commentOpen: StaticString { "<!--" }
+    private static var cdataOpen: StaticString { "<![CDATA[" }
+    private static var doctypeOpen: StaticString { "<!DOCTYPE" }
 
     private mutating func classifyMarkup(at start: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
         guard start + 1 < buffer.count else { return false }
@@ -186,7 +196,7 @@ struct FrameScanner {
                 let (prefix, delimited) = kind == 0 ? (Self.commentOpen, Delimited.comment) : (Self.cdataOpen, Delimited.cdata)
                 switch Self.match(prefix, in: buffer, at: start) {
                 case .some(true):
-                    pending = .delimited(start: start, kind: delimited, resume: start + prefix.count)
+                    pending = .delimited(start: start, kind: delimited, resume: start + prefix.utf8CodeUnitCount)
                     return true
                 case .none:
                     atDocumentStart = wasAtStart
@@ -197,7 +207,7 @@ struct FrameScanner {
             }
             switch Self.match(Self.doctypeOpen, in: buffer, at: start) {
             case .some(true):
-                pending = .doctype(start: start, resume: start + Self.doctypeOpen.count, brackets: 0, quote: 0)
+                pending = .doctype(start: start, resume: start + Self.doctypeOpen.utf8CodeUnitCount, brackets: 0, quote: 0)
             case .none:
                 atDocumentStart = wasAtStart
                 return false
@@ -254,18 +264,15 @@ struct FrameScanner {
     private mutating func roleOfStartTag(name: UnsafeBufferPointer<UInt8>, at start: Int) -> TagRole {
         let isSignature = ReservedName.isSignatureInfo(name)
         switch mode {
-        case .signatureText:
-            if isSignature { return .signatureClose(.legacy) }
-            fail(.unterminatedSignatureBlock, "signatureInfo is not closed before <\(String(decoding: name, as: UTF8.self))>", at: start)
-            closeSignatureText(at: start, form: nil)
-            return roleOfStartTag(name: name, at: start)
         case .content:
-            if isSignature {
-                fail(.duplicateSignatureBlock, "a second signatureInfo, nested inside the token element", at: start)
-            } else if ReservedName.isTokenRoot(name) {
-                fail(.duplicateTokenElement, "a second token element <\(String(decoding: name, as: UTF8.self))>, nested inside the token element", at: start)
+            // Every field of every token comes here: the errors are made out of line.
+            if isSignature || ReservedName.isTokenRoot(name) {
+                reservedNameInsideToken(name, isSignature: isSignature, at: start)
             }
             return .child
+        case .signatureText:
+            if isSignature { return .signatureClose(.legacy) }
+            return startTagInSignatureText(name: name, at: start)
         case .top:
             if isSignature {
                 if signatureBlocks > 0 || signatureOpenStart != nil {
@@ -275,10 +282,31 @@ struct FrameScanner {
             }
             tokenElements += 1
             if tokenElements > 1 {
-                fail(.duplicateTokenElement, "a second token element <\(String(decoding: name, as: UTF8.self))>", at: start)
+                secondTokenElement(name, at: start)
             }
             return .tokenOpen
         }
+    }
+
+    @inline(never)
+    private mutating func reservedNameInsideToken(_ name: UnsafeBufferPointer<UInt8>, isSignature: Bool, at start: Int) {
+        if isSignature {
+            fail(.duplicateSignatureBlock, "a second signatureInfo, nested inside the token element", at: start)
+        } else {
+            fail(.duplicateTokenElement, "a second token element <\(String(decoding: name, as: UTF8.self))>, nested inside the token element", at: start)
+        }
+    }
+
+    @inline(never)
+    private mutating func startTagInSignatureText(name: UnsafeBufferPointer<UInt8>, at start: Int) -> TagRole {
+        fail(.unterminatedSignatureBlock, "signatureInfo is not closed before <\(String(decoding: name, as: UTF8.self))>", at: start)
+        closeSignatureText(at: start, form: nil)
+        return roleOfStartTag(name: name, at: start)
+    }
+
+    @inline(never)
+    private mutating func secondTokenElement(_ name: UnsafeBufferPointer<UInt8>, at start: Int) {
+        fail(.duplicateTokenElement, "a second token element <\(String(decoding: name, as: UTF8.self))>", at: start)
     }
 
     private mutating func finishStartTag(role: TagRole, start: Int, end: Int, selfClosing: Bool, clean: Bool) {
@@ -374,13 +402,13 @@ struct FrameScanner {
         return false
     }
 
-    private static let commentClose = Array("-->".utf8)
-    private static let processingInstructionClose = Array("?>".utf8)
-    private static let cdataClose = Array("]]>".utf8)
-    private static let bogusClose = Array(">".utf8)
+    private static var commentClose: StaticString { "-->" }
+    private static var processingInstructionClose: StaticString { "?>" }
+    private static var cdataClose: StaticString { "]]>" }
+    private static var bogusClose: StaticString { ">" }
 
     private mutating func continueDelimited(start: Int, kind: Delimited, resume: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
-        let terminator: [UInt8]
+        let terminator: StaticString
         switch kind {
         case .comment: terminator = Self.commentClose
         case .processingInstruction: terminator = Self.processingInstructionClose
@@ -389,11 +417,11 @@ struct FrameScanner {
         }
         guard let found = Self.index(of: terminator, in: buffer, from: resume) else {
             // Keep the last bytes that could be the start of the terminator.
-            pending = .delimited(start: start, kind: kind, resume: max(resume, buffer.count - terminator.count + 1))
+            pending = .delimited(start: start, kind: kind, resume: max(resume, buffer.count - terminator.utf8CodeUnitCount + 1))
             return false
         }
         pending = .none
-        position = found + terminator.count
+        position = found + terminator.utf8CodeUnitCount
         switch kind {
         case .comment:
             fail(.commentForbidden, "comments are not allowed in a token", at: start)
@@ -536,18 +564,20 @@ struct FrameScanner {
 
     /// The text after `<?xml` when the processing instruction's target is exactly `xml`.
     private static func declarationBody(_ buffer: UnsafeBufferPointer<UInt8>, start: Int, end: Int) -> UnsafeBufferPointer<UInt8>? {
-        let target = Array("<?xml".utf8)
-        guard end - start > target.count, match(target, in: buffer, at: start) == true,
-              buffer[start + target.count].isASCIIWhitespace else { return nil }
-        return UnsafeBufferPointer(rebasing: buffer[(start + target.count)..<end])
+        let target: StaticString = "<?xml"
+        let count = target.utf8CodeUnitCount
+        guard end - start > count, match(target, in: buffer, at: start) == true,
+              buffer[start + count].isASCIIWhitespace else { return nil }
+        return UnsafeBufferPointer(rebasing: buffer[(start + count)..<end])
     }
 
     /// true/false when decidable, nil when the buffer ends before a mismatch.
-    private static func match(_ prefix: [UInt8], in buffer: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool? {
-        for (offset, byte) in prefix.enumerated() {
+    private static func match(_ prefix: StaticString, in buffer: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool? {
+        let bytes = prefix.utf8Start
+        for offset in 0..<prefix.utf8CodeUnitCount {
             let index = start + offset
             guard index < buffer.count else { return nil }
-            if buffer[index] != byte { return false }
+            if buffer[index] != bytes[offset] { return false }
         }
         return true
     }
@@ -573,7 +603,8 @@ struct FrameScanner {
         return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
-    static func index(of needle: [UInt8], in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+    static func index(of needleString: StaticString, in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+        let needle = UnsafeBufferPointer(start: needleString.utf8Start, count: needleString.utf8CodeUnitCount)
         var searchFrom = from
         while let candidate = index(of: needle[0], in: buffer, from: searchFrom) {
             guard candidate + needle.count <= buffer.count else { return nil }

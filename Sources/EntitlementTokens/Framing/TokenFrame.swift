@@ -48,31 +48,33 @@ public struct TokenFrame: Sendable, Hashable {
 }
 
 /// Names that may only appear once per token, at the top level.
+///
+/// Static strings, not arrays: the scanner asks about every tag of every
+/// token, and a global array costs a `swift_once` and a retain/release per use.
 enum ReservedName {
-    static let signatureInfo = Array("signatureInfo".utf8)
-    static let tokenRoots: [[UInt8]] = [
-        Array("authToken".utf8),
-        Array("shortAuthorizationToken".utf8),
-        Array("simpleAuthenticationToken".utf8),
-        Array("simpleAuthorizationToken".utf8),
-    ]
+    static var signatureInfo: StaticString { "signatureInfo" }
 
     static func isTokenRoot(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         // Most names (every field of every token) are none of these lengths.
         switch name.count {
-        case 9, 23, 24, 25: return tokenRoots.contains { equal($0, name) }
+        case 9: return equal("authToken", name)
+        case 23: return equal("shortAuthorizationToken", name)
+        case 24: return equal("simpleAuthorizationToken", name)
+        case 25: return equal("simpleAuthenticationToken", name)
         default: return false
         }
     }
 
+    @inline(__always)
     static func isSignatureInfo(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         equal(signatureInfo, name)
     }
 
     /// Length first, then memcmp: the scanner asks this for every tag of every
     /// token, and nearly every name differs in length from the reserved ones.
-    private static func equal(_ reserved: [UInt8], _ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard reserved.count == name.count else { return false }
-        return reserved.withUnsafeBufferPointer { memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }
+    @inline(__always)
+    private static func equal(_ reserved: StaticString, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard reserved.utf8CodeUnitCount == name.count else { return false }
+        return memcmp(reserved.utf8Start, name.baseAddress!, name.count) == 0
     }
 }
