@@ -146,15 +146,15 @@ struct FrameScanner {
         return true
     }
 
-    /// ASCII letters, digits, `_ - . :` as a 128-bit set (no table to load).
+    /// ASCII letters, digits, `_ - . :`: a lookup in a table held in constant
+    /// data (a static string, so no initialisation and no reference counting).
     @inline(__always) private static func isPlainNameByte(_ byte: UInt8) -> Bool {
-        // Bits 0-63: `-` (45), `.` (46), `0`-`9` (48-57), `:` (58).
-        // Bits 64-127: `A`-`Z` (65-90), `_` (95), `a`-`z` (97-122).
-        let low: UInt64 = 0x07FF_6000_0000_0000
-        let high: UInt64 = 0x07FF_FFFE_87FF_FFFE
-        // Selects and a masking shift, no branches (`>>` would test the shift's range).
-        let word = byte < 64 ? low : (byte < 128 ? high : 0)
-        return (word &>> UInt64(byte & 63)) & 1 != 0
+        byte < 128 && plainNameBytes.utf8Start[Int(byte)] == UInt8(ascii: "1")
+    }
+
+    /// `1` at the index of each plain name byte, `0` at every other ASCII byte.
+    private static var plainNameBytes: StaticString {
+        "00000000000000000000000000000000000000000000011011111111111000000111111111111111111111111110000101111111111111111111111111100000"
     }
 
     /// Continues the markup in progress; false when it needs more bytes.
