@@ -182,7 +182,7 @@ final class SAXState {
 
     /// `/`-joined path of the open elements below the root, as UTF-8.
     @exclusivity(unchecked) private var path = ByteBuffer(capacity: 256)
-    @exclusivity(unchecked) private var frames: [Frame] = []
+    @exclusivity(unchecked) private var frames = FrameStack(capacity: 32)
     @exclusivity(unchecked) private var text = ByteBuffer(capacity: 256)
     /// Scratch space for an attribute's name and path, reused.
     @exclusivity(unchecked) private var attributeName = ByteBuffer(capacity: 64)
@@ -193,7 +193,7 @@ final class SAXState {
     @exclusivity(unchecked) private var pathCache: [(bytes: [UInt8], string: String)] = []
     @exclusivity(unchecked) private var elementCount = 0
 
-    private struct Frame {
+    fileprivate struct Frame {
         /// Length of `path` before this element's name was appended.
         var parentPathLength: Int
         var hasChildren = false
@@ -236,7 +236,6 @@ final class SAXState {
 
     init(configuration: DecoderConfiguration) {
         self.configuration = configuration
-        frames.reserveCapacity(configuration.maxDepth + 1)
     }
 
     @inline(__always) static func from(_ ctx: UnsafeMutableRawPointer?) -> SAXState {
@@ -262,7 +261,7 @@ final class SAXState {
         fields.reserveCapacity(16)
         failure = nil
         path.removeAll()
-        frames.removeAll(keepingCapacity: true)
+        frames.removeAll()
         text.removeAll()
         elementCount = 0
     }
@@ -323,17 +322,17 @@ final class SAXState {
             }
             root = name
         } else {
-            if frames[frames.count - 1].hasChildren == false {
+            if frames.topHasChildren == false {
                 guard Self.isBlank(text.bytes) else {
                     return fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements")
                 }
-                frames[frames.count - 1].hasChildren = true
+                frames.topHasChildren = true
             }
             text.removeAll()
             if !path.isEmpty { path.append(UInt8(ascii: "/")) }
             Self.appendQualifiedName(localname, prefix, to: &path)
         }
-        frames.append(Frame(parentPathLength: parentPathLength, line: line, column: column))
+        frames.push(Frame(parentPathLength: parentPathLength, line: line, column: column))
 
         // Namespace declarations are attributes as written; keep them like any unknown attribute.
         if namespaceCount > 0, let namespaces {
@@ -406,7 +405,7 @@ final class SAXState {
     }
 
     func endElement() {
-        guard failure == nil, let frame = frames.popLast() else { return }
+        guard failure == nil, let frame = frames.pop() else { return }
         if !frame.hasChildren && !frames.isEmpty {
             fields.append(TokenField(path: pathString(),
                                      value: text.string,
@@ -454,7 +453,7 @@ final class SAXState {
     func text(_ bytes: UnsafePointer<xmlChar>?, _ length: Int) {
         guard failure == nil, let bytes, length > 0, !frames.isEmpty else { return }
         let chunk = UnsafeBufferPointer(start: bytes, count: length)
-        if frames[frames.count - 1].hasChildren {
+        if frames.topHasChildren {
             // Between child elements only white space (pretty printing) is allowed.
             guard Self.isBlank(chunk) else {
                 return fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements")
@@ -554,5 +553,60 @@ struct ByteBuffer: ~Copyable {
         base.deallocate()
         base = newBase
         capacity = newCapacity
+    }
+}
+
+/// The frames of the open elements: a stack that owns its memory. An array
+/// checked its uniqueness on every push, pop and update of the top frame
+/// (about thirty times per token).
+private struct FrameStack: ~Copyable {
+    private var base: UnsafeMutablePointer<SAXState.Frame>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(4, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deallocate()  // Frame is trivial: nothing to deinitialize
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func push(_ frame: SAXState.Frame) {
+        if count == capacity {
+            let newCapacity = capacity * 2
+            let newBase = UnsafeMutablePointer<SAXState.Frame>.allocate(capacity: newCapacity)
+            newBase.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = newBase
+            capacity = newCapacity
+        }
+        (base + count).initialize(to: frame)
+        count += 1
+    }
+
+    mutating func pop() -> SAXState.Frame? {
+        guard count > 0 else { return nil }
+        count -= 1
+        return (base + count).move()
+    }
+
+    /// Whether the innermost open element has a child element; the stack must not be empty.
+    var topHasChildren: Bool {
+        get {
+            precondition(count > 0)
+            return base[count - 1].hasChildren
+        }
+        set {
+            precondition(count > 0)
+            base[count - 1].hasChildren = newValue
+        }
+    }
+
+    mutating func removeAll() {
+        count = 0
     }
 }
