@@ -24,7 +24,9 @@ public struct MediaRSSResource: Sendable, Hashable {
 
     /// True when `text` is meant as an RSS document rather than a bare id.
     static func looksLikeRSS(_ text: String) -> Bool {
-        text.utf8.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "<")
+        // The string's own UTF-8 (iterating its `utf8` view byte by byte costs more).
+        var text = text
+        return text.withUTF8 { bytes in bytes.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "<") }
     }
 
     /// Parses an RSS document with `parser`; nil with a reason when it is not one.

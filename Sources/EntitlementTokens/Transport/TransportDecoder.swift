@@ -157,6 +157,12 @@ struct TransportDecoder: Sendable {
     /// The offset of the value in `name=value`, when the record is one query parameter.
     /// Base64 cannot contain `=` before its end, so a name followed by `=` and a
     /// value that does not itself start with `=` is unambiguous.
+    /// `1` at the index of each byte a parameter name may hold (ASCII letters,
+    /// digits, `_`, `.`), `0` at every other ASCII byte: a table in constant data.
+    private static var queryNameBytes: StaticString {
+        "00000000000000000000000000000000000000000000001011111111110000000111111111111111111111111110000101111111111111111111111111100000"
+    }
+
     static func queryParameterValueStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let first = bytes.first, first.isASCIILetter else { return nil }
         var index = 1
@@ -167,7 +173,8 @@ struct TransportDecoder: Sendable {
                 guard valueStart < bytes.count, bytes[valueStart] != UInt8(ascii: "=") else { return nil }
                 return valueStart
             }
-            guard byte.isASCIILetter || byte.isASCIIDigit || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") else { return nil }
+            // A Base64 record runs through here until its first `+` or `/`: one table load per byte.
+            guard byte < 128, queryNameBytes.utf8Start[Int(byte)] == UInt8(ascii: "1") else { return nil }
             index += 1
         }
         return nil

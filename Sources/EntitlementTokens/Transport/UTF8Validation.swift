@@ -9,7 +9,15 @@ enum UTF8Validation {
         var index = 0
         let count = bytes.count
         while index < count {
-            // ASCII fast path: eight bytes at a time while none has its high bit set.
+            // ASCII fast path: 32 bytes at a time (four words OR-ed, one test),
+            // then eight, while none has its high bit set.
+            while index + 32 <= count {
+                let words = UnsafeRawPointer(bytes.baseAddress! + index)
+                let any = words.loadUnaligned(as: UInt64.self) | words.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    | words.loadUnaligned(fromByteOffset: 16, as: UInt64.self) | words.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                guard any & 0x8080_8080_8080_8080 == 0 else { break }
+                index += 32
+            }
             while index + 8 <= count,
                   UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
                 index += 8
