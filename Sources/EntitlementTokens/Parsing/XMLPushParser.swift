@@ -305,26 +305,25 @@ final class SAXState {
                       attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         guard failure == nil, let localname else { return }
         elementCount += 1
+        // Every failure below is made out of line (`fail…`): the callbacks run
+        // about thirty times per token, and their error messages' string
+        // interpolations made each of them set up a large frame.
         if elementCount > configuration.maxElementCount {
-            return fail(.elementCountLimitExceeded, "more than \(configuration.maxElementCount) elements (maxElementCount)")
+            return failElementCount()
         }
         if frames.count >= configuration.maxDepth {
-            return fail(.depthLimitExceeded, "elements nested deeper than \(configuration.maxDepth) (maxDepth)")
+            return failDepth()
         }
         let (line, column) = position
         let parentPathLength = path.count
         if frames.isEmpty, prefix == nil, let known = knownRoot(localname) {
             root = known
         } else if frames.isEmpty {
-            let name = Self.qualifiedName(localname, prefix)
-            guard allowedRoots.contains(name) else {
-                return fail(.unknownTokenRoot, "<\(name)> is not a token element (expected one of \(allowedRoots.sorted().joined(separator: ", ")))")
-            }
-            root = name
+            guard otherRoot(localname, prefix) else { return }
         } else {
             if frames.topHasChildren == false {
                 guard Self.isBlank(text.bytes) else {
-                    return fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements")
+                    return failMixedContent()
                 }
                 frames.topHasChildren = true
             }
@@ -334,6 +333,50 @@ final class SAXState {
         }
         frames.push(Frame(parentPathLength: parentPathLength, line: line, column: column))
 
+        if namespaceCount > 0 || attributeCount > 0 {
+            addAttributes(namespaceCount: namespaceCount, namespaces: namespaces,
+                          attributeCount: attributeCount, attributes: attributes, line: line, column: column)
+        }
+    }
+
+    /// The root when it is not one of ``allowedRootNames`` as a plain name
+    /// (a prefixed name, or not a token root at all): false after failing.
+    @inline(never)
+    private func otherRoot(_ localname: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?) -> Bool {
+        let name = Self.qualifiedName(localname, prefix)
+        guard allowedRoots.contains(name) else {
+            fail(.unknownTokenRoot, "<\(name)> is not a token element (expected one of \(allowedRoots.sorted().joined(separator: ", ")))")
+            return false
+        }
+        root = name
+        return true
+    }
+
+    @inline(never)
+    private func failElementCount() {
+        fail(.elementCountLimitExceeded, "more than \(configuration.maxElementCount) elements (maxElementCount)")
+    }
+
+    @inline(never)
+    private func failDepth() {
+        fail(.depthLimitExceeded, "elements nested deeper than \(configuration.maxDepth) (maxDepth)")
+    }
+
+    @inline(never)
+    private func failMixedContent() {
+        fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements")
+    }
+
+    @inline(never)
+    private func failFieldTooLong() {
+        fail(.fieldTooLong, "field \(path.string.nonEmpty ?? "root") is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)")
+    }
+
+    /// The element's namespace declarations and attributes, as fields (rare in tokens: out of line).
+    @inline(never)
+    private func addAttributes(namespaceCount: Int, namespaces: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+                               attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+                               line: Int, column: Int) {
         // Namespace declarations are attributes as written; keep them like any unknown attribute.
         if namespaceCount > 0, let namespaces {
             for index in 0..<namespaceCount {
@@ -411,7 +454,7 @@ final class SAXState {
                                      value: text.string,
                                      line: frame.line, column: frame.column))
         } else if !Self.isBlank(text.bytes) {
-            return fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements")
+            return failMixedContent()
         }
         text.removeAll()
         // Drop this element's name (and its separator) from the path.
@@ -456,12 +499,12 @@ final class SAXState {
         if frames.topHasChildren {
             // Between child elements only white space (pretty printing) is allowed.
             guard Self.isBlank(chunk) else {
-                return fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements")
+                return failMixedContent()
             }
             return
         }
         guard text.count + length <= configuration.maxFieldBytes else {
-            return fail(.fieldTooLong, "field \(path.string.nonEmpty ?? "root") is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)")
+            return failFieldTooLong()
         }
         text.append(chunk)
     }
@@ -524,12 +567,14 @@ struct ByteBuffer: ~Copyable {
 
     var string: String { String(decoding: bytes, as: UTF8.self) }
 
+    @inline(__always)
     mutating func append(_ byte: UInt8) {
         if count == capacity { grow(count + 1) }
         base[count] = byte
         count += 1
     }
 
+    @inline(__always)
     mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) {
         guard let source = buffer.baseAddress, buffer.count > 0 else { return }
         if count + buffer.count > capacity { grow(count + buffer.count) }
@@ -546,6 +591,7 @@ struct ByteBuffer: ~Copyable {
         count = min(count, length)
     }
 
+    @inline(never)
     private mutating func grow(_ needed: Int) {
         let newCapacity = max(capacity * 2, needed)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
@@ -575,19 +621,24 @@ private struct FrameStack: ~Copyable {
 
     var isEmpty: Bool { count == 0 }
 
+    @inline(__always)
     mutating func push(_ frame: SAXState.Frame) {
-        if count == capacity {
-            let newCapacity = capacity * 2
-            let newBase = UnsafeMutablePointer<SAXState.Frame>.allocate(capacity: newCapacity)
-            newBase.moveInitialize(from: base, count: count)
-            base.deallocate()
-            base = newBase
-            capacity = newCapacity
-        }
+        if count == capacity { grow() }
         (base + count).initialize(to: frame)
         count += 1
     }
 
+    @inline(never)
+    private mutating func grow() {
+        let newCapacity = capacity * 2
+        let newBase = UnsafeMutablePointer<SAXState.Frame>.allocate(capacity: newCapacity)
+        newBase.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always)
     mutating func pop() -> SAXState.Frame? {
         guard count > 0 else { return nil }
         count -= 1
@@ -596,11 +647,11 @@ private struct FrameStack: ~Copyable {
 
     /// Whether the innermost open element has a child element; the stack must not be empty.
     var topHasChildren: Bool {
-        get {
+        @inline(__always) get {
             precondition(count > 0)
             return base[count - 1].hasChildren
         }
-        set {
+        @inline(__always) set {
             precondition(count > 0)
             base[count - 1].hasChildren = newValue
         }
