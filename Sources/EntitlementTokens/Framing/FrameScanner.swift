@@ -574,7 +574,11 @@ struct FrameScanner {
     /// true/false when decidable, nil when the buffer ends before a mismatch.
     private static func match(_ prefix: StaticString, in buffer: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool? {
         let bytes = prefix.utf8Start
-        for offset in 0..<prefix.utf8CodeUnitCount {
+        let count = prefix.utf8CodeUnitCount
+        if start + count <= buffer.count {
+            return memcmp(buffer.baseAddress! + start, bytes, count) == 0
+        }
+        for offset in 0..<count {
             let index = start + offset
             guard index < buffer.count else { return nil }
             if buffer[index] != bytes[offset] { return false }

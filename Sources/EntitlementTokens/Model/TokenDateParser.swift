@@ -127,14 +127,29 @@ public enum TokenDateParser {
             return bytes[index]
         }
 
+        @inline(never)
         func failure(_ expected: String) -> Failure {
             Failure(text: text, reason: "\(expected) (at character \(index + 1))")
+        }
+
+        // The messages of the steps below are put together out of line, only
+        // when a step fails: built in the steps, their string interpolations
+        // made every step (eight digit pairs per date) set up a large frame.
+
+        @inline(never)
+        func digitsFailure(_ count: Int, _ what: String) -> Failure {
+            failure("\(count) digits for the \(what)")
+        }
+
+        @inline(never)
+        func expectedFailure(_ expected: String) -> Failure {
+            failure("expected \(expected)")
         }
 
         mutating func digits(_ count: Int, _ what: String) throws(Failure) -> Int64 {
             var value: Int64 = 0
             for _ in 0..<count {
-                guard let byte = peek(), byte.isASCIIDigit else { throw failure("\(count) digits for the \(what)") }
+                guard let byte = peek(), byte.isASCIIDigit else { throw digitsFailure(count, what) }
                 value = value * 10 + Int64(byte - UInt8(ascii: "0"))
                 index += 1
             }
@@ -142,12 +157,12 @@ public enum TokenDateParser {
         }
 
         mutating func expect(_ byte: UInt8, _ expected: String) throws(Failure) {
-            guard peek() == byte else { throw failure("expected \(expected)") }
+            guard peek() == byte else { throw expectedFailure(expected) }
             index += 1
         }
 
         mutating func byte(oneOf first: UInt8, _ second: UInt8, _ expected: String) throws(Failure) -> UInt8 {
-            guard let byte = peek(), byte == first || byte == second else { throw failure("expected \(expected)") }
+            guard let byte = peek(), byte == first || byte == second else { throw expectedFailure(expected) }
             index += 1
             return byte
         }
