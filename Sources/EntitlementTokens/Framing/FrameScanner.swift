@@ -114,11 +114,11 @@ struct FrameScanner {
     }
 
     /// The common cases, taken in one step: a complete `<name>` (anywhere) with
-    /// a plain ASCII name and nothing else in the tag, or a complete end tag
-    /// inside the token element. Does exactly what the general path
-    /// (``classifyMarkup(at:in:)`` and the tag continuations) does for such a
-    /// tag; false, having changed nothing, for anything else, which then goes
-    /// the general way.
+    /// nothing but the name in the tag, or a complete end tag inside the token
+    /// element. Does exactly what the general path (``classifyMarkup(at:in:)``
+    /// and the tag continuations) does for such a tag; false, having changed
+    /// nothing, for anything else, which then goes the general way.
+    @inline(__always)
     private mutating func scanPlainTag(at start: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = start &+ 1
         guard index < buffer.count else { return false }
@@ -137,7 +137,10 @@ struct FrameScanner {
         }
         let nameStart = index
         guard index < buffer.count, buffer[index].isASCIILetter || buffer[index] == UInt8(ascii: "_") else { return false }
-        while index < buffer.count, Self.isPlainNameByte(buffer[index]) { index &+= 1 }
+        // The name ends where the general path ends it (``nameEnd(in:from:)``):
+        // at the first white space, `/` or `>`. A tag whose name ends at `>` is
+        // read by the general path exactly as here, whatever the name's bytes.
+        index = Self.plainNameEnd(in: buffer, from: index)
         guard index < buffer.count, buffer[index] == UInt8(ascii: ">") else { return false }
         atDocumentStart = false
         position = index &+ 1
@@ -146,15 +149,26 @@ struct FrameScanner {
         return true
     }
 
-    /// ASCII letters, digits, `_ - . :`: a lookup in a table held in constant
-    /// data (a static string, so no initialisation and no reference counting).
-    @inline(__always) private static func isPlainNameByte(_ byte: UInt8) -> Bool {
-        byte < 128 && plainNameBytes.utf8Start[Int(byte)] == UInt8(ascii: "1")
-    }
-
-    /// `1` at the index of each plain name byte, `0` at every other ASCII byte.
-    private static var plainNameBytes: StaticString {
-        "00000000000000000000000000000000000000000000011011111111111000000111111111111111111111111110000101111111111111111111111111100000"
+    /// The first white space, `/` or `>` at or after `from`, or `buffer.count`:
+    /// what ``nameEnd(in:from:)`` finds, eight bytes at a time while none of
+    /// them is below 0x40 (letters, `_` and non-ASCII bytes are all above; the
+    /// delimiters all below), then byte by byte.
+    @inline(__always)
+    private static func plainNameEnd(in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
+        var index = from
+        let base = buffer.baseAddress!
+        while index &+ 8 <= buffer.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            // Some byte below 0x40 (exact for "some": the borrow trick's lowest flag is always right).
+            if (word &- 0x4040_4040_4040_4040) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+            index &+= 8
+        }
+        while index < buffer.count {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") || byte.isASCIIWhitespace { return index }
+            index &+= 1
+        }
+        return index
     }
 
     /// Continues the markup in progress; false when it needs more bytes.
