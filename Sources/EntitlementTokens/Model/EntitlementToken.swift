@@ -14,13 +14,19 @@ public enum EntitlementToken: Sendable, Hashable {
 
     /// Builds the typed token for the parsed root; the parser already refused unknown roots.
     init(root: String, fields: [TokenField]) throws(TokenError) {
-        if let mediaRoot = MediaToken.Root(rawValue: root) {
-            self = .media(try MediaToken(root: mediaRoot, fields: fields))
-        } else if root == AuthenticationToken.root {
+        // Each root name compared directly (the parser hands over the very
+        // string of its table of roots); `MediaToken.Root(rawValue:)` went
+        // through the runtime's string switch, about 150 instructions per token.
+        switch root {
+        case MediaToken.Root.authToken.rawValue:
+            self = .media(try MediaToken(root: .authToken, fields: fields))
+        case MediaToken.Root.shortAuthorizationToken.rawValue:
+            self = .media(try MediaToken(root: .shortAuthorizationToken, fields: fields))
+        case AuthenticationToken.root:
             self = .authentication(try AuthenticationToken(fields: fields))
-        } else if root == AuthorizationToken.root {
+        case AuthorizationToken.root:
             self = .authorization(try AuthorizationToken(fields: fields))
-        } else {
+        default:
             throw TokenError(.unknownTokenRoot, stage: .model, "<\(root)> is not a token element")
         }
     }
