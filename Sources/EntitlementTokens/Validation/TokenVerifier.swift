@@ -17,6 +17,12 @@ public final class TokenVerifier: Sendable {
     /// The reason of a valid verdict for each trusted key, in ring order, made
     /// once here rather than formatted again for every valid token.
     private let validReasons: [String]
+    /// The verdict's lists when the signature check fails (`[.format, .signature]`),
+    /// and when every policy passes: made once here, so a verdict shares them
+    /// instead of building an array per token.
+    private let checksBeforePolicies: [VerificationCheck]
+    private let skippedBeforePolicies: [(check: VerificationCheck, reason: String)]
+    private let checksAllPassed: [VerificationCheck]
 
     public init(signature: SignatureRequirement, policy: VerificationPolicy = .init(),
                 decoderConfiguration: DecoderConfiguration = .default) {
@@ -48,6 +54,16 @@ public final class TokenVerifier: Sendable {
         } else { skipped.append((.replay, "replay protection not enabled")) }
         self.policies = policies
         self.skipped = skipped
+        // As `verify(_:)` builds them (see there).
+        switch signature {
+        case .insecureSkipped:
+            checksBeforePolicies = [.format]
+            skippedBeforePolicies = [(.signature, "signature checking switched off (insecure)")] + skipped
+        case .trustedKeys:
+            checksBeforePolicies = [.format, .signature]
+            skippedBeforePolicies = skipped
+        }
+        checksAllPassed = checksBeforePolicies + policies.map(\.check)
         if case .trustedKeys(let ring) = signature {
             validReasons = ring.keys.map { "every configured check passed (verified by \($0.description))" }
         } else {
@@ -84,17 +100,11 @@ public final class TokenVerifier: Sendable {
 
     /// Verifies an already decoded token.
     public func verify(_ token: DecodedToken) -> Verdict {
-        var run: [VerificationCheck] = []
-        run.reserveCapacity(2 + policies.count)
-        run.append(.format)
-        run.append(.signature)
-        var skipped = self.skipped
         var key: PublicKey? = nil
         var reason = "every configured check passed"
         switch signature {
         case .insecureSkipped:
-            run.removeLast()
-            skipped.insert((.signature, "signature checking switched off (insecure)"), at: 0)
+            break
         case .trustedKeys(let ring):
             switch Self.verifySignature(of: token, with: ring) {
             case .success(let verifyingKey):
@@ -106,12 +116,47 @@ public final class TokenVerifier: Sendable {
                 }
             case .failure(let failure):
                 return Verdict(status: .invalidSignature, reason: failure.reason, token: token, formatError: nil, verified: nil,
-                               key: nil, checksRun: run, checksSkipped: skipped)
+                               key: nil, checksRun: checksBeforePolicies, checksSkipped: skippedBeforePolicies)
             }
         }
         let now = clock()
-        for policy in policies {
-            switch policy.evaluate(token, now: now) {
+        // The policies in order, each once, up to the first that does not pass.
+        // When all pass (the common case), the verdict's lists are the ones made
+        // in `init`; otherwise they are built as the checks ran.
+        var passed = 0
+        var other: PolicyResult? = nil
+        policies.withUnsafeBufferPointer { policies in
+            while passed < policies.count {
+                let result = policies[passed].evaluate(token, now: now)
+                guard case .pass = result else {
+                    other = result
+                    return
+                }
+                passed += 1
+            }
+        }
+        guard let other else {
+            return Verdict(status: .validToken, reason: reason, token: token, formatError: nil,
+                           verified: VerifiedToken(decoded: token, key: key), key: key,
+                           checksRun: checksAllPassed, checksSkipped: skippedBeforePolicies)
+        }
+        return listedVerdict(token, key: key, reason: reason, now: now, passed: passed, then: other)
+    }
+
+    /// The verdict once policy `passed` returned `result`, not a pass (the
+    /// policies before it passed): the rest of the policies run as they always
+    /// did, and the lists of checks run and skipped are built as they run.
+    private func listedVerdict(_ token: DecodedToken, key: PublicKey?, reason: String, now: TokenTimestamp,
+                               passed: Int, then result: PolicyResult) -> Verdict {
+        var run = checksBeforePolicies
+        run.reserveCapacity(checksBeforePolicies.count + policies.count)
+        var skipped = skippedBeforePolicies
+        for policy in policies[..<passed] { run.append(policy.check) }
+        var index = passed
+        var result = result
+        while true {
+            let policy = policies[index]
+            switch result {
             case .pass:
                 run.append(policy.check)
             case .skip(let reason):
@@ -121,6 +166,9 @@ public final class TokenVerifier: Sendable {
                 return Verdict(status: status, reason: reason, token: token, formatError: nil, verified: nil,
                                key: key, checksRun: run, checksSkipped: skipped)
             }
+            index += 1
+            guard index < policies.count else { break }
+            result = policies[index].evaluate(token, now: now)
         }
         return Verdict(status: .validToken, reason: reason, token: token, formatError: nil,
                        verified: VerifiedToken(decoded: token, key: key), key: key, checksRun: run, checksSkipped: skipped)
