@@ -21,6 +21,11 @@ public final class TokenDecoder {
 
     /// Decodes one token in any transport form except a REST JSON document
     /// (which can hold many tokens: give it to ``TokenStreamDecoder``).
+    ///
+    /// Inlinable so that a caller's collection type is specialised where it is
+    /// known (an `[UInt8]` reaches its bytes directly, not through the
+    /// `Collection` witness table).
+    @inlinable
     public func decode(_ record: some Collection<UInt8>, envelope: RESTEnvelope? = nil) throws(TokenError) -> DecodedToken {
         let result = record.withContiguousStorageIfAvailable { buffer in
             Result { () throws(TokenError) in try decode(buffer, envelope: envelope) }
@@ -34,6 +39,7 @@ public final class TokenDecoder {
         try decode(Array(text.utf8), envelope: envelope)
     }
 
+    @usableFromInline
     func decode(_ record: UnsafeBufferPointer<UInt8>, envelope: RESTEnvelope?) throws(TokenError) -> DecodedToken {
         let payload = try transport.decode(record, envelope: envelope?.version)
         let xml = payload.xml

@@ -13,7 +13,7 @@ public final class TokenVerifier: Sendable {
     private let clock: @Sendable () -> TokenTimestamp
     private let policies: [any TokenPolicy]
     private let skipped: [(check: VerificationCheck, reason: String)]
-    private let decoders: TokenDecoderPool
+    @usableFromInline let decoders: TokenDecoderPool
     /// The reason of a valid verdict for each trusted key, in ring order, made
     /// once here rather than formatted again for every valid token.
     private let validReasons: [String]
@@ -72,6 +72,10 @@ public final class TokenVerifier: Sendable {
     }
 
     /// Decodes and verifies one token in any transport form but a REST JSON document.
+    ///
+    /// Inlinable so that a caller's collection type is specialised where it is
+    /// known, as for `TokenDecoder.decode(_:envelope:)`.
+    @inlinable
     public func verify(_ record: some Collection<UInt8>, envelope: RESTEnvelope? = nil) -> Verdict {
         let decoded = decoders.withDecoder { decoder in
             Result { () throws(TokenError) in try decoder.decode(record, envelope: envelope) }
@@ -225,6 +229,7 @@ public final class TokenDecoderPool: Sendable {
         self.configuration = configuration
     }
 
+    @usableFromInline
     func withDecoder<Result>(_ body: (TokenDecoder) -> Result) -> Result {
         let decoder = idle.take() ?? TokenDecoder(configuration: configuration)
         defer { idle.give(decoder) }
