@@ -19,7 +19,7 @@ enum JSONRenderer {
         json.member("source"); json.string(outcome.source)
         json.member("line"); json.int(outcome.line)
         json.member("status"); json.string(outcome.status?.rawValue)
-        json.member("reason"); json.string(outcome.reason)
+        json.member("reason"); json.string(outcome.reason, repeating: 0)
         let token = outcome.token ?? outcome.verdict?.token
         json.member("kind"); json.string(token?.kind.rawValue)
         json.member("root"); json.string(token?.root)
@@ -27,7 +27,7 @@ enum JSONRenderer {
         json.member("issuedAt"); json.string(model?.issuedAt?.iso8601)
         json.member("expiresAt"); json.string(model?.expiresAt.iso8601)
         json.member("requestorID"); json.string(model?.requestorID)
-        json.member("resourceID"); json.string(model?.resourceID)
+        json.member("resourceID"); json.string(model?.resourceID, repeating: 1)
         json.member("mvpdID"); json.string(model?.mvpdID)
         json.member("fingerprint"); json.string(model?.fingerprint)
         json.member("fields")
@@ -47,17 +47,19 @@ enum JSONRenderer {
         } else {
             json.null()
         }
-        json.member("verifiedBy"); json.string(outcome.verdict?.key?.description)
+        json.member("verifiedBy"); json.string(outcome.verdict?.key?.description, repeating: 2)
         json.member("checksRun")
-        if let verdict = outcome.verdict {
+        // The two lists, not the whole verdict: binding the verdict would copy
+        // (and retain) every reference it holds, once per token.
+        if let checksRun = outcome.verdict?.checksRun, let checksSkipped = outcome.verdict?.checksSkipped {
             json.beginArray()
-            for check in verdict.checksRun {
+            for check in checksRun {
                 json.element(); json.string(check.rawValue)
             }
             json.endArray()
             json.member("checksSkipped")
             json.beginArray()
-            for skipped in verdict.checksSkipped {
+            for skipped in checksSkipped {
                 json.element()
                 json.beginObject()
                 json.member("check"); json.string(skipped.check.rawValue)
@@ -121,8 +123,9 @@ enum JSONRenderer {
             }
         }
         guard repeats else {
-            for field in fields {
-                json.key(field.path); json.string(field.value)
+            // By index: `for field in fields` would copy (retain) both strings of each field.
+            for index in fields.indices {
+                json.key(fields[index].path); json.string(fields[index].value, repeating: 3 + index)
             }
             return
         }
@@ -158,6 +161,15 @@ struct JSONWriter: ~Copyable {
     /// Bit n set: the container at depth n has no member yet.
     private var empty: UInt64 = 0
     private var depth = 0
+    /// Where each memo slot's string was last written, escaped (see
+    /// ``string(_:repeating:)``).
+    private var memos: [Memo?] = []
+
+    private struct Memo {
+        var text: String
+        var start: Int
+        var count: Int
+    }
 
     init(capacity: Int = 4096) {
         self.capacity = max(16, capacity)
@@ -192,7 +204,7 @@ struct JSONWriter: ~Copyable {
     mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// `"key":`, after a comma unless it is the container's first member.
-    mutating func key(_ key: String) {
+    @inline(__always) mutating func key(_ key: String) {
         element()
         string(key)
         append(UInt8(ascii: ":"))
@@ -246,13 +258,32 @@ struct JSONWriter: ~Copyable {
 
     /// A JSON string literal, or `null`: quotes, backslashes and control
     /// characters (and DEL) escaped, everything else as its UTF-8.
-    mutating func string(_ text: String?) {
+    @inline(__always) mutating func string(_ text: String?) {
         guard let text else { return null() }
         // A native string lends its UTF-8 in place; others are copied once.
         if text.utf8.withContiguousStorageIfAvailable({ appendQuoted($0) }) == nil {
             var copy = text
             copy.withUTF8 { appendQuoted($0) }
         }
+    }
+
+    /// The same, for a member whose value often repeats from one object to
+    /// the next (a verdict's reason, the key that verified it, a resource): when
+    /// `text` equals what was written for `slot` last time, its escaped bytes
+    /// are copied from there instead of escaped again. One writer renders a
+    /// chunk of consecutive tokens, so most objects after the first hit.
+    mutating func string(_ text: String?, repeating slot: Int) {
+        guard let text else { return null() }
+        if slot < memos.count, let memo = memos[slot], memo.text == text {
+            reserve(memo.count)
+            (base + count).update(from: base + memo.start, count: memo.count)
+            count &+= memo.count
+            return
+        }
+        let start = count
+        string(text)
+        if slot >= memos.count { memos.append(contentsOf: repeatElement(nil, count: slot + 1 - memos.count)) }
+        memos[slot] = Memo(text: text, start: start, count: count - start)
     }
 
     private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {

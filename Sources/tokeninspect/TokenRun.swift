@@ -148,24 +148,19 @@ struct QueuedRecord: Sendable {
 /// The output of consecutive records, rendered into one buffer, and what the
 /// summary counts for each of them.
 final class RenderedChunk: @unchecked Sendable {
-    // @unchecked: made and filled by one thread, then handed over whole (after
-    // the workers' group is left, which orders the accesses) and only read.
-    private var output: JSONWriter
-    private(set) var records: [Counted] = []
+    // @unchecked: made whole by one thread, then handed over (after the
+    // workers' group is left, which orders the accesses) and only read.
+    private let output: JSONWriter
+    let records: [Counted]
 
     struct Counted {
         var status: VerificationStatus?
         var hasError: Bool
     }
 
-    init(expectedRecords: Int) {
-        output = JSONWriter(capacity: 2048 * max(1, expectedRecords))
-        records.reserveCapacity(expectedRecords)
-    }
-
-    func append(_ body: (inout JSONWriter) -> Void, status: VerificationStatus?, hasError: Bool) {
-        body(&output)
-        records.append(Counted(status: status, hasError: hasError))
+    init(output: consuming JSONWriter, records: [Counted]) {
+        self.output = output
+        self.records = records
     }
 
     func withBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
@@ -182,24 +177,26 @@ struct ChunkRenderer: Sendable {
     var pool: TokenDecoderPool
 
     func render(_ records: ArraySlice<QueuedRecord>) -> RenderedChunk {
-        let chunk = RenderedChunk(expectedRecords: records.count)
-        for queued in records {
-            let outcome = evaluate(queued.record, source: queued.source)
-            chunk.append({ out in
-                switch format {
-                case .text:
-                    out.raw(text.block(outcome))
-                case .json:
-                    // The array's separators: the first object of the run opens it.
-                    out.raw(outcome.input == 1 ? "\n" : ",\n")
-                    JSONRenderer.write(outcome, showSignedBytes: showSignedBytes, to: &out)
-                case .jsonl:
-                    JSONRenderer.write(outcome, showSignedBytes: showSignedBytes, to: &out)
-                    out.raw("\n")
-                }
-            }, status: outcome.status, hasError: outcome.error != nil)
+        var output = JSONWriter(capacity: 2048 * max(1, records.count))
+        var counted: [RenderedChunk.Counted] = []
+        counted.reserveCapacity(records.count)
+        // By index: `for queued in records` would copy (retain) each record.
+        for index in records.indices {
+            let outcome = evaluate(records[index].record, source: records[index].source)
+            switch format {
+            case .text:
+                output.raw(text.block(outcome))
+            case .json:
+                // The array's separators: the first object of the run opens it.
+                output.raw(outcome.input == 1 ? "\n" : ",\n")
+                JSONRenderer.write(outcome, showSignedBytes: showSignedBytes, to: &output)
+            case .jsonl:
+                JSONRenderer.write(outcome, showSignedBytes: showSignedBytes, to: &output)
+                output.raw("\n")
+            }
+            counted.append(RenderedChunk.Counted(status: outcome.status, hasError: outcome.error != nil))
         }
-        return chunk
+        return RenderedChunk(output: output, records: counted)
     }
 
     private func evaluate(_ record: TokenRecord, source: String) -> Outcome {

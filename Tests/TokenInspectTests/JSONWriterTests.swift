@@ -49,6 +49,31 @@ import Testing
         }
     }
 
+    /// A repeated value is copied from where it was written before: the output
+    /// must be exactly what writing it afresh gives, also after the buffer grew
+    /// and when a slot's value changes.
+    @Test func repeatedValuesComeOutAsWrittenAfresh() {
+        let values: [String?] = ["a \"quoted\" value", "a \"quoted\" value", nil, "other\n", String(repeating: "long ", count: 500),
+                                 "a \"quoted\" value", "other\n", "", ""]
+        var memoised = JSONWriter(capacity: 16)
+        var plain = JSONWriter(capacity: 16)
+        for writer in [0, 1] {
+            for (index, value) in values.enumerated() {
+                if writer == 0 {
+                    memoised.string(value, repeating: index % 2)
+                    memoised.string(value, repeating: 5)
+                } else {
+                    plain.string(value)
+                    plain.string(value)
+                }
+            }
+        }
+        let memoisedText = memoised.withBytes { String(decoding: $0, as: UTF8.self) }
+        let plainText = plain.withBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(memoisedText == plainText)
+        #expect(plainText.contains("null"))
+    }
+
     @Test func membersAndSeparators() throws {
         var json = JSONWriter(capacity: 16)
         json.beginObject()
