@@ -7,12 +7,6 @@ import EntitlementTokens
 /// jsonl` run spends more time here than anywhere but the signature check,
 /// so no intermediate strings are built per member.
 enum JSONRenderer {
-    static func object(_ outcome: Outcome, showSignedBytes: Bool) -> String {
-        var json = JSONWriter()
-        write(outcome, showSignedBytes: showSignedBytes, to: &json)
-        return String(decoding: json.bytes, as: UTF8.self)
-    }
-
     static func write(_ outcome: Outcome, showSignedBytes: Bool, to json: inout JSONWriter) {
         json.beginObject()
         json.member("input"); json.int(outcome.input)
@@ -180,9 +174,6 @@ struct JSONWriter: ~Copyable {
         base.deallocate()
     }
 
-    /// What was written so far.
-    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
-
     /// What was written so far, without a copy.
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         body(UnsafeRawBufferPointer(start: base, count: count))
@@ -275,7 +266,7 @@ struct JSONWriter: ~Copyable {
     mutating func string(_ text: String?, repeating slot: Int) {
         guard let text else { return null() }
         if slot < memos.count, let memo = memos[slot], memo.text == text {
-            reserve(memo.count)
+            reserve(memo.count)  // first: growing moves `base`, so the source is taken after
             (base + count).update(from: base + memo.start, count: memo.count)
             count &+= memo.count
             return

@@ -57,11 +57,6 @@ final class OutputStream {
         if buffer.count >= 1 << 16 { flush() }
     }
 
-    func write(bytes: [UInt8]) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= 1 << 16 { flush() }
-    }
-
     /// Bytes rendered elsewhere: copied into the buffer, or written straight
     /// through when they would fill it anyway.
     func write(_ bytes: UnsafeRawBufferPointer) {

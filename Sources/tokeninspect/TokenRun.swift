@@ -266,10 +266,6 @@ struct RunSummary {
     private var counts: [String: Int] = [:]
     private var order: [String] = []
 
-    mutating func add(_ outcome: Outcome, inspect: Bool) {
-        add(status: outcome.status, hasError: outcome.error != nil, inspect: inspect)
-    }
-
     mutating func add(status: VerificationStatus?, hasError: Bool, inspect: Bool) {
         total += 1
         let name = status?.rawValue ?? "DECODED"

@@ -53,7 +53,7 @@ final class ThreadAffinePool<Element: AnyObject>: @unchecked Sendable {
 
     /// - Parameter capacity: the most idle objects kept (at least 1). Half of
     ///   them, at least one, are home slots; the rest the overflow stack.
-    init(capacity: Int) {
+    init(capacity: Int = ThreadAffinePool.defaultCapacity) {
         let capacity = max(1, capacity)
         slotCount = (capacity + 1) / 2
         overflowCapacity = capacity - slotCount

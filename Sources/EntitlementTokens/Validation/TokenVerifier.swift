@@ -222,7 +222,7 @@ public final class TokenVerifier: Sendable {
 public final class TokenDecoderPool: Sendable {
     /// `TokenDecoder` is not Sendable, but each one is only ever touched by
     /// the single caller that took it out of the pool.
-    private let idle = ThreadAffinePool<TokenDecoder>(capacity: ThreadAffinePool<TokenDecoder>.defaultCapacity)
+    private let idle = ThreadAffinePool<TokenDecoder>()
     public let configuration: DecoderConfiguration
 
     public init(configuration: DecoderConfiguration = .default) {
