@@ -131,16 +131,16 @@ import Testing
         let store = InMemoryReplayStore(capacity: 3)
         func identity(_ byte: UInt8) -> ReplayIdentity { ReplayIdentity(digest: [byte]) }
         let now = Minting.issued
-        #expect(store.accept(identity(1), until: Minting.at(1000), now: now))
-        #expect(!store.accept(identity(1), until: Minting.at(1000), now: now))
-        #expect(store.accept(identity(2), until: Minting.at(5000), now: now))
-        #expect(store.accept(identity(3), until: Minting.at(9000), now: now))
+        #expect(store.acceptWithoutWaiting(identity(1), until: Minting.at(1000), now: now) == .accepted)
+        #expect(store.acceptWithoutWaiting(identity(1), until: Minting.at(1000), now: now) == .replayed)
+        #expect(store.acceptWithoutWaiting(identity(2), until: Minting.at(5000), now: now) == .accepted)
+        #expect(store.acceptWithoutWaiting(identity(3), until: Minting.at(9000), now: now) == .accepted)
         // Full: the entry closest to expiring (1) makes room.
-        #expect(store.accept(identity(4), until: Minting.at(9000), now: now))
+        #expect(store.acceptWithoutWaiting(identity(4), until: Minting.at(9000), now: now) == .accepted)
         #expect(store.count == 3)
-        #expect(!store.accept(identity(2), until: Minting.at(5000), now: now))
+        #expect(store.acceptWithoutWaiting(identity(2), until: Minting.at(5000), now: now) == .replayed)
         // After their expiry, entries are forgotten.
-        #expect(store.accept(identity(5), until: Minting.at(20_000), now: Minting.at(9500)))
+        #expect(store.acceptWithoutWaiting(identity(5), until: Minting.at(20_000), now: Minting.at(9500)) == .accepted)
         #expect(store.count == 1)
     }
 

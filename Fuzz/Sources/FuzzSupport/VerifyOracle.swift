@@ -267,7 +267,11 @@ final class ReplayStorePerInput: ReplayStore {
         current.withLock { $0 = InMemoryReplayStore() }
     }
 
-    func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> Bool {
-        current.withLock { $0 }.accept(identity, until: until, now: now)
+    func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
+        await current.withLock { $0 }.accept(identity, until: until, now: now)
+    }
+
+    func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
+        current.withLock { $0 }.acceptWithoutWaiting(identity, until: until, now: now)
     }
 }

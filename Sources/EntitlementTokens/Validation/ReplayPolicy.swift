@@ -14,7 +14,17 @@ struct ReplayPolicy: TokenPolicy {
         guard token.kind == .media else { return .skip("only media tokens are one-time use") }
         let identity = token.signedBytes.withUnsafeBytes { ReplayIdentity(sha256Of: $0) }
         let forgetAfter = token.token.expiresAt.adding(milliseconds: leewayMilliseconds) ?? .latest
-        if store.accept(identity, until: forgetAfter, now: now) { return .pass }
-        return .fail(.tokenReplayed, "this media token was already accepted once")
+        guard let decision = store.acceptWithoutWaiting(identity, until: forgetAfter, now: now) else {
+            return .fail(.replayCheckUnavailable, "the replay store answers only asynchronously; verify with the async API")
+        }
+        return Self.result(of: decision)
+    }
+
+    static func result(of decision: ReplayDecision) -> PolicyResult {
+        switch decision {
+        case .accepted: .pass
+        case .replayed: .fail(.tokenReplayed, "this media token was already accepted once")
+        case .unavailable(let why): .fail(.replayCheckUnavailable, "the one-time-use check could not be made: \(why)")
+        }
     }
 }

@@ -15,15 +15,44 @@ public struct ReplayIdentity: Sendable, Hashable {
     }
 }
 
+/// What a replay store answers for one media token.
+public enum ReplayDecision: Sendable, Hashable, Codable {
+    /// First use: the token is now recorded and may be accepted.
+    case accepted
+    /// The token was already accepted once and not yet forgotten.
+    case replayed
+    /// The store could not decide (down, too slow, refused the write): the
+    /// verdict is `REPLAY_CHECK_UNAVAILABLE`, never an acceptance (fail closed).
+    case unavailable(String)
+}
+
 /// Remembers which media tokens were accepted. Pluggable so a fleet of servers
-/// can share one (Redis, memcached…); it must be safe under concurrent use.
+/// can share one (Redis…); it must be safe under concurrent use.
+///
+/// A store that does I/O answers asynchronously and says how it failed
+/// (style habit 14); the caller sets the deadline. A store that can answer at
+/// once (the in-memory one) also implements ``acceptWithoutWaiting(_:until:now:)``,
+/// which the synchronous verification path uses so that it pays nothing for
+/// the asynchronous design.
 public protocol ReplayStore: Sendable {
-    /// Records `identity` as accepted and returns true, or returns false if it
-    /// was already accepted and not yet forgotten. Atomic: of many concurrent
-    /// calls with one identity, exactly one returns true. The entry may be
-    /// forgotten once `now` passes `until` (the token's expiry plus leeway),
-    /// since an expired token is refused before the replay check anyway.
-    func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> Bool
+    /// Records `identity` as accepted (`.accepted`), or says it was already
+    /// accepted and not yet forgotten (`.replayed`), or that it cannot tell
+    /// (`.unavailable`). Atomic: of many concurrent calls with one identity, on
+    /// however many servers share the store, exactly one is `.accepted`. The
+    /// entry may be forgotten once `now` passes `until` (the token's expiry
+    /// plus leeway), since an expired token is refused before the replay check.
+    func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision
+
+    /// The same decision made without suspending, or nil when this store can
+    /// only answer asynchronously (then the synchronous verification path
+    /// answers `REPLAY_CHECK_UNAVAILABLE`: fail closed).
+    func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision?
+}
+
+extension ReplayStore {
+    public func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
+        nil
+    }
 }
 
 /// An in-process replay store: bounded, forgets entries after their tokens
@@ -50,16 +79,24 @@ public final class InMemoryReplayStore: ReplayStore {
     /// Entries currently remembered.
     public var count: Int { state.withLock { $0.expiries.count } }
 
-    public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> Bool {
+    public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
+        decide(identity, until: until, now: now)
+    }
+
+    public func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
+        decide(identity, until: until, now: now)
+    }
+
+    private func decide(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision {
         state.withLock { state in
             Self.forgetExpired(&state, now: now.millisecondsSince1970)
-            if state.expiries[identity] != nil { return false }
+            if state.expiries[identity] != nil { return .replayed }
             while state.expiries.count >= capacity, let oldest = Self.popMin(&state.heap) {
                 state.expiries[oldest.identity] = nil
             }
             state.expiries[identity] = until.millisecondsSince1970
             Self.push(&state.heap, (until.millisecondsSince1970, identity))
-            return true
+            return .accepted
         }
     }
 

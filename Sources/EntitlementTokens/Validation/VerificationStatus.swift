@@ -11,6 +11,9 @@ public enum VerificationStatus: String, Sendable, Hashable, CaseIterable, Codabl
     case untrustedMVPD = "UNTRUSTED_MVPD"
     case deviceMismatch = "DEVICE_MISMATCH"
     case tokenReplayed = "TOKEN_REPLAYED"
+    /// The one-time-use check could not be made (the replay store is down,
+    /// too slow, or refused the write): fail closed, never an acceptance.
+    case replayCheckUnavailable = "REPLAY_CHECK_UNAVAILABLE"
 }
 
 /// The checks a verdict can report as run or skipped, in the order they run.
