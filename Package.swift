@@ -41,7 +41,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenInspectTests",
-            dependencies: ["tokeninspect"],
+            dependencies: ["tokeninspect", "EntitlementTokens"],
             exclude: ["Golden"]
         ),
     ]

@@ -62,6 +62,8 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         case notXML
         case invalidJSON
         case jsonWithoutToken
+        /// One token was expected, and the input holds several.
+        case severalTokens
         // framing
         case missingSignatureBlock
         case duplicateSignatureBlock

@@ -142,9 +142,30 @@ public final class TokenVerifier: Sendable {
     // MARK: Steps (internal: the stream engine decides replays in input order)
 
     func decode(_ record: some Collection<UInt8>, envelope: RESTEnvelope?) -> Result<DecodedToken, TokenError> {
-        decoders.withDecoder { decoder in
+        if envelope == nil, Self.isJSONDocument(record) { return decodeDocument(record) }
+        return decoders.withDecoder { decoder in
             Result { () throws(TokenError) in try decoder.decode(record, envelope: envelope) }
         }
+    }
+
+    /// True when the first byte that is not white space (or a BOM) is `{`:
+    /// a REST JSON response, given whole.
+    private static func isJSONDocument(_ bytes: some Collection<UInt8>) -> Bool {
+        var bytes = bytes[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        return bytes.first { !$0.isASCIIWhitespace } == UInt8(ascii: "{")
+    }
+
+    /// A REST response holding one token is that token, with its envelope; one
+    /// holding several names the entry point that takes them all.
+    private func decodeDocument(_ document: some Collection<UInt8>) -> Result<DecodedToken, TokenError> {
+        var splitter = RecordSplitter(configuration: decoderConfiguration)
+        let records = splitter.feed(document) + splitter.finish()
+        guard records.count == 1, let record = records.first else {
+            return .failure(TokenError(.severalTokens, stage: .transport,
+                                       "the REST document holds \(records.count) tokens; verify each record a RecordSplitter or VerificationStream cuts from it"))
+        }
+        return decoders.decode(record)
     }
 
     /// A token's verdict, or — when every check before the replay check
