@@ -78,7 +78,7 @@ struct MintCommand: ParsableCommand {
         do {
             signingKey = try SigningKey(path: key, options: KeyLoadingOptions(allowsInsecureKeySizes: allowInsecureKeys))
         } catch {
-            OutputStream.standardError.write("tokeninspect: error: \(error.message)\n")
+            OutputStream.standardError.write("tokeninspect: error: \(TerminalEscaping.escaped(error.message))\n")
             OutputStream.standardError.flush()
             throw ExitCode(2)
         }

@@ -38,10 +38,14 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.contains("\(fifo.path): is a FIFO (named pipe), not a regular file"))
         #expect(result.stdout.isEmpty)
-        // A device too, for mint's signing key as well.
+        // A device too.
         let device = try CLI.run(["verify", "--key", "/dev/zero", Self.valid])
         #expect(device.status == 2)
         #expect(device.stderr.contains("character device"))
+        // And mint's signing key.
+        let mint = try CLI.run(["mint", "--key", fifo.path, "--requestor", "TNT", "--resource", "TNT"])
+        #expect(mint.status == 2)
+        #expect(mint.stderr.contains("\(fifo.path): is a FIFO"))
     }
 
     /// The review's reproducers: before, the first printed `#1 VALID_TOKEN`.

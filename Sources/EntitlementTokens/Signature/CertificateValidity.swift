@@ -10,6 +10,7 @@ public struct CertificateValidity: Sendable, Hashable {
     /// The certificate's `notAfter`.
     public var notAfter: TokenTimestamp
 
+    /// Dates as read from a certificate.
     public init(notBefore: TokenTimestamp, notAfter: TokenTimestamp) {
         self.notBefore = notBefore
         self.notAfter = notAfter

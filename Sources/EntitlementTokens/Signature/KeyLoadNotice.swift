@@ -40,8 +40,10 @@ public struct KeyLoadNotice: Sendable, Equatable, CustomStringConvertible {
     /// One human line naming the source and the cause, like ``KeyError/message``.
     public var message: String
 
+    /// `note` for a subdirectory that was not entered, `warning` otherwise.
     public var severity: Severity { code == .subdirectoryNotEntered ? .note : .warning }
 
+    /// A notice with a message written by the caller (tests, other loaders).
     public init(code: Code, source: String, message: String) {
         self.code = code
         self.source = source
@@ -53,5 +55,6 @@ public struct KeyLoadNotice: Sendable, Equatable, CustomStringConvertible {
         self.init(code: code, source: source, message: "\(source): \(detail)")
     }
 
+    /// The ``message``.
     public var description: String { message }
 }

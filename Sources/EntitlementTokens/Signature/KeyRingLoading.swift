@@ -85,7 +85,8 @@ private struct KeyRingLoader {
                     notices.append(KeyLoadNotice(part.code, entry.path, "\(scope): \(part.detail)"))
                 }
                 if file.keys.isEmpty {
-                    skippedSummary.append("\(entry.path) (\(part: file.skipped.first?.code))")
+                    let what = file.skipped.contains { $0.code == .privateKeySkipped } ? "a private key" : "holds no key"
+                    skippedSummary.append("\(entry.path) (\(what))")
                 }
                 try add(file.keys, source: entry.path)
             }
@@ -113,16 +114,6 @@ private struct KeyRingLoader {
                     : KeyLoadNotice(.certificateNotYetValid, source,
                         "\(location)certificate not valid before \(validity.notBefore.iso8601); \(trusted)"))
             }
-        }
-    }
-}
-
-private extension DefaultStringInterpolation {
-    /// "holds no key" / "a private key" for the nothing-usable summary.
-    mutating func appendInterpolation(part code: KeyLoadNotice.Code?) {
-        switch code {
-        case .privateKeySkipped: appendLiteral("a private key")
-        default: appendLiteral("holds no key")
         }
     }
 }
