@@ -531,6 +531,11 @@ struct SignatureDegenerateKeyTests {
     }
 
     @Test func ed25519EncodingRules() throws {
+        // The 8-torsion has exactly 8 points: 8 distinct entries, each shown
+        // to be of small order by the test above, are all of them.
+        let table = DegenerateKeys.ed25519SmallOrderPoints
+        #expect(Set(table.map(\.encoding)).count == 8)
+        #expect(table.map(\.order).sorted() == [1, 2, 4, 4, 8, 8, 8, 8])
         let p = DegenerateKeys.ed25519FieldPrime
         func withY(_ y: [UInt8], signBit: Bool = false) -> [UInt8] {
             var bytes = y
