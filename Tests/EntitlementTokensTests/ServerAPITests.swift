@@ -103,12 +103,13 @@ import Testing
     }
 
     @Test func aStorePastTheDeadlineIsUnavailableWithinIt() async {
+        // The store answers `.accepted` after 3 s; the verdict is the deadline's
+        // (no wall-clock assertion: parallel test suites can starve the pool).
         let verifier = Self.verifier(store: HangingStore(), deadline: .milliseconds(50))
-        let started = ContinuousClock.now
         let verdict = await verifier.verify(Self.mediaToken(2, resource: "TNT"))
         #expect(verdict.status == .replayCheckUnavailable)
         #expect(verdict.verified == nil)
-        #expect(ContinuousClock.now - started < .seconds(2), "the caller's deadline did not hold")
+        #expect(verdict.reason.contains("did not answer within 0.05 seconds"), "\(verdict.reason)")
     }
 
     @Test func theSynchronousPathFailsClosedWithAnAsyncOnlyStore() {

@@ -11,6 +11,10 @@ public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The file or directory could not be opened or read (missing, no
         /// permission, too large to be a key file).
         case unreadable
+        /// The path is a FIFO, device, socket or other non-regular file. It
+        /// is refused before it is read: reading a FIFO with no writer would
+        /// wait forever, and reading a device may never end or have effects.
+        case notARegularFile
         /// The bytes are neither a PEM block nor DER of a supported structure,
         /// or a block is corrupt, encrypted, or of a kind this loader refuses.
         case unsupportedFormat
@@ -20,7 +24,14 @@ public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedKeyType
         /// An RSA key under 2048 bits without the explicit opt-in.
         case insecureKeySize
-        /// An empty file, an empty directory, or no path at all.
+        /// A key whose mathematics make forgery trivial or verification
+        /// needlessly slow: RSA with an even exponent, one below 3 or longer
+        /// than 32 bits, an even modulus or one over 16384 bits; an EC point
+        /// off the curve or not of the group's order; an Ed25519 point of
+        /// small order or a non-canonical encoding. Refused whatever the
+        /// ``KeyLoadingOptions`` (SPEC §3).
+        case degenerateKey
+        /// An empty file, a directory that yields no usable key, or no path at all.
         case noKeysFound
         /// A signing key was asked for and the input holds only public keys
         /// or certificates.
