@@ -1,5 +1,3 @@
-import Foundation
-
 /// Issues signed tokens the way real servers do: for tests, samples, and
 /// staging servers that need to exercise a playback gate without the vendor.
 ///
@@ -161,7 +159,9 @@ public enum TokenMinter {
     /// CDATA, with any `]]>` split the way issuers do; others are escaped.
     static func escaped(_ value: String) -> String {
         if value.contains("<") {
-            return "<![CDATA[" + value.replacingOccurrences(of: "]]>", with: "]]]]><![CDATA[>") + "]]>"
+            // Each `]]>` inside is split across two sections: `]]` ends one, `>` opens the next.
+            return "<![CDATA[" + value.split(separator: "]]>", omittingEmptySubsequences: false)
+                .joined(separator: "]]]]><![CDATA[>") + "]]>"
         }
         var result = ""
         for character in value {
