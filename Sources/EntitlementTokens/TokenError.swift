@@ -82,6 +82,7 @@ public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
         case tokenTooLarge
         case depthLimitExceeded
         case elementCountLimitExceeded
+        case attributeLimitExceeded
         case fieldTooLong
         case mixedContent
         case unknownTokenRoot

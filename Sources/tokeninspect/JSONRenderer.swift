@@ -105,38 +105,20 @@ enum JSONRenderer {
     /// order, at the place of its first occurrence.
     private static func writeFields(_ fields: [TokenField], to json: inout JSONWriter) {
         // Usually no path repeats: then the fields go out in order, no grouping needed.
-        var repeats = false
-        if fields.count > 1 {
-            search: for later in 1..<fields.count {
-                let path = fields[later].path
-                let length = path.utf8.count
-                for earlier in 0..<later where fields[earlier].path.utf8.count == length && fields[earlier].path == path {
-                    repeats = true
-                    break search
-                }
-            }
-        }
-        guard repeats else {
+        guard TokenFieldGroup.hasRepeatedPath(fields) else {
             // By index: `for field in fields` would copy (retain) both strings of each field.
             for index in fields.indices {
                 json.key(fields[index].path); json.string(fields[index].value, repeating: 3 + index)
             }
             return
         }
-        var order: [String] = []
-        var values: [String: [String]] = [:]
-        for field in fields {
-            if values[field.path] == nil { order.append(field.path) }
-            values[field.path, default: []].append(field.value)
-        }
-        for path in order {
-            let list = values[path]!
-            json.key(path)
-            if list.count == 1 {
-                json.string(list[0])
+        for group in TokenFieldGroup.grouping(fields) {
+            json.key(group.path)
+            if group.values.count == 1 {
+                json.string(group.values[0])
             } else {
                 json.beginArray()
-                for value in list {
+                for value in group.values {
                     json.element(); json.string(value)
                 }
                 json.endArray()
@@ -265,7 +247,7 @@ struct JSONWriter: ~Copyable {
     /// chunk of consecutive tokens, so most objects after the first hit.
     mutating func string(_ text: String?, repeating slot: Int) {
         guard let text else { return null() }
-        if slot < memos.count, let memo = memos[slot], memo.text == text {
+        if slot < memos.count, let memo = memos[slot], Self.sameBytes(memo.text, text) {
             reserve(memo.count)  // first: growing moves `base`, so the source is taken after
             (base + count).update(from: base + memo.start, count: memo.count)
             count &+= memo.count
@@ -275,6 +257,16 @@ struct JSONWriter: ~Copyable {
         string(text)
         if slot >= memos.count { memos.append(contentsOf: repeatElement(nil, count: slot + 1 - memos.count)) }
         memos[slot] = Memo(text: text, start: start, count: count - start)
+    }
+
+    /// Byte equality: `==` would reuse the bytes of `Café` composed for `Café`
+    /// decomposed, and the output must carry each value's own bytes.
+    private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        let equal = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in left.elementsEqual(right) }
+        }
+        return (equal ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
     }
 
     private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
