@@ -90,6 +90,8 @@ public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
         case duplicateField
         case missingField
         case invalidFieldValue
+        /// A Media RSS resource with more than one channel, item, or title or guid in one scope (SPEC §5).
+        case ambiguousMediaRSS
     }
 
     public var code: Code
