@@ -1,0 +1,105 @@
+import EntitlementTokens
+import Foundation
+import Testing
+@testable import tokeninspect
+
+/// The `fields` object of the JSON output (SPEC §6): every path once, a
+/// repeated one as an array, keys and values with their own bytes, and a cost
+/// linear in the number of fields (SPEC §4).
+@Suite struct FieldsRenderingTests {
+    static let signature = "dGVzdC1zaWduYXR1cmUtYnl0ZXMtdGhhdC1hcmUtbm90LXZlcmlmaWVkLWhlcmU="
+
+    static func token(resource: String = "TNT", extra: String = "") -> String {
+        "<signatureInfo>\(signature)<signatureInfo><authToken><requestorID>TNT</requestorID><resourceID>\(resource)</resourceID>"
+            + "<ttl>420000</ttl><issueTime>2026-01-15T12:00:00Z</issueTime><mvpdId>Comcast_SSO</mvpdId>\(extra)</authToken>"
+    }
+
+    static func rendered(_ texts: [String]) throws -> [UInt8] {
+        let decoder = TokenDecoder()
+        var json = JSONWriter()
+        for (index, text) in texts.enumerated() {
+            let outcome = Outcome(input: index + 1, source: "-", line: index + 1, token: try decoder.decode(text), error: nil, verdict: nil)
+            JSONRenderer.write(outcome, showSignedBytes: false, to: &json)
+            json.raw("\n")
+        }
+        return json.withBytes { Array($0) }
+    }
+
+    @Test func repeatedPathsBecomeArraysAndUnicodeTwinsStayApart() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let extra = "<list><v>1</v><v>2</v></list><\(composed)>A</\(composed)><\(decomposed)>B</\(decomposed)><list><v>3</v></list>"
+        let output = try Self.rendered([Self.token(extra: extra)])
+        let text = String(decoding: output, as: UTF8.self)
+        #expect(text.contains(#""list/v":["1","2","3"]"#))
+        #expect(output.contains(subsequence: Array("\"\(composed)\":\"A\"".utf8)))
+        #expect(output.contains(subsequence: Array("\"\(decomposed)\":\"B\"".utf8)))
+    }
+
+    /// The writer reuses a value written for the token before; a canonically
+    /// equivalent value is not the same value, and keeps its own bytes.
+    @Test func aValueKeepsItsOwnBytesAfterItsUnicodeTwin() throws {
+        let composed = "Caf\u{E9}", decomposed = "Cafe\u{301}"
+        let output = try Self.rendered([Self.token(resource: composed), Self.token(resource: decomposed)])
+        let lines = output.split(separator: UInt8(ascii: "\n"))
+        #expect(lines.count == 2)
+        #expect(Array(lines[0]).contains(subsequence: Array("\"resourceID\":\"\(composed)\"".utf8)))
+        #expect(Array(lines[1]).contains(subsequence: Array("\"resourceID\":\"\(decomposed)\"".utf8)))
+    }
+
+    /// Verifying and rendering (as `verify --format jsonl` does) a token with
+    /// 512 attributes costs at most 8 times one with 128: linear, with room
+    /// for noise; growth with the square of the count would make it 16 times.
+    /// Pairwise grouping made a token with 6,000 attributes cost 2,500 times a
+    /// plain one. (The library's AttributeLimitTests also hold a token with 512
+    /// attributes to 20 times a plain one, end to end.)
+    @Test(.serialized, arguments: [false, true])
+    func verifyingAndRenderingStaysLinearInFields(pathsRepeat: Bool) throws {
+        let keys = CLI.packageRoot.appendingPathComponent("Samples/keys").path
+        let signing = try SigningKey(path: keys + "/test-rsa2048.pem", options: KeyLoadingOptions())
+        let ring = try KeyRing.load(paths: [keys + "/trusted/test-rsa2048.pub.pem"], options: KeyLoadingOptions())
+        let now = try TokenDateParser.parse("2026-01-15T12:01:00Z").timestamp
+        let verifier = TokenVerifier(signature: .trustedKeys(ring),
+                                     policy: VerificationPolicy(requestorID: "TNT", resourceID: "TNT", allowedMVPDs: ["Comcast_SSO"], clock: { now }))
+        func signed(attributes: Int) throws -> String {
+            let extra = stride(from: 0, to: attributes, by: 64).enumerated().map { element, _ in
+                "<x\(pathsRepeat ? "" : String(element))" + (0..<64).map { #" a\#($0)="""# }.joined() + "/>"
+            }.joined()
+            let text = Self.token(extra: extra)
+            let element = String(text[text.range(of: "<authToken>")!.lowerBound...])
+            return "<signatureInfo>\(Data(try signing.signature(for: Array(element.utf8))).base64EncodedString())<signatureInfo>\(element)"
+        }
+        let small = try signed(attributes: 128), large = try signed(attributes: 512)
+        var json = JSONWriter()
+        func run(_ text: String) -> VerificationStatus {
+            let verdict = verifier.verify(text)
+            JSONRenderer.write(Outcome(input: 1, source: "-", line: 1, token: verdict.token, error: nil, verdict: verdict),
+                               showSignedBytes: false, to: &json)
+            json = JSONWriter()
+            return verdict.status
+        }
+        #expect(run(small) == .validToken)
+        #expect(run(large) == .validToken)
+        // Every one of the 512 values is rendered, grouped or not.
+        let values = try Self.rendered([large]).split(separator: UInt8(ascii: "\""), omittingEmptySubsequences: false)
+        #expect(values.count(where: \.isEmpty) >= 512)
+        let clock = ContinuousClock()
+        func seconds(_ text: String, _ times: Int) -> Double {
+            let elapsed = clock.measure { for _ in 0..<times { _ = run(text) } }
+            return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) / Double(times)
+        }
+        var bestSmall = Double.infinity, bestLarge = Double.infinity
+        for _ in 0..<7 {
+            bestSmall = min(bestSmall, seconds(small, 20))
+            bestLarge = min(bestLarge, seconds(large, 5))
+        }
+        let ratio = bestLarge / bestSmall
+        #expect(ratio < 8, "4 times the attributes cost \(ratio) times as much")
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func contains(subsequence: [UInt8]) -> Bool {
+        guard subsequence.count <= count else { return false }
+        return (0...(count - subsequence.count)).contains { self[$0..<($0 + subsequence.count)].elementsEqual(subsequence) }
+    }
+}
