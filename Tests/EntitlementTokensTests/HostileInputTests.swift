@@ -1,4 +1,9 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 @testable import EntitlementTokens
 
 /// Each hostile input gets its own specific, typed error (SPEC §4).
@@ -273,23 +278,26 @@ import Testing
     }
 }
 
-/// The cost of one call of `heavy` over one of `plain`: the best of several
-/// alternating rounds, so a busy machine slows both alike.
+/// The cost of one call of `heavy` over one of `plain`, in CPU time of the
+/// calling thread (tests run in parallel on few cores: wall time would count
+/// the time other tests had the core): the median of the ratios of many
+/// short back-to-back runs of each.
 enum CostRatio {
-    static func measure(plain: () -> Void, heavy: () -> Void, rounds: Int = 7) -> Double {
-        let clock = ContinuousClock()
+    static func measure(plain: () -> Void, heavy: () -> Void, pairs: Int = 21,
+                        plainCalls: Int = 40, heavyCalls: Int = 4) -> Double {
+        func threadSeconds() -> Double {
+            var now = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+            return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        }
         func perCall(_ body: () -> Void, _ calls: Int) -> Double {
-            let elapsed = clock.measure { for _ in 0..<calls { body() } }
-            return Double(elapsed.components.attoseconds) / 1e18 / Double(calls) + Double(elapsed.components.seconds) / Double(calls)
+            let start = threadSeconds()
+            for _ in 0..<calls { body() }
+            return (threadSeconds() - start) / Double(calls)
         }
         plain(); heavy()
-        var bestPlain = Double.infinity
-        var bestHeavy = Double.infinity
-        for _ in 0..<rounds {
-            bestPlain = min(bestPlain, perCall(plain, 200))
-            bestHeavy = min(bestHeavy, perCall(heavy, 20))
-        }
-        return bestHeavy / bestPlain
+        let ratios = (0..<pairs).map { _ in perCall(heavy, heavyCalls) / perCall(plain, plainCalls) }.sorted()
+        return ratios[pairs / 2]
     }
 }
 
