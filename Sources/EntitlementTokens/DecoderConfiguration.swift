@@ -12,6 +12,10 @@ public struct DecoderConfiguration: Sendable, Hashable {
     public var maxElementCount: Int = 512
     /// Longest text of one field or attribute, in bytes after decoding.
     public var maxFieldBytes: Int = 32 * 1024
+    /// Most attributes and namespace declarations, together, on one element and in one token
+    /// (libxml2 compares each attribute of a start tag with every other: keep that small).
+    public var maxAttributesPerElement: Int = 64
+    public var maxAttributesPerToken: Int = 512
     /// Largest REST JSON document, which has to be held whole to be parsed.
     public var maxJSONDocumentBytes: Int = 32 * 1024 * 1024
     /// Repair a Base64 token whose `+` arrived as a space (an unencoded query

@@ -84,6 +84,7 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         case tokenTooLarge
         case depthLimitExceeded
         case elementCountLimitExceeded
+        case attributeLimitExceeded
         case fieldTooLong
         case mixedContent
         case unknownTokenRoot
@@ -91,6 +92,8 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         case duplicateField
         case missingField
         case invalidFieldValue
+        /// A Media RSS resource with more than one channel, item, or title or guid in one scope (SPEC §5).
+        case ambiguousMediaRSS
     }
 
     public var code: Code

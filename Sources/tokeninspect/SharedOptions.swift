@@ -59,7 +59,7 @@ struct KeyOptions: ParsableArguments {
 
     func parsedNow(_ text: String) throws -> TokenTimestamp {
         do {
-            return try TokenDateParser.parse(text).timestamp
+            return try TokenDateParser.parseAllowingEpochMilliseconds(text).timestamp
         } catch {
             throw ValidationError("--now: \(error)")
         }

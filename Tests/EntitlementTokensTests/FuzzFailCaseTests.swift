@@ -305,11 +305,20 @@ private enum DateOracle {
     }
 
     static func parse(_ text: String) -> (timestamp: TokenTimestamp, shape: TokenDateParser.Shape)? {
-        try? TokenDateParser.parse(text)
+        try? TokenDateParser.parseAllowingEpochMilliseconds(text)
     }
 
     static func checkText(_ text: String) {
-        guard let (timestamp, shape) = parse(text) else { return }
+        let field = try? TokenDateParser.parse(text)
+        guard let (timestamp, shape) = parse(text) else {
+            #expect(field == nil, "'\(text)' parses as a token field but not as an envelope date")
+            return
+        }
+        if shape == .epochMilliseconds {
+            #expect(field == nil, "'\(text)' is epoch milliseconds, yet a token field took it")
+        } else {
+            #expect(field?.timestamp == timestamp && field?.shape == shape, "'\(text)' reads differently in a token field")
+        }
         let own = timestamp.formatted(shape)
         let back = parse(own)
         #expect(back?.shape == shape && back?.timestamp == timestamp, "'\(text)' → '\(own)' does not re-parse to the same instant")
@@ -321,7 +330,10 @@ private enum DateOracle {
         let ms = timestamp.millisecondsSince1970
         let remainder = ((ms % 1000) + 1000) % 1000
         #expect(parse(timestamp.iso8601)?.timestamp == timestamp, "\(ms) ms → '\(timestamp.iso8601)' does not re-parse")
-        if ms >= 0 { #expect(parse(timestamp.formatted(.epochMilliseconds))?.timestamp == timestamp) }
+        if ms >= 0 {
+            #expect(parse(timestamp.formatted(.epochMilliseconds))?.timestamp == timestamp)
+            #expect((try? TokenDateParser.parse(timestamp.formatted(.epochMilliseconds))) == nil)
+        }
         var seconds = time_t((ms - remainder) / 1000 + offsetMinutes * 60)
         var fields = tm()
         _ = gmtime_r(&seconds, &fields)

@@ -33,7 +33,7 @@ import Testing
         media + " trailing",
         #"{"serializedToken": "\#(Fixtures.base64(media))", "expires": "1458252511000"}"#,
         "<authToken>",
-        "  <requestorID>A</requestorID><resourceID>B</resourceID><ttl>1</ttl><issueTime>0</issueTime>",
+        "  <requestorID>A</requestorID><resourceID>B</resourceID><ttl>1</ttl><issueTime>1970-01-01T00:00:00Z</issueTime>",
         "</authToken><signatureInfo>\(Fixtures.signature)</signatureInfo>",
         media + "\r",
     ].joined(separator: "\n") + "\n"
