@@ -62,6 +62,9 @@ public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
         case notXML
         case invalidJSON
         case jsonWithoutToken
+        case jsonTooDeep
+        case jsonLimitExceeded
+        case ambiguousEnvelope
         // framing
         case missingSignatureBlock
         case duplicateSignatureBlock

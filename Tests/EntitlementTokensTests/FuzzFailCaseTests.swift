@@ -119,7 +119,8 @@ private enum FuzzSummary {
 private enum DecodeOracle {
     static let codesByStage: [TokenError.Stage: Set<TokenError.Code>] = [
         .transport: [.emptyInput, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding,
-                     .notXML, .invalidJSON, .jsonWithoutToken, .invalidUTF8, .tokenTooLarge],
+                     .notXML, .invalidJSON, .jsonWithoutToken, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope,
+                     .invalidUTF8, .tokenTooLarge],
         .framing: [.missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock,
                    .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent,
                    .invalidXMLDeclaration, .unsupportedEncoding, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden,
