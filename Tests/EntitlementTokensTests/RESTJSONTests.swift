@@ -184,6 +184,18 @@ import Testing
         #expect(verdict.status == .invalidTokenFormat)
     }
 
+    @Test func aDocumentThatIsNotJSONSaysSoWhateverItsEnvelopeSaidBefore() throws {
+        // Found by FuzzJSON: the duplicate came first, the invalid UTF-8 after it.
+        let document = Array(#"{"serializedToken":"\#(Self.token)","serializedToken":"A"#.utf8) + [0xEC, 0x6D] + Array(#""}"#.utf8)
+        #expect(StreamHelpers.decodeEveryWay(document, randomSplits: 3).map(\.errorCode) == [.invalidJSON])
+        #expect(Self.error(#"{"serializedToken":"A","decisions":[] x}"#)?.code == .invalidJSON)
+        #expect(Self.error(#"{"serializedToken":1,"a":01}"#)?.code == .invalidJSON)
+        // Valid JSON: the envelope's problem, where it is.
+        let ambiguous = try #require(Self.error(#"{"serializedToken":"A",  "serializedToken":"A"}"#))
+        #expect(ambiguous.code == .ambiguousEnvelope)
+        #expect(ambiguous.location?.byteOffset == 25)
+    }
+
     @Test func duplicatesOutsideTheEnvelopeAreNotItsConcern() throws {
         // RFC 8259 leaves duplicate names to the reader; members the envelope never reads are not read.
         let json = #"{"x":{"a":1,"a":2},"y":[{"serializedToken":1},{"serializedToken":2}],"serializedToken":"\#(Self.token)"}"#

@@ -37,7 +37,7 @@ protocol JSONEventHandler {
     /// An object's member name starts; `true` to have it kept and given to ``key(_:)``.
     mutating func keyStarts() -> Bool
     /// A member name that ``keyStarts()`` asked for, unescaped.
-    mutating func key(_ bytes: [UInt8]) throws(TokenError)
+    mutating func key(_ bytes: [UInt8], at position: JSONPosition) throws(TokenError)
     /// A scalar ended; `text` is its captured text (unescaped UTF-8), or empty when skipped.
     mutating func scalar(_ kind: JSONScalar, text: [UInt8]) throws(TokenError)
     mutating func containerEnds() throws(TokenError)
@@ -303,7 +303,10 @@ struct JSONScanner {
                 throw fail(isObject ? "expected ',' or '}' after a member" : "expected ',' or ']' after an element")
             }
         case .value, .valueOrArrayEnd:
-            if byte == UInt8(ascii: "]"), case .valueOrArrayEnd = state {
+            if byte == UInt8(ascii: "]") {
+                guard case .valueOrArrayEnd = state else {
+                    throw fail(containers.last == false ? "a trailing comma before ']'" : "expected a JSON value")
+                }
                 try endContainer(with: &handler)
                 return
             }
@@ -402,7 +405,7 @@ struct JSONScanner {
         switch byte {
         case UInt8(ascii: "\""):
             if stringIsKey {
-                if capturing { try handler.key(text) }
+                if capturing { try handler.key(text, at: tokenStart) }
                 state = .colon
             } else {
                 if skippedDepth == 0 { try handler.scalar(.string, text: capturing ? text : []) }

@@ -45,8 +45,12 @@ struct RESTDocument {
 
     /// Ends the document; returns its records in order.
     mutating func finish() -> [Entry] {
+        // A document that is not JSON is reported as such, whatever its envelope said before.
         if let error = scanner.finish(with: &reader) {
             return [Entry(error: error, position: start)]
+        }
+        if let problem = reader.problem {
+            return [Entry(error: problem, position: start)]
         }
         return reader.entries(documentStart: start)
     }
@@ -85,8 +89,9 @@ private struct EnvelopeReader: JSONEventHandler {
 
     let configuration: DecoderConfiguration
     private var frames: [Frame] = []
-    /// The member names seen in each open object of `frames` (arrays hold an empty set).
-    private var names: [Set<String>] = []
+    /// The member names seen in each open object of `frames` (arrays hold an empty set),
+    /// as bytes: names are compared exactly, never by Unicode equivalence.
+    private var names: [Set<[UInt8]>] = []
     private var memberName: String?
     private var target = Target.none
     private var kept = 0
@@ -105,14 +110,50 @@ private struct EnvelopeReader: JSONEventHandler {
         func size(_ fields: [(key: String, value: RESTEnvelope.Value)]) -> Int {
             fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.description.utf8.count }
         }
-        var total = (v1Token?.count ?? 0) + size(rootFields) + names.reduce(0) { $0 + $1.reduce(0) { $0 + $1.utf8.count } }
+        var total = (v1Token?.count ?? 0) + size(rootFields) + names.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }
         for decision in decisions + (current.map { [$0] } ?? []) {
             total += (decision.token?.count ?? 0) + size(decision.fields) + size(decision.tokenFields) + size(decision.errorFields)
         }
         return total
     }
 
+    /// The first thing wrong with the envelope (`ambiguousEnvelope`, `jsonWithoutToken`):
+    /// from then on nothing is kept, but the scan goes on, because a document that
+    /// is not JSON at all must say so (the syntax error wins).
+    private(set) var problem: TokenError?
+
     mutating func valueStarts(_ kind: JSONValueKind, at position: JSONPosition) throws(TokenError) -> JSONCapture {
+        guard problem == nil else { return .skip }
+        do {
+            return try read(kind, at: position)
+        } catch {
+            try setAside(error)
+            return .skip
+        }
+    }
+
+    mutating func keyStarts() -> Bool {
+        guard problem == nil, let frame = frames.last else { return false }
+        return frame != .decisions
+    }
+
+    mutating func key(_ bytes: [UInt8], at position: JSONPosition) throws(TokenError) {
+        guard problem == nil else { return }
+        do {
+            try readKey(bytes, at: position)
+        } catch {
+            try setAside(error)
+        }
+    }
+
+    /// Limits and the top-level value end the scan at once; the envelope's own
+    /// problems wait for the end of the document.
+    private mutating func setAside(_ error: TokenError) throws(TokenError) {
+        guard error.code == .ambiguousEnvelope || error.code == .jsonWithoutToken else { throw error }
+        problem = error
+    }
+
+    private mutating func read(_ kind: JSONValueKind, at position: JSONPosition) throws(TokenError) -> JSONCapture {
         guard let frame = frames.last else {
             guard kind == .object else {
                 throw TokenError(.invalidJSON, stage: .transport,
@@ -180,15 +221,10 @@ private struct EnvelopeReader: JSONEventHandler {
         }
     }
 
-    mutating func keyStarts() -> Bool {
-        guard let frame = frames.last else { return false }
-        return frame != .decisions
-    }
-
-    mutating func key(_ bytes: [UInt8]) throws(TokenError) {
+    private mutating func readKey(_ bytes: [UInt8], at position: JSONPosition) throws(TokenError) {
         try count()
         let name = String(decoding: bytes, as: UTF8.self)
-        guard names[names.count - 1].insert(name).inserted else {
+        guard names[names.count - 1].insert(bytes).inserted else {
             let place = switch frames.last! {
             case .root: "the document"
             case .decision: "decision \(current?.number ?? 0)"
@@ -196,13 +232,15 @@ private struct EnvelopeReader: JSONEventHandler {
             case .error, .decisions: "the error of decision \(current?.number ?? 0)"
             }
             throw TokenError(.ambiguousEnvelope, stage: .transport,
-                             "member '\(name)' appears twice in \(place): the envelope could be read two ways")
+                             "member '\(name)' appears twice in \(place): the envelope could be read two ways",
+                             at: position.location)
         }
         memberName = name
     }
 
     mutating func scalar(_ kind: JSONScalar, text: [UInt8]) throws(TokenError) {
         defer { target = .none }
+        guard problem == nil else { return }
         let value: RESTEnvelope.Value
         switch kind {
         case .string: value = .string(String(decoding: text, as: UTF8.self))
@@ -223,6 +261,7 @@ private struct EnvelopeReader: JSONEventHandler {
     }
 
     mutating func containerEnds() throws(TokenError) {
+        guard problem == nil else { return }
         let frame = frames.removeLast()
         names.removeLast()
         if frame == .decision, let current {
