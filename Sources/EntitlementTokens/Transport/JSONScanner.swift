@@ -47,7 +47,7 @@ protocol JSONEventHandler {
 ///
 /// Why not Foundation's decoder: it builds a value for every member of the
 /// document, so a 30 MB response of empty objects cost 850 MB and 70 s. This
-/// scanner holds only the open containers (at most ``maxDepth``, one bit each)
+/// scanner holds only the open containers (at most ``maxDepth``, a flag each)
 /// and the text of the strings its handler asks for; everything else is
 /// validated and forgotten as it passes. Each byte is looked at once, so the
 /// cost is linear in the document.
@@ -103,7 +103,7 @@ struct JSONScanner {
     private var state = State.value
     /// Why the scan failed, once `state` is `.failed`.
     private var failure: TokenError?
-    /// One bit per open container, innermost lowest: 1 for an object.
+    /// One flag per open container, innermost last: true for an object.
     private var containers: [Bool] = []
     private var topLevelDone = false
     /// The depth of the container its handler answered with `.skip` (0: none): inside
