@@ -2,9 +2,9 @@
 public struct TokenRecord: Sendable {
     /// 1-based position of the token in the input stream (SPEC §6 `input`).
     public var index: Int
-    /// Where the record starts in the stream.
+    /// Where the record starts in the stream (a REST v2 decision: at its `{`).
     public var byteOffset: Int
-    /// 1-based line of the stream where the record starts.
+    /// 1-based line of the stream where the record starts (a REST v2 decision: the line of its `{`).
     public var line: Int
     /// The record's bytes as they stood in the input (for REST JSON: the `serializedToken` string).
     public var bytes: [UInt8]
