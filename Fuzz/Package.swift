@@ -6,7 +6,7 @@
 //   swift build -c debug --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address
 import PackageDescription
 
-let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates"]
+let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON"]
 
 let package = Package(
     name: "tokeninspect-fuzz",
@@ -30,7 +30,7 @@ let package = Package(
             cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])],
             linkerSettings: [.linkedLibrary("xml2")]
         ),
-        // The oracles, shared by the four targets (and mirrored by the main
+        // The oracles, shared by the five targets (and mirrored by the main
         // package's FuzzFailCaseTests, which replays Fuzz/FailCases in-process).
         .target(
             name: "FuzzSupport",

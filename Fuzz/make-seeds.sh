@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf Fuzz/Seeds
-mkdir -p Fuzz/Seeds/{FuzzDecode,FuzzVerify,FuzzStream,FuzzDates}
+mkdir -p Fuzz/Seeds/{FuzzDecode,FuzzVerify,FuzzStream,FuzzDates,FuzzJSON}
 
 python3 - <<'PY'
 import base64, json, os, re, struct, urllib.parse
@@ -163,6 +163,34 @@ write("FuzzStream", "mixed-records", stream_seed(mixed.encode(), [5, 100, 1000, 
 small = "\n".join(["", valid[0], "<signatureInfo>AA<signatureInfo><authToken>", "  <ttl>1</ttl>", "</authToken>", valid[16]])
 write("FuzzStream", "small-byte-by-byte", stream_seed(small.encode()[:1024], [], byte_by_byte=True))
 write("FuzzStream", "leading-blank-json", stream_seed(b"\n\n  " + files["rest-v2.json"], [1, 3, 7]))
+
+# FuzzJSON: REST documents (FuzzStream's header, then the document): the samples,
+# every JSON construct the scanner must take, and the shapes it must refuse.
+for f in ("rest-v1.json", "rest-v2.json"):
+    payload = files[f]
+    base = f.replace(".", "-")
+    write("FuzzJSON", f"{base}-whole", stream_seed(payload, []))
+    write("FuzzJSON", f"{base}-cuts", stream_seed(payload, [1, len(payload) // 3, len(payload) // 2, len(payload) - 2]))
+short = v1[:24]
+json_seeds = {
+    "scalars": '{"a":0,"b":-0.5e+10,"c":1E-7,"d":true,"e":false,"f":null,"g":"x","serializedToken":"%s"}' % short,
+    "escapes": '{"a":"\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\uD83D\\uDE00","serializ\\u0065dToken":"%s"}' % short,
+    "utf8": '{"\u00e9":"\u20ac \U0001F600","serializedToken":"%s"}' % short,
+    "skipped": '{"x":[{},{"a":[1,2,{"b":null}]},[]],"y":{"serializedToken":1},"serializedToken":"%s"}' % short,
+    "v2-denial": '{"decisions":[{"resource":"TNT","authorized":false,"error":{"status":403,"details":"no"}},'
+                 '{"resource":"TBS","token":{"notAfter":1,"serializedToken":"%s"}},"x",{"token":null}]}' % short,
+    "ambiguous-twice": '{"serializedToken":"%s","serializedToken":"%s"}' % (short, short),
+    "ambiguous-versions": '{"serializedToken":"%s","decisions":[]}' % short,
+    "ambiguous-token": '{"decisions":[{"token":{"serializedToken":"%s","notAfter":1,"notAfter":2}}]}' % short,
+    "top-level-array": '[{"serializedToken":"%s"}]' % short,
+    "deep": '{"a":' + "[" * 40 + "]" * 40 + "}",
+    "trailing-comma": '{"serializedToken":"%s",}' % short,
+    "lone-surrogate": '{"a":"\\uD800","serializedToken":"%s"}' % short,
+    "bad-number": '{"a":01,"serializedToken":"%s"}' % short,
+}
+for name, doc in json_seeds.items():
+    write("FuzzJSON", name, stream_seed(doc.encode(), [3, 9]))
+write("FuzzJSON", "bom-byte-by-byte", stream_seed(b"\xef\xbb\xbf " + json_seeds["scalars"].encode(), [], byte_by_byte=True))
 
 # FuzzDates: every shape of docs/FORMAT.md, and the edges of the range.
 dates = [

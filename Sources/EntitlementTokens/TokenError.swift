@@ -64,6 +64,9 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         case jsonWithoutToken
         /// One token was expected, and the input holds several.
         case severalTokens
+        case jsonTooDeep
+        case jsonLimitExceeded
+        case ambiguousEnvelope
         // framing
         case missingSignatureBlock
         case duplicateSignatureBlock

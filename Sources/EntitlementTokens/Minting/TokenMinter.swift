@@ -136,8 +136,8 @@ public enum TokenMinter {
         let signature = Base64.encode(try key.signature(for: Array(element.utf8)))
         let xml: String
         // Pretty-printed, the element starts on its own line; the legacy
-        // terminator stays on the first line, since a line that begins with
-        // `<signatureInfo` always starts a new record in a stream.
+        // terminator stays on the first line, with the block it ends (a stream
+        // would read it on a line of its own too, the block being open then).
         let separator = request.prettyPrinted ? "\n" : ""
         switch request.signatureForm {
         case .legacy: xml = "<signatureInfo>\(signature)<signatureInfo>\(separator)\(element)"

@@ -103,10 +103,17 @@ extension TokenReport {
         }
         json.endArray()
         json.member("envelope")
-        if let envelope = token?.envelope {
+        if let envelope {
             json.beginObject()
+            // Each value in its JSON type (SPEC §6): a number stays as written.
             for field in envelope.fields {
-                json.key(field.key); json.string(field.value)
+                json.key(field.key)
+                switch field.value {
+                case .string(let text): json.string(text)
+                case .number(let literal): json.raw(literal)
+                case .bool(let value): json.bool(value)
+                case .null: json.null()
+                }
             }
             json.endObject()
         } else {

@@ -243,6 +243,12 @@ struct RecordEvaluator: Sendable {
     }
 
     private func evaluate(_ queued: QueuedRecord, settlingReplays: Bool) -> (TokenReport, TokenVerifier.PendingReplay?) {
+        var (report, question) = evaluateRecord(queued, settlingReplays: settlingReplays)
+        if report.token == nil { report.recordEnvelope = queued.record.envelope }
+        return (report, question)
+    }
+
+    private func evaluateRecord(_ queued: QueuedRecord, settlingReplays: Bool) -> (TokenReport, TokenVerifier.PendingReplay?) {
         let record = queued.record
         switch mode {
         case .verify(let verifier, let expectations):
