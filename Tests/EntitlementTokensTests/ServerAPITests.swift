@@ -235,6 +235,26 @@ import Testing
         }
     }
 
+    @Test func errorCodesCanGrowWithoutBreakingCallers() throws {
+        let codes = TokenError.Code.allCases.map(\.rawValue)
+        #expect(Set(codes).count == codes.count)
+        #expect(Set(KeyError.Code.allCases.map(\.rawValue)).count == KeyError.Code.allCases.count)
+        // A code as a plain JSON string, and one from a newer library still decodes.
+        #expect(String(decoding: try JSONEncoder().encode(TokenError.Code.emptyInput), as: UTF8.self) == #""emptyInput""#)
+        let future = try JSONDecoder().decode(TokenError.Code.self, from: Data(#""someFutureCode""#.utf8))
+        #expect(future.rawValue == "someFutureCode")
+        // A caller's switch names the codes it knows and has a default.
+        func advice(_ code: TokenError.Code) -> String {
+            switch code {
+            case .invalidBase64, .unencodedPlus: "re-copy the token"
+            case .missingField: "the issuer left out a field"
+            default: "see the reason"
+            }
+        }
+        #expect(advice(.unencodedPlus) == "re-copy the token")
+        #expect(advice(future) == "see the reason")
+    }
+
     // MARK: Captured text
 
     @Test func aRESTDocumentWithOneTokenVerifiesAsThatToken() {
