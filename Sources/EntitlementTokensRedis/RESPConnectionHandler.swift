@@ -102,6 +102,13 @@ final class RESPConnectionHandler: ChannelInboundHandler {
                     return
                 }
                 finish(request, with: .success(reply))
+                if case .error(let message) = reply, message.starts(with: "READONLY".utf8) {
+                    // After a failover the old primary is a replica: only a new
+                    // connection can reach the new one (DNS or a virtual address).
+                    close(because: RedisClientError(.connectionClosed,
+                        "\(endpointDescription) is a read-only replica; closed to reconnect"))
+                    return
+                }
             }
         } catch {
             close(because: .protocolError(error))

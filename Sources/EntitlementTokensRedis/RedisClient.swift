@@ -124,10 +124,18 @@ public final class RedisClient: Sendable {
         case fail(RedisClientError)
     }
 
+    /// A slot marked opening under the lock; the connect starts after it is
+    /// released, so no NIO callback can run while the lock is held.
+    private struct Opening {
+        let slot: Int
+        let promise: EventLoopPromise<RedisConnection>
+    }
+
     /// An open connection (round robin), or one being opened, or the last
     /// connect failure while every slot waits out its backoff.
     private func connection(before deadline: NIODeadline) async throws(RedisClientError) -> RedisConnection {
         let now = NIODeadline.now()
+        var started: [Opening] = []
         let pick = state.withLock { state -> Pick in
             if state.isShutDown { return .fail(RedisClientError(.shutDown, "the Redis client was shut down")) }
             let count = state.slots.count
@@ -144,10 +152,10 @@ public final class RedisClient: Sendable {
                 case .opening(let future):
                     opening = opening ?? future
                 case .closed:
-                    opening = opening ?? startOpening(slot: index, state: &state)
+                    if opening == nil { opening = markOpening(slot: index, state: &state, started: &started) }
                 case .waiting(let retryAt, let failure):
                     if retryAt <= now {
-                        opening = opening ?? startOpening(slot: index, state: &state)
+                        if opening == nil { opening = markOpening(slot: index, state: &state, started: &started) }
                     } else {
                         lastFailure = failure
                         soonestRetry = min(soonestRetry ?? retryAt, retryAt)
@@ -159,6 +167,7 @@ public final class RedisClient: Sendable {
             let failure = lastFailure ?? RedisClientError(.connectionFailed, "no connection to \(configuration.endpoint)")
             return .fail(RedisClientError(failure.code, "\(failure.message) (next attempt in \(retryIn) ms)"))
         }
+        for opening in started { startOpening(opening) }
         switch pick {
         case .ready(let connection):
             return connection
@@ -182,14 +191,22 @@ public final class RedisClient: Sendable {
         }
     }
 
-    /// Starts opening a connection in `slot`; the slot records the outcome.
-    private func startOpening(slot index: Int, state: inout State) -> EventLoopFuture<RedisConnection> {
-        let future = RedisConnection.open(configuration: configuration, sslContext: sslContext, group: group, budget: budget)
-        state.slots[index].connection = .opening(future)
+    /// Marks `slot` as opening; ``startOpening(_:)`` connects once the lock is released.
+    private func markOpening(slot index: Int, state: inout State, started: inout [Opening]) -> EventLoopFuture<RedisConnection> {
+        let promise = group.next().makePromise(of: RedisConnection.self)
+        state.slots[index].connection = .opening(promise.futureResult)
+        started.append(Opening(slot: index, promise: promise))
+        return promise.futureResult
+    }
+
+    /// Connects for a slot marked opening; the slot records the outcome.
+    private func startOpening(_ opening: Opening) {
+        RedisConnection.open(configuration: configuration, sslContext: sslContext, group: group, budget: budget)
+            .cascade(to: opening.promise)
+        let future = opening.promise.futureResult
         future.whenComplete { [weak self] result in
-            self?.record(result, slot: index, future: future)
+            self?.record(result, slot: opening.slot, future: future)
         }
-        return future
     }
 
     private func record(_ result: Result<RedisConnection, any Error>, slot index: Int, future: EventLoopFuture<RedisConnection>) {
@@ -200,9 +217,6 @@ public final class RedisClient: Sendable {
             switch result {
             case .success(let connection):
                 state.slots[index] = Slot(connection: .open(connection), consecutiveFailures: 0)
-                connection.channel.closeFuture.whenComplete { [weak self] _ in
-                    self?.forget(connection, slot: index)
-                }
             case .failure(let error):
                 let failure = (error as? RedisClientError)
                     ?? RedisClientError(.connectionFailed, "cannot connect to \(configuration.endpoint): \(error)")
@@ -213,7 +227,14 @@ public final class RedisClient: Sendable {
             }
             return nil
         }
-        stale?.close()
+        if let stale {
+            stale.close()
+        } else if case .success(let connection) = result {
+            // Outside the lock: on a closed channel the callback runs at once.
+            connection.channel.closeFuture.whenComplete { [weak self] _ in
+                self?.forget(connection, slot: index)
+            }
+        }
     }
 
     /// A closed connection leaves its slot; the next request opens a new one at once

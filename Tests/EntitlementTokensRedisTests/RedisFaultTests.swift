@@ -7,140 +7,144 @@ import Testing
 /// What the store does when Redis goes away, hangs or comes back: it answers
 /// `.unavailable` within its deadline, keeps what waits on Redis bounded, and
 /// recovers by itself.
-@Suite("Redis: faults", .serialized, .enabled(if: Integration.redis, "redis-server not installed"))
-struct RedisFaultTests {
-    /// Slack on the 50 ms deadline for scheduling on a loaded 2-core machine.
-    static let slackMilliseconds = 20.0
+extension RedisIntegrationTests {
+    @Suite("Redis: faults")
+    struct RedisFaultTests {
+        /// Slack on the 50 ms deadline for scheduling on a loaded 2-core machine.
+        static let slackMilliseconds = 20.0
 
-    @Test("Redis stopped: unavailable within the deadline; restarted: accepting again within 2 s, same store")
-    func stopAndRestart() async throws {
-        try await withRedisServer { server in
-            let store = try makeStore(server.url)
-            var generator = SplitMix64(seed: 6)
-            #expect(await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
+        @Test("Redis stopped: unavailable within the deadline; restarted: accepting again within 2 s, same store")
+        func stopAndRestart() async throws {
+            try await withRedisServer { server in
+                let store = try makeStore(server.url, timeout: .milliseconds(50))
+                await store.warmUp()
+                var generator = SplitMix64(seed: 6)
+                #expect(await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
 
-            server.stop()
-            var codes: Set<String> = []
-            for _ in 0..<40 {
+                server.stop()
+                var codes: Set<String> = []
+                for _ in 0..<40 {
+                    let (decision, elapsed) = await milliseconds {
+                        await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
+                    }
+                    #expect(decision.isUnavailable, "\(decision)")
+                    #expect(elapsed <= 50 + Self.slackMilliseconds, "took \(elapsed) ms: \(decision)")
+                    codes.insert(String(decision.reason.split(separator: "[").last ?? ""))
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(codes.isSubset(of: ["connectionFailed]", "connectionClosed]", "timedOut]"]), "\(codes)")
+                #expect(!(await store.ping()))
+
+                try server.restart()
+                let restarted = ContinuousClock.now
+                var accepted = false
+                while ContinuousClock.now - restarted < .seconds(3) {
+                    if await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted {
+                        accepted = true
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                let recovery = ContinuousClock.now - restarted
+                #expect(accepted)
+                #expect(recovery < .seconds(2), "accepting again after \(recovery)")
+                #expect(await store.ping())
+                await store.shutdown()
+            }
+        }
+
+        @Test("nothing listening: unavailable at once, then fast failures while the backoff runs")
+        func connectionRefused() async throws {
+            let port = try RedisServer.freePort()
+            let store = try makeStore("redis://127.0.0.1:\(port)", timeout: .milliseconds(50))
+            var generator = SplitMix64(seed: 7)
+            for attempt in 0..<20 {
                 let (decision, elapsed) = await milliseconds {
                     await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
                 }
-                #expect(decision.isUnavailable, "\(decision)")
-                #expect(elapsed <= 50 + Self.slackMilliseconds, "took \(elapsed) ms: \(decision)")
-                codes.insert(String(decision.reason.split(separator: "[").last ?? ""))
-                try await Task.sleep(for: .milliseconds(10))
+                #expect(decision.isUnavailable && decision.reason.contains("connectionFailed"), "\(decision)")
+                #expect(elapsed <= 50 + Self.slackMilliseconds, "attempt \(attempt) took \(elapsed) ms")
             }
-            #expect(codes.isSubset(of: ["connectionFailed]", "connectionClosed]", "timedOut]"]), "\(codes)")
-            #expect(!(await store.ping()))
-
-            try server.restart()
-            let restarted = ContinuousClock.now
-            var accepted = false
-            while ContinuousClock.now - restarted < .seconds(3) {
-                if await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted {
-                    accepted = true
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let recovery = ContinuousClock.now - restarted
-            #expect(accepted)
-            #expect(recovery < .seconds(2), "accepting again after \(recovery)")
-            #expect(await store.ping())
+            let failure = try #require(await store.healthFailure(), "PING answered with nothing listening")
+            #expect(failure.code == .connectionFailed)
+            #expect(failure.message.contains("127.0.0.1:\(port)"), "\(failure)")
             await store.shutdown()
         }
-    }
 
-    @Test("nothing listening: unavailable at once, then fast failures while the backoff runs")
-    func connectionRefused() async throws {
-        let port = try RedisServer.freePort()
-        let store = try makeStore("redis://127.0.0.1:\(port)")
-        var generator = SplitMix64(seed: 7)
-        for attempt in 0..<20 {
-            let (decision, elapsed) = await milliseconds {
-                await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
-            }
-            #expect(decision.isUnavailable && decision.reason.contains("connectionFailed"), "\(decision)")
-            #expect(elapsed <= 50 + Self.slackMilliseconds, "attempt \(attempt) took \(elapsed) ms")
-        }
-        let failure = try #require(await store.healthFailure(), "PING answered with nothing listening")
-        #expect(failure.code == .connectionFailed)
-        #expect(failure.message.contains("127.0.0.1:\(port)"), "\(failure)")
-        await store.shutdown()
-    }
+        @Test("Redis paused (SIGSTOP): deadlines hold, outstanding requests stay bounded, and it recovers")
+        func paused() async throws {
+            try await withRedisServer { server in
+                let store = try makeStore(server.url, timeout: .milliseconds(50)) { configuration in
+                    configuration.maxOutstandingRequests = 64
+                    configuration.maxOutstandingBytes = 64 * 1024
+                    configuration.stalledConnectionTimeout = .milliseconds(300)
+                }
+                await store.warmUp()
+                var generator = SplitMix64(seed: 8)
+                #expect(await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
 
-    @Test("Redis paused (SIGSTOP): deadlines hold, outstanding requests stay bounded, and it recovers")
-    func paused() async throws {
-        try await withRedisServer { server in
-            let store = try makeStore(server.url) { configuration in
-                configuration.maxOutstandingRequests = 64
-                configuration.maxOutstandingBytes = 64 * 1024
-                configuration.stalledConnectionTimeout = .milliseconds(300)
-            }
-            var generator = SplitMix64(seed: 8)
-            #expect(await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
-
-            server.pause()
-            var slowest = 0.0
-            var overloaded = 0
-            var largestOutstanding = 0
-            let pausedAt = ContinuousClock.now
-            // Waves of 50 concurrent requests for a second: past the stall
-            // timeout, so stalled connections are closed and opened again too.
-            while ContinuousClock.now - pausedAt < .seconds(1) {
-                let identities = (0..<50).map { _ in randomIdentity(using: &generator) }
-                let results = await withTaskGroup(of: (ReplayDecision, Double).self) { group in
-                    for identity in identities {
-                        group.addTask {
-                            await milliseconds { await store.accept(identity, until: timestamp(plus: 60_000), now: timestamp()) }
+                server.pause()
+                var slowest = 0.0
+                var overloaded = 0
+                var largestOutstanding = 0
+                let pausedAt = ContinuousClock.now
+                // Waves of 50 concurrent requests for a second: past the stall
+                // timeout, so stalled connections are closed and opened again too.
+                while ContinuousClock.now - pausedAt < .seconds(1) {
+                    let identities = (0..<50).map { _ in randomIdentity(using: &generator) }
+                    let results = await withTaskGroup(of: (ReplayDecision, Double).self) { group in
+                        for identity in identities {
+                            group.addTask {
+                                await milliseconds { await store.accept(identity, until: timestamp(plus: 60_000), now: timestamp()) }
+                            }
                         }
+                        largestOutstanding = max(largestOutstanding, store.client.outstanding.requests)
+                        return await group.reduce(into: []) { $0.append($1) }
+                    }
+                    for (decision, elapsed) in results {
+                        #expect(decision.isUnavailable, "\(decision)")
+                        slowest = max(slowest, elapsed)
+                        if decision.reason.contains("overloaded") { overloaded += 1 }
                     }
                     largestOutstanding = max(largestOutstanding, store.client.outstanding.requests)
-                    return await group.reduce(into: []) { $0.append($1) }
                 }
-                for (decision, elapsed) in results {
-                    #expect(decision.isUnavailable, "\(decision)")
-                    slowest = max(slowest, elapsed)
-                    if decision.reason.contains("overloaded") { overloaded += 1 }
-                }
-                largestOutstanding = max(largestOutstanding, store.client.outstanding.requests)
-            }
-            #expect(slowest <= 50 + Self.slackMilliseconds, "slowest answer while paused: \(slowest) ms")
-            #expect(largestOutstanding <= 64)
-            #expect(overloaded > 0, "the bound on outstanding requests was never reached")
+                #expect(slowest <= 50 + Self.slackMilliseconds, "slowest answer while paused: \(slowest) ms")
+                #expect(largestOutstanding <= 64)
+                #expect(overloaded > 0, "the bound on outstanding requests was never reached")
 
-            server.resume()
-            let resumed = ContinuousClock.now
-            var accepted = false
-            while ContinuousClock.now - resumed < .seconds(3) {
-                if await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted {
-                    accepted = true
-                    break
+                server.resume()
+                let resumed = ContinuousClock.now
+                var accepted = false
+                while ContinuousClock.now - resumed < .seconds(3) {
+                    if await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted {
+                        accepted = true
+                        break
+                    }
+                    try await Task.sleep(for: .milliseconds(10))
                 }
-                try await Task.sleep(for: .milliseconds(10))
+                #expect(accepted)
+                #expect(ContinuousClock.now - resumed < .seconds(2))
+                // Every request that waited on the paused server has been answered or dropped with its connection.
+                let drained = ContinuousClock.now
+                while store.client.outstanding.requests > 0, ContinuousClock.now - drained < .seconds(2) {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(store.client.outstanding.requests == 0)
+                #expect(store.client.outstanding.bytes == 0)
+                await store.shutdown()
             }
-            #expect(accepted)
-            #expect(ContinuousClock.now - resumed < .seconds(2))
-            // Every request that waited on the paused server has been answered or dropped with its connection.
-            let drained = ContinuousClock.now
-            while store.client.outstanding.requests > 0, ContinuousClock.now - drained < .seconds(2) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(store.client.outstanding.requests == 0)
-            #expect(store.client.outstanding.bytes == 0)
-            await store.shutdown()
         }
-    }
 
-    @Test("after shutdown: unavailable, never a hang")
-    func afterShutdown() async throws {
-        try await withRedisServer { server in
-            let store = try makeStore(server.url)
-            #expect(await store.ping())
-            await store.shutdown()
-            var generator = SplitMix64(seed: 9)
-            let decision = await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
-            #expect(decision.isUnavailable && decision.reason.contains("shutDown"), "\(decision)")
+        @Test("after shutdown: unavailable, never a hang")
+        func afterShutdown() async throws {
+            try await withRedisServer { server in
+                let store = try makeStore(server.url)
+                #expect(await store.ping())
+                await store.shutdown()
+                var generator = SplitMix64(seed: 9)
+                let decision = await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
+                #expect(decision.isUnavailable && decision.reason.contains("shutDown"), "\(decision)")
+            }
         }
     }
 }

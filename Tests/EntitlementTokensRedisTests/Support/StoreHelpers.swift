@@ -12,8 +12,9 @@ func timestamp(_ date: Date = Date(), plus milliseconds: Int64 = 0) -> TokenTime
     TokenTimestamp(millisecondsSince1970: Int64(date.timeIntervalSince1970 * 1000) + milliseconds)!
 }
 
-/// A store on `url` with `timeout` and the other settings given.
-func makeStore(_ url: String, timeout: Duration = .milliseconds(50), prefix: String = RedisReplayStore.defaultKeyPrefix,
+/// A store on `url` with `timeout` and the other settings given. The
+/// default timeout is generous: tests about deadlines give 50 ms themselves.
+func makeStore(_ url: String, timeout: Duration = .seconds(1), prefix: String = RedisReplayStore.defaultKeyPrefix,
                trustedCAFile: String? = nil,
                configure: (inout RedisClientConfiguration) -> Void = { _ in }) throws -> RedisReplayStore {
     var configuration = try RedisClientConfiguration(url: url, trustedCAFile: trustedCAFile)
@@ -72,6 +73,14 @@ extension ReplayDecision {
 }
 
 extension RedisReplayStore {
+    /// Waits until Redis answers (connections open), at most `limit`.
+    func warmUp(limit: Duration = .seconds(2)) async {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < limit, !(await ping()) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Why ``checkHealth()`` fails, or nil when Redis answers.
     func healthFailure() async -> RedisClientError? {
         do throws(RedisClientError) {
