@@ -93,7 +93,7 @@ extension RedisIntegrationTests {
                     await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
                 }
                 #expect(decision.isUnavailable)
-                #expect(elapsed <= 70)
+                #expect(elapsed <= RedisFaultTests.ceilingMilliseconds)
                 await store.shutdown()
             }
         }
