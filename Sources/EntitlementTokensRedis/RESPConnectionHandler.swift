@@ -37,6 +37,9 @@ final class RESPConnectionHandler: ChannelInboundHandler {
     private var context: ChannelHandlerContext?
     private var flushScheduled = false
     private var closeReason: RedisClientError?
+    /// Armed once a request times out: fires when the oldest request
+    /// reaches the stall timeout, whether or not more requests come.
+    private var stallCheck: Scheduled<Void>?
     private let endpointDescription: String
     private let timeoutError: RedisClientError
     private let stalledTimeout: TimeAmount
@@ -76,7 +79,7 @@ final class RESPConnectionHandler: ChannelInboundHandler {
         request.timeout = loop.scheduleTask(deadline: deadline) { [weak self, weak request] in
             guard let self, let request else { return }
             request.promise.fail(self.timeoutError)
-            self.closeIfStalled()
+            self.watchForStall()
         }
         pending.append(request)
         var buffer = context.channel.allocator.buffer(capacity: command.count)
@@ -135,6 +138,20 @@ final class RESPConnectionHandler: ChannelInboundHandler {
         if let bytes = request.budgetedBytes { budget.release(bytes: bytes) }
     }
 
+    /// Checks at the oldest request's stall time, and again for the next
+    /// oldest while requests wait: a server that stops answering stops
+    /// sending the replies (and the new requests, once the bound is full)
+    /// that would otherwise bring the check around.
+    private func watchForStall() {
+        guard stallCheck == nil, closeReason == nil, let context, let oldest = pending.first else { return }
+        stallCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: oldest.sentAt + stalledTimeout) { [weak self] in
+            guard let self else { return }
+            self.stallCheck = nil
+            self.closeIfStalled()
+            self.watchForStall()
+        }
+    }
+
     private func closeIfStalled() {
         guard let oldest = pending.first, NIODeadline.now() - oldest.sentAt >= stalledTimeout else { return }
         close(because: RedisClientError(.timedOut,
@@ -144,6 +161,8 @@ final class RESPConnectionHandler: ChannelInboundHandler {
     /// Fails every waiting request with `reason` and closes the channel; the first reason stays.
     private func close(because reason: RedisClientError) {
         if closeReason == nil { closeReason = reason }
+        stallCheck?.cancel()
+        stallCheck = nil
         while let request = pending.popFirst() {
             finish(request, with: .failure(closeReason ?? reason))
         }
