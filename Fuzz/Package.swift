@@ -7,6 +7,8 @@
 import PackageDescription
 
 let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON"]
+// Targets over EntitlementTokensRedis's NIO-free RESP decoder (product RedisRESP).
+let respTargets = ["FuzzRESP"]
 
 let package = Package(
     name: "tokeninspect-fuzz",
@@ -43,5 +45,10 @@ let package = Package(
     ] + targets.map { name in
         // One file, not named main.swift: libFuzzer supplies main().
         .executableTarget(name: name, dependencies: ["FuzzSupport"])
+    } + respTargets.map { name in
+        .executableTarget(name: name, dependencies: [
+            "FuzzSupport",
+            .product(name: "RedisRESP", package: "tokeninspect"),
+        ])
     }
 )

@@ -206,4 +206,32 @@ dates = [
 for i, d in enumerate(dates, 1):
     write("FuzzDates", f"date-{i:02}", d)
 PY
+# FuzzRESP: replies a replay store meets, and malformed ones. Layout as in
+# Fuzz/Sources/FuzzRESP/RESPOracle.swift: a header byte (cut count, bit 5
+# byte-by-byte, bit 6 tight limits), UInt16 LE cut points, the stream.
+mkdir -p Fuzz/Seeds/FuzzRESP
+python3 - <<'PY'
+import os, struct
+OUT = "Fuzz/Seeds/FuzzRESP"
+def seed(name, stream, cuts=(), byte_by_byte=False, tight=False):
+    header = len(cuts) | (0x20 if byte_by_byte else 0) | (0x40 if tight else 0)
+    data = bytes([header]) + b"".join(struct.pack("<H", c) for c in cuts) + stream
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
+store = b"+OK\r\n$-1\r\n+OK\r\n-OOM command not allowed when used memory > 'maxmemory'.\r\n+PONG\r\n"
+seed("store-replies", store, cuts=(1, 5, 6, 11, 40))
+seed("store-replies-byte-by-byte", store, byte_by_byte=True)
+seed("errors", b"-READONLY You can't write against a read only replica.\r\n-NOPERM no\r\n-WRONGPASS invalid\r\n", cuts=(3,))
+seed("integers", b":0\r\n:-1\r\n:9223372036854775807\r\n:-9223372036854775808\r\n", cuts=(2, 30))
+seed("bulk-binary", b"$6\r\n\r\n\x00\xff\r\n\r\n$0\r\n\r\n", cuts=(4, 5, 9), byte_by_byte=True)
+seed("nested-arrays", b"*3\r\n:1\r\n*2\r\n$1\r\nx\r\n*0\r\n*-1\r\n+done\r\n", cuts=(4, 8, 12, 20))
+seed("info-reply", b"$52\r\n# Memory\r\nused_memory:871016\r\nmaxmemory_policy:noevic\r\n", cuts=(5,))
+seed("tight-limits", b"*2\r\n$4\r\nabcd\r\n+0123456789012345678901234\r\n", tight=True)
+seed("overflow", b":9223372036854775808\r\n", cuts=(10,))
+seed("resp3", b"%1\r\n+a\r\n:1\r\n")
+seed("bare-lf", b"+OK\n")
+seed("cr-without-lf", b"+OK\rX\r\n", byte_by_byte=True)
+seed("truncated", b"*2\r\n$5\r\nhel", cuts=(2,))
+PY
+
 echo "seeds: $(for t in Fuzz/Seeds/*; do printf '%s=%s ' "$(basename "$t")" "$(ls "$t" | wc -l)"; done)"
