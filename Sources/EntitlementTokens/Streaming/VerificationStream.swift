@@ -45,8 +45,10 @@ public final class VerificationStream {
         public var jobs: Int
         /// Input bytes after which a batch is handed to the workers.
         public var batchBytes: Int = 2 << 20
-        /// Records after which a batch is handed to the workers.
-        public var batchRecords: Int = 4096
+        /// Records after which a batch is handed to the workers: eight chunks
+        /// per job keep every worker busy while the batch before is written;
+        /// more would only hold more rendered output.
+        public var batchRecords: Int
         /// Input bytes after which a chunk (one worker's unit) ends.
         public var chunkBytes: Int = 128 << 10
         /// Records after which a chunk ends: enough to amortise a chunk's
@@ -55,6 +57,7 @@ public final class VerificationStream {
 
         public init(jobs: Int = 1) {
             self.jobs = max(1, jobs)
+            batchRecords = min(4096, chunkRecords * 8 * max(1, jobs))
         }
     }
 
