@@ -6,9 +6,18 @@ let package = Package(
     products: [
         .library(name: "EntitlementTokens", targets: ["EntitlementTokens"]),
         .executable(name: "tokeninspect", targets: ["tokeninspect"]),
+        .executable(name: "tokengate", targets: ["tokengate"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // tokengate only: the HTTP verification service and what runs it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // libxml2: the push (SAX2) parser that reads the token element.
@@ -34,6 +43,28 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The verification service: routes, verdict-to-HTTP mapping, sessions,
+        // verdict cache, configuration. Only `tokengate` depends on it, so
+        // building `tokeninspect` never builds Hummingbird.
+        .target(
+            name: "TokenGate",
+            dependencies: [
+                "EntitlementTokens",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "tokengate",
+            dependencies: ["TokenGate"]
+        ),
         .testTarget(
             name: "EntitlementTokensTests",
             dependencies: ["EntitlementTokens"],
@@ -43,6 +74,14 @@ let package = Package(
             name: "TokenInspectTests",
             dependencies: ["tokeninspect"],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "TokenGateTests",
+            dependencies: [
+                "TokenGate",
+                "EntitlementTokens",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
     ]
 )
