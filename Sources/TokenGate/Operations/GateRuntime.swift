@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
+import UnixSignals
 
 /// Everything a running gate is made of, built once from its configuration:
 /// keys, verifier, replay store, sessions, verdict cache, metrics, readiness,
@@ -94,14 +95,21 @@ public final class GateRuntime: Sendable {
     /// Serves until SIGTERM or SIGINT: then readiness turns 503, and after
     /// the grace period the server stops accepting and in-flight requests finish.
     public func run() async throws {
+        try await serviceGroup(signals: [.sigterm, .sigint]).run()
+    }
+
+    /// The services of a running gate under one group: the HTTP server, key
+    /// reloads and the drain. Services stop in reverse order: the drain first
+    /// (readiness 503, then the grace period), the server last.
+    public func serviceGroup(port: Int? = nil, signals: [UnixSignal] = [],
+                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> ServiceGroup {
         let drain = DrainService(readiness: readiness, grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)),
                                  logger: logger)
-        // Services stop in reverse order: the drain first, the server last.
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: application()), .init(service: reloader), .init(service: drain)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
+        return ServiceGroup(configuration: .init(
+            services: [.init(service: application(port: port, onServerRunning: onServerRunning)), .init(service: reloader),
+                       .init(service: drain)],
+            gracefulShutdownSignals: signals,
             logger: logger))
-        try await group.run()
     }
 
     /// Reloads the keys now (what SIGHUP does).

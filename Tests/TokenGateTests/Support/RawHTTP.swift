@@ -17,6 +17,7 @@ enum RawHTTP {
         subscript(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
+        var tokenStatus: String? { self["X-Token-Status"] }
         func all(_ name: String) -> [String] { headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value) }
     }
 
