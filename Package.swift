@@ -72,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenInspectTests",
-            dependencies: ["tokeninspect"],
+            dependencies: ["tokeninspect", "EntitlementTokens"],
             exclude: ["Golden"]
         ),
         .testTarget(

@@ -3,7 +3,7 @@
 /// `byteOffset` is 0-based and counts bytes of what the failing stage read:
 /// the record as given for transport errors, the decoded XML for framing,
 /// parsing and model errors. `line` and `column` (1-based) are given for XML.
-public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
+public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
     public var byteOffset: Int
     public var line: Int?
     public var column: Int?
@@ -44,14 +44,14 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Two errors are equal when their ``code`` is equal, so tests and callers can
 /// match on the cause without depending on message wording or exact offsets.
-public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The pipeline stage that refused the input.
-    public enum Stage: String, Sendable, Hashable {
+    public enum Stage: String, Sendable, Hashable, Codable {
         case transport, framing, parsing, model
     }
 
     /// Stable codes: their raw values are part of the JSON output and never change meaning.
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+    public enum Code: String, Sendable, Hashable, Codable, CaseIterable {
         // transport
         case emptyInput
         case inputTooLarge
@@ -62,6 +62,8 @@ public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
         case notXML
         case invalidJSON
         case jsonWithoutToken
+        /// One token was expected, and the input holds several.
+        case severalTokens
         // framing
         case missingSignatureBlock
         case duplicateSignatureBlock

@@ -25,7 +25,8 @@ struct InspectCommand: ParsableCommand {
                           decoderConfiguration: configuration)
         }
         let run = TokenRun(mode: .inspect(verifier), inputs: try input.sources(), format: input.format, jobs: jobs.jobs,
-                           decoderConfiguration: configuration, now: now, showSignedBytes: input.showSignedBytes)
+                           decoderConfiguration: configuration, now: now, showSignedBytes: input.showSignedBytes,
+                           color: input.color)
         let status = run.run()
         if status != 0 { throw ExitCode(status) }
     }

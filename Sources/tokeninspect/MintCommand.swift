@@ -66,7 +66,16 @@ struct MintCommand: ParsableCommand {
         guard Self.milliseconds(ttl) != nil else { throw ValidationError("--ttl must be milliseconds, or a number with ms, s, min or h") }
         if kind.value != .authentication && resource == nil { throw ValidationError("--resource is required for \(kind.rawValue) tokens") }
         guard MediaToken.Root(rawValue: root) != nil else { throw ValidationError("--root must be authToken or shortAuthorizationToken") }
-        for field in fields where !field.contains("=") { throw ValidationError("--field takes PATH=VALUE, got '\(field)'") }
+        for field in fields {
+            guard let equals = field.firstIndex(of: "=") else {
+                throw ValidationError("--field takes PATH=VALUE, got \(TerminalText.quoted(field)) (no '=')")
+            }
+            let path = field[..<equals]
+            guard !path.isEmpty else { throw ValidationError("--field \(TerminalText.quoted(field)): the PATH before '=' is empty") }
+            if path.hasPrefix("@") || path.contains("/@") {
+                throw ValidationError("--field \(TerminalText.quoted(field)): PATH \(TerminalText.quoted(path)) names an attribute; mint writes elements only")
+            }
+        }
         if fingerprint != nil && deviceId != nil { throw ValidationError("give --fingerprint or --device-id, not both") }
         if let issueTime {
             do { _ = try TokenDateParser.parse(issueTime) } catch { throw ValidationError("--issue-time: \(error)") }
@@ -99,8 +108,13 @@ struct MintCommand: ParsableCommand {
         request.prettyPrinted = pretty
         do {
             print(try TokenMinter.mint(request, key: signingKey))
+        } catch let failure as TokenMinter.Failure {
+            // The values asked for would make a malformed token: a usage error.
+            OutputStream.standardError.write("tokeninspect: error: \(failure.description)\n")
+            OutputStream.standardError.flush()
+            throw ExitCode(64)
         } catch {
-            OutputStream.standardError.write("tokeninspect: error: \(error)\n")
+            OutputStream.standardError.write("tokeninspect: error: \(String(describing: error))\n")
             OutputStream.standardError.flush()
             throw ExitCode(1)
         }

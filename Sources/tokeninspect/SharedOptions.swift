@@ -12,6 +12,9 @@ struct InputOptions: ParsableArguments {
     @Flag(help: "Also print the exact bytes the signature covers.")
     var showSignedBytes = false
 
+    @Option(help: "Colour the text output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.")
+    var color: ColorChoice = .auto
+
     /// The sources to read; stdin when none is given and stdin is not a terminal.
     func sources() throws -> [InputSource] {
         if inputs.isEmpty {

@@ -1,39 +1,40 @@
+import ArgumentParser
+import EntitlementTokens
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
+/// `--color`: when to colour the text output.
+enum ColorChoice: String, CaseIterable, Sendable, ExpressibleByArgument {
+    case auto, always, never
+}
+
 /// What the process is connected to, decided once: colour only for a person
-/// at a terminal who has not asked for none (https://no-color.org).
+/// at a terminal who has not asked for none (https://no-color.org) and whose
+/// terminal can show it (`TERM=dumb` cannot).
 struct Terminal: Sendable {
     var stdoutIsTerminal: Bool
     var stderrIsTerminal: Bool
     var stdinIsTerminal: Bool
     var noColor: Bool
+    var dumb: Bool
 
     static let current = Terminal(
         stdoutIsTerminal: isatty(STDOUT_FILENO) == 1,
         stderrIsTerminal: isatty(STDERR_FILENO) == 1,
         stdinIsTerminal: isatty(STDIN_FILENO) == 1,
-        noColor: getenv("NO_COLOR").map { $0.pointee != 0 } ?? false
+        noColor: getenv("NO_COLOR").map { $0.pointee != 0 } ?? false,
+        dumb: getenv("TERM").map { String(cString: $0) == "dumb" } ?? false
     )
 
-    var usesColor: Bool { stdoutIsTerminal && !noColor }
-}
-
-/// ANSI styles, or nothing when colour is off.
-struct Style: Sendable {
-    let enabled: Bool
-
-    func green(_ text: String) -> String { wrap(text, "32;1") }
-    func red(_ text: String) -> String { wrap(text, "31;1") }
-    func yellow(_ text: String) -> String { wrap(text, "33;1") }
-    func dim(_ text: String) -> String { wrap(text, "2") }
-    func bold(_ text: String) -> String { wrap(text, "1") }
-
-    private func wrap(_ text: String, _ code: String) -> String {
-        enabled ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    func usesColor(_ choice: ColorChoice) -> Bool {
+        switch choice {
+        case .always: true
+        case .never: false
+        case .auto: stdoutIsTerminal && !noColor && !dumb
+        }
     }
 }
 
@@ -52,8 +53,10 @@ final class OutputStream {
     nonisolated(unsafe) static let standardOutput = OutputStream(descriptor: STDOUT_FILENO)
     nonisolated(unsafe) static let standardError = OutputStream(descriptor: STDERR_FILENO)
 
-    func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
+    /// Text for a terminal or a log: input-derived parts were escaped when
+    /// the `TerminalText` was made (there is no `String` overload on purpose).
+    func write(_ text: TerminalText) {
+        buffer.append(contentsOf: text.rendered.utf8)
         if buffer.count >= 1 << 16 { flush() }
     }
 

@@ -42,8 +42,9 @@ struct VerifyCommand: ParsableCommand {
         if fingerprint != nil && deviceId != nil {
             throw ValidationError("give --fingerprint or --device-id, not both")
         }
-        if let fingerprint, !fingerprint.allSatisfy(\.isHexDigit) || ![32, 40, 64].contains(fingerprint.count) {
-            throw ValidationError("--fingerprint must be 32, 40 or 64 hex digits")
+        // ASCII hex only: `Character.isHexDigit` also accepts full-width digits.
+        if let fingerprint, !fingerprint.utf8.allSatisfy(Self.isASCIIHexDigit) || ![32, 40, 64].contains(fingerprint.utf8.count) {
+            throw ValidationError("--fingerprint must be 32, 40 or 64 hex digits (0-9, a-f)")
         }
         if keys.keys.isEmpty && !insecureSkipSignature {
             throw ValidationError("verify needs at least one --key (or --insecure-skip-signature to check everything else)")
@@ -53,22 +54,27 @@ struct VerifyCommand: ParsableCommand {
         }
     }
 
+    static func isASCIIHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
+    }
+
     func run() throws {
         let now = keys.nowTimestamp
-        var policy = VerificationPolicy(
+        let policy = VerificationPolicy(
             requestorID: requestor,
-            resourceID: resource,
             allowedMVPDs: mvpds.isEmpty ? nil : Set(mvpds),
             leewayMilliseconds: Int64(keys.leeway * 1000),
             replayStore: rejectReplays ? InMemoryReplayStore() : nil,
             clock: { now }
         )
-        if let fingerprint { policy.device = .fingerprint(fingerprint.lowercased()) }
-        if let deviceId { policy.device = .deviceID(deviceId) }
+        var expectations = RequestExpectations(resourceID: resource)
+        if let fingerprint { expectations.device = .fingerprint(fingerprint.lowercased()) }
+        if let deviceId { expectations.device = .deviceID(deviceId) }
         let signature: SignatureRequirement = try keys.keyRing().map { .trustedKeys($0) } ?? .insecureSkipped
         let verifier = TokenVerifier(signature: signature, policy: policy)
-        let run = TokenRun(mode: .verify(verifier), inputs: try input.sources(), format: input.format, jobs: jobs.jobs,
-                           decoderConfiguration: .default, now: now, showSignedBytes: input.showSignedBytes)
+        let run = TokenRun(mode: .verify(verifier, expectations), inputs: try input.sources(), format: input.format,
+                           jobs: jobs.jobs, decoderConfiguration: .default, now: now, showSignedBytes: input.showSignedBytes,
+                           color: input.color)
         let status = run.run()
         if status != 0 { throw ExitCode(status) }
     }

@@ -119,7 +119,7 @@ private enum FuzzSummary {
 private enum DecodeOracle {
     static let codesByStage: [TokenError.Stage: Set<TokenError.Code>] = [
         .transport: [.emptyInput, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding,
-                     .notXML, .invalidJSON, .jsonWithoutToken, .invalidUTF8, .tokenTooLarge],
+                     .notXML, .invalidJSON, .jsonWithoutToken, .severalTokens, .invalidUTF8, .tokenTooLarge],
         .framing: [.missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock,
                    .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent,
                    .invalidXMLDeclaration, .unsupportedEncoding, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden,
@@ -371,10 +371,11 @@ private enum VerifyOracle {
 
     static func check(_ input: [UInt8], keys: URL) throws {
         let ring = try KeyRing.load(paths: [keys.path])
-        func verifier(_ signature: SignatureRequirement) -> TokenVerifier {
-            TokenVerifier(signature: signature, policy: VerificationPolicy(
-                requestorID: "TNT", resourceID: "TNT", allowedMVPDs: ["Comcast_SSO"], device: .deviceID("samples-device-1"),
-                replayStore: InMemoryReplayStore(), clock: { now }))
+        func verifier(_ signature: SignatureRequirement) -> Minting.ExpectingVerifier {
+            Minting.ExpectingVerifier(
+                verifier: TokenVerifier(signature: signature, policy: VerificationPolicy(
+                    requestorID: "TNT", allowedMVPDs: ["Comcast_SSO"], replayStore: InMemoryReplayStore(), clock: { now })),
+                expectations: RequestExpectations(resourceID: "TNT", device: .deviceID("samples-device-1")))
         }
         var accepted: [[UInt8]] = []
         try checkVerdict(verifier(.trustedKeys(ring)).verify(input), record: input, keys: keys, accepted: &accepted)

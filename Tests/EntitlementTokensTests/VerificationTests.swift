@@ -14,14 +14,14 @@ import Testing
 
     @Test func everyStatusIsReachable() {
         let fingerprint = DeviceFingerprint.hash("device-1", hexLength: 64)!
-        let strict: (inout VerificationPolicy) -> Void = {
+        let strict: (inout Minting.Configuration) -> Void = {
             $0.requestorID = "TNT"
             $0.resourceID = "TNT"
             $0.allowedMVPDs = ["Comcast_SSO"]
             $0.device = .fingerprint(fingerprint)
         }
         func verdict(_ request: MintRequest, now: TokenTimestamp = Minting.issued, ring: KeyRing = Minting.ring("test-rsa2048.pub.pem"),
-                     _ configure: (inout VerificationPolicy) -> Void = { _ in }) -> VerificationStatus {
+                     _ configure: (inout Minting.Configuration) -> Void = { _ in }) -> VerificationStatus {
             Minting.verifier(ring, now: now) { strict(&$0); configure(&$0) }.verify(Minting.token(request)).status
         }
         var other = Minting.request()

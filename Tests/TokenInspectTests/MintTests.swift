@@ -57,12 +57,53 @@ import Testing
         #expect(try CLI.run(base + ["--resource", "T", "--ttl", "soon"]).status == 64)
         #expect(try CLI.run(base + ["--resource", "T", "--root", "nope"]).status == 64)
         #expect(try CLI.run(base + ["--resource", "T", "--issue-time", "tomorrow"]).status == 64)
-        #expect(try CLI.run(base + ["--resource", "T", "--field", "bad path=x"]).status == 1)
+        #expect(try CLI.run(base + ["--resource", "T", "--field", "bad path=x"]).status == 64)
         let publicKey = try CLI.run(["mint", "--key", "Samples/keys/trusted/test-rsa2048.pub.pem", "--requestor", "T", "--resource", "T"])
         #expect(publicKey.status == 2)
         #expect(publicKey.stderr.contains("test-rsa2048.pub.pem"))
         let weak = try CLI.run(["mint", "--key", "Samples/keys/test-rsa1024.pem", "--requestor", "T", "--resource", "T"])
         #expect(weak.status == 2)
         #expect(try CLI.run(["mint", "--key", "Samples/keys/test-rsa1024.pem", "--allow-insecure-keys", "--requestor", "T", "--resource", "T"]).status == 0)
+    }
+}
+
+/// Issue 10 class 11 and issue 15 item 4: `mint` never issues a token its own
+/// `verify` would call malformed; such requests are usage errors naming the part.
+@Suite struct MintRefusalTests {
+    static let base = ["mint", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT", "--resource", "TNT"]
+
+    @Test(arguments: [
+        (["--field", "requestorID=CNN"], "known field"),
+        (["--field", "ttl=5"], "known field"),
+        (["--field", "@attr=1"], "attribute"),
+        (["--field", "=5"], "empty"),
+        (["--field", "novalue"], "no '='"),
+        (["--mvpd", "Comcast\u{1B}[2K"], "control character"),
+        (["--field", "note=a\u{7}b"], "control character"),
+        (["--kind", "authorization", "--fingerprint", "ABCDEF0123456789ABCDEF0123456789"], "lowercase hex"),
+        (["--kind", "authorization", "--fingerprint", "abc"], "lowercase hex"),
+        (["--ttl", "9223372036854775807"], "ttl"),
+        (["--ttl", "99999999999999h"], "--ttl"),
+    ])
+    func refusedAsUsageErrors(arguments: [String], mentions: String) throws {
+        let result = try CLI.run(Self.base + arguments)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(mentions), "\(arguments): \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(HostileOutputTests.isTerminalSafe(result.stderr))
+    }
+
+    @Test func anUnknownFieldStillMints() throws {
+        let minted = try CLI.run(Self.base + ["--field", "channelName=Turner", "--field", "extra/inner=1"])
+        #expect(minted.status == 0)
+        let verified = try CLI.run(["verify", "--key", "Samples/keys/trusted", minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+        #expect(verified.status == 0, "\(verified.stdout)")
+    }
+
+    @Test func verifyTakesASCIIHexFingerprintsOnly() throws {
+        let fullWidth = String(repeating: "\u{FF11}", count: 64)  // full-width '1'
+        let result = try CLI.run(["verify", "--key", "Samples/keys/trusted", "--fingerprint", fullWidth, "x"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--fingerprint"))
     }
 }

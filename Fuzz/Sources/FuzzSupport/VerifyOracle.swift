@@ -40,6 +40,8 @@ public final class VerifyOracle {
     public static let mvpds: Set<String> = ["Comcast_SSO"]
     public static let deviceID = "samples-device-1"
 
+    /// What every fuzzed request expects (SPEC §8: per request, not at start-up).
+    static let expectations = RequestExpectations(resourceID: resource, device: .deviceID(deviceID))
     let verifier: TokenVerifier
     /// Same policy, signatures not checked: reaches the policies with any token.
     let unsigned: TokenVerifier
@@ -63,8 +65,7 @@ public final class VerifyOracle {
         }
         func policy(_ store: ReplayStorePerInput) -> VerificationPolicy {
             VerificationPolicy(
-                requestorID: Self.requestor, resourceID: Self.resource, allowedMVPDs: Self.mvpds,
-                device: .deviceID(Self.deviceID), leewayMilliseconds: Self.leewayMilliseconds,
+                requestorID: Self.requestor, allowedMVPDs: Self.mvpds, leewayMilliseconds: Self.leewayMilliseconds,
                 replayStore: store, clock: { VerifyOracle.now })
         }
         verifier = TokenVerifier(signature: .trustedKeys(ring), policy: policy(replays))
@@ -94,22 +95,40 @@ public final class VerifyOracle {
     public func check(_ input: [UInt8]) {
         replays.reset()
         var accepted: [[UInt8]] = []
-        let whole = verifier.verify(input)
-        checkVerdict(whole, record: input, input: input, accepted: &accepted, how: "whole input")
+        var splitter = RecordSplitter()
+        var records = splitter.feed(input)
+        records += splitter.finish()
+        let whole = verifier.verify(input, expecting: Self.expectations)
+        // A REST document holding one token verifies as that token: its signed
+        // bytes stand in the record the splitter cuts (the serializedToken).
+        let wholeRecord = whole.token?.envelope != nil && records.count == 1 ? records[0].bytes : input
+        checkVerdict(whole, record: wholeRecord, input: input, accepted: &accepted, how: "whole input")
 
         replays.reset()
         unsignedReplays.reset()
         accepted = []
         var acceptedUnsigned: [[UInt8]] = []
-        var splitter = RecordSplitter()
-        var records = splitter.feed(input)
-        records += splitter.finish()
         for record in records.prefix(maxRecords) {
             let how = "record \(record.index) (line \(record.line))"
-            let verdict = verifier.verify(record)
+            let verdict = verifier.verify(record, expecting: Self.expectations)
             checkVerdict(verdict, record: record.bytes, input: input, accepted: &accepted, how: how)
-            let unchecked = unsigned.verify(record)
+            checkText(TokenReport(input: record.index, source: "fuzz", line: record.line, verdict: verdict), how: how)
+            let unchecked = unsigned.verify(record, expecting: Self.expectations)
             checkUnsigned(unchecked, against: verdict, accepted: &acceptedUnsigned, how: how)
+        }
+    }
+
+    /// The text a person sees can never be driven by the input (SPEC §6): no
+    /// control, bidi or separator character but the line breaks the renderer
+    /// makes, and exactly one status line (a line starting with `#`).
+    func checkText(_ report: TokenReport, how: String) {
+        for detailed in [false, true] {
+            let text = report.text(TextReportOptions(now: Self.now, detailed: detailed, showSignedBytes: true)).rendered
+            if let bad = text.unicodeScalars.first(where: { $0 != "\n" && TerminalText.isUnsafe($0) }) {
+                oracleFailure(Self.target, "\(how): the text report holds U+\(String(bad.value, radix: 16, uppercase: true)) raw:\n\(text)")
+            }
+            let statusLines = text.split(separator: "\n").filter { $0.hasPrefix("#") }.count
+            if statusLines != 1 { oracleFailure(Self.target, "\(how): \(statusLines) status lines in the text report:\n\(text)") }
         }
     }
 

@@ -57,6 +57,7 @@ public enum TokenMinter {
         guard let expiry = request.issueTime.adding(milliseconds: request.ttlMilliseconds), request.ttlMilliseconds >= 0 else {
             throw Failure(description: "issue time + ttl is outside years 0001…9999")
         }
+        try checkValues(of: request)
         var body: [String]
         let root: String
         switch request.kind {
@@ -98,7 +99,40 @@ public enum TokenMinter {
         return "<\(root)>\(parts.joined())</\(root)>"
     }
 
+    /// Refuses values a verifier would call malformed, naming the field:
+    /// control characters, a fingerprint that is not lowercase hex of 32, 40
+    /// or 64 digits, an extra field that is a known one (it would appear twice).
+    private static func checkValues(of request: MintRequest) throws(Failure) {
+        let values: [(String, String?)] = [("requestor", request.requestorID), ("resource", request.resourceID),
+                                           ("mvpd", request.mvpdID), ("proxy MVPD", request.proxyMvpdID),
+                                           ("session GUID", request.sessionGUID), ("fingerprint", request.fingerprint)]
+            + request.extraFields.map { ("field '\($0.path)'", $0.value) }
+        for case let (name, value?) in values where value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw Failure(description: "the \(name) holds a control character (\(TerminalText.quoted(value))): no token may carry one")
+        }
+        if let fingerprint = request.fingerprint {
+            let hex = fingerprint.utf8.allSatisfy { $0.isASCIIDigit || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+            guard hex, [32, 40, 64].contains(fingerprint.utf8.count) else {
+                throw Failure(description: "the fingerprint must be lowercase hex of 32, 40 or 64 digits, got \(TerminalText.quoted(fingerprint))")
+            }
+        }
+        let known: [String] = switch request.kind {
+        case .media: MediaToken.knownPaths
+        case .authentication: AuthenticationToken.knownPaths + ["simpleAuthorizedResources"]
+        case .authorization: AuthorizationToken.knownPaths
+        }
+        for extra in request.extraFields {
+            let first = extra.path.split(separator: "/").first.map(String.init) ?? extra.path
+            if known.contains(where: { $0 == extra.path || $0.split(separator: "/").first.map(String.init) == first }) {
+                throw Failure(description: "'\(TerminalText.escaped(extra.path))' is a known field of \(request.kind.rawValue) tokens; extra fields are for unknown elements")
+            }
+        }
+    }
+
     /// A signed token in the requested form and encoding.
+    ///
+    /// Never one that ``TokenDecoder`` would refuse: the token is decoded
+    /// before it is returned, and a token that does not decode is a failure.
     public static func mint(_ request: MintRequest, key: SigningKey) throws -> String {
         let element = try element(for: request)
         let signature = Base64.encode(try key.signature(for: Array(element.utf8)))
@@ -110,6 +144,11 @@ public enum TokenMinter {
         switch request.signatureForm {
         case .legacy: xml = "<signatureInfo>\(signature)<signatureInfo>\(separator)\(element)"
         case .closed: xml = "<signatureInfo>\(signature)</signatureInfo>\(separator)\(element)"
+        }
+        do {
+            _ = try TokenDecoder().decode(xml)
+        } catch {
+            throw Failure(description: "the token would not decode: \(error.message)")
         }
         switch request.encoding {
         case .raw: return xml

@@ -1,32 +1,31 @@
 /// A token taken apart: typed fields, every raw field, the signature block and
 /// the exact bytes it signs. Nothing here has been verified yet.
-public struct DecodedToken: Sendable {
+///
+/// Immutable, and made only by a decoder from the bytes it was given: the
+/// typed fields are always the reading of ``signedBytes``, so a verdict on a
+/// `DecodedToken` is a verdict on what the signature covers (SPEC §8).
+/// Two are equal when they decoded the same XML the same way.
+public struct DecodedToken: Sendable, Equatable {
     public var token: EntitlementToken {
         _read { yield parts.token }
-        set { update { $0.token = newValue } }
     }
     /// Every field and attribute in document order, known and unknown.
     public var fields: [TokenField] {
         _read { yield parts.fields }
-        set { update { $0.fields = newValue } }
     }
     /// The decoded XML of the whole token (signature block and token element).
     public var xml: [UInt8] {
         _read { yield parts.xml }
-        set { update { $0.xml = newValue } }
     }
     public var frame: TokenFrame {
         _read { yield parts.frame }
-        set { update { $0.frame = newValue } }
     }
     public var transport: TransportForm {
         _read { yield parts.transport }
-        set { update { $0.transport = newValue } }
     }
     /// The unsigned REST envelope the token came in, if any.
     public var envelope: RESTEnvelope? {
         _read { yield parts.envelope }
-        set { update { $0.envelope = newValue } }
     }
 
     /// The Media RSS reading of `resourceID`, when it is an RSS document.
@@ -35,34 +34,20 @@ public struct DecodedToken: Sendable {
     /// never look at it, and parsing the nested document costs about as much
     /// as parsing the token element itself (see ``LazyMediaRSS``).
     public var mediaRSS: MediaRSSResource? {
-        get { parts.pendingMediaRSS?.resource ?? parts.storedMediaRSS }
-        set {
-            update {
-                $0.storedMediaRSS = newValue
-                $0.pendingMediaRSS = nil
-            }
-        }
+        parts.pendingMediaRSS?.resource ?? parts.storedMediaRSS
     }
 
     /// Things worth telling a person that did not stop decoding (a repaired
     /// transport, a `resourceID` that looks like XML but is not Media RSS).
     public var warnings: [String] {
-        get {
-            guard let warning = parts.pendingWarning?.warning else { return parts.storedWarnings }
-            return parts.storedWarnings + [warning]
-        }
-        set {
-            update {
-                $0.storedWarnings = newValue
-                $0.pendingWarning = nil
-            }
-        }
+        guard let warning = parts.pendingWarning?.warning else { return parts.storedWarnings }
+        return parts.storedWarnings + [warning]
     }
 
     /// Everything above, in one immutable box: a decoded token is handed from
     /// decoder to verifier to verdict (and kept twice there, as the token and
     /// as the verified token), so copying it must be one reference count, not
-    /// one per string and array inside. Setters replace the box.
+    /// one per string and array inside.
     private final class Box: Sendable {
         let parts: Parts
         init(_ parts: Parts) { self.parts = parts }
@@ -83,22 +68,20 @@ public struct DecodedToken: Sendable {
         var pendingWarning: LazyMediaRSS?
     }
 
-    private var box: Box
+    private let box: Box
 
     private var parts: Parts {
         _read { yield box.parts }
-    }
-
-    private mutating func update(_ change: (inout Parts) -> Void) {
-        var parts = box.parts
-        change(&parts)
-        box = Box(parts)
     }
 
     init(token: EntitlementToken, fields: [TokenField], xml: [UInt8], frame: TokenFrame, transport: TransportForm,
          envelope: RESTEnvelope?, mediaRSS: LazyMediaRSS?, warnings: [String]) {
         box = Box(Parts(token: token, fields: fields, xml: xml, frame: frame, transport: transport, envelope: envelope,
                         storedMediaRSS: nil, pendingMediaRSS: mediaRSS, storedWarnings: warnings, pendingWarning: mediaRSS))
+    }
+
+    public static func == (lhs: DecodedToken, rhs: DecodedToken) -> Bool {
+        lhs.box === rhs.box || (lhs.xml == rhs.xml && lhs.transport == rhs.transport && lhs.envelope == rhs.envelope)
     }
 
     public var kind: TokenKind { token.kind }

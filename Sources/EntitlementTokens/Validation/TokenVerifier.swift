@@ -1,182 +1,301 @@
 internal import Synchronization
 
-/// Decides whether a token may be trusted: decode, verify the signature,
-/// then run the configured policies in SPEC §5 order; the first failure decides.
+/// Decides whether a token may be trusted: decode, verify the signature, then
+/// run the checks in SPEC §5 order; the first failure decides.
 ///
 /// Create one when the server starts and share it: it is `Sendable`, parses
-/// keys once, and keeps a pool of decoders (each owning a libxml2 context)
-/// so concurrent requests never set up a parser or an OpenSSL context per token.
+/// keys once, and keeps a pool of decoders (each owning a libxml2 context) so
+/// concurrent requests never set up a parser or an OpenSSL context per token.
+/// What differs per request — the resource, the device — is an argument of
+/// `verify` (``RequestExpectations``); what is the same for every request is
+/// the ``VerificationPolicy`` given here. Keys can be replaced while serving
+/// (``replaceKeys(with:)``): each verification reads the key ring once, so it
+/// sees the old ring or the new one, never none.
+///
+/// `verify` comes in two forms. The asynchronous one is for servers: it waits
+/// for a replay store that does I/O, up to ``VerificationPolicy/replayDeadline``.
+/// The synchronous one is for threads (the CLI, in-process servers): it needs
+/// a store that can answer without waiting (``InMemoryReplayStore``); with any
+/// other store it answers `REPLAY_CHECK_UNAVAILABLE` rather than block.
 public final class TokenVerifier: Sendable {
-    public let signature: SignatureRequirement
     public let decoderConfiguration: DecoderConfiguration
+    let decoders: TokenDecoderPool
     private let leewayMilliseconds: Int64
     private let clock: @Sendable () -> TokenTimestamp
-    private let policies: [any TokenPolicy]
-    private let skipped: [(check: VerificationCheck, reason: String)]
-    @usableFromInline let decoders: TokenDecoderPool
-    /// The reason of a valid verdict for each trusted key, in ring order, made
-    /// once here rather than formatted again for every valid token.
-    private let validReasons: [String]
-    /// The verdict's lists when the signature check fails (`[.format, .signature]`),
-    /// and when every policy passes: made once here, so a verdict shares them
-    /// instead of building an array per token.
-    private let checksBeforePolicies: [VerificationCheck]
-    private let skippedBeforePolicies: [(check: VerificationCheck, reason: String)]
-    private let checksAllPassed: [VerificationCheck]
+    private let requestor: RequestorPolicy?
+    private let mvpds: MVPDPolicy?
+    private let replay: ReplayPolicy?
+    private let replayDeadline: Duration
+    private let state: Mutex<State>
+
+    /// What a verification reads once, under the lock: the trust (keys) and
+    /// the plan of checks made last, reused while requests expect the same.
+    private struct State {
+        var trust: Trust
+        var generation = 0
+        var lastPlan: CheckPlan?
+    }
 
     public init(signature: SignatureRequirement, policy: VerificationPolicy = .init(),
                 decoderConfiguration: DecoderConfiguration = .default) {
-        self.signature = signature
         self.decoderConfiguration = decoderConfiguration
+        decoders = TokenDecoderPool(configuration: decoderConfiguration)
         leewayMilliseconds = max(0, policy.leewayMilliseconds)
         clock = policy.clock
-        decoders = TokenDecoderPool(configuration: decoderConfiguration)
+        requestor = policy.requestorID.map { RequestorPolicy(expected: $0) }
+        mvpds = policy.allowedMVPDs.map { MVPDPolicy(allowed: $0) }
+        replay = policy.replayStore.map { ReplayPolicy(store: $0, leewayMilliseconds: max(0, policy.leewayMilliseconds)) }
+        replayDeadline = policy.replayDeadline
+        state = Mutex(State(trust: Trust(signature)))
+    }
 
+    /// How signatures are checked now (the ring changes with ``replaceKeys(with:)``).
+    public var signature: SignatureRequirement {
+        state.withLock { $0.trust.requirement }
+    }
+
+    /// Trusts `ring` from now on, in place of the keys before: for key rotation
+    /// without a restart. Verifications under way finish with the ring they
+    /// started with. A ring with no key is refused (the old ring stays).
+    public func replaceKeys(with ring: KeyRing) throws(KeyError) {
+        guard !ring.keys.isEmpty else {
+            throw KeyError(.noKeysFound, "", "a key ring with no key would refuse every token; the old keys stay")
+        }
+        let trust = Trust(.trustedKeys(ring))
+        state.withLock { state in
+            state.trust = trust
+            state.generation &+= 1
+            state.lastPlan = nil
+        }
+    }
+
+    /// Loads the keys under `paths` and trusts them, or throws and keeps the
+    /// old ones: a failed reload never leaves the verifier without keys.
+    @discardableResult
+    public func reloadKeys(paths: [String], options: KeyLoadingOptions = .init()) throws(KeyError) -> KeyRing {
+        let ring = try KeyRing.load(paths: paths, options: options)
+        try replaceKeys(with: ring)
+        return ring
+    }
+
+    // MARK: Verifying
+
+    /// Decodes and verifies one token in any transport form but a REST JSON
+    /// document (a whole document: ``RecordSplitter`` cuts it into records).
+    public func verify(_ record: some Collection<UInt8>, envelope: RESTEnvelope? = nil,
+                       expecting expectations: RequestExpectations = .init()) async -> Verdict {
+        switch decode(record, envelope: envelope) {
+        case .success(let token): await verify(token, expecting: expectations)
+        case .failure(let error): Verdict(formatError: error)
+        }
+    }
+
+    /// The same, for a token given as text.
+    public func verify(_ text: String, expecting expectations: RequestExpectations = .init()) async -> Verdict {
+        await verify(Array(text.utf8), expecting: expectations)
+    }
+
+    /// Verifies a record cut by a ``RecordSplitter`` (its own cut-out error becomes the verdict).
+    public func verify(_ record: TokenRecord, expecting expectations: RequestExpectations = .init()) async -> Verdict {
+        if let error = record.error { return Verdict(formatError: error) }
+        return await verify(record.bytes, envelope: record.envelope, expecting: expectations)
+    }
+
+    /// Verifies an already decoded token.
+    public func verify(_ token: DecodedToken, expecting expectations: RequestExpectations = .init()) async -> Verdict {
+        switch evaluate(token, expecting: expectations) {
+        case .decided(let verdict):
+            return verdict
+        case .awaitingReplay(let provisional, let pending):
+            return settle(provisional, with: await decideReplay(pending))
+        }
+    }
+
+    /// Synchronous `verify`, for threads. Needs a replay store that answers
+    /// without waiting; any other gives `REPLAY_CHECK_UNAVAILABLE`.
+    public func verify(_ record: some Collection<UInt8>, envelope: RESTEnvelope? = nil,
+                       expecting expectations: RequestExpectations = .init()) -> Verdict {
+        switch decode(record, envelope: envelope) {
+        case .success(let token): verify(token, expecting: expectations)
+        case .failure(let error): Verdict(formatError: error)
+        }
+    }
+
+    public func verify(_ text: String, expecting expectations: RequestExpectations = .init()) -> Verdict {
+        verify(Array(text.utf8), expecting: expectations)
+    }
+
+    public func verify(_ record: TokenRecord, expecting expectations: RequestExpectations = .init()) -> Verdict {
+        if let error = record.error { return Verdict(formatError: error) }
+        return verify(record.bytes, envelope: record.envelope, expecting: expectations)
+    }
+
+    public func verify(_ token: DecodedToken, expecting expectations: RequestExpectations = .init()) -> Verdict {
+        switch evaluate(token, expecting: expectations) {
+        case .decided(let verdict):
+            return verdict
+        case .awaitingReplay(let provisional, let pending):
+            return settle(provisional, with: decideReplayWithoutWaiting(pending))
+        }
+    }
+
+    // MARK: Steps (internal: the stream engine decides replays in input order)
+
+    func decode(_ record: some Collection<UInt8>, envelope: RESTEnvelope?) -> Result<DecodedToken, TokenError> {
+        if envelope == nil, Self.isJSONDocument(record) { return decodeDocument(record) }
+        return decoders.withDecoder { decoder in
+            Result { () throws(TokenError) in try decoder.decode(record, envelope: envelope) }
+        }
+    }
+
+    /// True when the first byte that is not white space (or a BOM) is `{`:
+    /// a REST JSON response, given whole.
+    private static func isJSONDocument(_ bytes: some Collection<UInt8>) -> Bool {
+        var bytes = bytes[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        return bytes.first { !$0.isASCIIWhitespace } == UInt8(ascii: "{")
+    }
+
+    /// A REST response holding one token is that token, with its envelope; one
+    /// holding several names the entry point that takes them all.
+    private func decodeDocument(_ document: some Collection<UInt8>) -> Result<DecodedToken, TokenError> {
+        var splitter = RecordSplitter(configuration: decoderConfiguration)
+        let records = splitter.feed(document) + splitter.finish()
+        guard records.count == 1, let record = records.first else {
+            return .failure(TokenError(.severalTokens, stage: .transport,
+                                       "the REST document holds \(records.count) tokens; verify each record a RecordSplitter or VerificationStream cuts from it"))
+        }
+        return decoders.decode(record)
+    }
+
+    /// A token's verdict, or — when every check before the replay check
+    /// passed — the verdict it gets if the replay store accepts it.
+    enum Evaluation: Sendable {
+        case decided(Verdict)
+        case awaitingReplay(Verdict, PendingReplay)
+    }
+
+    /// What the replay store is asked for one token.
+    struct PendingReplay: Sendable {
+        var store: any ReplayStore
+        var identity: ReplayIdentity
+        var until: TokenTimestamp
+    }
+
+    func evaluate(_ token: DecodedToken, expecting expectations: RequestExpectations) -> Evaluation {
+        let plan = plan(for: expectations)
+        var key: PublicKey? = nil
+        var reason = "every configured check passed"
+        if let ring = plan.trust.ring {
+            switch Self.verifySignature(of: token, with: ring) {
+            case .success(let verifyingKey):
+                key = verifyingKey
+                reason = plan.trust.validReason(for: verifyingKey)
+            case .failure(let failure):
+                return .decided(Verdict(status: .invalidSignature, reason: failure.reason, token: token, key: nil,
+                                        checksRun: plan.trust.checksBeforePolicies, checksSkipped: plan.skippedAlways))
+            }
+        }
+        let now = clock()
+        let run: [VerificationCheck]
+        let skipped: [SkippedCheck]
+        switch plan.runPolicies(token, now: now) {
+        case .failed(let status, let why, let checksRun, let checksSkipped):
+            return .decided(Verdict(status: status, reason: why, token: token, key: key,
+                                    checksRun: checksRun, checksSkipped: checksSkipped))
+        case .passed(let checksRun, let checksSkipped):
+            run = checksRun
+            skipped = checksSkipped
+        }
+        guard let replay else {
+            return .decided(Verdict(status: .validToken, reason: reason, token: token, key: key, checksRun: run, checksSkipped: skipped))
+        }
+        switch replay.pending(for: token) {
+        case .skip(let why):
+            // The plan lists the replay check last, as if it ran; it did not.
+            return .decided(Verdict(status: .validToken, reason: reason, token: token, key: key,
+                                    checksRun: Array(run.dropLast()), checksSkipped: skipped + [SkippedCheck(check: .replay, reason: why, requested: true)]))
+        case .ask(let identity, let until):
+            let provisional = Verdict(status: .validToken, reason: reason, token: token, key: key, checksRun: run, checksSkipped: skipped)
+            return .awaitingReplay(provisional, PendingReplay(store: replay.store, identity: identity, until: until))
+        }
+    }
+
+    func decideReplayWithoutWaiting(_ pending: PendingReplay) -> ReplayDecision {
+        pending.store.acceptWithoutWaiting(pending.identity, until: pending.until, now: clock())
+            ?? .unavailable("the replay store answers only asynchronously; use the async verify")
+    }
+
+    /// The store's answer, or `.unavailable` once the deadline passes: the
+    /// caller never waits longer, and a store that hangs holds no request.
+    func decideReplay(_ pending: PendingReplay) async -> ReplayDecision {
+        let now = clock()
+        if let decision = pending.store.acceptWithoutWaiting(pending.identity, until: pending.until, now: now) {
+            return decision
+        }
+        let deadline = replayDeadline
+        let race = DeadlineRace<ReplayDecision>()
+        return await withCheckedContinuation { continuation in
+            race.start(continuation)
+            let work = Task {
+                race.finish(await pending.store.accept(pending.identity, until: pending.until, now: now))
+            }
+            let timer = Task {
+                try? await Task.sleep(for: deadline)
+                if race.finish(.unavailable("the replay store did not answer within \(deadline)")) { work.cancel() }
+            }
+            race.onFinish { timer.cancel() }
+        }
+    }
+
+    /// The verdict once the store decided: the provisional valid verdict when
+    /// it accepted, else a refusal that keeps the checks that ran.
+    func settle(_ provisional: Verdict, with decision: ReplayDecision) -> Verdict {
+        guard let result = ReplayPolicy.refusal(for: decision) else { return provisional }
+        return Verdict(status: result.status, reason: result.reason, token: provisional.token, key: provisional.key,
+                       checksRun: provisional.checksRun, checksSkipped: provisional.checksSkipped)
+    }
+
+    // MARK: Plans
+
+    /// The plan for `expectations`: the last one when the request expects the
+    /// same as the one before (a CLI run, a server's busy resource), else made
+    /// anew — outside the lock, kept unless the keys changed meanwhile.
+    private func plan(for expectations: RequestExpectations) -> CheckPlan {
+        let (last, trust, generation) = state.withLock { ($0.lastPlan, $0.trust, $0.generation) }
+        if let last, last.expectations == expectations { return last }
+        let plan = makePlan(expectations, trust: trust)
+        state.withLock { state in
+            if state.generation == generation { state.lastPlan = plan }
+        }
+        return plan
+    }
+
+    private func makePlan(_ expectations: RequestExpectations, trust: Trust) -> CheckPlan {
         var policies: [any TokenPolicy] = [
             ExpiryPolicy(leewayMilliseconds: leewayMilliseconds),
             IssueTimePolicy(leewayMilliseconds: leewayMilliseconds),
         ]
-        var skipped: [(VerificationCheck, String)] = []
-        if let requestor = policy.requestorID {
-            policies.append(RequestorPolicy(expected: requestor))
-        } else { skipped.append((.requestor, "no expected requestor configured")) }
-        if let resource = policy.resourceID {
+        var skipped = trust.skippedSignature
+        if let requestor { policies.append(requestor) } else { skipped.append(.init(check: .requestor, reason: "no expected requestor configured")) }
+        if let resource = expectations.resourceID {
             policies.append(decoders.withDecoder { ResourcePolicy(expected: resource, parser: $0.parser) })
-        } else { skipped.append((.resource, "no expected resource configured")) }
-        if let mvpds = policy.allowedMVPDs {
-            policies.append(MVPDPolicy(allowed: mvpds))
-        } else { skipped.append((.mvpd, "no MVPD allow-list configured")) }
-        if let device = policy.device {
+        } else { skipped.append(.init(check: .resource, reason: "no expected resource given")) }
+        if let mvpds { policies.append(mvpds) } else { skipped.append(.init(check: .mvpd, reason: "no MVPD allow-list configured")) }
+        if let device = expectations.device {
             policies.append(DevicePolicy(expected: device))
-        } else { skipped.append((.device, "no expected device configured")) }
-        if let store = policy.replayStore {
-            policies.append(ReplayPolicy(store: store, leewayMilliseconds: leewayMilliseconds))
-        } else { skipped.append((.replay, "replay protection not enabled")) }
-        self.policies = policies
-        self.skipped = skipped
-        // As `verify(_:)` builds them (see there).
-        switch signature {
-        case .insecureSkipped:
-            checksBeforePolicies = [.format]
-            skippedBeforePolicies = [(.signature, "signature checking switched off (insecure)")] + skipped
-        case .trustedKeys:
-            checksBeforePolicies = [.format, .signature]
-            skippedBeforePolicies = skipped
-        }
-        checksAllPassed = checksBeforePolicies + policies.map(\.check)
-        if case .trustedKeys(let ring) = signature {
-            validReasons = ring.keys.map { "every configured check passed (verified by \($0.description))" }
+        } else { skipped.append(.init(check: .device, reason: "no expected device given")) }
+        var checks = trust.checksBeforePolicies + policies.map(\.check)
+        if replay == nil {
+            skipped.append(.init(check: .replay, reason: "replay protection not enabled"))
         } else {
-            validReasons = []
+            checks.append(.replay)
         }
+        return CheckPlan(expectations: expectations, trust: trust, policies: policies,
+                         skippedAlways: skipped, checksAllPassed: checks)
     }
 
-    /// Decodes and verifies one token in any transport form but a REST JSON document.
-    ///
-    /// Inlinable so that a caller's collection type is specialised where it is
-    /// known, as for `TokenDecoder.decode(_:envelope:)`.
-    @inlinable
-    public func verify(_ record: some Collection<UInt8>, envelope: RESTEnvelope? = nil) -> Verdict {
-        let decoded = decoders.withDecoder { decoder in
-            Result { () throws(TokenError) in try decoder.decode(record, envelope: envelope) }
-        }
-        switch decoded {
-        case .success(let token): return verify(token)
-        case .failure(let error): return Self.formatVerdict(error)
-        }
-    }
-
-    public func verify(_ text: String) -> Verdict {
-        verify(Array(text.utf8))
-    }
-
-    /// Verifies a record cut by a ``RecordSplitter`` (its own cut-out error becomes the verdict).
-    public func verify(_ record: TokenRecord) -> Verdict {
-        if let error = record.error { return Self.formatVerdict(error) }
-        return verify(record.bytes, envelope: record.envelope)
-    }
-
-    /// The verdict for a token that could not be decoded.
-    public static func formatVerdict(_ error: TokenError) -> Verdict {
-        Verdict(status: .invalidTokenFormat, reason: error.description, token: nil, formatError: error, verified: nil,
-                key: nil, checksRun: [.format], checksSkipped: [])
-    }
-
-    /// Verifies an already decoded token.
-    public func verify(_ token: DecodedToken) -> Verdict {
-        var key: PublicKey? = nil
-        var reason = "every configured check passed"
-        switch signature {
-        case .insecureSkipped:
-            break
-        case .trustedKeys(let ring):
-            switch Self.verifySignature(of: token, with: ring) {
-            case .success(let verifyingKey):
-                key = verifyingKey
-                if let index = ring.keys.firstIndex(where: { $0.storage === verifyingKey.storage }) {
-                    reason = validReasons[index]
-                } else {
-                    reason = "every configured check passed (verified by \(verifyingKey.description))"
-                }
-            case .failure(let failure):
-                return Verdict(status: .invalidSignature, reason: failure.reason, token: token, formatError: nil, verified: nil,
-                               key: nil, checksRun: checksBeforePolicies, checksSkipped: skippedBeforePolicies)
-            }
-        }
-        let now = clock()
-        // The policies in order, each once, up to the first that does not pass.
-        // When all pass (the common case), the verdict's lists are the ones made
-        // in `init`; otherwise they are built as the checks ran.
-        var passed = 0
-        var other: PolicyResult? = nil
-        policies.withUnsafeBufferPointer { policies in
-            while passed < policies.count {
-                let result = policies[passed].evaluate(token, now: now)
-                guard case .pass = result else {
-                    other = result
-                    return
-                }
-                passed += 1
-            }
-        }
-        guard let other else {
-            return Verdict(status: .validToken, reason: reason, token: token, formatError: nil,
-                           verified: VerifiedToken(decoded: token, key: key), key: key,
-                           checksRun: checksAllPassed, checksSkipped: skippedBeforePolicies)
-        }
-        return listedVerdict(token, key: key, reason: reason, now: now, passed: passed, then: other)
-    }
-
-    /// The verdict once policy `passed` returned `result`, not a pass (the
-    /// policies before it passed): the rest of the policies run as they always
-    /// did, and the lists of checks run and skipped are built as they run.
-    private func listedVerdict(_ token: DecodedToken, key: PublicKey?, reason: String, now: TokenTimestamp,
-                               passed: Int, then result: PolicyResult) -> Verdict {
-        var run = checksBeforePolicies
-        run.reserveCapacity(checksBeforePolicies.count + policies.count)
-        var skipped = skippedBeforePolicies
-        for policy in policies[..<passed] { run.append(policy.check) }
-        var index = passed
-        var result = result
-        while true {
-            let policy = policies[index]
-            switch result {
-            case .pass:
-                run.append(policy.check)
-            case .skip(let reason):
-                skipped.append((policy.check, reason))
-            case .fail(let status, let reason):
-                run.append(policy.check)
-                return Verdict(status: status, reason: reason, token: token, formatError: nil, verified: nil,
-                               key: key, checksRun: run, checksSkipped: skipped)
-            }
-            index += 1
-            guard index < policies.count else { break }
-            result = policies[index].evaluate(token, now: now)
-        }
-        return Verdict(status: .validToken, reason: reason, token: token, formatError: nil,
-                       verified: VerifiedToken(decoded: token, key: key), key: key, checksRun: run, checksSkipped: skipped)
-    }
+    // MARK: Signature
 
     private struct SignatureFailure: Error { var reason: String }
 
@@ -216,31 +335,146 @@ public final class TokenVerifier: Sendable {
     }
 }
 
-/// Decoders for concurrent callers: each owns a libxml2 context and is used
-/// by one caller at a time, then kept for the next. `Sendable`, so one pool
-/// can serve every thread of a server or a parallel CLI run.
-public final class TokenDecoderPool: Sendable {
-    /// `TokenDecoder` is not Sendable, but each one is only ever touched by
-    /// the single caller that took it out of the pool.
-    private let idle = ThreadAffinePool<TokenDecoder>()
-    public let configuration: DecoderConfiguration
+/// How signatures are checked, with what the verdicts say about it made once
+/// per ring rather than per token.
+private final class Trust: Sendable {
+    let requirement: SignatureRequirement
+    let ring: KeyRing?
+    /// The reason of a valid verdict for each trusted key, in ring order.
+    let validReasons: [String]
+    let checksBeforePolicies: [VerificationCheck]
+    let skippedSignature: [SkippedCheck]
 
-    public init(configuration: DecoderConfiguration = .default) {
-        self.configuration = configuration
-    }
-
-    @usableFromInline
-    func withDecoder<Result>(_ body: (TokenDecoder) -> Result) -> Result {
-        let decoder = idle.take() ?? TokenDecoder(configuration: configuration)
-        defer { idle.give(decoder) }
-        return body(decoder)
-    }
-
-    /// Decodes one record cut by a ``RecordSplitter``.
-    public func decode(_ record: TokenRecord) -> Result<DecodedToken, TokenError> {
-        if let error = record.error { return .failure(error) }
-        return withDecoder { decoder in
-            Result { () throws(TokenError) in try decoder.decode(record.bytes, envelope: record.envelope) }
+    init(_ requirement: SignatureRequirement) {
+        self.requirement = requirement
+        switch requirement {
+        case .insecureSkipped:
+            ring = nil
+            validReasons = []
+            checksBeforePolicies = [.format]
+            skippedSignature = [SkippedCheck(check: .signature, reason: "signature checking switched off (insecure)")]
+        case .trustedKeys(let ring):
+            self.ring = ring
+            validReasons = ring.keys.map { "every configured check passed (verified by \($0.description))" }
+            checksBeforePolicies = [.format, .signature]
+            skippedSignature = []
         }
+    }
+
+    func validReason(for key: PublicKey) -> String {
+        if let ring, let index = ring.keys.firstIndex(where: { $0.storage === key.storage }) {
+            return validReasons[index]
+        }
+        return "every configured check passed (verified by \(key.description))"
+    }
+}
+
+/// The checks for one set of expectations under one trust, in SPEC §5 order,
+/// with the verdict's lists made once: a verdict shares them instead of
+/// building arrays per token.
+private final class CheckPlan: Sendable {
+    let expectations: RequestExpectations
+    let trust: Trust
+    /// Expiry, issue time, then the configured ones; the replay check is not
+    /// here (it may wait for a store) but is listed in `checksAllPassed`.
+    let policies: [any TokenPolicy]
+    /// Checks not configured: skipped whatever the token.
+    let skippedAlways: [SkippedCheck]
+    let checksAllPassed: [VerificationCheck]
+
+    init(expectations: RequestExpectations, trust: Trust, policies: [any TokenPolicy],
+         skippedAlways: [SkippedCheck], checksAllPassed: [VerificationCheck]) {
+        self.expectations = expectations
+        self.trust = trust
+        self.policies = policies
+        self.skippedAlways = skippedAlways
+        self.checksAllPassed = checksAllPassed
+    }
+
+    enum PolicyOutcome {
+        case failed(VerificationStatus, String, checksRun: [VerificationCheck], checksSkipped: [SkippedCheck])
+        /// Every policy passed or skipped; the lists end with the replay
+        /// check when one is configured (it runs next).
+        case passed(checksRun: [VerificationCheck], checksSkipped: [SkippedCheck])
+    }
+
+    /// Runs the policies in order up to the first failure. When all pass (the
+    /// common case) the lists are the ones made with the plan; otherwise they
+    /// are built as the checks run.
+    func runPolicies(_ token: DecodedToken, now: TokenTimestamp) -> PolicyOutcome {
+        var index = 0
+        while index < policies.count {
+            let result = policies[index].evaluate(token, now: now)
+            guard case .pass = result else { return listedOutcome(token, now: now, passed: index, then: result) }
+            index += 1
+        }
+        return .passed(checksRun: checksAllPassed, checksSkipped: skippedAlways)
+    }
+
+    /// The outcome once policy `passed` returned `result`, not a pass (the
+    /// policies before it passed): the rest run as they always do.
+    private func listedOutcome(_ token: DecodedToken, now: TokenTimestamp, passed: Int, then result: PolicyResult) -> PolicyOutcome {
+        var run = trust.checksBeforePolicies
+        var skipped = skippedAlways
+        for policy in policies[..<passed] { run.append(policy.check) }
+        var index = passed
+        var result = result
+        while true {
+            let policy = policies[index]
+            switch result {
+            case .pass:
+                run.append(policy.check)
+            case .skip(let why):
+                // Expiry and issue time are always on: skipping one was not asked for.
+                skipped.append(SkippedCheck(check: policy.check, reason: why, requested: policy.check != .issueTime))
+            case .fail(let status, let why):
+                run.append(policy.check)
+                return .failed(status, why, checksRun: run, checksSkipped: skipped)
+            }
+            index += 1
+            guard index < policies.count else { break }
+            result = policies[index].evaluate(token, now: now)
+        }
+        if checksAllPassed.last == .replay { run.append(.replay) }
+        return .passed(checksRun: run, checksSkipped: skipped)
+    }
+}
+
+/// One continuation resumed by whichever of two tasks finishes first.
+private final class DeadlineRace<Value: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Value, Never>?
+        var finished = false
+        var onFinish: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<Value, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    /// Resumes the waiter with `value` if nothing did before; true if this call did.
+    @discardableResult
+    func finish(_ value: Value) -> Bool {
+        let (continuation, cleanup) = state.withLock { state -> (CheckedContinuation<Value, Never>?, (@Sendable () -> Void)?) in
+            guard !state.finished else { return (nil, nil) }
+            state.finished = true
+            defer { state.continuation = nil; state.onFinish = nil }
+            return (state.continuation, state.onFinish)
+        }
+        guard let continuation else { return false }
+        continuation.resume(returning: value)
+        cleanup?()
+        return true
+    }
+
+    /// Runs `body` when the race is decided (at once if it already is).
+    func onFinish(_ body: @escaping @Sendable () -> Void) {
+        let already = state.withLock { state -> Bool in
+            if state.finished { return true }
+            state.onFinish = body
+            return false
+        }
+        if already { body() }
     }
 }

@@ -1,7 +1,11 @@
 /// A token whose signature a trusted key verified and that passed every
-/// configured check. Only ``TokenVerifier`` can make one, so a function that
-/// takes a `VerifiedToken` cannot be handed an unchecked token by mistake.
-public struct VerifiedToken: Sendable {
+/// configured check: the proof a valid ``Verdict`` carries (style habit 13).
+///
+/// Only ``TokenVerifier`` makes one, from the same decoded bytes the
+/// signature covers, so a function that takes a `VerifiedToken` cannot be
+/// handed an unchecked token by mistake, and no sequence of public calls
+/// yields one for content no trusted key signed.
+public struct VerifiedToken: Sendable, Equatable, CustomStringConvertible {
     public let decoded: DecodedToken
     /// The trusted key that verified it; nil only when signature checking was
     /// switched off with ``SignatureRequirement/insecureSkipped``.
@@ -13,25 +17,109 @@ public struct VerifiedToken: Sendable {
     }
 
     public var token: EntitlementToken { decoded.token }
+
+    /// For logs: kind, root, requestor, resource, MVPD, expiry and the key —
+    /// every id escaped, never the signature or the device fingerprint.
+    public var description: String {
+        let token = decoded.token
+        var text = "\(token.kind.rawValue) token <\(token.root)> requestor \(TerminalText.quoted(token.requestorID))"
+        if let resource = token.resourceID { text += " resource \(TerminalText.quoted(resource))" }
+        if let mvpd = token.mvpdID { text += " mvpd \(TerminalText.quoted(mvpd))" }
+        text += " expires \(token.expiresAt.iso8601)"
+        text += key.map { ", verified by \($0.description)" } ?? ", signature NOT checked"
+        return text
+    }
+
+    public static func == (lhs: VerifiedToken, rhs: VerifiedToken) -> Bool {
+        lhs.decoded == rhs.decoded && lhs.key == rhs.key
+    }
+}
+
+/// A check the verdict reports as not run, and why.
+public struct SkippedCheck: Sendable, Hashable, Codable {
+    public let check: VerificationCheck
+    public let reason: String
+    /// True when the check was configured but does not apply to this token
+    /// (a device expected of a media token): people are told of these always,
+    /// since they asked for the check.
+    public let requested: Bool
+
+    public init(check: VerificationCheck, reason: String, requested: Bool = false) {
+        self.check = check
+        self.reason = reason
+        self.requested = requested
+    }
 }
 
 /// The answer for one token: a status, why, and what was checked.
-public struct Verdict: Sendable {
-    public var status: VerificationStatus
-    /// For people: what failed and by how much, or what passed.
-    public var reason: String
+///
+/// Immutable, and made only by the verifier: ``verified`` is non-nil exactly
+/// when ``status`` is ``VerificationStatus/validToken``. It is `Encodable`
+/// (status, reason, checks, error, the verifying key) for logs and stores,
+/// but not `Decodable`: a verdict read back from storage would be a
+/// `VALID_TOKEN` without its proof.
+public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
+    public let status: VerificationStatus
+    /// For people: what failed and by how much, or what passed. It may quote
+    /// input: escape it (``TerminalText``) before it reaches a terminal or log.
+    public let reason: String
     /// The decoded token, whether or not it passed (nil when it could not be decoded).
-    public var token: DecodedToken?
+    public let token: DecodedToken?
     /// Why decoding failed, for ``VerificationStatus/invalidTokenFormat``.
-    public var formatError: TokenError?
-    /// Non-nil exactly when ``status`` is ``VerificationStatus/validToken``.
-    public var verified: VerifiedToken?
+    public let formatError: TokenError?
+    /// The proof, exactly when ``status`` is ``VerificationStatus/validToken``.
+    public let verified: VerifiedToken?
     /// The trusted key whose signature check passed, if one did.
-    public var key: PublicKey?
+    public let key: PublicKey?
     /// Checks that ran, in order, up to and including the one that failed.
-    public var checksRun: [VerificationCheck]
+    public let checksRun: [VerificationCheck]
     /// Checks that were not configured (or do not apply to this token's kind), with why.
-    public var checksSkipped: [(check: VerificationCheck, reason: String)]
+    public let checksSkipped: [SkippedCheck]
 
     public var isValid: Bool { status == .validToken }
+
+    init(status: VerificationStatus, reason: String, token: DecodedToken?, key: PublicKey?,
+         checksRun: [VerificationCheck], checksSkipped: [SkippedCheck]) {
+        self.status = status
+        self.reason = reason
+        self.token = token
+        self.formatError = nil
+        self.verified = status == .validToken ? token.map { VerifiedToken(decoded: $0, key: key) } : nil
+        self.key = key
+        self.checksRun = checksRun
+        self.checksSkipped = checksSkipped
+    }
+
+    /// The verdict for a token that could not be decoded.
+    init(formatError error: TokenError) {
+        status = .invalidTokenFormat
+        reason = error.description
+        token = nil
+        formatError = error
+        verified = nil
+        key = nil
+        checksRun = [.format]
+        checksSkipped = []
+    }
+
+    /// `VALID_TOKEN: every configured check passed (…)`, escaped for a log line.
+    public var description: String {
+        "\(status.rawValue): \(TerminalText.escaped(reason))"
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case status, reason, kind, root, checksRun, checksSkipped, error, verifiedBy
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encode(reason, forKey: .reason)
+        try container.encodeIfPresent(token?.kind.rawValue, forKey: .kind)
+        try container.encodeIfPresent(token?.root, forKey: .root)
+        try container.encode(checksRun, forKey: .checksRun)
+        try container.encode(checksSkipped, forKey: .checksSkipped)
+        try container.encodeIfPresent(formatError, forKey: .error)
+        try container.encodeIfPresent(key?.description, forKey: .verifiedBy)
+    }
 }

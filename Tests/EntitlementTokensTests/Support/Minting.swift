@@ -26,12 +26,37 @@ enum Minting {
         try! TokenMinter.mint(request, key: key)
     }
 
-    /// A verifier whose clock reads `now`.
+    /// What a test configures in one place: the start-up policy and the
+    /// per-request expectations, by the names of both.
+    struct Configuration {
+        var requestorID: String?
+        var allowedMVPDs: Set<String>?
+        var leewayMilliseconds: Int64 = 30_000
+        var replayStore: (any ReplayStore)?
+        var resourceID: String?
+        var device: DeviceExpectation?
+    }
+
+    /// A verifier whose clock reads `now`, with the expectations of every request.
+    struct ExpectingVerifier: Sendable {
+        let verifier: TokenVerifier
+        let expectations: RequestExpectations
+
+        func verify(_ text: String) -> Verdict { verifier.verify(text, expecting: expectations) }
+        func verify(_ bytes: [UInt8]) -> Verdict { verifier.verify(bytes, expecting: expectations) }
+        func verify(_ record: TokenRecord) -> Verdict { verifier.verify(record, expecting: expectations) }
+        func verify(_ token: DecodedToken) -> Verdict { verifier.verify(token, expecting: expectations) }
+    }
+
     static func verifier(_ ring: KeyRing = ring("test-rsa2048.pub.pem"), now: TokenTimestamp = issued,
-                         configure: (inout VerificationPolicy) -> Void = { _ in }) -> TokenVerifier {
-        var policy = VerificationPolicy(clock: { now })
-        configure(&policy)
-        return TokenVerifier(signature: .trustedKeys(ring), policy: policy)
+                         configure: (inout Configuration) -> Void = { _ in }) -> ExpectingVerifier {
+        var configuration = Configuration()
+        configure(&configuration)
+        let policy = VerificationPolicy(requestorID: configuration.requestorID, allowedMVPDs: configuration.allowedMVPDs,
+                                        leewayMilliseconds: configuration.leewayMilliseconds,
+                                        replayStore: configuration.replayStore, clock: { now })
+        return ExpectingVerifier(verifier: TokenVerifier(signature: .trustedKeys(ring), policy: policy),
+                                 expectations: RequestExpectations(resourceID: configuration.resourceID, device: configuration.device))
     }
 
     static func at(_ milliseconds: Int64, from base: TokenTimestamp = issued) -> TokenTimestamp {

@@ -1,154 +1,8 @@
-import EntitlementTokens
-
-/// The JSON object of SPEC §6 for one token, keys in a fixed order and every
-/// key always present (null when unknown), so scripts can rely on the shape.
-///
-/// Written straight into UTF-8 bytes (``JSONWriter``): a `verify --format
-/// jsonl` run spends more time here than anywhere but the signature check,
-/// so no intermediate strings are built per member.
-enum JSONRenderer {
-    static func write(_ outcome: Outcome, showSignedBytes: Bool, to json: inout JSONWriter) {
-        json.beginObject()
-        json.member("input"); json.int(outcome.input)
-        json.member("source"); json.string(outcome.source)
-        json.member("line"); json.int(outcome.line)
-        json.member("status"); json.string(outcome.status?.rawValue)
-        json.member("reason"); json.string(outcome.reason, repeating: 0)
-        let token = outcome.token ?? outcome.verdict?.token
-        json.member("kind"); json.string(token?.kind.rawValue)
-        json.member("root"); json.string(token?.root)
-        let model = token?.token  // once: each `.token` read copies the model
-        json.member("issuedAt"); json.string(model?.issuedAt?.iso8601)
-        json.member("expiresAt"); json.string(model?.expiresAt.iso8601)
-        json.member("requestorID"); json.string(model?.requestorID)
-        json.member("resourceID"); json.string(model?.resourceID, repeating: 1)
-        json.member("mvpdID"); json.string(model?.mvpdID)
-        json.member("fingerprint"); json.string(model?.fingerprint)
-        json.member("fields")
-        json.beginObject()
-        if let token {
-            writeFields(token.fields, to: &json)
-        }
-        json.endObject()
-        json.member("transport"); json.string(token?.transport.description)
-        json.member("signature")
-        if let token {
-            json.beginObject()
-            json.member("form"); json.string(token.frame.signatureForm.rawValue)
-            json.member("placement"); json.string(token.frame.signaturePlacement.rawValue)
-            json.member("bytes"); json.int(token.signatureBytes?.count)
-            json.endObject()
-        } else {
-            json.null()
-        }
-        json.member("verifiedBy"); json.string(outcome.verdict?.key?.description, repeating: 2)
-        json.member("checksRun")
-        // The two lists, not the whole verdict: binding the verdict would copy
-        // (and retain) every reference it holds, once per token.
-        if let checksRun = outcome.verdict?.checksRun, let checksSkipped = outcome.verdict?.checksSkipped {
-            json.beginArray()
-            for check in checksRun {
-                json.element(); json.string(check.rawValue)
-            }
-            json.endArray()
-            json.member("checksSkipped")
-            json.beginArray()
-            for skipped in checksSkipped {
-                json.element()
-                json.beginObject()
-                json.member("check"); json.string(skipped.check.rawValue)
-                json.member("reason"); json.string(skipped.reason)
-                json.endObject()
-            }
-            json.endArray()
-        } else {
-            json.null()
-            json.member("checksSkipped"); json.null()
-        }
-        json.member("error")
-        if let error = outcome.error ?? outcome.verdict?.formatError {
-            json.beginObject()
-            json.member("code"); json.string(error.code.rawValue)
-            json.member("stage"); json.string(error.stage.rawValue)
-            json.member("message"); json.string(error.message)
-            json.member("offset"); json.int(error.location?.byteOffset)
-            json.member("line"); json.int(error.location?.line)
-            json.member("column"); json.int(error.location?.column)
-            json.endObject()
-        } else {
-            json.null()
-        }
-        json.member("warnings")
-        json.beginArray()
-        for warning in token?.warnings ?? [] {
-            json.element(); json.string(warning)
-        }
-        json.endArray()
-        json.member("envelope")
-        if let envelope = token?.envelope {
-            json.beginObject()
-            for field in envelope.fields {
-                json.key(field.key); json.string(field.value)
-            }
-            json.endObject()
-        } else {
-            json.null()
-        }
-        if showSignedBytes {
-            json.member("signedBytes"); json.string(token.map { String(decoding: $0.signedBytes, as: UTF8.self) })
-        }
-        json.endObject()
-    }
-
-    /// Every field by path. A path that occurs more than once (a list, or an
-    /// unknown repeated element) maps to an array of its values in document
-    /// order, at the place of its first occurrence.
-    private static func writeFields(_ fields: [TokenField], to json: inout JSONWriter) {
-        // Usually no path repeats: then the fields go out in order, no grouping needed.
-        var repeats = false
-        if fields.count > 1 {
-            search: for later in 1..<fields.count {
-                let path = fields[later].path
-                let length = path.utf8.count
-                for earlier in 0..<later where fields[earlier].path.utf8.count == length && fields[earlier].path == path {
-                    repeats = true
-                    break search
-                }
-            }
-        }
-        guard repeats else {
-            // By index: `for field in fields` would copy (retain) both strings of each field.
-            for index in fields.indices {
-                json.key(fields[index].path); json.string(fields[index].value, repeating: 3 + index)
-            }
-            return
-        }
-        var order: [String] = []
-        var values: [String: [String]] = [:]
-        for field in fields {
-            if values[field.path] == nil { order.append(field.path) }
-            values[field.path, default: []].append(field.value)
-        }
-        for path in order {
-            let list = values[path]!
-            json.key(path)
-            if list.count == 1 {
-                json.string(list[0])
-            } else {
-                json.beginArray()
-                for value in list {
-                    json.element(); json.string(value)
-                }
-                json.endArray()
-            }
-        }
-    }
-}
-
 /// JSON written as UTF-8 bytes, members separated as they come, into one
 /// buffer of its own (a `[UInt8]` would check uniqueness and capacity on
 /// each of the few hundred appends a token's object takes).
 struct JSONWriter: ~Copyable {
+    // Unsafe by design: Support/ owns the one growable byte buffer (STYLE 15).
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
@@ -227,6 +81,10 @@ struct JSONWriter: ~Copyable {
         literal("null")
     }
 
+    mutating func bool(_ value: Bool) {
+        value ? literal("true") : literal("false")
+    }
+
     mutating func int(_ value: Int?) {
         guard let value else { return null() }
         if value < 0 { append(UInt8(ascii: "-")) }
@@ -302,6 +160,17 @@ struct JSONWriter: ~Copyable {
             while index < end {
                 let byte = source[index]
                 index &+= 1
+                if byte >= 0x80 {
+                    // A character that could drive a terminal (C1, bidi, the
+                    // line separators, BOM): written as \uXXXX, the same string.
+                    let sequence = Self.unsafeSequenceLength(source + (index &- 1), available: length &- index &+ 1)
+                    guard sequence > 0 else { continue }
+                    copyRun(source + runStart, count: index &- 1 &- runStart)
+                    writeEscapedScalar(source + (index &- 1), length: sequence)
+                    index &+= sequence &- 1
+                    runStart = index
+                    continue
+                }
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else { continue }
                 copyRun(source + runStart, count: index &- 1 &- runStart)
                 runStart = index
@@ -312,16 +181,47 @@ struct JSONWriter: ~Copyable {
                 case UInt8(ascii: "\r"): put(UInt8(ascii: "\\"), UInt8(ascii: "r"))
                 case UInt8(ascii: "\t"): put(UInt8(ascii: "\\"), UInt8(ascii: "t"))
                 default:
-                    let hex: StaticString = "0123456789abcdef"
-                    put(UInt8(ascii: "\\"), UInt8(ascii: "u"))
-                    put(UInt8(ascii: "0"), UInt8(ascii: "0"))
-                    put(hex.utf8Start[Int(byte >> 4)], hex.utf8Start[Int(byte & 0x0F)])
+                    writeUnicodeEscape(UInt32(byte))
                 }
             }
         }
         copyRun(source + runStart, count: length &- runStart)
         base[count] = UInt8(ascii: "\"")
         count &+= 1
+    }
+
+    /// The length of the UTF-8 sequence at `start` when it encodes a scalar
+    /// that ``TerminalText/isUnsafe(_:)`` names (C1 controls U+0080–U+009F,
+    /// U+061C, U+200E/F, U+2028–U+202E, U+2066–U+2069, U+FEFF), else 0.
+    @inline(__always) private static func unsafeSequenceLength(_ start: UnsafePointer<UInt8>, available: Int) -> Int {
+        let lead = start[0]
+        switch lead {
+        case 0xC2 where available >= 2 && start[1] <= 0x9F: return 2
+        case 0xD8 where available >= 2 && start[1] == 0x9C: return 2
+        case 0xE2 where available >= 3:
+            let second = start[1], third = start[2]
+            if second == 0x80 && (third == 0x8E || third == 0x8F || (0xA8...0xAE).contains(third)) { return 3 }
+            if second == 0x81 && (0xA6...0xA9).contains(third) { return 3 }
+            return 0
+        case 0xEF where available >= 3 && start[1] == 0xBB && start[2] == 0xBF: return 3
+        default: return 0
+        }
+    }
+
+    /// `\uXXXX` for the scalar of the 2- or 3-byte sequence at `start`.
+    private mutating func writeEscapedScalar(_ start: UnsafePointer<UInt8>, length: Int) {
+        let scalar = length == 2
+            ? UInt32(start[0] & 0x1F) << 6 | UInt32(start[1] & 0x3F)
+            : UInt32(start[0] & 0x0F) << 12 | UInt32(start[1] & 0x3F) << 6 | UInt32(start[2] & 0x3F)
+        writeUnicodeEscape(scalar)
+    }
+
+    /// Six bytes, within the room ``appendQuoted(_:)`` reserved (6 per input byte).
+    @inline(__always) private mutating func writeUnicodeEscape(_ scalar: UInt32) {
+        let hex: StaticString = "0123456789abcdef"
+        put(UInt8(ascii: "\\"), UInt8(ascii: "u"))
+        put(hex.utf8Start[Int(scalar >> 12 & 0xF)], hex.utf8Start[Int(scalar >> 8 & 0xF)])
+        put(hex.utf8Start[Int(scalar >> 4 & 0xF)], hex.utf8Start[Int(scalar & 0xF)])
     }
 
     /// Appends without a capacity check (``appendQuoted(_:)`` reserved it).
@@ -337,15 +237,16 @@ struct JSONWriter: ~Copyable {
         count &+= 2
     }
 
-    /// True when some byte of `word` is a control character, `"`, `\\` or DEL
-    /// (SWAR: a byte below 0x20, or equal to one of the three; may only err
-    /// towards true, which just sends those bytes through the byte loop).
+    /// True when some byte of `word` is a control character, `"`, `\\`, DEL or
+    /// not ASCII (SWAR: a byte below 0x20, at or above 0x80, or equal to one of
+    /// the three; may only err towards true, which just sends those bytes
+    /// through the byte loop).
     @inline(__always) private static func mayNeedEscaping(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
         func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & high }
         let below = (word &- 0x20 &* ones) & ~word & high
-        return below | hasZeroByte(word ^ (0x22 &* ones)) | hasZeroByte(word ^ (0x5C &* ones)) | hasZeroByte(word ^ (0x7F &* ones)) != 0
+        return below | (word & high) | hasZeroByte(word ^ (0x22 &* ones)) | hasZeroByte(word ^ (0x5C &* ones)) | hasZeroByte(word ^ (0x7F &* ones)) != 0
     }
 
     private mutating func literal(_ text: StaticString) {

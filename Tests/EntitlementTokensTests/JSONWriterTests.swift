@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import tokeninspect
+@testable import EntitlementTokens
 
 /// The CLI's JSON string writer: every string must come back unchanged from a
 /// JSON parser, whatever bytes it holds and wherever they fall relative to the
@@ -79,7 +79,7 @@ import Testing
         json.beginObject()
         json.member("first"); json.int(-12)
         json.member("second"); json.null()
-        json.key("third \"quoted\""); json.beginArray(); json.element(); json.int(0); json.element(); json.string(nil); json.endArray()
+        json.key("third \"quoted\""); json.beginArray(); json.element(); json.int(0); json.element(); json.string(nil as String?); json.endArray()
         json.endObject()
         json.raw("\n")
         let text = json.withBytes { String(decoding: $0, as: UTF8.self) }

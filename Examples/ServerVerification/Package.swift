@@ -1,0 +1,21 @@
+// swift-tools-version:6.0
+// The library snippets of README.md and the DocC article "Verifying a media
+// token on your server", compiled as written: Tests/EntitlementTokensTests/
+// DocumentationSnippetTests.swift checks that each snippet stands verbatim in
+// Sources/, and .ci/run builds this package. A new user's Package.swift names
+// the repository by URL instead of this path (README, "Using the library").
+import PackageDescription
+
+let package = Package(
+    name: "ServerVerification",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "tokeninspect", path: "../.."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "ServerVerification",
+            dependencies: [.product(name: "EntitlementTokens", package: "tokeninspect")]
+        ),
+    ]
+)
