@@ -31,12 +31,12 @@ import Testing
         try await withServer { port, _, _ in
             let huge = String(repeating: "a", count: GateRuntime.maximumHeaderFieldBytes + 1024)
             // The server cuts such a request off before any handler runs: no answer of the gate's.
-            let refused = try? RawHTTP.get(port: port, "/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(huge)")])
+            let refused = try? await RawHTTP.fetch(port: port, "/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(huge)")])
             #expect(refused?.tokenStatus == nil, "an oversized header reached the gate: \(refused?.status ?? 0)")
             let many = (0..<(GateRuntime.maximumHeaderFields + 10)).map { ("X-Filler-\($0)", "x") }
-            let tooMany = try? RawHTTP.get(port: port, "/healthz", headers: many)
+            let tooMany = try? await RawHTTP.fetch(port: port, "/healthz", headers: many)
             #expect(tooMany == nil || tooMany!.status >= 400, "status \(tooMany?.status ?? 0)")
-            let fine = try RawHTTP.get(port: port, "/v1/auth-request",
+            let fine = try await RawHTTP.fetch(port: port, "/v1/auth-request",
                                        headers: [("X-Original-URI", "/a?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT")])
             #expect(fine.status == 200)
             #expect(fine["X-Token-Status"] == "VALID_TOKEN")
@@ -45,14 +45,15 @@ import Testing
 
     @Test func gracefulShutdownTurnsReadinessRedFirst() async throws {
         try await withServer(["--shutdown-grace", "1"]) { port, _, group in
-            #expect(try RawHTTP.get(port: port, "/readyz").status == 200)
+            let before = try await RawHTTP.fetch(port: port, "/readyz")
+            #expect(before.status == 200)
             await group.triggerGracefulShutdown()
             try await Task.sleep(for: .milliseconds(200))
-            let draining = try RawHTTP.get(port: port, "/readyz")
+            let draining = try await RawHTTP.fetch(port: port, "/readyz")
             #expect(draining.status == 503)
             #expect(draining.body.contains("shutting down"))
             // Still served while draining.
-            let served = try RawHTTP.get(port: port, "/v1/auth-request",
+            let served = try await RawHTTP.fetch(port: port, "/v1/auth-request",
                                          headers: [("X-Original-URI", "/a?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT")])
             #expect(served["X-Token-Status"] == "VALID_TOKEN")
         }
@@ -68,7 +69,7 @@ import Testing
     }()
 
     @Test(.enabled(if: binary != nil, "the tokengate executable is not built"))
-    func refusesToStartWithoutARequestorAndExplainsWhy() throws {
+    func refusesToStartWithoutARequestorAndExplainsWhy() async throws {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = ["serve", "--key", GateFixtures.publicKey, "--resource", "TNT"]
@@ -76,7 +77,7 @@ import Testing
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        try await offloaded { process.waitUntilExit() }
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 64)
         #expect(text.contains("--requestor"))
@@ -112,7 +113,10 @@ import Testing
         defer { if process.isRunning { process.terminate() } }
         var ready = false
         for _ in 0..<100 {
-            if let answer = try? RawHTTP.get(port: port, "/readyz"), answer.status == 200 { ready = true; break }
+            if let answer = try? await RawHTTP.fetch(port: port, "/readyz"), answer.status == 200 {
+                ready = true
+                break
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(ready)
@@ -123,9 +127,9 @@ import Testing
             request.encoding = .base64url
             return try! TokenMinter.mint(request, key: key)
         }
-        let ours = try RawHTTP.get(port: port, "/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.signingKey))")])
+        let ours = try await RawHTTP.fetch(port: port, "/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.signingKey))")])
         #expect(ours["X-Token-Status"] == "VALID_TOKEN")
-        let theirs = try RawHTTP.get(port: port, "/v1/auth-request",
+        let theirs = try await RawHTTP.fetch(port: port, "/v1/auth-request",
                                      headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.untrustedKey))")])
         #expect(theirs["X-Token-Status"] == "INVALID_SIGNATURE")
 
@@ -134,17 +138,17 @@ import Testing
         kill(process.processIdentifier, SIGHUP)
         var rotated = false
         for _ in 0..<50 {
-            let answer = try RawHTTP.get(port: port, "/v1/auth-request",
+            let answer = try await RawHTTP.fetch(port: port, "/v1/auth-request",
                                          headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.untrustedKey))")])
             if answer["X-Token-Status"] == "VALID_TOKEN" { rotated = true; break }
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(rotated)
-        let metrics = try RawHTTP.get(port: port, "/metrics").body
+        let metrics = try await RawHTTP.fetch(port: port, "/metrics").body
         #expect(metrics.contains("tokengate_keys_loaded 2"))
 
         process.terminate()   // SIGTERM
-        process.waitUntilExit()
+        try await offloaded { process.waitUntilExit() }
         #expect(process.terminationReason == .exit)
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("\"message\":\"keys reloaded\""))

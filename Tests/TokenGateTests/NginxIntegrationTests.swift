@@ -16,8 +16,8 @@ struct NginxIntegrationTests {
         var clock: GateFixtures.Clock
         var nginx: Nginx
 
-        func get(_ target: String, headers: [(String, String)] = [], extra: Bool = false) throws -> RawHTTP.Answer {
-            try RawHTTP.get(port: extra ? extraPort : port, target, headers: headers)
+        func get(_ target: String, headers: [(String, String)] = [], extra: Bool = false) async throws -> RawHTTP.Answer {
+            try await RawHTTP.fetch(port: extra ? extraPort : port, target, headers: headers)
         }
     }
 
@@ -54,8 +54,8 @@ struct NginxIntegrationTests {
                     .replacingOccurrences(of: "server 127.0.0.1:8080;", with: "server 127.0.0.1:\(originPort);")
                     .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
                 #expect(site != shipped)
-                let nginx = try Nginx(http: site + Self.testServers(origin: originPort, extra: extraPort, open: openClient.port!),
-                                      port: port, files: Self.files)
+                let http = site + Self.testServers(origin: originPort, extra: extraPort, open: openClient.port!)
+                let nginx = try await offloaded { try Nginx(http: http, port: port, files: Self.files) }
                 defer { nginx.stop() }
                 try await body(Stack(port: port, extraPort: extraPort, clock: clock, nginx: nginx))
             }
@@ -142,7 +142,7 @@ struct NginxIntegrationTests {
     @Test func everyStatusThroughNginxAndTheValuesReachTheOrigin() async throws {
         try await withStack { stack in
             let token = GateFixtures.token()
-            let allowed = try stack.get("/hls/tnt/master.m3u8?token=\(token)")
+            let allowed = try await stack.get("/hls/tnt/master.m3u8?token=\(token)")
             #expect(allowed.status == 200, "\(stack.nginx.errorLog)")
             #expect(allowed.body.hasPrefix("#EXTM3U"))
             #expect(allowed["X-Token-Status"] == "VALID_TOKEN")
@@ -163,7 +163,7 @@ struct NginxIntegrationTests {
                 ("/hls/cnn/seg1.ts?auth=\(GateFixtures.token(GateFixtures.request(resource: "CNN")))", 200, "VALID_TOKEN"),
             ]
             for (target, status, tokenStatus) in cases {
-                let answer = try stack.get(target)
+                let answer = try await stack.get(target)
                 #expect(answer.status == status, "\(target)")
                 #expect(answer["X-Token-Status"] == tokenStatus, "\(target)")
                 if status != 200 {
@@ -171,20 +171,20 @@ struct NginxIntegrationTests {
                     #expect(answer["Set-Cookie"] == nil)
                 }
             }
-            let noResource = try stack.get("/noresource/a.ts?token=\(GateFixtures.token())", extra: true)
+            let noResource = try await stack.get("/noresource/a.ts?token=\(GateFixtures.token())", extra: true)
             #expect(noResource.status == 500)
             #expect(noResource["X-Token-Status"] == "NO_EXPECTED_RESOURCE")
             // 503 from the gate: nginx answers an error, never an allow.
-            let unavailable = try stack.get("/open/a.ts?token=\(GateFixtures.token())", extra: true)
+            let unavailable = try await stack.get("/open/a.ts?token=\(GateFixtures.token())", extra: true)
             #expect(unavailable.status == 500)
             #expect(unavailable.body.contains("open location") == false)
 
             stack.clock.set(GateFixtures.at(420_000 + 30_001))
-            let expired = try stack.get("/hls/tnt/seg1.ts?token=\(GateFixtures.token())")
+            let expired = try await stack.get("/hls/tnt/seg1.ts?token=\(GateFixtures.token())")
             #expect(expired.status == 401)
             #expect(expired["X-Token-Status"] == "TOKEN_EXPIRED")
             stack.clock.set(GateFixtures.at(-30_001))
-            let early = try stack.get("/hls/tnt/seg1.ts?token=\(GateFixtures.token())")
+            let early = try await stack.get("/hls/tnt/seg1.ts?token=\(GateFixtures.token())")
             #expect(early.status == 401)
             #expect(early["X-Token-Status"] == "TOKEN_NOT_YET_VALID")
         }
@@ -193,11 +193,11 @@ struct NginxIntegrationTests {
     @Test func aProxyCacheOnTheAuthLocationNeverLetsAReplayThrough() async throws {
         try await withStack { stack in
             let token = GateFixtures.token()
-            let first = try stack.get("/cached/a.ts?token=\(token)", extra: true)
+            let first = try await stack.get("/cached/a.ts?token=\(token)", extra: true)
             #expect(first.status == 200, "\(stack.nginx.errorLog)")
             #expect(first["X-Token-Status"] == "VALID_TOKEN")
             for _ in 0..<3 {
-                let again = try stack.get("/cached/a.ts?token=\(token)", extra: true)
+                let again = try await stack.get("/cached/a.ts?token=\(token)", extra: true)
                 #expect(again.status == 403)
                 #expect(again["X-Token-Status"] == "TOKEN_REPLAYED")
             }
@@ -206,7 +206,7 @@ struct NginxIntegrationTests {
 
     @Test func anHLSPlaylistAndItsSegmentsPlayOnTheSessionCookie() async throws {
         try await withStack { stack in
-            let master = try stack.get("/hls/tnt/master.m3u8?token=\(GateFixtures.token())")
+            let master = try await stack.get("/hls/tnt/master.m3u8?token=\(GateFixtures.token())")
             #expect(master.status == 200)
             let setCookie = try #require(master["Set-Cookie"])
             #expect(setCookie.hasPrefix("tokengate_session="))
@@ -214,20 +214,20 @@ struct NginxIntegrationTests {
             #expect(setCookie.contains("HttpOnly"))
             let pair = String(setCookie.split(separator: ";")[0])
             for segment in ["seg1.ts", "seg2.ts", "master.m3u8"] {
-                let answer = try stack.get("/hls/tnt/\(segment)", headers: [("Cookie", pair)])
+                let answer = try await stack.get("/hls/tnt/\(segment)", headers: [("Cookie", pair)])
                 #expect(answer.status == 200, "\(segment)")
                 #expect(answer["X-Token-Status"] == "VALID_SESSION")
                 #expect(answer["X-Seen-Token-Kind"] == "session")
                 #expect(answer["Set-Cookie"] == nil)
             }
-            let without = try stack.get("/hls/tnt/seg1.ts")
+            let without = try await stack.get("/hls/tnt/seg1.ts")
             #expect(without.status == 401)
             #expect(without["X-Token-Status"] == "NO_TOKEN")
-            let otherResource = try stack.get("/hls/cnn/seg1.ts", headers: [("Cookie", pair)])
+            let otherResource = try await stack.get("/hls/cnn/seg1.ts", headers: [("Cookie", pair)])
             #expect(otherResource.status == 403)
             #expect(otherResource["X-Token-Status"] == "INVALID_SESSION")
             stack.clock.advance(600_001)
-            let expired = try stack.get("/hls/tnt/seg2.ts", headers: [("Cookie", pair)])
+            let expired = try await stack.get("/hls/tnt/seg2.ts", headers: [("Cookie", pair)])
             #expect(expired.status == 401)
             #expect(expired["X-Token-Status"] == "SESSION_EXPIRED")
         }
@@ -235,15 +235,15 @@ struct NginxIntegrationTests {
 
     @Test func hostileTokenFieldsCannotInjectAHeaderThroughNginx() async throws {
         try await withStack { stack in
-            var request = GateFixtures.request(.authorization, resource: "TNT\r\nX-Injected: 1\r\n\r\n<html>é\u{202E}")
-            request.mvpdID = "MVPD\nSet-Cookie: stolen=1"
-            let answer = try stack.get("/open/a.ts?token=\(GateFixtures.token(request))", extra: true)
+            let token = GateFixtures.hostileToken(resource: "TNT\r\nX-Injected: 1\r\n\r\n<html>é\u{202E}",
+                                                  mvpd: "MVPD\nSet-Cookie: stolen=1")
+            let answer = try await stack.get("/open/a.ts?token=\(token)", extra: true)
             #expect(answer.status == 200, "\(stack.nginx.errorLog)")
             #expect(answer.body == "open location")
             #expect(answer["X-Injected"] == nil)
             #expect(answer["Set-Cookie"] == nil)
             let resource = try #require(answer["X-Got-Resource"])
-            #expect(resource == "TNT%0AX-Injected:%201%0A%0A<html>%C3%A9%E2%80%AE", "\(resource)")
+            #expect(resource == "TNT%0D%0AX-Injected:%201%0D%0A%0D%0A<html>%C3%A9%E2%80%AE", "\(resource)")
             #expect(answer["X-Seen-Token-Resource"] == resource, "the origin got another value")
             #expect(answer["X-Got-Mvpd"] == "MVPD%0ASet-Cookie:%20stolen=1")
             #expect(answer.rawHead.allSatisfy { $0 == 0x0D || $0 == 0x0A || ($0 >= 0x20 && $0 < 0x7F) })

@@ -58,8 +58,13 @@ public final class GateRuntime: Sendable {
             GuardedReplayStore($0, timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
                                failure: configuration.replayFailure, metrics: metrics, logger: logger)
         }
+        // The guarded store enforces --replay-timeout itself (so that fail-open
+        // and the metrics see every timeout); the verifier's own deadline is a
+        // backstop just after it.
+        let replayTimeout = Duration.milliseconds(configuration.replayTimeoutMilliseconds)
         let policy = VerificationPolicy(requestorID: configuration.requestorID, allowedMVPDs: configuration.allowedMVPDs,
-                                        leewayMilliseconds: configuration.leewayMilliseconds, replayStore: store, clock: clock)
+                                        leewayMilliseconds: configuration.leewayMilliseconds, replayStore: store,
+                                        replayDeadline: replayTimeout + .milliseconds(50), clock: clock)
         verifier = GateVerifier(ring: ring, policy: policy)
         cache = VerdictCache(maximumEntries: configuration.verdictCacheSize, metrics: metrics)
         let sessions = configuration.sessionSecretPaths.isEmpty ? nil

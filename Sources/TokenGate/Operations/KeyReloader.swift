@@ -76,7 +76,7 @@ final class KeyReloader: Service {
             snapshot = Self.snapshot(of: paths)
             do {
                 let ring = try KeyRing.load(paths: paths, options: options)
-                verifier.replaceKeys(with: ring)
+                try verifier.replaceKeys(with: ring)
                 cache.removeAll()
                 readiness.setKeysLoaded(ring.keys.count)
                 metrics.keysLoaded.record(ring.keys.count)

@@ -39,6 +39,34 @@ enum GateFixtures {
         return try! TokenMinter.mint(request, key: key)
     }
 
+    /// A token whose resource and MVPD hold text the minter refuses (CR, LF,
+    /// other controls): made from a minted element with placeholders, the
+    /// hostile text written as character references (which XML keeps, where
+    /// it would normalise a literal CR LF), then signed.
+    static func hostileToken(_ kind: TokenKind = .authorization, resource: String, mvpd: String,
+                             key: SigningKey = signingKey) -> String {
+        var request = request(kind, resource: "HOSTILE-RESOURCE", mvpd: "HOSTILE-MVPD")
+        request.sessionGUID = nil
+        func escaped(_ text: String) -> String {
+            text.unicodeScalars.map { scalar -> String in
+                switch scalar {
+                case "&": "&amp;"
+                case "<": "&lt;"
+                case ">": "&gt;"
+                case _ where scalar.value < 0x20: "&#\(scalar.value);"   // XML 1.0 allows only tab, LF, CR here
+                default: String(scalar)
+                }
+            }.joined()
+        }
+        let element = try! TokenMinter.element(for: request)
+            .replacingOccurrences(of: "HOSTILE-RESOURCE", with: escaped(resource))
+            .replacingOccurrences(of: "HOSTILE-MVPD", with: escaped(mvpd))
+        let signature = Data(try! key.signature(for: Array(element.utf8))).base64EncodedString()
+        let xml = "<signatureInfo>\(signature)<signatureInfo>\(element)"
+        return Data(xml.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
     static func options(_ arguments: [String]) throws -> ServeOptions {
         try ServeOptions.parse(arguments)
     }

@@ -41,11 +41,11 @@ enum RawHTTP {
         return Answer(status: status, headers: fields, body: String(decoding: raw[end.upperBound...], as: UTF8.self), rawHead: head)
     }
 
-    /// Sends `bytes` and reads until the server closes (bounded: 1 MiB, 10 s).
+    /// Sends `bytes` and reads until the server closes (bounded: 1 MiB, 30 s without a byte).
     static func exchange(port: Int, _ bytes: [UInt8]) throws -> [UInt8] {
         let socket = try connect(port: port)
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var sent = 0
         while sent < bytes.count {
@@ -101,5 +101,22 @@ enum RawHTTP {
         }
         guard bound == 0 else { throw Failure(description: "no free port") }
         return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Runs blocking work (sockets, processes) on a thread of its own: the test
+/// and the in-process gate share Swift's cooperative pool (one thread per
+/// core, 2 here), and a test blocked in `recv` on it could starve the very
+/// server it waits for.
+func offloaded<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
+    }
+}
+
+extension RawHTTP {
+    static func fetch(port: Int, _ target: String, headers: [(String, String)] = []) async throws -> Answer {
+        try await offloaded { try get(port: port, target, headers: headers) }
     }
 }
