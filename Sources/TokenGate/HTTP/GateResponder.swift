@@ -14,6 +14,7 @@ struct GateResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
     let gate: AuthGate
+    let reports: ReportEndpoints
     let metrics: GateMetrics
     let readiness: Readiness
     let logger: Logger
@@ -49,6 +50,12 @@ struct GateResponder: HTTPResponder {
             endpoint = .forwardAuth
             response = await authorize(request, originalURI: request.headers[Header.forwardedURI]?[...], endpoint: endpoint,
                                        methods: [.get, .head])
+        case "/v1/verify":
+            endpoint = .verify
+            response = await reports.verify(request)
+        case "/v1/inspect":
+            endpoint = .inspect
+            response = await reports.inspect(request)
         case "/healthz":
             endpoint = .healthz
             response = Self.plain(.ok, "ok\n")

@@ -81,7 +81,7 @@ public final class GateRuntime: Sendable {
     /// `port` overrides it (0: any free port, for tests).
     public func application(port: Int? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let responder = GateResponder(gate: gate, metrics: metrics, readiness: readiness, logger: logger)
+        let responder = GateResponder(gate: gate, reports: ReportEndpoints(verifier: verifier), metrics: metrics, readiness: readiness, logger: logger)
         let http1 = HTTP1Channel.Configuration(
             idleTimeout: Self.idleTimeout,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderFieldBytes,

@@ -5,11 +5,30 @@ import EntitlementTokens
 /// (requestor, MVPD allow-list, leeway, clock, replay store), asked per
 /// request with that request's resource and device, its keys swapped
 /// atomically by reloads while requests are served.
+///
+/// A second verifier, without the replay store, answers `POST /v1/verify`:
+/// a report for a caller or the debugger never spends a one-time token that a
+/// player still has to present to the auth endpoints.
 final class GateVerifier: Sendable {
     private let verifier: TokenVerifier
+    private let reporting: TokenVerifier
+    private let reportPolicy: VerificationPolicy
 
     init(ring: KeyRing, policy: VerificationPolicy) {
         verifier = TokenVerifier(signature: .trustedKeys(ring), policy: policy)
+        var reportPolicy = policy
+        reportPolicy.replayStore = nil
+        self.reportPolicy = reportPolicy
+        reporting = TokenVerifier(signature: .trustedKeys(ring), policy: reportPolicy)
+    }
+
+    /// The verifier of the report endpoints, reading "now" from `now` when given
+    /// (a caller re-checking a captured token), with the keys in force.
+    func reportVerifier(now: TokenTimestamp?) -> TokenVerifier {
+        guard let now else { return reporting }
+        var policy = reportPolicy
+        policy.clock = { now }
+        return TokenVerifier(signature: reporting.signature, policy: policy)
     }
 
     var keyCount: Int {
@@ -20,6 +39,7 @@ final class GateVerifier: Sendable {
     /// Trusts `ring` from the next verification on; a ring with no key is refused (the old one stays).
     func replaceKeys(with ring: KeyRing) throws(KeyError) {
         try verifier.replaceKeys(with: ring)
+        try reporting.replaceKeys(with: ring)
     }
 
     /// The verdict for one token, for a request for `resource` from `deviceID`
