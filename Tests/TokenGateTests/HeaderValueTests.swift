@@ -1,3 +1,4 @@
+import HTTPTypes
 import Testing
 @testable import TokenGate
 
@@ -60,5 +61,28 @@ import Testing
         let exact = String(repeating: "a", count: HeaderValue.maximumBytes)
         #expect(HeaderValue.encode(exact) == exact)
         #expect(HeaderValue.encode(exact + "a").utf8.count <= HeaderValue.maximumBytes)
+    }
+}
+
+@Suite struct CredentialLocatorTests {
+    @Test func queryParametersAreFoundByExactName() {
+        let uri: Substring = "/hls/a.m3u8?x=1&tokenx=no&token=abc%2B&&auth=def#frag&token=zzz"
+        #expect(CredentialLocator.parameter("token", inURI: uri) == "abc%2B")
+        #expect(CredentialLocator.parameter("auth", inURI: uri) == "def")
+        #expect(CredentialLocator.parameter("x", inURI: uri) == "1")
+        #expect(CredentialLocator.parameter("frag", inURI: uri) == nil)
+        #expect(CredentialLocator.parameter("missing", inURI: uri) == nil)
+        #expect(CredentialLocator.parameter("token", inURI: "/a?token=") == nil)
+        #expect(CredentialLocator.parameter("token", inURI: "/a") == nil)
+        #expect(CredentialLocator.parameter(["auth", "token"], inURI: uri) == "def")
+    }
+
+    @Test func cookiesAreFoundByExactName() {
+        var headers = HTTPFields()
+        headers.append(HTTPField(name: .cookie, value: "a=1; tokengate_sessionx=no;  tokengate_session=\"abc\" "))
+        headers.append(HTTPField(name: .cookie, value: "b=2"))
+        #expect(CredentialLocator.cookie("tokengate_session", in: headers) == "abc")
+        #expect(CredentialLocator.cookie("b", in: headers) == "2")
+        #expect(CredentialLocator.cookie("c", in: headers) == nil)
     }
 }

@@ -10,14 +10,17 @@ enum CredentialLocator {
     /// The raw value of query parameter `name` in `uri` (`/path?a=1&token=…`).
     static func parameter(_ name: String, inURI uri: Substring) -> Substring? {
         guard let question = uri.firstIndex(of: "?") else { return nil }
-        var query = uri[uri.index(after: question)...]
-        if let fragment = query.firstIndex(of: "#") { query = query[..<fragment] }
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            if pair[..<equals].utf8.elementsEqual(name.utf8) {
+        var rest = uri[uri.index(after: question)...]
+        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
+        // One pass over the query, no array of pairs: this runs on every request.
+        while !rest.isEmpty {
+            let end = rest.firstIndex(of: "&") ?? rest.endIndex
+            let pair = rest[..<end]
+            if let equals = pair.firstIndex(of: "="), pair[..<equals].utf8.elementsEqual(name.utf8) {
                 let value = pair[pair.index(after: equals)...]
                 return value.isEmpty ? nil : value
             }
+            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
         }
         return nil
     }
