@@ -9,18 +9,20 @@ import HTTPTypes
 enum CredentialLocator {
     /// The raw value of query parameter `name` in `uri` (`/path?a=1&token=…`).
     static func parameter(_ name: String, inURI uri: Substring) -> Substring? {
-        guard let question = uri.firstIndex(of: "?") else { return nil }
-        var rest = uri[uri.index(after: question)...]
-        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
-        // One pass over the query, no array of pairs: this runs on every request.
-        while !rest.isEmpty {
-            let end = rest.firstIndex(of: "&") ?? rest.endIndex
-            let pair = rest[..<end]
-            if let equals = pair.firstIndex(of: "="), pair[..<equals].utf8.elementsEqual(name.utf8) {
-                let value = pair[pair.index(after: equals)...]
-                return value.isEmpty ? nil : value
+        // Bytes, not Characters: a token is a kilobyte of ASCII, and walking it
+        // grapheme by grapheme cost a quarter of a request. One pass, no array.
+        let bytes = uri.utf8
+        guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        var start = bytes.index(after: question)
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        while start < end {
+            let pairEnd = bytes[start..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
+            let pair = bytes[start..<pairEnd]
+            if let equals = pair.firstIndex(of: UInt8(ascii: "=")), pair[..<equals].elementsEqual(name.utf8) {
+                let valueStart = bytes.index(after: equals)
+                return valueStart == pairEnd ? nil : uri[valueStart..<pairEnd]
             }
-            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
+            start = pairEnd == end ? end : bytes.index(after: pairEnd)
         }
         return nil
     }
@@ -36,15 +38,21 @@ enum CredentialLocator {
     /// The value of cookie `name` in the request's `Cookie` headers.
     static func cookie(_ name: String, in headers: HTTPFields) -> Substring? {
         for line in headers[values: .cookie] {
-            for pair in line.split(separator: ";") {
-                let trimmed = pair.drop(while: { $0 == " " || $0 == "\t" })
-                guard let equals = trimmed.firstIndex(of: "=") else { continue }
-                if trimmed[..<equals].utf8.elementsEqual(name.utf8) {
-                    var value = trimmed[trimmed.index(after: equals)...]
-                    while value.last == " " || value.last == "\t" { value = value.dropLast() }
-                    if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
-                    return value.isEmpty ? nil : value
+            let bytes = line.utf8
+            var start = bytes.startIndex
+            while start < bytes.endIndex {
+                let pairEnd = bytes[start...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+                var pair = bytes[start..<pairEnd]
+                while let first = pair.first, first == 0x20 || first == 0x09 { pair = pair.dropFirst() }
+                if let equals = pair.firstIndex(of: UInt8(ascii: "=")), pair[..<equals].elementsEqual(name.utf8) {
+                    var value = pair[bytes.index(after: equals)...]
+                    while let last = value.last, last == 0x20 || last == 0x09 { value = value.dropLast() }
+                    if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
+                        value = value.dropFirst().dropLast()
+                    }
+                    return value.isEmpty ? nil : line[value.startIndex..<value.endIndex]
                 }
+                start = pairEnd == bytes.endIndex ? pairEnd : bytes.index(after: pairEnd)
             }
         }
         return nil

@@ -11,7 +11,8 @@ import Prometheus
 /// here: the request path only increments.
 public final class GateMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
-    private let verdicts: [String: CoreMetrics.Counter]
+    /// By status, then by the index of the kind in ``kinds``: no string is built per request.
+    private let verdicts: [GateStatus: [CoreMetrics.Counter]]
     private let durations: [Endpoint: CoreMetrics.Timer]
     let inFlight: CoreMetrics.Meter
     private let replayOperations: [String: CoreMetrics.Counter]
@@ -43,11 +44,11 @@ public final class GateMetrics: Sendable {
             .milliseconds(100), .milliseconds(250), .seconds(1),
         ]
         self.registry = registry
-        var verdicts: [String: CoreMetrics.Counter] = [:]
-        for status in GateStatus.allNames {
-            for kind in Self.kinds {
-                verdicts[status + "|" + kind] = CoreMetrics.Counter(label: "tokengate_verdicts_total",
-                                                        dimensions: [("status", status), ("kind", kind)], factory: factory)
+        var verdicts: [GateStatus: [CoreMetrics.Counter]] = [:]
+        for status in GateStatus.allCases {
+            verdicts[status] = Self.kinds.map { kind in
+                CoreMetrics.Counter(label: "tokengate_verdicts_total", dimensions: [("status", status.rawValue), ("kind", kind)],
+                                    factory: factory)
             }
         }
         self.verdicts = verdicts
@@ -75,7 +76,8 @@ public final class GateMetrics: Sendable {
     }
 
     func countVerdict(_ status: GateStatus, kind: String) {
-        verdicts[status.rawValue + "|" + kind]?.increment()
+        guard let counters = verdicts[status], let index = Self.kinds.firstIndex(of: kind) else { return }
+        counters[index].increment()
     }
 
     func recordDuration(_ endpoint: Endpoint, _ duration: Duration) {

@@ -26,7 +26,6 @@ public enum GateStatus: Sendable, Hashable {
 
     public static let allCases: [GateStatus] = VerificationStatus.allCases.map(GateStatus.verdict)
         + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource]
-    static let allNames = allCases.map(\.rawValue)
 
     /// The HTTP status of SPEC §9: 200 allow; 401 no usable credential; 403 a
     /// refused credential; 503 the replay check could not be made (fail
