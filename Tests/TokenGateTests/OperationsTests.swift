@@ -165,4 +165,31 @@ struct RefusingReplayStore: ReplayStore {
             #expect(metric(runtime, #"tokengate_key_reloads_total{result="success"}"#) == "1")
         }
     }
+
+    @Test func keysReloadWhileRequestsAreInFlightWithoutAFailedRequest() async throws {
+        let runtime = try GateFixtures.runtime(["--verdict-cache-size", "0"], clock: clock)
+        let tokens = (0..<200).map { _ in GateFixtures.token(GateFixtures.request(.authorization)) }
+        try await runtime.application().test(.router) { client in
+            try await withThrowingTaskGroup(of: String?.self) { group in
+                group.addTask {
+                    for _ in 0..<20 {
+                        #expect(runtime.reloadKeys())
+                        try await Task.sleep(for: .milliseconds(1))
+                    }
+                    return nil
+                }
+                for token in tokens {
+                    group.addTask { try await client.authRequest("/a?token=\(token)").tokenStatus }
+                }
+                var answered = 0
+                for try await status in group {
+                    guard let status else { continue }
+                    #expect(status == "VALID_TOKEN")
+                    answered += 1
+                }
+                #expect(answered == tokens.count)
+            }
+        }
+        #expect(metric(runtime, #"tokengate_key_reloads_total{result="success"}"#) == "20")
+    }
 }

@@ -72,7 +72,9 @@ public struct PlaybackSessions: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.credentialLength)
         bytes.append(Self.version)
-        withUnsafeBytes(of: expires.millisecondsSince1970.bigEndian) { bytes += $0 }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: expires.millisecondsSince1970 >> Int64(shift)))
+        }
         bytes += Self.binding(resource)
         bytes += Self.binding(deviceID)
         bytes += HMAC<SHA256>.authenticationCode(for: bytes, using: SymmetricKey(data: secrets[0]))

@@ -25,6 +25,21 @@ enum Digest {
         update(&hasher, bytes)
     }
 
+    /// An optional text: a marker byte (absent, present), then the framed bytes.
+    static func updateFramed(_ hasher: inout SHA256, _ text: String?) {
+        var marker: UInt8 = text == nil ? 0 : 1
+        withUnsafeBytes(of: &marker) { hasher.update(bufferPointer: $0) }
+        if let text { updateFramed(&hasher, text.utf8) }
+    }
+
+    /// The digest as four words, for a compact hash key.
+    static func words(_ digest: SHA256.Digest) -> (UInt64, UInt64, UInt64, UInt64) {
+        digest.withUnsafeBytes { raw in
+            (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+             raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        }
+    }
+
     /// The token id of logs (SPEC §9): the first 12 hex digits of the SHA-256
     /// of the signed bytes. Enough to find one token among many; useless for
     /// rebuilding or replaying it.

@@ -57,18 +57,10 @@ final class VerdictCache: Sendable {
         var hasher = SHA256()
         Digest.updateFramed(&hasher, token)
         // A missing expectation is framed apart from an empty one.
-        for value in [resource, deviceID] {
-            if let value {
-                hasher.update(data: [1])
-                Digest.updateFramed(&hasher, value.utf8)
-            } else {
-                hasher.update(data: [0])
-            }
-        }
-        return hasher.finalize().withUnsafeBytes { raw in
-            Key(a: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), b: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                c: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), d: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
-        }
+        Digest.updateFramed(&hasher, resource)
+        Digest.updateFramed(&hasher, deviceID)
+        let words = Digest.words(hasher.finalize())
+        return Key(a: words.0, b: words.1, c: words.2, d: words.3)
     }
 
     /// The cached allow for `key`, while its token has not expired at `now`.
