@@ -6,7 +6,8 @@ let package = Package(
     products: [
         .library(name: "EntitlementTokens", targets: ["EntitlementTokens"]),
         .executable(name: "tokeninspect", targets: ["tokeninspect"]),
-        // The shared replay store (SPEC §10): the only product that builds SwiftNIO.
+        .executable(name: "tokengate", targets: ["tokengate"]),
+        // The shared replay store (SPEC §10), on SwiftNIO; the CLI never builds it.
         .library(name: "EntitlementTokensRedis", targets: ["EntitlementTokensRedis"]),
         // The RESP reply decoder alone, plain Swift: the fuzz package uses it
         // without building SwiftNIO under sanitizers.
@@ -14,6 +15,14 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // tokengate only: the HTTP verification service and what runs it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
@@ -57,6 +66,28 @@ let package = Package(
             name: "EntitlementTokensRedisTests",
             dependencies: ["EntitlementTokensRedis", "RedisRESP"]
         ),
+        // The verification service: routes, verdict-to-HTTP mapping, sessions,
+        // verdict cache, configuration. Only `tokengate` depends on it, so
+        // building `tokeninspect` never builds Hummingbird.
+        .target(
+            name: "TokenGate",
+            dependencies: [
+                "EntitlementTokens",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "tokengate",
+            dependencies: ["TokenGate"]
+        ),
         .testTarget(
             name: "EntitlementTokensTests",
             dependencies: ["EntitlementTokens"],
@@ -66,6 +97,14 @@ let package = Package(
             name: "TokenInspectTests",
             dependencies: ["tokeninspect", "EntitlementTokens"],
             exclude: ["Golden"]
+        ),
+        .testTarget(
+            name: "TokenGateTests",
+            dependencies: [
+                "TokenGate",
+                "EntitlementTokens",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
     ]
 )

@@ -1,0 +1,36 @@
+-- wrk: one token a request from $TOKENS, each thread its own stride of the
+-- list (distinct tokens across threads), sent as nginx's auth_request sends
+-- it (X-Original-URI) or, with $TARGET=nginx, as a player's request to nginx.
+local tokens = {}
+local index, stride = 0, 1
+local target = os.getenv("TARGET") or "gate"
+local counter = 0
+
+function setup(thread)
+  counter = counter + 1
+  thread:set("offset", counter - 1)
+end
+
+function init(args)
+  for line in io.lines(os.getenv("TOKENS")) do tokens[#tokens + 1] = line end
+  index = offset or 0
+  stride = tonumber(os.getenv("THREADS") or "2")
+end
+
+function request()
+  local token = tokens[(index % #tokens) + 1]
+  index = index + stride
+  if target == "nginx" then
+    return wrk.format("GET", "/hls/tnt/seg.ts?token=" .. token)
+  elseif target == "plain-nginx" then
+    return wrk.format("GET", "/plain/seg.ts?token=" .. token)
+  end
+  return wrk.format("GET", "/v1/auth-request",
+    { ["X-Original-URI"] = "/hls/tnt/seg.ts?token=" .. token, ["X-Token-Resource"] = "TNT" })
+end
+
+-- After the run: how many answers were not 2xx (a token list shorter than
+-- the run gives TOKEN_REPLAYED, which still costs a full verification).
+function done(summary, latency, requests)
+  io.write(string.format("non2xx=%d\n", summary.errors.status))
+end

@@ -1,0 +1,94 @@
+import ArgumentParser
+import EntitlementTokens
+import Logging
+
+/// `tokengate`: the verification service in front of a media server.
+public struct TokenGateCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "tokengate",
+        abstract: "Verify TV Everywhere media tokens for nginx, Traefik, Caddy, HAProxy or Envoy before playback.",
+        discussion: """
+            Put it beside your media server and let the proxy ask it about every request:
+              nginx     auth_request  → GET /v1/auth-request   (original URI in X-Original-URI)
+              Traefik, Caddy, HAProxy → GET /v1/forward-auth   (X-Forwarded-Uri)
+              Envoy ext_authz (HTTP)  → /v1/ext-authz/<original path>
+            Answers: 200 allow, 401 no usable token, 403 refused token, 503 replay check
+            unavailable, 500 misconfigured proxy; X-Token-Status says why. See deploy/ and the
+            README section "Put it in front of your media server".
+            """,
+        subcommands: [Serve.self],
+        defaultSubcommand: nil
+    )
+
+    public init() {}
+
+    /// The entry point of the executable: expands a `--config FILE` into the
+    /// arguments (the command line after it), then parses and runs.
+    public static func runFromCommandLine() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let expanded: [String]
+        do {
+            expanded = try ConfigFile.expand(arguments)
+        } catch {
+            exit(withError: ValidationError("\(error)"))
+        }
+        await main(expanded)
+    }
+}
+
+/// `tokengate serve`.
+public struct Serve: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Serve the auth endpoints.",
+        discussion: """
+            The gate refuses to start without a requestor (--requestor, or --allow-any-requestor) \
+            and a source for each request's expected resource (--resource for one channel, \
+            --resource-header X-Token-Resource when the proxy sets it per location, or \
+            --allow-any-resource). It listens on 127.0.0.1:8089 unless told otherwise.
+
+            Example, nginx setting X-Token-Resource per location (deploy/nginx/tokengate.conf):
+
+              tokengate serve --key /etc/tokengate/keys --requestor TNT
+                --resource-header X-Token-Resource
+                --session-secret /etc/tokengate/session.key
+
+            Keys reload on SIGHUP and when their files change. On SIGTERM /readyz turns 503, \
+            then in-flight requests finish. Every option can also be set in a --config file \
+            (`name = value` lines; the command line wins).
+            """
+    )
+
+    @OptionGroup public var options: ServeOptions
+
+    public init() {}
+
+    public func validate() throws {
+        do {
+            _ = try GateConfiguration(options)
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    public func run() async throws {
+        let configuration = try GateConfiguration(options)
+        let format = configuration.logFormat
+        LoggingSystem.bootstrap { GateLogHandler(label: $0, format: format) }
+        let logger = Logger(label: "tokengate")
+        let runtime: GateRuntime
+        do {
+            runtime = try GateRuntime(configuration: configuration, logger: logger)
+        } catch {
+            logger.critical("cannot start", metadata: ["error": .string(error.message)])
+            throw ExitCode(2)
+        }
+        logger.info("serving", metadata: [
+            "listen": .string("\(configuration.host):\(configuration.port)"),
+            "requestor": .string(configuration.requestorID ?? "any (insecure)"),
+            "replay": .string(options.replay.hasPrefix("redis") ? "redis" : options.replay),
+            "sessions": .string(configuration.sessionSecretPaths.isEmpty ? "off" : "on"),
+            "verdict_cache": .stringConvertible(configuration.verdictCacheSize),
+        ])
+        try await runtime.run()
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// The `--config FILE` format: one setting a line, named as the long option
+/// without its dashes.
+///
+/// ```
+/// # tokengate.conf
+/// key = /etc/tokengate/keys
+/// requestor = TNT
+/// mvpd = Comcast_SSO
+/// mvpd = Charter_Direct
+/// resource-header = X-Token-Resource
+/// allow-insecure-keys = false
+/// ```
+///
+/// `#` starts a comment line; blank lines are skipped; a value may be put in
+/// double quotes to keep leading or trailing spaces; a repeatable option is
+/// repeated; a flag takes `true` or `false`. The file's settings are read
+/// before the command line's, so a single-valued option on the command line
+/// wins and repeatable ones add up.
+public enum ConfigFile {
+    /// The switches among the options: they take `true` or `false` here.
+    static let flags: Set<String> = ["allow-insecure-keys", "allow-any-requestor", "allow-any-resource"]
+    /// A settings file is small; a larger one is a mistake (a key file given by accident).
+    static let maximumBytes = 64 * 1024
+
+    /// The command-line arguments `text` stands for.
+    public static func arguments(from text: String, source: String) throws(GateConfigurationError) -> [String] {
+        var arguments: [String] = []
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let place = "\(source):\(number + 1)"
+            guard let equals = line.firstIndex(of: "=") else {
+                throw GateConfigurationError("\(place): expected `name = value`")
+            }
+            let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }), !name.hasPrefix("-") else {
+                throw GateConfigurationError("\(place): '\(name)' is not a setting name (write it as the long option without dashes)")
+            }
+            guard name != "config" else { throw GateConfigurationError("\(place): a config file cannot name another one") }
+            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw GateConfigurationError("\(place): the value holds a control character")
+            }
+            if flags.contains(name) {
+                switch value {
+                case "true": arguments.append("--\(name)")
+                case "false": break
+                default: throw GateConfigurationError("\(place): \(name) takes true or false")
+                }
+            } else {
+                arguments += ["--\(name)", value]
+            }
+        }
+        return arguments
+    }
+
+    /// `arguments` (as given to `tokengate`, without the program name) with
+    /// the settings of a `--config FILE` of `serve` put right after `serve`,
+    /// so that the command line is read after the file.
+    public static func expand(_ arguments: [String], read: (String) throws -> String = Self.readFile) throws -> [String] {
+        guard let serve = arguments.firstIndex(of: "serve") else { return arguments }
+        var path: String? = nil
+        var index = serve + 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" { break }
+            if argument == "--config", index + 1 < arguments.count {
+                path = arguments[index + 1]
+                index += 2
+                continue
+            }
+            if argument.hasPrefix("--config=") { path = String(argument.dropFirst("--config=".count)) }
+            index += 1
+        }
+        guard let path else { return arguments }
+        let text: String
+        do {
+            text = try read(path)
+        } catch let error as GateConfigurationError {
+            throw error
+        } catch {
+            throw GateConfigurationError("--config \(path): cannot read: \(error.localizedDescription)")
+        }
+        let settings = try Self.arguments(from: text, source: path)
+        return Array(arguments[...serve]) + settings + arguments[(serve + 1)...]
+    }
+
+    public static func readFile(_ path: String) throws -> String {
+        // A FIFO or device given by mistake would block or never end: refuse it unread.
+        let type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
+        guard type == .typeRegular else {
+            throw GateConfigurationError("--config \(path): not a regular file")
+        }
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
+        guard data.count <= maximumBytes else {
+            throw GateConfigurationError("--config \(path): larger than \(maximumBytes / 1024) KiB: not a settings file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw GateConfigurationError("--config \(path): not UTF-8 text")
+        }
+        return text
+    }
+}

@@ -1,0 +1,149 @@
+import EntitlementTokens
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The gate's HTTP face: one responder that routes on the path (the auth
+/// endpoints take any path below `/v1/ext-authz/` and, for Envoy, any
+/// method), asks ``AuthGate`` and renders the answer of SPEC §9.
+///
+/// Every answer carries `X-Token-Status` and `Cache-Control: no-store`; an
+/// allow also carries the `X-Token-*` values; bodies are empty on the auth
+/// endpoints (a proxy reads the status and headers only).
+struct GateResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let gate: AuthGate
+    let reports: ReportEndpoints
+    let metrics: GateMetrics
+    let readiness: Readiness
+    let logger: Logger
+
+    static let extAuthzPrefix = "/v1/ext-authz"
+
+    enum Header {
+        static let status = HTTPField.Name("X-Token-Status")!
+        static let kind = HTTPField.Name("X-Token-Kind")!
+        static let requestor = HTTPField.Name("X-Token-Requestor")!
+        static let resource = HTTPField.Name("X-Token-Resource")!
+        static let mvpd = HTTPField.Name("X-Token-Mvpd")!
+        static let expires = HTTPField.Name("X-Token-Expires")!
+        static let session = HTTPField.Name("X-Token-Session")!
+        static let originalURI = HTTPField.Name("X-Original-URI")!
+        static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
+        static let forwardedMethod = HTTPField.Name("X-Forwarded-Method")!
+        static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
+    }
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let start = ContinuousClock.now
+        metrics.inFlight.increment()
+        let path = request.uri.path
+        let endpoint: GateMetrics.Endpoint
+        let response: Response
+        switch path {
+        case "/v1/auth-request":
+            endpoint = .authRequest
+            response = await authorize(request, originalURI: request.headers[Header.originalURI]?[...], endpoint: endpoint,
+                                       methods: [.get, .head])
+        case "/v1/forward-auth":
+            endpoint = .forwardAuth
+            response = await authorize(request, originalURI: request.headers[Header.forwardedURI]?[...], endpoint: endpoint,
+                                       methods: [.get, .head])
+        case "/v1/verify":
+            endpoint = .verify
+            response = await reports.verify(request)
+        case "/v1/inspect":
+            endpoint = .inspect
+            response = await reports.inspect(request)
+        case "/healthz":
+            endpoint = .healthz
+            response = Self.plain(.ok, "ok\n")
+        case "/readyz":
+            endpoint = .readyz
+            if let reason = await readiness.notReadyReason() {
+                response = Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(GateLogHandler.jsonString(reason))}\n")
+            } else {
+                response = Self.json(.ok, "{\"ready\":true}\n")
+            }
+        case "/metrics":
+            endpoint = .metrics
+            response = Response(status: .ok,
+                                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                                body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
+        case _ where path == Self.extAuthzPrefix || path.hasPrefix(Self.extAuthzPrefix + "/"):
+            endpoint = .extAuthz
+            // Envoy appends the original path (and query) to the prefix, and
+            // checks any method: the original request's.
+            let target = request.head.path ?? path
+            let original = target.dropFirst(Self.extAuthzPrefix.count)
+            response = await authorize(request, originalURI: original.isEmpty ? "/" : original, endpoint: endpoint, methods: nil)
+        default:
+            endpoint = .other
+            response = Self.plain(.notFound, "not found\n")
+        }
+        metrics.inFlight.decrement()
+        metrics.recordDuration(endpoint, ContinuousClock.now - start)
+        return response
+    }
+
+    private func authorize(_ request: Request, originalURI: Substring?, endpoint: GateMetrics.Endpoint,
+                           methods: Set<HTTPRequest.Method>?) async -> Response {
+        if let methods, !methods.contains(request.method) {
+            return Self.plain(.methodNotAllowed, "use GET\n")
+        }
+        let answer = await gate.decide(originalURI: originalURI, headers: request.headers)
+        record(answer, endpoint: endpoint, request: request)
+        return Self.render(answer)
+    }
+
+    /// Metrics for every answer; one log line for every refusal, never with the token or the URI that carries it.
+    private func record(_ answer: GateAnswer, endpoint: GateMetrics.Endpoint, request: Request) {
+        metrics.countVerdict(answer.status, kind: answer.kindLabel)
+        switch answer.status {
+        case .validSession: metrics.countSession(.valid)
+        case .sessionExpired: metrics.countSession(.expired)
+        case .invalidSession: metrics.countSession(.invalid)
+        default: break
+        }
+        if answer.session != nil { metrics.countSession(.issued) }
+        guard !answer.status.isAllowed else { return }
+        var metadata: Logger.Metadata = [
+            "status": .string(answer.status.rawValue),
+            "reason": .string(answer.reason),
+            "token_id": .string(answer.tokenID ?? "-"),
+            "endpoint": .string(endpoint.rawValue),
+        ]
+        if endpoint == .forwardAuth {
+            if let method = request.headers[Header.forwardedMethod] { metadata["method"] = .string(HeaderValue.encode(method)) }
+            if let host = request.headers[Header.forwardedHost] { metadata["host"] = .string(HeaderValue.encode(host)) }
+        }
+        logger.notice("refused", metadata: metadata)
+    }
+
+    static func render(_ answer: GateAnswer) -> Response {
+        var headers: HTTPFields = [:]
+        headers.reserveCapacity(9)
+        headers[Header.status] = answer.status.rawValue
+        headers[.cacheControl] = "no-store"
+        if let allowance = answer.allowance {
+            headers[Header.kind] = allowance.kind
+            headers[Header.requestor] = allowance.requestor
+            headers[Header.resource] = allowance.resource
+            headers[Header.mvpd] = allowance.mvpd
+            headers[Header.expires] = allowance.expires
+        }
+        if let session = answer.session { headers[Header.session] = session }
+        return Response(status: .init(code: answer.status.httpStatus), headers: headers)
+    }
+
+    static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,67 @@
+/// Makes any text safe as an HTTP header value.
+///
+/// Token fields are hostile input: a resource id can hold CR LF, NUL, bytes
+/// a proxy reads as Latin-1, or bidi controls. A value the gate sends is
+/// visible ASCII only (0x21–0x7E); every other byte of the UTF-8 — space and
+/// `%` included, so that decoding is unambiguous — is written `%XX`
+/// (RFC 3986 style, upper-case hex). A consumer that wants the original text
+/// percent-decodes it as UTF-8.
+///
+/// Values are also bounded: a Media RSS resource can be 32 KiB, and nginx
+/// refuses an auth answer whose headers overflow its buffer (a 500 on every
+/// request). A value longer than ``maximumBytes`` once encoded is cut at a
+/// character boundary and ends with `%E2%80%A6` (an encoded "…").
+public enum HeaderValue {
+    /// Encoded bytes kept per value: well within nginx's default 4 KiB
+    /// `proxy_buffer_size` for all the `X-Token-*` headers together.
+    public static let maximumBytes = 512
+    static let ellipsis = "%E2%80%A6"
+
+    public static func encode(_ text: some StringProtocol) -> String {
+        encode(text.utf8)
+    }
+
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        // The common case (an id like `TNT`) is already safe: no copy byte by byte.
+        if bytes.count <= maximumBytes, bytes.allSatisfy(isPlain) {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let encodedLength = bytes.reduce(0) { $0 + (isPlain($1) ? 1 : 3) }
+        let budget = encodedLength <= maximumBytes ? encodedLength : maximumBytes - ellipsis.utf8.count
+        var output: [UInt8] = []
+        output.reserveCapacity(min(encodedLength, maximumBytes))
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            // Whole characters only: a cut never splits a UTF-8 sequence.
+            let lead = bytes[index]
+            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+            let end = bytes.index(index, offsetBy: length, limitedBy: bytes.endIndex) ?? bytes.endIndex
+            let character = bytes[index..<end]
+            let cost = character.reduce(0) { $0 + (isPlain($1) ? 1 : 3) }
+            guard output.count + cost <= budget else {
+                output += ellipsis.utf8
+                break
+            }
+            for byte in character { append(byte, to: &output) }
+            index = end
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    @inline(__always)
+    static func isPlain(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "%")
+    }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    private static func append(_ byte: UInt8, to output: inout [UInt8]) {
+        if isPlain(byte) {
+            output.append(byte)
+        } else {
+            output.append(UInt8(ascii: "%"))
+            output.append(hexDigits[Int(byte >> 4)])
+            output.append(hexDigits[Int(byte & 0x0F)])
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import EntitlementTokens
+import Hummingbird
+import HummingbirdCore
+
+/// `POST /v1/verify` and `POST /v1/inspect` (SPEC §9): the body holds one or
+/// many tokens in any form the CLI reads; the answer is a JSON array of the
+/// SPEC §6 objects — the library's ``TokenReport``, the value the CLI renders
+/// too — with 200 whatever the verdicts, 400 for a bad request and 413 for a
+/// body or a record count over the limits.
+///
+/// Expectations come as query parameters: `resource`, `device-id` or
+/// `fingerprint`, `now` (ISO 8601 or epoch milliseconds). The requestor, MVPD
+/// allow-list, leeway and keys are the gate's. These endpoints never touch the
+/// replay store (see ``GateVerifier``).
+struct ReportEndpoints: Sendable {
+    /// Bodies are read whole (bounded), then cut into records.
+    static let maximumBodyBytes = 1 << 20
+    static let maximumRecords = 1000
+
+    let verifier: GateVerifier
+
+    enum Failure: Error {
+        case badRequest(String)
+        case tooLarge(String)
+    }
+
+    func verify(_ request: Request) async -> Response {
+        let query = request.uri.queryParameters
+        let expectations: RequestExpectations
+        let now: TokenTimestamp?
+        do throws(Failure) {
+            expectations = try Self.expectations(query)
+            now = try Self.now(query)
+        } catch {
+            return Self.failure(error)
+        }
+        let verifier = verifier.reportVerifier(now: now)
+        return await answer(request) { records in
+            var reports: [TokenReport] = []
+            reports.reserveCapacity(records.count)
+            for (index, record) in records.enumerated() {
+                let verdict = await verifier.verify(record, expecting: expectations)
+                reports.append(TokenReport(input: index + 1, source: "body", line: record.line, verdict: verdict))
+            }
+            return reports
+        }
+    }
+
+    func inspect(_ request: Request) async -> Response {
+        await answer(request) { records in
+            // One decoder a request: inspecting is for people and the debugger, not the hot path.
+            let decoder = TokenDecoder()
+            return records.enumerated().map { index, record in
+                let decoded: Result<DecodedToken, TokenError>
+                if let error = record.error {
+                    decoded = .failure(error)
+                } else {
+                    decoded = Result { () throws(TokenError) in try decoder.decode(record.bytes, envelope: record.envelope) }
+                }
+                return TokenReport(input: index + 1, source: "body", line: record.line, decoded: decoded)
+            }
+        }
+    }
+
+    private func answer(_ request: Request, _ build: ([TokenRecord]) async -> [TokenReport]) async -> Response {
+        guard request.method == .post else { return GateResponder.plain(.methodNotAllowed, "use POST\n") }
+        let records: [TokenRecord]
+        do throws(Failure) {
+            records = try await Self.records(request)
+        } catch {
+            return Self.failure(error)
+        }
+        let reports = await build(records)
+        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: TokenReport.jsonArray(reports))))
+    }
+
+    static func failure(_ failure: Failure) -> Response {
+        switch failure {
+        case .badRequest(let reason): GateResponder.json(.badRequest, "{\"error\":\(GateLogHandler.jsonString(reason))}\n")
+        case .tooLarge(let reason): GateResponder.json(.contentTooLarge, "{\"error\":\(GateLogHandler.jsonString(reason))}\n")
+        }
+    }
+
+    /// The body, bounded, cut into records by the library's splitter.
+    static func records(_ request: Request) async throws(Failure) -> [TokenRecord] {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
+            throw .tooLarge("the body is \(length) bytes; at most \(maximumBodyBytes) are read")
+        }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: maximumBodyBytes)
+        } catch {
+            throw .tooLarge("the body is over \(maximumBodyBytes) bytes")
+        }
+        var splitter = RecordSplitter()
+        var records = splitter.feed(body.readableBytesView)
+        records += splitter.finish()
+        guard !records.isEmpty else { throw .badRequest("the body holds no token") }
+        guard records.count <= maximumRecords else {
+            throw .tooLarge("the body holds \(records.count) tokens; at most \(maximumRecords) a request")
+        }
+        return records
+    }
+
+    static func expectations(_ query: FlatDictionary<Substring, Substring>) throws(Failure) -> RequestExpectations {
+        let resource = query["resource"].map(String.init)
+        switch (query["device-id"], query["fingerprint"]) {
+        case (let id?, nil): return RequestExpectations(resourceID: resource, device: .deviceID(String(id)))
+        case (nil, let fingerprint?): return RequestExpectations(resourceID: resource, device: .fingerprint(String(fingerprint)))
+        case (nil, nil): return RequestExpectations(resourceID: resource)
+        case (_?, _?): throw .badRequest("give device-id or fingerprint, not both")
+        }
+    }
+
+    static func now(_ query: FlatDictionary<Substring, Substring>) throws(Failure) -> TokenTimestamp? {
+        guard let text = query["now"] else { return nil }
+        do {
+            return try TokenDateParser.parse(String(text)).timestamp
+        } catch {
+            throw .badRequest("now: \(error)")
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// One line per event on standard error, as `--log-format` says: `text` for
+/// people (`2026-11-22T18:40:00Z notice refused status=… reason="…"`) or
+/// `json` for collectors (one object a line).
+///
+/// Every string is escaped: a reason can quote a hostile token field, and no
+/// field may start a forged log line (C0, DEL, C1, U+2028/2029 and bidi
+/// controls become `\u{…}` in text, `\uXXXX` in JSON).
+public struct GateLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    let label: String
+    let format: LogFormat
+    let write: @Sendable (String) -> Void
+
+    public init(label: String, format: LogFormat, write: @escaping @Sendable (String) -> Void = GateLogHandler.standardError) {
+        self.label = label
+        self.format = format
+        self.write = write
+    }
+
+    public static let standardError: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var all = metadata
+        if let extra = event.metadata { all.merge(extra) { $1 } }
+        let time = Self.timestamp()
+        let keys = all.keys.sorted()
+        switch format {
+        case .text:
+            var line = "\(time) \(event.level) \(Self.textEscaped(event.message.description))"
+            for key in keys { line += " \(key)=\(Self.textValue(all[key]!))" }
+            write(line + "\n")
+        case .json:
+            var line = "{\"time\":\"\(time)\",\"level\":\"\(event.level)\",\"message\":\(Self.jsonString(event.message.description))"
+            for key in keys { line += ",\(Self.jsonString(key)):\(Self.jsonString(Self.flatten(all[key]!)))" }
+            write(line + "}\n")
+        }
+    }
+
+    /// The current second, formatted once per second: a flood of refused
+    /// tokens is one log line each, and Foundation's ISO 8601 formatting was
+    /// most of a line's cost.
+    private static let lastTimestamp = Mutex<(second: Int, text: String)>((-1, ""))
+
+    static func timestamp() -> String {
+        let now = Date()
+        let second = Int(now.timeIntervalSince1970.rounded(.down))
+        return lastTimestamp.withLock { last in
+            if last.second != second { last = (second, now.formatted(.iso8601)) }
+            return last.text
+        }
+    }
+
+    static func flatten(_ value: Logger.Metadata.Value) -> String {
+        switch value {
+        case .string(let string): string
+        case .stringConvertible(let convertible): convertible.description
+        case .array(let values): "[" + values.map(flatten).joined(separator: ", ") + "]"
+        case .dictionary(let values): "{" + values.sorted { $0.key < $1.key }.map { "\($0.key): \(flatten($0.value))" }.joined(separator: ", ") + "}"
+        }
+    }
+
+    static func textValue(_ value: Logger.Metadata.Value) -> String {
+        let text = flatten(value)
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }
+        return plain ? text : "\"" + textEscaped(text).replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// Scalars a terminal or a log viewer would act on.
+    static func isDangerous(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x061C: true
+        default: false
+        }
+    }
+
+    static func textEscaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { isDangerous($0) || $0 == "\\" }) else { return text }
+        var output = ""
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" {
+                output += "\\\\"
+            } else if isDangerous(scalar) {
+                output += scalar.value <= 0xFF ? "\\x" + hex(scalar.value, width: 2) : "\\u{" + hex(scalar.value, width: 4) + "}"
+            } else {
+                output.unicodeScalars.append(scalar)
+            }
+        }
+        return output
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case _ where isDangerous(scalar): output += "\\u" + hex(scalar.value, width: 4)
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
+    }
+
+    private static func hex(_ value: UInt32, width: Int) -> String {
+        let digits = String(value, radix: 16, uppercase: false)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

@@ -1,0 +1,123 @@
+import EntitlementTokens
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// Everything a running gate is made of, built once from its configuration:
+/// keys, verifier, replay store, sessions, verdict cache, metrics, readiness,
+/// and the services that run beside the HTTP server (key reloads, drain on
+/// shutdown).
+public final class GateRuntime: Sendable {
+    public let configuration: GateConfiguration
+    public let metrics: GateMetrics
+    let readiness: Readiness
+    let verifier: GateVerifier
+    let cache: VerdictCache
+    let gate: AuthGate
+    let reloader: KeyReloader
+    let logger: Logger
+
+    /// Limits of the HTTP server (SPEC §9: header sizes and timeouts on every
+    /// request). A token travels in the original URI or one header; a real
+    /// one is under 4 KiB, and nginx's own default limit on a request line is
+    /// 8 KiB, so 16 KiB a field refuses nothing a proxy would pass on.
+    public static let maximumHeaderFieldBytes = 16 * 1024
+    public static let maximumHeaderListBytes = 32 * 1024
+    public static let maximumHeaderFields = 100
+    /// A connection with nothing to read for this long is closed (a proxy's
+    /// keep-alive pool reconnects; a stalled client stops holding a slot).
+    public static let idleTimeout = TimeAmount.seconds(30)
+
+    /// Loads the keys and session secrets and builds the gate. `clock` is
+    /// injectable for tests; `keyPollInterval` is how often key files are checked.
+    public convenience init(configuration: GateConfiguration, logger: Logger,
+                            clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now,
+                            keyPollInterval: Duration = .seconds(5)) throws(GateConfigurationError) {
+        try self.init(configuration: configuration, logger: logger, clock: clock, keyPollInterval: keyPollInterval,
+                      replay: ReplayStoreFactory.make(configuration.replay))
+    }
+
+    /// As the public initializer, with the replay store given (tests put a
+    /// store that fails here, to see the gate fail closed or open).
+    init(configuration: GateConfiguration, logger: Logger, clock: @escaping @Sendable () -> TokenTimestamp,
+         keyPollInterval: Duration, replay: ReplayStoreFactory.Made) throws(GateConfigurationError) {
+        self.configuration = configuration
+        self.logger = logger
+        let metrics = GateMetrics()
+        self.metrics = metrics
+        let ring: KeyRing
+        do {
+            ring = try KeyRing.load(paths: configuration.keyPaths, options: configuration.keyLoading)
+        } catch {
+            throw GateConfigurationError("cannot load the keys: \(error.description)")
+        }
+        let store = replay.store.map {
+            GuardedReplayStore($0, timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
+                               failure: configuration.replayFailure, metrics: metrics, logger: logger)
+        }
+        // The guarded store enforces --replay-timeout itself (so that fail-open
+        // and the metrics see every timeout); the verifier's own deadline is a
+        // backstop just after it.
+        let replayTimeout = Duration.milliseconds(configuration.replayTimeoutMilliseconds)
+        let policy = VerificationPolicy(requestorID: configuration.requestorID, allowedMVPDs: configuration.allowedMVPDs,
+                                        leewayMilliseconds: configuration.leewayMilliseconds, replayStore: store,
+                                        replayDeadline: replayTimeout + .milliseconds(50), clock: clock)
+        verifier = GateVerifier(ring: ring, policy: policy)
+        cache = VerdictCache(maximumEntries: configuration.verdictCacheSize, metrics: metrics)
+        let sessions = configuration.sessionSecretPaths.isEmpty ? nil
+            : try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds)
+        gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, clock: clock)
+        readiness = Readiness(replayProbe: replay.probe)
+        readiness.setKeysLoaded(ring.keys.count)
+        metrics.keysLoaded.record(ring.keys.count)
+        reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
+                               verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger)
+    }
+
+    /// The HTTP application, listening where the configuration says unless
+    /// `port` overrides it (0: any free port, for tests).
+    public func application(port: Int? = nil,
+                            onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let responder = GateResponder(gate: gate, reports: ReportEndpoints(verifier: verifier), metrics: metrics, readiness: readiness, logger: logger)
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: Self.idleTimeout,
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderFieldBytes,
+                                            maxHeaderListSize: Self.maximumHeaderListBytes,
+                                            maxHeaderFieldCount: Self.maximumHeaderFields))
+        return Application(
+            responder: responder,
+            server: .http1(configuration: http1),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
+                                                    serverName: nil),
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
+    }
+
+    /// Serves until SIGTERM or SIGINT: then readiness turns 503, and after
+    /// the grace period the server stops accepting and in-flight requests finish.
+    public func run() async throws {
+        try await serviceGroup(signals: [.sigterm, .sigint]).run()
+    }
+
+    /// The services of a running gate under one group: the HTTP server, key
+    /// reloads and the drain. Services stop in reverse order: the drain first
+    /// (readiness 503, then the grace period), the server last.
+    public func serviceGroup(port: Int? = nil, signals: [UnixSignal] = [],
+                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> ServiceGroup {
+        let drain = DrainService(readiness: readiness, grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)),
+                                 logger: logger)
+        return ServiceGroup(configuration: .init(
+            services: [.init(service: application(port: port, onServerRunning: onServerRunning)), .init(service: reloader),
+                       .init(service: drain)],
+            gracefulShutdownSignals: signals,
+            logger: logger))
+    }
+
+    /// Reloads the keys now (what SIGHUP does).
+    @discardableResult
+    public func reloadKeys() -> Bool { reloader.reload(because: "requested") }
+}

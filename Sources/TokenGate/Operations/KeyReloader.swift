@@ -1,0 +1,134 @@
+import EntitlementTokens
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import UnixSignals
+
+/// Reloads the trusted keys on SIGHUP and when their files change (their
+/// modification times and sizes are polled), without dropping a request:
+/// the verifier swaps its ring atomically (SPEC §8, §9).
+///
+/// A failed reload keeps the old keys, logs why and counts
+/// `tokengate_key_reloads_total{result="failure"}`; a successful one also
+/// empties the verdict cache, since every cached verdict was made with the
+/// old keys.
+final class KeyReloader: Service {
+    /// What the key files looked like at the last load: path, size, mtime.
+    struct Snapshot: Equatable {
+        var files: [String: [Double]] = [:]
+    }
+
+    let paths: [String]
+    let options: KeyLoadingOptions
+    let interval: Duration
+    private let verifier: GateVerifier
+    private let cache: VerdictCache
+    private let readiness: Readiness
+    private let metrics: GateMetrics
+    private let logger: Logger
+    private let lastSnapshot: Mutex<Snapshot>
+
+    init(paths: [String], options: KeyLoadingOptions, interval: Duration = .seconds(5), verifier: GateVerifier,
+         cache: VerdictCache, readiness: Readiness, metrics: GateMetrics, logger: Logger) {
+        self.paths = paths
+        self.options = options
+        self.interval = interval
+        self.verifier = verifier
+        self.cache = cache
+        self.readiness = readiness
+        self.metrics = metrics
+        self.logger = logger
+        lastSnapshot = Mutex(Self.snapshot(of: paths))
+    }
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await _ in signals { self.reload(because: "SIGHUP") }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: self.interval)
+                        if Task.isCancelled { break }
+                        self.reloadIfChanged()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reloads when a key file's size or modification time changed since the last load.
+    func reloadIfChanged() {
+        let current = Self.snapshot(of: paths)
+        guard lastSnapshot.withLock({ $0 != current }) else { return }
+        reload(because: "key files changed")
+    }
+
+    /// Loads every key again; on success the verifier uses the new ring from
+    /// its next request on. Returns whether it succeeded.
+    @discardableResult
+    func reload(because cause: String) -> Bool {
+        // One reload at a time: the snapshot and the ring stay in step.
+        lastSnapshot.withLock { snapshot in
+            snapshot = Self.snapshot(of: paths)
+            do {
+                let ring = try KeyRing.load(paths: paths, options: options)
+                try verifier.replaceKeys(with: ring)
+                cache.removeAll()
+                readiness.setKeysLoaded(ring.keys.count)
+                metrics.keysLoaded.record(ring.keys.count)
+                metrics.countKeyReload(success: true)
+                logger.info("keys reloaded", metadata: ["cause": .string(cause), "keys": .stringConvertible(ring.keys.count)])
+                return true
+            } catch {
+                metrics.countKeyReload(success: false)
+                logger.error("key reload failed: the previous keys stay in use",
+                             metadata: ["cause": .string(cause), "error": .string("\(error)")])
+                return false
+            }
+        }
+    }
+
+    static func snapshot(of paths: [String]) -> Snapshot {
+        var snapshot = Snapshot()
+        let files = FileManager.default
+        func record(_ path: String) {
+            guard let attributes = try? files.attributesOfItem(atPath: path) else {
+                snapshot.files[path] = [-1]
+                return
+            }
+            let size = (attributes[.size] as? NSNumber)?.doubleValue ?? -1
+            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1
+            snapshot.files[path] = [size, modified]
+        }
+        for path in paths {
+            record(path)
+            var isDirectory: ObjCBool = false
+            if files.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+               let entries = try? files.contentsOfDirectory(atPath: path) {
+                for entry in entries.sorted() where !entry.hasPrefix(".") { record(path + "/" + entry) }
+            }
+        }
+        return snapshot
+    }
+}
+
+/// On graceful shutdown (SIGTERM): readiness answers 503 at once, then after
+/// the grace period this service returns and the HTTP server (shut down after
+/// it, as services stop in reverse order) stops accepting and lets in-flight
+/// requests finish.
+struct DrainService: Service {
+    let readiness: Readiness
+    let grace: Duration
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        readiness.startDraining()
+        logger.info("shutting down: readiness is 503", metadata: ["grace_seconds": .stringConvertible(grace.components.seconds)])
+        try? await Task.sleep(for: grace)
+    }
+}

@@ -1,0 +1,50 @@
+import EntitlementTokens
+
+/// The only place the gate calls the library's verifier (SPEC §8): one
+/// `TokenVerifier` built at start-up with what is the same for every request
+/// (requestor, MVPD allow-list, leeway, clock, replay store), asked per
+/// request with that request's resource and device, its keys swapped
+/// atomically by reloads while requests are served.
+///
+/// A second verifier, without the replay store, answers `POST /v1/verify`:
+/// a report for a caller or the debugger never spends a one-time token that a
+/// player still has to present to the auth endpoints.
+final class GateVerifier: Sendable {
+    private let verifier: TokenVerifier
+    private let reporting: TokenVerifier
+    private let reportPolicy: VerificationPolicy
+
+    init(ring: KeyRing, policy: VerificationPolicy) {
+        verifier = TokenVerifier(signature: .trustedKeys(ring), policy: policy)
+        var reportPolicy = policy
+        reportPolicy.replayStore = nil
+        self.reportPolicy = reportPolicy
+        reporting = TokenVerifier(signature: .trustedKeys(ring), policy: reportPolicy)
+    }
+
+    /// The verifier of the report endpoints, reading "now" from `now` when given
+    /// (a caller re-checking a captured token), with the keys in force.
+    func reportVerifier(now: TokenTimestamp?) -> TokenVerifier {
+        guard let now else { return reporting }
+        var policy = reportPolicy
+        policy.clock = { now }
+        return TokenVerifier(signature: reporting.signature, policy: policy)
+    }
+
+    var keyCount: Int {
+        if case .trustedKeys(let ring) = verifier.signature { return ring.keys.count }
+        return 0
+    }
+
+    /// Trusts `ring` from the next verification on; a ring with no key is refused (the old one stays).
+    func replaceKeys(with ring: KeyRing) throws(KeyError) {
+        try verifier.replaceKeys(with: ring)
+        try reporting.replaceKeys(with: ring)
+    }
+
+    /// The verdict for one token, for a request for `resource` from `deviceID`
+    /// (nil: that check is skipped and the verdict says so).
+    func verdict(for bytes: some Collection<UInt8>, resource: String?, deviceID: String?) async -> Verdict {
+        await verifier.verify(bytes, expecting: RequestExpectations(resourceID: resource, device: deviceID.map { .deviceID($0) }))
+    }
+}

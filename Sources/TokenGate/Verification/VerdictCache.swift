@@ -1,0 +1,128 @@
+import Crypto
+import EntitlementTokens
+import Synchronization
+
+/// Allow verdicts of authentication and authorization tokens, kept so that a
+/// player presenting the same reusable token again is not verified again
+/// (SPEC §9). Media tokens are never put here: they are one-time use.
+///
+/// Keyed by the SHA-256 of the token's bytes as presented and of the
+/// expectations (resource, device), so a token allowed for one channel is
+/// never a hit for another. An entry lives until the token expires (without
+/// the leeway: after that the verifier must speak) or the keys are reloaded
+/// (``removeAll()``). Only allows are cached: refusals are cheap to repeat and
+/// would let anyone fill the cache with forged tokens.
+///
+/// Bounded in entries and in bytes; when full, the oldest entry goes first.
+final class VerdictCache: Sendable {
+    struct Key: Hashable {
+        var a: UInt64, b: UInt64, c: UInt64, d: UInt64
+    }
+
+    private struct Entry {
+        var allowance: Allowance
+        var tokenID: String
+        var expiresMilliseconds: Int64
+        var sequence: UInt64
+        var cost: Int
+    }
+
+    private struct Store {
+        var entries: [Key: Entry] = [:]
+        /// Insertion order for eviction; an item whose sequence no longer
+        /// matches its entry is stale and skipped.
+        var order: [(key: Key, sequence: UInt64)] = []
+        var head = 0
+        var sequence: UInt64 = 0
+        var bytes = 0
+    }
+
+    let maximumEntries: Int
+    let maximumBytes: Int
+    private let store = Mutex(Store())
+    private let metrics: GateMetrics
+
+    /// `maximumEntries` 0 makes a cache that never keeps anything.
+    init(maximumEntries: Int, maximumBytes: Int = 16 * 1024 * 1024, metrics: GateMetrics) {
+        self.maximumEntries = maximumEntries
+        self.maximumBytes = maximumBytes
+        self.metrics = metrics
+    }
+
+    var isEnabled: Bool { maximumEntries > 0 }
+    var count: Int { store.withLock { $0.entries.count } }
+    var bytes: Int { store.withLock { $0.bytes } }
+
+    static func key(token: some Collection<UInt8>, resource: String?, deviceID: String?) -> Key {
+        var hasher = SHA256()
+        Digest.updateFramed(&hasher, token)
+        // A missing expectation is framed apart from an empty one.
+        Digest.updateFramed(&hasher, resource)
+        Digest.updateFramed(&hasher, deviceID)
+        let words = Digest.words(hasher.finalize())
+        return Key(a: words.0, b: words.1, c: words.2, d: words.3)
+    }
+
+    /// The cached allow for `key`, while its token has not expired at `now`.
+    func lookup(_ key: Key, now: TokenTimestamp) -> (allowance: Allowance, tokenID: String)? {
+        guard isEnabled else { return nil }
+        let found: (Allowance, String)? = store.withLock { store in
+            guard let entry = store.entries[key] else { return nil }
+            guard now.millisecondsSince1970 <= entry.expiresMilliseconds else {
+                store.entries[key] = nil
+                store.bytes -= entry.cost
+                return nil
+            }
+            return (entry.allowance, entry.tokenID)
+        }
+        metrics.countCache(found == nil ? .miss : .hit)
+        return found
+    }
+
+    /// Keeps an allow of a reusable token. Media tokens are refused here too,
+    /// so that no caller can cache one by mistake.
+    func insert(_ key: Key, verdict: VerifiedToken, allowance: Allowance, tokenID: String) {
+        guard isEnabled, verdict.token.kind != .media else { return }
+        let cost = allowance.byteCost + tokenID.utf8.count
+        guard cost <= maximumBytes else { return }
+        let evicted = store.withLock { store -> Int in
+            var evicted = 0
+            if let old = store.entries.removeValue(forKey: key) { store.bytes -= old.cost }
+            while store.entries.count >= maximumEntries || store.bytes + cost > maximumBytes, store.head < store.order.count {
+                let oldest = store.order[store.head]
+                store.head += 1
+                if let entry = store.entries[oldest.key], entry.sequence == oldest.sequence {
+                    store.entries[oldest.key] = nil
+                    store.bytes -= entry.cost
+                    evicted += 1
+                }
+            }
+            store.sequence += 1
+            store.entries[key] = Entry(allowance: allowance, tokenID: tokenID,
+                                       expiresMilliseconds: verdict.token.expiresAt.millisecondsSince1970,
+                                       sequence: store.sequence, cost: cost)
+            store.bytes += cost
+            store.order.append((key, store.sequence))
+            // Keep the order list proportional to the live entries: drop the
+            // consumed prefix and the stale items once they dominate.
+            if store.order.count - store.head > 2 * max(store.entries.count, 64) || store.head > 4096 {
+                let entries = store.entries
+                store.order = store.order[store.head...].filter { entries[$0.key]?.sequence == $0.sequence }
+                store.head = 0
+            }
+            return evicted
+        }
+        metrics.countCache(.insert)
+        metrics.countCache(.eviction, by: evicted)
+    }
+
+    /// Forgets every entry: the keys changed, so every verdict may have.
+    func removeAll() {
+        let flushed = store.withLock { store -> Int in
+            let count = store.entries.count
+            store = Store()
+            return count
+        }
+        metrics.countCache(.flush, by: flushed)
+    }
+}

@@ -1,0 +1,144 @@
+import ArgumentParser
+import Foundation
+import Testing
+@testable import TokenGate
+
+@Suite struct ConfigurationTests {
+    let key = GateFixtures.publicKey
+
+    func refusal(_ arguments: [String]) -> String? {
+        do {
+            _ = try GateConfiguration(ServeOptions.parse(arguments))
+            return nil
+        } catch let error as GateConfigurationError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func refusesToStartWithoutARequestor() {
+        let message = refusal(["--key", key, "--resource", "TNT"])
+        #expect(message?.contains("--requestor") == true)
+        #expect(message?.contains("--allow-any-requestor") == true)
+    }
+
+    @Test func refusesToStartWithoutAResourceSource() {
+        let message = refusal(["--key", key, "--requestor", "TNT"])
+        #expect(message?.contains("--resource") == true)
+        #expect(message?.contains("--allow-any-resource") == true)
+    }
+
+    @Test func refusesToStartWithoutKeys() {
+        #expect(refusal(["--requestor", "TNT", "--resource", "TNT"])?.contains("--key") == true)
+    }
+
+    @Test func refusesContradictions() {
+        #expect(refusal(["--key", key, "--requestor", "TNT", "--allow-any-requestor", "--resource", "T"]) != nil)
+        #expect(refusal(["--key", key, "--requestor", "TNT", "--resource", "T", "--resource-header", "X-R"]) != nil)
+        #expect(refusal(["--key", key, "--requestor", "TNT", "--resource", "T", "--allow-any-resource"]) != nil)
+    }
+
+    @Test func theLabelledDoorsOpen() throws {
+        let configuration = try GateConfiguration(ServeOptions.parse(["--key", key, "--allow-any-requestor", "--allow-any-resource"]))
+        #expect(configuration.requestorID == nil)
+        #expect(configuration.resource == .any)
+    }
+
+    @Test func safeDefaults() throws {
+        let configuration = try GateFixtures.configuration()
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8089)
+        #expect(configuration.tokenParams == ["token", "auth"])
+        #expect(configuration.deviceHeader == "X-Token-Device-Id")
+        #expect(configuration.resource == .header("X-Token-Resource"))
+        #expect(configuration.replay == .memory)
+        #expect(configuration.replayFailure == .closed)
+        #expect(configuration.replayTimeoutMilliseconds == 50)
+        #expect(configuration.sessionLifetimeSeconds == 14_400)
+        #expect(configuration.sessionCookie == "tokengate_session")
+        #expect(configuration.sessionParam == "tgs")
+        #expect(configuration.verdictCacheSize == 10_000)
+        #expect(configuration.leewayMilliseconds == 30_000)
+    }
+
+    @Test func badValuesAreRefused() {
+        let base = ["--key", key, "--requestor", "TNT", "--resource", "TNT"]
+        #expect(refusal(base + ["--listen", "8089"]) != nil)
+        #expect(refusal(base + ["--listen", "127.0.0.1:99999"]) != nil)
+        #expect(refusal(base + ["--device-header", "X Bad"]) != nil)
+        #expect(refusal(base + ["--token-param", "a=b"]) != nil)
+        #expect(refusal(base + ["--replay", "memcached://x"]) != nil)
+        #expect(refusal(base + ["--replay-timeout", "0"]) != nil)
+        #expect(refusal(base + ["--leeway", "-1"]) != nil)
+        #expect(refusal(base + ["--verdict-cache-size", "-1"]) != nil)
+        #expect(refusal(base + ["--listen", "[::1]:9000"]) == nil)
+    }
+
+    @Test func redisIsAClearStartUpErrorUntilTheStoreIsMerged() throws {
+        let configuration = try GateFixtures.configuration(["--replay", "redis://127.0.0.1:6379/0"])
+        #expect(configuration.replay == .redis("redis://127.0.0.1:6379/0"))
+        #expect(throws: GateConfigurationError.self) { try GateRuntime(configuration: configuration, logger: LogCapture().logger) }
+        do {
+            _ = try GateRuntime(configuration: configuration, logger: LogCapture().logger)
+        } catch {
+            #expect(error.message.contains("not yet available in this build"))
+        }
+    }
+
+    @Test func configFileLinesBecomeOptions() throws {
+        let text = """
+            # a comment
+            key = /etc/keys
+            requestor = TNT
+
+            mvpd = Comcast_SSO
+            mvpd = "Charter Direct"
+            allow-any-resource = true
+            allow-insecure-keys = false
+            """
+        let arguments = try ConfigFile.arguments(from: text, source: "gate.conf")
+        #expect(arguments == ["--key", "/etc/keys", "--requestor", "TNT", "--mvpd", "Comcast_SSO", "--mvpd", "Charter Direct",
+                              "--allow-any-resource"])
+    }
+
+    @Test func configFileErrorsNameTheLine() {
+        #expect(throws: GateConfigurationError("gate.conf:2: expected `name = value`")) {
+            try ConfigFile.arguments(from: "requestor = TNT\njust words", source: "gate.conf")
+        }
+        #expect(throws: GateConfigurationError.self) { try ConfigFile.arguments(from: "--key = x", source: "c") }
+        #expect(throws: GateConfigurationError.self) { try ConfigFile.arguments(from: "allow-any-resource = yes", source: "c") }
+        #expect(throws: GateConfigurationError.self) { try ConfigFile.arguments(from: "config = other.conf", source: "c") }
+    }
+
+    @Test func theCommandLineComesAfterTheFile() throws {
+        let file = "requestor = FROMFILE\nmvpd = A\nkey = \(key)\nresource = TNT\n"
+        let expanded = try ConfigFile.expand(["serve", "--config", "gate.conf", "--requestor", "CLI", "--mvpd", "B"],
+                                             read: { _ in file })
+        let options = try ServeOptions.parse(Array(expanded.dropFirst()))
+        #expect(options.requestor == "CLI")
+        #expect(options.mvpds == ["A", "B"])
+        #expect(options.keys == [key])
+        let fileOnly = try ServeOptions.parse(Array(try ConfigFile.expand(["serve", "--config=x"], read: { _ in file }).dropFirst()))
+        #expect(fileOnly.requestor == "FROMFILE")
+    }
+
+    @Test func aConfigFileMustBeARegularFile() {
+        #expect(throws: (any Error).self) { try ConfigFile.readFile("/dev/zero") }
+        #expect(throws: (any Error).self) { try ConfigFile.readFile("/nonexistent/gate.conf") }
+    }
+
+    @Test func helpNamesEveryOptionOfTheSpec() {
+        let help = Serve.helpMessage(columns: 200)
+        for option in ["--key", "--requestor", "--mvpd", "--resource", "--resource-header", "--listen", "--token-param",
+                       "--token-header", "--token-cookie", "--device-header", "--leeway", "--allow-insecure-keys", "--replay",
+                       "--replay-failure", "--replay-timeout", "--session-secret", "--session-lifetime", "--session-cookie",
+                       "--session-param", "--verdict-cache-size", "--log-format", "--config", "--allow-any-requestor",
+                       "--allow-any-resource"] {
+            #expect(help.contains(option), "help lacks \(option)")
+        }
+        #expect(help.contains("127.0.0.1:8089"))
+        #expect(help.contains("X-Token-Resource"))
+        #expect(TokenGateCommand.helpMessage().contains("auth_request"))
+    }
+}

@@ -1,0 +1,158 @@
+import EntitlementTokens
+import Foundation
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import Testing
+@testable import TokenGate
+
+/// The gate over a real socket: limits, graceful shutdown, and the
+/// `tokengate` executable itself (config file, SIGHUP, SIGTERM).
+@Suite(.serialized) struct LiveServerTests {
+    /// Runs the gate's service group on a free port until `body` returns, then shuts it down gracefully.
+    func withServer(_ extra: [String] = ["--shutdown-grace", "0.5"],
+                    _ body: @Sendable (Int, GateRuntime, ServiceGroup) async throws -> Void) async throws {
+        let runtime = try GateFixtures.runtime(extra)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let group = runtime.serviceGroup(port: 0) { channel in
+            continuation.yield(channel.localAddress?.port ?? 0)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            try await body(port, runtime, group)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test func oversizedHeadersAreRefusedWithoutStallingOtherRequests() async throws {
+        try await withServer { port, _, _ in
+            let huge = String(repeating: "a", count: GateRuntime.maximumHeaderFieldBytes + 1024)
+            // The server cuts such a request off before any handler runs: no answer of the gate's.
+            let refused = try? await RawHTTP.fetch(port: port, "/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(huge)")])
+            #expect(refused?.tokenStatus == nil, "an oversized header reached the gate: \(refused?.status ?? 0)")
+            let many = (0..<(GateRuntime.maximumHeaderFields + 10)).map { ("X-Filler-\($0)", "x") }
+            let tooMany = try? await RawHTTP.fetch(port: port, "/healthz", headers: many)
+            #expect(tooMany == nil || tooMany!.status >= 400, "status \(tooMany?.status ?? 0)")
+            let fine = try await RawHTTP.fetch(port: port, "/v1/auth-request",
+                                       headers: [("X-Original-URI", "/a?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT")])
+            #expect(fine.status == 200)
+            #expect(fine["X-Token-Status"] == "VALID_TOKEN")
+        }
+    }
+
+    @Test func gracefulShutdownTurnsReadinessRedFirst() async throws {
+        try await withServer(["--shutdown-grace", "1"]) { port, _, group in
+            let before = try await RawHTTP.fetch(port: port, "/readyz")
+            #expect(before.status == 200)
+            await group.triggerGracefulShutdown()
+            try await Task.sleep(for: .milliseconds(200))
+            let draining = try await RawHTTP.fetch(port: port, "/readyz")
+            #expect(draining.status == 503)
+            #expect(draining.body.contains("shutting down"))
+            // Still served while draining.
+            let served = try await RawHTTP.fetch(port: port, "/v1/auth-request",
+                                         headers: [("X-Original-URI", "/a?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT")])
+            #expect(served["X-Token-Status"] == "VALID_TOKEN")
+        }
+    }
+}
+
+/// The executable as an operator runs it.
+@Suite(.serialized) struct ExecutableTests {
+    static let binary: URL? = {
+        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+                          GateFixtures.repository.appendingPathComponent(".build/debug")]
+        return candidates.map { $0.appendingPathComponent("tokengate") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    @Test(.enabled(if: binary != nil, "the tokengate executable is not built"))
+    func refusesToStartWithoutARequestorAndExplainsWhy() async throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--key", GateFixtures.publicKey, "--resource", "TNT"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        try await offloaded { process.waitUntilExit() }
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 64)
+        #expect(text.contains("--requestor"))
+    }
+
+    @Test(.enabled(if: binary != nil, "the tokengate executable is not built"))
+    func servesFromAConfigFileReloadsOnSIGHUPAndStopsOnSIGTERM() async throws {
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyDirectory = directory.appendingPathComponent("keys")
+        try FileManager.default.createDirectory(at: keyDirectory, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: GateFixtures.publicKey, toPath: keyDirectory.appendingPathComponent("a.pem").path)
+        let port = try RawHTTP.freePort()
+        let config = directory.appendingPathComponent("gate.conf")
+        try Data("""
+            # test settings
+            key = \(keyDirectory.path)
+            requestor = TNT
+            resource = TNT
+            listen = 127.0.0.1:\(port)
+            log-format = json
+            shutdown-grace = 0.2
+            """.utf8).write(to: config)
+        let process = Process()
+        process.executableURL = Self.binary
+        // The token's issue time is 2016: this gate has the real clock, so only authorization tokens are
+        // minted here with a fresh issue time.
+        process.arguments = ["serve", "--config", config.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        var ready = false
+        for _ in 0..<100 {
+            if let answer = try? await RawHTTP.fetch(port: port, "/readyz"), answer.status == 200 {
+                ready = true
+                break
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(ready)
+
+        func token(_ key: SigningKey) -> String {
+            var request = MintRequest(kind: .authorization, requestorID: "TNT", resourceID: "TNT", issueTime: TokenTimestamp.now())
+            request.ttlMilliseconds = 600_000
+            request.encoding = .base64url
+            return try! TokenMinter.mint(request, key: key)
+        }
+        let ours = try await RawHTTP.fetch(port: port, "/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.signingKey))")])
+        #expect(ours["X-Token-Status"] == "VALID_TOKEN")
+        let theirs = try await RawHTTP.fetch(port: port, "/v1/auth-request",
+                                     headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.untrustedKey))")])
+        #expect(theirs["X-Token-Status"] == "INVALID_SIGNATURE")
+
+        // Rotate: add the other issuer's key, then SIGHUP.
+        try Data(GateFixtures.untrustedKey.publicKey.derRepresentation).write(to: keyDirectory.appendingPathComponent("b.der"))
+        kill(process.processIdentifier, SIGHUP)
+        var rotated = false
+        for _ in 0..<50 {
+            let answer = try await RawHTTP.fetch(port: port, "/v1/auth-request",
+                                         headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.untrustedKey))")])
+            if answer["X-Token-Status"] == "VALID_TOKEN" { rotated = true; break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(rotated)
+        let metrics = try await RawHTTP.fetch(port: port, "/metrics").body
+        #expect(metrics.contains("tokengate_keys_loaded 2"))
+
+        process.terminate()   // SIGTERM
+        try await offloaded { process.waitUntilExit() }
+        #expect(process.terminationReason == .exit)
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("\"message\":\"keys reloaded\""))
+        #expect(log.contains("shutting down"))
+        #expect(!log.contains(token(GateFixtures.signingKey).prefix(30)))
+    }
+}

@@ -1,0 +1,98 @@
+import EntitlementTokens
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+@testable import TokenGate
+
+/// Playback sessions through the auth endpoint (SPEC §11).
+@Suite struct SessionEndpointTests {
+    let clock = GateFixtures.Clock()
+
+    func withSessions(lifetime: Int = 600, _ body: @Sendable (any TestClientProtocol, GateRuntime) async throws -> Void) async throws {
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = GateFixtures.sessionSecret(in: directory)
+        let runtime = try GateFixtures.runtime(["--session-secret", secret, "--session-lifetime", String(lifetime)], clock: clock)
+        try await runtime.application().test(.router) { client in try await body(client, runtime) }
+    }
+
+    @Test func aValidMediaTokenOpensASessionForThatResource() async throws {
+        try await withSessions { client, _ in
+            let start = try await client.authRequest("/hls/tnt/master.m3u8?token=\(GateFixtures.token())")
+            #expect(start.tokenStatus == "VALID_TOKEN")
+            let session = try #require(start["X-Token-Session"])
+            #expect(session.utf8.count == 140)
+
+            let segment = try await client.authRequest("/hls/tnt/seg1.ts", headers: [.cookie: "tokengate_session=\(session)"])
+            #expect(segment.status == .ok)
+            #expect(segment.tokenStatus == "VALID_SESSION")
+            #expect(segment["X-Token-Resource"] == "TNT")
+            #expect(segment["X-Token-Session"] == nil, "a session is not renewed by itself")
+            #expect(segment["Cache-Control"] == "no-store")
+
+            let byParam = try await client.authRequest("/hls/tnt/seg2.ts?tgs=\(session)")
+            #expect(byParam.tokenStatus == "VALID_SESSION")
+            let byHeader = try await client.authRequest("/hls/tnt/seg3.ts", headers: [HTTPField.Name("X-Token-Session")!: session])
+            #expect(byHeader.tokenStatus == "VALID_SESSION")
+
+            let otherResource = try await client.authRequest("/hls/cnn/seg1.ts", resource: "CNN",
+                                                             headers: [.cookie: "tokengate_session=\(session)"])
+            #expect(otherResource.status == .forbidden)
+            #expect(otherResource.tokenStatus == "INVALID_SESSION")
+
+            let forged = String(session.dropLast(2)) + (session.hasSuffix("AA") ? "BA" : "AA")
+            let bad = try await client.authRequest("/hls/tnt/seg1.ts", headers: [.cookie: "tokengate_session=\(forged)"])
+            #expect(bad.status == .forbidden)
+            #expect(bad.tokenStatus == "INVALID_SESSION")
+
+            clock.advance(600_001)
+            let expired = try await client.authRequest("/hls/tnt/seg9.ts", headers: [.cookie: "tokengate_session=\(session)"])
+            #expect(expired.status == .unauthorized)
+            #expect(expired.tokenStatus == "SESSION_EXPIRED")
+        }
+    }
+
+    @Test func aSessionIsBoundToTheDeviceThatOpenedIt() async throws {
+        try await withSessions { client, _ in
+            let device = HTTPField.Name("X-Token-Device-Id")!
+            let start = try await client.authRequest("/a?token=\(GateFixtures.token())", headers: [device: "device-1"])
+            let session = try #require(start["X-Token-Session"])
+            let same = try await client.authRequest("/b", headers: [device: "device-1", .cookie: "tokengate_session=\(session)"])
+            #expect(same.tokenStatus == "VALID_SESSION")
+            let other = try await client.authRequest("/b", headers: [device: "device-2", .cookie: "tokengate_session=\(session)"])
+            #expect(other.tokenStatus == "INVALID_SESSION")
+        }
+    }
+
+    @Test func sessionsNeverTouchTheReplayStoreAndAFreshTokenStillWorksAfterExpiry() async throws {
+        try await withSessions(lifetime: 60) { client, runtime in
+            let token = GateFixtures.token()
+            let start = try await client.authRequest("/a?token=\(token)")
+            let session = try #require(start["X-Token-Session"])
+            for index in 0..<20 {
+                let segment = try await client.authRequest("/seg\(index).ts", headers: [.cookie: "tokengate_session=\(session)"])
+                #expect(segment.tokenStatus == "VALID_SESSION")
+            }
+            let metrics = String(decoding: runtime.metrics.render(), as: UTF8.self)
+            #expect(metrics.contains(#"tokengate_replay_store_operations_total{outcome="accepted"} 1"#))
+            #expect(metrics.contains(#"tokengate_sessions_total{result="valid"} 20"#))
+            #expect(metrics.contains(#"tokengate_sessions_total{result="issued"} 1"#))
+            // The same one-time token with an expired session: still a replay.
+            clock.advance(61_000)
+            let replayed = try await client.authRequest("/a?token=\(token)", headers: [.cookie: "tokengate_session=\(session)"])
+            #expect(replayed.tokenStatus == "TOKEN_REPLAYED")
+            // A new token with an expired session: the token decides.
+            let fresh = try await client.authRequest("/a?token=\(GateFixtures.token())", headers: [.cookie: "tokengate_session=\(session)"])
+            #expect(fresh.tokenStatus == "VALID_TOKEN")
+        }
+    }
+
+    @Test func withoutSessionSecretsACredentialIsIgnored() async throws {
+        let runtime = try GateFixtures.runtime(clock: clock)
+        try await runtime.application().test(.router) { client in
+            let response = try await client.authRequest("/a", headers: [.cookie: "tokengate_session=\(String(repeating: "A", count: 140))"])
+            #expect(response.tokenStatus == "NO_TOKEN")
+        }
+    }
+}
