@@ -62,6 +62,8 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         case notXML
         case invalidJSON
         case jsonWithoutToken
+        /// A URL or query string without the parameter that should hold the token.
+        case tokenParameterMissing
         /// One token was expected, and the input holds several.
         case severalTokens
         // framing
