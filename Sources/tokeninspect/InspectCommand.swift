@@ -16,8 +16,8 @@ struct InspectCommand: ParsableCommand {
     var repairPlus = false
 
     func run() throws {
-        var configuration = DecoderConfiguration()
-        configuration.repairsSpacesAsPlus = repairPlus
+        let configuration = input.decoderConfiguration(repairsSpacesAsPlus: repairPlus)
+        keys.announceNow()
         let now = keys.nowTimestamp
         let verifier = try keys.keyRing().map { ring in
             TokenVerifier(signature: .trustedKeys(ring),
