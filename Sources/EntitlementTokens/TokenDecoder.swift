@@ -46,14 +46,22 @@ public final class TokenDecoder {
         let frame = try TokenFrame(xml: xml)
         let element = frame.tokenElement
         let parsed: ParsedElement
-        let token: EntitlementToken
         do {
             parsed = try xml.withUnsafeBufferPointer { (buffer) throws(TokenError) in
                 try parser.parse(UnsafeBufferPointer(rebasing: buffer[element]), allowedRoots: EntitlementToken.roots)
             }
+        } catch {
+            var error = Self.relocated(error, elementStart: element.lowerBound, in: xml)
+            error.fieldsBeforeError = parser.fieldsReadSoFar
+            throw error
+        }
+        let token: EntitlementToken
+        do {
             token = try EntitlementToken(root: parsed.root, fields: parsed.fields)
         } catch {
-            throw Self.relocated(error, elementStart: element.lowerBound, in: xml)
+            var error = Self.relocated(error, elementStart: element.lowerBound, in: xml)
+            error.fieldsBeforeError = parsed.fields
+            throw error
         }
         // A Media RSS resourceID is parsed when first asked for, not here.
         var mediaRSS: LazyMediaRSS? = nil

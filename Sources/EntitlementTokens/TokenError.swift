@@ -99,6 +99,14 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
     public var stage: Stage
     public var message: String
     public var location: SourceLocation?
+    /// The token's fields that were read before the error, in document order
+    /// (a duplicate field, a bad date and malformed XML all stop a parse that
+    /// has already read some): `inspect` shows them, because they are often
+    /// what a person needs to see why. Filled only on the error path; not
+    /// encoded, and not part of equality.
+    public var fieldsBeforeError: [TokenField] = []
+
+    private enum CodingKeys: String, CodingKey { case code, stage, message, location }
 
     public init(_ code: Code, stage: Stage, _ message: String, at location: SourceLocation? = nil) {
         self.code = code

@@ -43,6 +43,10 @@ final class XMLPushParser {
     ///
     /// `chunkSize` splits the bytes into several `xmlParseChunk` calls; the
     /// result must not depend on it (tests feed byte by byte).
+    /// The fields the last parse read, up to where it stopped (for an error's
+    /// ``TokenError/fieldsBeforeError``).
+    var fieldsReadSoFar: [TokenField] { state.fields }
+
     func parse(_ bytes: UnsafeBufferPointer<UInt8>, allowedRoots: Set<String>, chunkSize: Int = .max) throws(TokenError) -> ParsedElement {
         if bytes.count > state.configuration.maxTokenBytes {
             throw TokenError(.tokenTooLarge, stage: .parsing,

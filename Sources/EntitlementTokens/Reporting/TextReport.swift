@@ -62,7 +62,13 @@ extension TokenReport {
                 lines.append("   " + style.red("SIGNATURE NOT CHECKED") + ": this verdict says nothing about who issued the token")
             }
         }
-        guard let token else { return TerminalText.joined(lines, separator: "\n") + "\n" }
+        guard let token else {
+            if options.detailed, let read = error?.fieldsBeforeError, !read.isEmpty {
+                lines.append("   " + style.bold("fields read before the error"))
+                lines += Self.aligned(read.map { ($0.path, "\($0.value)") }, indent: "     ")
+            }
+            return TerminalText.joined(lines, separator: "\n") + "\n"
+        }
 
         var rows: [(String, TerminalText)] = [("requestor", "\(token.token.requestorID)")]
         if let resource = token.token.resourceID {
