@@ -70,8 +70,12 @@ struct KeyOptions: ParsableArguments {
     var now: String?
 
     // Unconditional: `--leeway -5` must reach the range check, not be taken for an option.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Tolerated clock skew each way, in seconds.", valueName: "SECONDS"))
-    var leeway: Double = 30
+    @Option(name: .customLong("leeway"), parsing: .unconditional,
+            help: ArgumentHelp("Tolerated clock skew each way, in seconds. (default: 30)", valueName: "SECONDS"))
+    var leewayOption: Double?
+
+    /// Optional above only so that help writes the default once, as people say it.
+    var leeway: Double { leewayOption ?? 30 }
 
     func validate() throws {
         if let now { _ = try Self.parsedNow(now) }
