@@ -15,7 +15,7 @@ struct MintCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The private key (PEM or DER PKCS#8).", valueName: "PRIVATE_PEM"))
+    @Option(help: ArgumentHelp("The private key (PEM or DER PKCS#8).", valueName: "PRIVATE_PEM"), completion: .file())
     var key: String
 
     @Flag(help: "Accept RSA keys under 2048 bits.")

@@ -3,7 +3,8 @@ import EntitlementTokens
 
 /// INPUTs and how to print the results, shared by `inspect` and `verify`.
 struct InputOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("Tokens, @PATH files, or - for stdin.", valueName: "INPUT"))
+    @Argument(help: ArgumentHelp("Tokens, @PATH files, or - for stdin.", valueName: "INPUT"),
+              completion: .custom(InputCompletion.candidates))
     var inputs: [String] = []
 
     @Option(help: "Output: text for people, json (one array) or jsonl (one object per line).")
@@ -52,7 +53,8 @@ extension OutputFormat: ExpressibleByArgument {}
 /// Trusted keys and the clock, shared by `inspect` and `verify`.
 struct KeyOptions: ParsableArguments {
     @Option(name: .customLong("key"), help: ArgumentHelp(
-        "A trusted public key or certificate (PEM or DER), or a directory of them. Repeatable.", valueName: "PATH"))
+        "A trusted public key or certificate (PEM or DER), or a directory of them. Repeatable.", valueName: "PATH"),
+            completion: .file())
     var keys: [String] = []
 
     @Flag(help: "Accept RSA keys under 2048 bits (old deployments used RSA-1024).")
