@@ -48,8 +48,17 @@ import Testing
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
             let argv = ([tmux, "-L", socket] + arguments).map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
+            // The test runner's threads block signals; a tmux server that inherited
+            // that mask would ignore kill-server's shutdown and outlive the test.
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var noSignals = sigset_t()
+            sigemptyset(&noSignals)
+            posix_spawnattr_setsigmask(&attributes, &noSignals)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
             var pid: pid_t = 0
-            try #require(posix_spawn(&pid, tmux, &actions, nil, argv, environ) == 0)
+            try #require(posix_spawn(&pid, tmux, &actions, &attributes, argv, environ) == 0)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
