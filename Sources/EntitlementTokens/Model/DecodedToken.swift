@@ -32,7 +32,7 @@ public struct DecodedToken: Sendable, Equatable {
     ///
     /// Read on first use, not when the token is decoded: most verifications
     /// never look at it, and parsing the nested document costs about as much
-    /// as parsing the token element itself (see ``LazyMediaRSS``).
+    /// as parsing the token element itself (see `LazyMediaRSS`).
     public var mediaRSS: MediaRSSResource? {
         parts.pendingMediaRSS?.resource ?? parts.storedMediaRSS
     }

@@ -68,6 +68,9 @@ public final class VerificationStream {
     private var finished = false
     public private(set) var summary: StreamSummary
 
+    /// - Parameter mode: `inspect` (with an optional verifier) or `verify`.
+    /// - Parameter format: text, a JSON array or JSON lines.
+    /// - Parameter limits: how many threads, and how many bytes may wait.
     /// - Parameter write: receives the rendered output, in input order, on
     ///   the thread that calls ``add(_:source:)`` and ``finish()``.
     /// - Parameter decoderConfiguration: for `inspect` without a verifier
