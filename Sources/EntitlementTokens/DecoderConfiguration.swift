@@ -27,7 +27,9 @@ public struct DecoderConfiguration: Sendable, Hashable {
     /// to a token within ``maxTokenBytes``.
     public var maxRecordBytes: Int { maxTokenBytes * 4 + 1024 }
 
+    /// The safe defaults above.
     public init() {}
 
+    /// The safe defaults, shared.
     public static let `default` = DecoderConfiguration()
 }

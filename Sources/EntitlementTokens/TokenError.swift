@@ -4,10 +4,14 @@
 /// the record as given for transport errors, the decoded XML for framing,
 /// parsing and model errors. `line` and `column` (1-based) are given for XML.
 public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Byte offset from the start of the decoded XML (or of the record, for transport errors).
     public var byteOffset: Int
+    /// 1-based line, when known.
     public var line: Int?
+    /// 1-based column in bytes, when known.
     public var column: Int?
 
+    /// A location; line and column when the caller knows them.
     public init(byteOffset: Int, line: Int? = nil, column: Int? = nil) {
         self.byteOffset = byteOffset
         self.line = line
@@ -95,9 +99,13 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         case invalidFieldValue
     }
 
+    /// What went wrong, stable across releases: tests and scripts compare this.
     public var code: Code
+    /// The pipeline stage that found the error.
     public var stage: Stage
+    /// For people; may quote input (escape it before a terminal or a log).
     public var message: String
+    /// Where in the input, when it is known.
     public var location: SourceLocation?
     /// The token's fields that were read before the error, in document order
     /// (a duplicate field, a bad date and malformed XML all stop a parse that
@@ -108,6 +116,7 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
 
     private enum CodingKeys: String, CodingKey { case code, stage, message, location }
 
+    /// An error with its code, stage, message and location.
     public init(_ code: Code, stage: Stage, _ message: String, at location: SourceLocation? = nil) {
         self.code = code
         self.stage = stage

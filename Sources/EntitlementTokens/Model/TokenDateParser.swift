@@ -11,6 +11,7 @@
 /// minute, second, offset up to ±14:00), a zone is required, and nothing
 /// may surround the text — a date that is almost right is refused, not guessed.
 public enum TokenDateParser {
+    /// The ways a date is written in tokens (see the table above).
     public enum Shape: String, Sendable, Hashable, CaseIterable {
         case slashedGMTOffset = "yyyy/MM/dd HH:mm:ss GMT ±hhmm"
         case dashedOffset = "yyyy-MM-dd HH:mm:ss ±hhmm"
@@ -18,12 +19,16 @@ public enum TokenDateParser {
         case epochMilliseconds = "epoch milliseconds"
     }
 
+    /// Why a text is not a date.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The text that was read (may be input: escape it before a terminal).
         public var text: String
+        /// What was expected where.
         public var reason: String
         public var description: String { "'\(text)' is not a date: \(reason)" }
     }
 
+    /// Reads any token date shape; returns the instant and the shape it was written in.
     public static func parse(_ text: String) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
         var utf8 = text  // withUTF8 needs a var; a native string is not copied
         let result = utf8.withUTF8 { bytes in
