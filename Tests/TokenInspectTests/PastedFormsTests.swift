@@ -143,6 +143,16 @@ import Testing
         #expect(records.allSatisfy { $0["status"] as? String == "VALID_TOKEN" && ($0["warnings"] as? [String])?.isEmpty == true })
     }
 
+    /// `base64` output saved by an editor that adds a BOM: still one record.
+    @Test func aByteOrderMarkBeforeWrappedBase64() throws {
+        let token = try Self.mint(kind: "media", encoding: "raw")
+        let input = "\u{FEFF}" + Self.wrapped(Data(token.utf8).base64EncodedString()) + "\n"
+        let run = try CLI.run(["verify"] + Self.verifyFlags, stdin: input)
+        let records = try CLI.jsonLines(run.stdout)
+        #expect(records.count == 1, "\(run.stdout)")
+        #expect(records.first?["status"] as? String == "VALID_TOKEN")
+    }
+
     /// Wrapped tokens back to back, the first exactly a whole number of lines
     /// long: the run ends where the token is whole, not at the next short line.
     @Test func wrappedTokensBackToBackSplitWhereEachIsWhole() throws {
@@ -162,6 +172,24 @@ import Testing
         let records = try CLI.jsonLines(run.stdout)
         #expect(records.count == 2, "\(run.stdout)")
         #expect(records.allSatisfy { $0["status"] as? String == "VALID_TOKEN" })
+    }
+
+    /// Hostile wrappings cost linear time and end in a typed error: quotes
+    /// nested far deeper than the layers unwrapped, a query of many parameters.
+    @Test func hostileWrappingsEndInATypedError() throws {
+        let decoder = TokenDecoder()
+        let quotes = String(repeating: "\"", count: 100_000) + "PHNpZ25hdHVyZUluZm8+" + String(repeating: "\"", count: 100_000)
+        #expect(throws: TokenError.self) { try decoder.decode(quotes) }
+        let query = "https://x/?" + Array(repeating: "a=1", count: 50_000).joined(separator: "&")
+        do {
+            _ = try decoder.decode(query)
+            Issue.record("a query without a token decoded")
+        } catch {
+            #expect(error.code == .tokenParameterMissing)
+            #expect(error.message.count < 600)
+        }
+        // A JSON escape cut short inside double quotes is not unwrapped.
+        #expect(throws: TokenError.self) { try decoder.decode("\"PHNp\\u12\"") }
     }
 
     /// The library's entry point for captured text does the same unwrapping.

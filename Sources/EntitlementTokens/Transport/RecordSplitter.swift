@@ -213,7 +213,10 @@ public struct RecordSplitter: Sendable {
     static let wrapWidths = 60...256
 
     /// Starts a run of wrapped Base64 with `bytes`, if it may be its first line.
-    private mutating func startWrapped(_ bytes: [UInt8]) -> Bool {
+    private mutating func startWrapped(_ line: [UInt8]) -> Bool {
+        var bytes = line
+        // A UTF-8 BOM at the start of the input is skipped (SPEC §2), also before wrapped Base64.
+        if nextIndex == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         guard Self.wrapWidths.contains(bytes.count), bytes.allSatisfy(Base64.isAlphabetOrPadding) else { return false }
         wrapActive = true
         wrapWidth = bytes.count
