@@ -52,6 +52,7 @@ public protocol ReplayStore: Sendable {
 }
 
 extension ReplayStore {
+    /// By default a store always needs to wait: nil, so ``accept(_:until:now:)`` is awaited.
     public func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
         nil
     }
@@ -88,6 +89,7 @@ public final class InMemoryReplayStore: ReplayStore {
         decide(identity, until: until, now: now)
     }
 
+    /// Decides at once: the in-memory store never waits.
     public func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
         decide(identity, until: until, now: now)
     }
