@@ -32,13 +32,18 @@ public struct DecoderConfiguration: Sendable, Hashable {
     /// string). Off by default: verification must never repair silently.
     /// When on, the decoded token carries a warning saying it was repaired.
     public var repairsSpacesAsPlus: Bool = false
+    /// The query parameters that may hold the token when a whole URL or query
+    /// string is given (SPEC §2, "What people paste"), tried in this order.
+    public var queryParameterNames: [String] = ["token", "auth"]
 
     /// Longest encoded record (one line of a file, or one argument). Percent-encoded
     /// Base64 can take four bytes per decoded byte; anything longer cannot decode
     /// to a token within ``maxTokenBytes``.
     public var maxRecordBytes: Int { maxTokenBytes * 4 + 1024 }
 
+    /// The safe defaults above.
     public init() {}
 
+    /// The safe defaults, shared.
     public static let `default` = DecoderConfiguration()
 }

@@ -5,6 +5,7 @@
 /// Creating one costs a few microseconds; decoding with it allocates only the
 /// token's own strings.
 public final class TokenDecoder {
+    /// The limits and leniences this decoder applies.
     public let configuration: DecoderConfiguration
     private let transport: TransportDecoder
     let parser: XMLPushParser
@@ -13,6 +14,7 @@ public final class TokenDecoder {
     /// share it may be read from any thread.
     private var lastMediaRSS: LazyMediaRSS?
 
+    /// A decoder with its own libxml2 parser context.
     public init(configuration: DecoderConfiguration = .default) {
         self.configuration = configuration
         transport = TransportDecoder(configuration: configuration)
@@ -35,6 +37,7 @@ public final class TokenDecoder {
         return try result.get()
     }
 
+    /// Decodes one token given as text (its UTF-8 bytes).
     public func decode(_ text: String, envelope: RESTEnvelope? = nil) throws(TokenError) -> DecodedToken {
         try decode(Array(text.utf8), envelope: envelope)
     }
@@ -46,14 +49,22 @@ public final class TokenDecoder {
         let frame = try TokenFrame(xml: xml)
         let element = frame.tokenElement
         let parsed: ParsedElement
-        let token: EntitlementToken
         do {
             parsed = try xml.withUnsafeBufferPointer { (buffer) throws(TokenError) in
                 try parser.parse(UnsafeBufferPointer(rebasing: buffer[element]), allowedRoots: EntitlementToken.roots)
             }
+        } catch {
+            var error = Self.relocated(error, elementStart: element.lowerBound, in: xml)
+            error.fieldsBeforeError = parser.fieldsReadSoFar
+            throw error
+        }
+        let token: EntitlementToken
+        do {
             token = try EntitlementToken(root: parsed.root, fields: parsed.fields)
         } catch {
-            throw Self.relocated(error, elementStart: element.lowerBound, in: xml)
+            var error = Self.relocated(error, elementStart: element.lowerBound, in: xml)
+            error.fieldsBeforeError = parsed.fields
+            throw error
         }
         // A Media RSS resourceID is parsed when first asked for, not here.
         var mediaRSS: LazyMediaRSS? = nil

@@ -4,10 +4,14 @@
 /// the record as given for transport errors, the decoded XML for framing,
 /// parsing and model errors. `line` and `column` (1-based) are given for XML.
 public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Byte offset from the start of the decoded XML (or of the record, for transport errors).
     public var byteOffset: Int
+    /// 1-based line, when known.
     public var line: Int?
+    /// 1-based column in bytes, when known.
     public var column: Int?
 
+    /// A location; line and column when the caller knows them.
     public init(byteOffset: Int, line: Int? = nil, column: Int? = nil) {
         self.byteOffset = byteOffset
         self.line = line
@@ -76,6 +80,8 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         public static let notXML = Code("notXML")
         public static let invalidJSON = Code("invalidJSON")
         public static let jsonWithoutToken = Code("jsonWithoutToken")
+        /// A URL or query string without the parameter that should hold the token.
+        public static let tokenParameterMissing = Code("tokenParameterMissing")
         /// One token was expected, and the input holds several.
         public static let severalTokens = Code("severalTokens")
         public static let jsonTooDeep = Code("jsonTooDeep")
@@ -114,15 +120,28 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
 
         /// Every code this version of the library can give.
         public static let allCases: [Code] = [
-            .emptyInput, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding, .notXML, .invalidJSON, .jsonWithoutToken, .severalTokens, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock, .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent, .invalidXMLDeclaration, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden, .malformedXML, .entityForbidden, .invalidUTF8, .tokenTooLarge, .depthLimitExceeded, .elementCountLimitExceeded, .attributeLimitExceeded, .fieldTooLong, .mixedContent, .unknownTokenRoot, .duplicateField, .missingField, .invalidFieldValue, .ambiguousMediaRSS,
+            .emptyInput, .tokenParameterMissing, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding, .notXML, .invalidJSON, .jsonWithoutToken, .severalTokens, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock, .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent, .invalidXMLDeclaration, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden, .malformedXML, .entityForbidden, .invalidUTF8, .tokenTooLarge, .depthLimitExceeded, .elementCountLimitExceeded, .attributeLimitExceeded, .fieldTooLong, .mixedContent, .unknownTokenRoot, .duplicateField, .missingField, .invalidFieldValue, .ambiguousMediaRSS,
         ]
     }
 
+    /// What went wrong, stable across releases: tests and scripts compare this.
     public var code: Code
+    /// The pipeline stage that found the error.
     public var stage: Stage
+    /// For people; may quote input (escape it before a terminal or a log).
     public var message: String
+    /// Where in the input, when it is known.
     public var location: SourceLocation?
+    /// The token's fields that were read before the error, in document order
+    /// (a duplicate field, a bad date and malformed XML all stop a parse that
+    /// has already read some): `inspect` shows them, because they are often
+    /// what a person needs to see why. Filled only on the error path; not
+    /// encoded, and not part of equality.
+    public var fieldsBeforeError: [TokenField] = []
 
+    private enum CodingKeys: String, CodingKey { case code, stage, message, location }
+
+    /// An error with its code, stage, message and location.
     public init(_ code: Code, stage: Stage, _ message: String, at location: SourceLocation? = nil) {
         self.code = code
         self.stage = stage

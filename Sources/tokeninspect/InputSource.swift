@@ -39,7 +39,11 @@ enum InputSource: Sendable, Equatable {
     func forEachRecord(configuration: DecoderConfiguration, _ body: (TokenRecord) -> Void) throws(Unreadable) {
         var splitter = RecordSplitter(configuration: configuration)
         switch self {
-        case .literal(let text, _):
+        case .literal(let text, let position):
+            // An empty argument (`"$TOKEN"` with TOKEN unset) is nothing to work on, not a malformed token.
+            guard text.utf8.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
+                throw Unreadable(description: "argument \(position) is empty: there is no token in it")
+            }
             // One argument is one token, even if it is wrapped across lines;
             // only a REST JSON document may hold several.
             if text.utf8.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) == UInt8(ascii: "{") {

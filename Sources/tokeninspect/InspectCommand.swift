@@ -15,9 +15,24 @@ struct InspectCommand: ParsableCommand {
     @Flag(help: "Read a Base64 token whose '+' arrived as a space (an unencoded query string) as if repaired, with a warning.")
     var repairPlus = false
 
+    @Option(help: ArgumentHelp(
+        "What to write: report (the decoded fields, as --format says) or xml (each decoded token as it is, for xmllint; with --show-signed-bytes only the exact bytes the signature covers, for openssl dgst -verify).",
+        valueName: "WHAT"))
+    var emit: Emission = .report
+
+    enum Emission: String, CaseIterable, ExpressibleByArgument {
+        case report, xml
+    }
+
     func run() throws {
-        var configuration = DecoderConfiguration()
-        configuration.repairsSpacesAsPlus = repairPlus
+        let configuration = input.decoderConfiguration(repairsSpacesAsPlus: repairPlus)
+        if emit == .xml {
+            let status = XMLEmission(inputs: try input.sources(), decoderConfiguration: configuration,
+                                     signedBytesOnly: input.showSignedBytes).run()
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
+        keys.announceNow()
         let now = keys.nowTimestamp
         let verifier = try keys.keyRing().map { ring in
             TokenVerifier(signature: .trustedKeys(ring),

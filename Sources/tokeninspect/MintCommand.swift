@@ -5,19 +5,23 @@ struct MintCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mint",
         abstract: "Issue a signed token (for tests, samples and staging servers).",
+        usage: """
+            tokeninspect mint --key <PRIVATE_PEM> --requestor <ID> --resource <ID> [<options>]
+            tokeninspect mint --kind authentication --key <PRIVATE_PEM> --requestor <ID> [<options>]
+            """,
         discussion: """
             Signs the token element's exact bytes with the private key, like a real issuer. \
-            Times default to now; --ttl is milliseconds, or a number with ms, s, min or h.
+            --resource is required for media and authorization tokens.
             """
     )
 
-    @Option(help: ArgumentHelp("The private key (PEM or DER PKCS#8).", valueName: "PRIVATE_PEM"))
+    @Option(help: ArgumentHelp("The private key (PEM or DER PKCS#8).", valueName: "PRIVATE_PEM"), completion: .file())
     var key: String
 
     @Flag(help: "Accept RSA keys under 2048 bits.")
     var allowInsecureKeys = false
 
-    @Option(help: "media, authentication or authorization.")
+    @Option(help: "The kind of token.")
     var kind: TokenKindArgument = .media
 
     @Option(help: "Root element of a media token: authToken (what servers send) or shortAuthorizationToken.")
@@ -26,7 +30,7 @@ struct MintCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The requestor id.", valueName: "ID"))
     var requestor: String
 
-    @Option(help: ArgumentHelp("The resource: a bare id or a Media RSS document.", valueName: "ID"))
+    @Option(help: ArgumentHelp("The resource: a bare id or a Media RSS document (required for media and authorization tokens).", valueName: "ID"))
     var resource: String?
 
     @Option(help: ArgumentHelp("The MVPD id.", valueName: "ID"))
@@ -38,10 +42,10 @@ struct MintCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The session GUID (media) or authentication GUID.", valueName: "GUID"))
     var sessionGuid: String?
 
-    @Option(help: ArgumentHelp("Lifetime from the issue time (default 7 min, the field's default).", valueName: "TTL"))
-    var ttl: String = "420000"
+    @Option(help: ArgumentHelp("Lifetime from the issue time: milliseconds, or a number with ms, s, min or h. (default: 7min, as servers issue them)", valueName: "TTL"))
+    var ttl: String?
 
-    @Option(help: ArgumentHelp("Issue time: any token date shape, ISO 8601 or epoch milliseconds (default: now).", valueName: "TIME"))
+    @Option(help: ArgumentHelp("Issue time: any token date shape, ISO 8601 or epoch milliseconds. (default: the current time)", valueName: "TIME"))
     var issueTime: String?
 
     @Option(help: ArgumentHelp("Device fingerprint, lowercase hex (authN/authZ).", valueName: "FP"))
@@ -56,14 +60,14 @@ struct MintCommand: ParsableCommand {
     @Flag(help: "Write <signatureInfo>…</signatureInfo> instead of the legacy unclosed form real servers emit.")
     var closedSignature = false
 
-    @Option(help: "raw, base64 or base64url.")
+    @Option(help: "How to write the token.")
     var encoding: EncodingArgument = .raw
 
     @Flag(help: "Write the token element one field per line (the signature covers those exact bytes).")
     var pretty = false
 
     func validate() throws {
-        guard Self.milliseconds(ttl) != nil else { throw ValidationError("--ttl must be milliseconds, or a number with ms, s, min or h") }
+        guard Self.milliseconds(ttl ?? Self.defaultTTL) != nil else { throw ValidationError("--ttl must be milliseconds, or a number with ms, s, min or h") }
         if kind.value != .authentication && resource == nil { throw ValidationError("--resource is required for \(kind.rawValue) tokens") }
         guard MediaToken.Root(rawValue: root) != nil else { throw ValidationError("--root must be authToken or shortAuthorizationToken") }
         for field in fields {
@@ -97,7 +101,7 @@ struct MintCommand: ParsableCommand {
         request.mvpdID = mvpd
         request.proxyMvpdID = proxyMvpd
         request.sessionGUID = sessionGuid
-        request.ttlMilliseconds = Self.milliseconds(ttl)!
+        request.ttlMilliseconds = Self.milliseconds(ttl ?? Self.defaultTTL)!
         request.fingerprint = fingerprint ?? deviceId.flatMap { DeviceFingerprint.hash($0, hexLength: 64) }
         request.extraFields = fields.map { field in
             let parts = field.split(separator: "=", maxSplits: 1)
@@ -119,6 +123,9 @@ struct MintCommand: ParsableCommand {
             throw ExitCode(1)
         }
     }
+
+    /// Media tokens are issued for 7 minutes unless asked otherwise (SPEC §2).
+    static let defaultTTL = "7min"
 
     /// `420000`, `420000ms`, `420s`, `7min`, `2h`.
     static func milliseconds(_ text: String) -> Int64? {

@@ -3,7 +3,8 @@ import EntitlementTokens
 
 /// INPUTs and how to print the results, shared by `inspect` and `verify`.
 struct InputOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("Tokens, @PATH files, or - for stdin.", valueName: "INPUT"))
+    @Argument(help: ArgumentHelp("Tokens, @PATH files, or - for stdin.", valueName: "INPUT"),
+              completion: .custom(InputCompletion.candidates))
     var inputs: [String] = []
 
     @Option(help: "Output: text for people, json (one array) or jsonl (one object per line).")
@@ -14,6 +15,26 @@ struct InputOptions: ParsableArguments {
 
     @Option(help: "Colour the text output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.")
     var color: ColorChoice = .auto
+
+    @Option(name: .customLong("param"), help: ArgumentHelp(
+        "The query parameter that holds the token when a whole URL or query string is given. Repeatable. (default: token, then auth)",
+        valueName: "NAME"))
+    var parameterNames: [String] = []
+
+    func validate() throws {
+        if inputs.contains("@") { throw ValidationError("'@' names no file: write @PATH") }
+        if parameterNames.contains(where: { $0.isEmpty || $0.contains("=") || $0.contains("&") }) {
+            throw ValidationError("--param takes a parameter name (no '=' or '&')")
+        }
+    }
+
+    /// How records are decoded: the parameters `--param` names, or the library's default.
+    func decoderConfiguration(repairsSpacesAsPlus: Bool = false) -> DecoderConfiguration {
+        var configuration = DecoderConfiguration()
+        configuration.repairsSpacesAsPlus = repairsSpacesAsPlus
+        if !parameterNames.isEmpty { configuration.queryParameterNames = parameterNames }
+        return configuration
+    }
 
     /// The sources to read; stdin when none is given and stdin is not a terminal.
     func sources() throws -> [InputSource] {
@@ -32,7 +53,8 @@ extension OutputFormat: ExpressibleByArgument {}
 /// Trusted keys and the clock, shared by `inspect` and `verify`.
 struct KeyOptions: ParsableArguments {
     @Option(name: .customLong("key"), help: ArgumentHelp(
-        "A trusted public key or certificate (PEM or DER), or a directory of them. Repeatable.", valueName: "PATH"))
+        "A trusted public key or certificate (PEM or DER), or a directory of them. Repeatable.", valueName: "PATH"),
+            completion: .file())
     var keys: [String] = []
 
     @Flag(help: "Accept RSA keys under 2048 bits (old deployments used RSA-1024).")
@@ -44,28 +66,57 @@ struct KeyOptions: ParsableArguments {
     @Flag(help: "List the trusted keys loaded (type, file, SHA-256 fingerprint) on stderr.")
     var listKeys = false
 
-    @Option(help: ArgumentHelp("The time to check against: ISO 8601 or epoch milliseconds (default: now).", valueName: "TIME"))
+    @Option(help: ArgumentHelp(
+        "The time to check against: ISO 8601, or an epoch number (up to 11 digits seconds, as date +%s prints, more milliseconds). (default: the current time)",
+        valueName: "TIME"))
     var now: String?
 
-    @Option(help: ArgumentHelp("Tolerated clock skew each way, in seconds.", valueName: "SECONDS"))
-    var leeway: Double = 30
+    // Unconditional: `--leeway -5` must reach the range check, not be taken for an option.
+    @Option(name: .customLong("leeway"), parsing: .unconditional,
+            help: ArgumentHelp("Tolerated clock skew each way, in seconds. (default: 30)", valueName: "SECONDS"))
+    var leewayOption: Double?
+
+    /// Optional above only so that help writes the default once, as people say it.
+    var leeway: Double { leewayOption ?? 30 }
 
     func validate() throws {
-        if let now { _ = try parsedNow(now) }
+        if let now { _ = try Self.parsedNow(now) }
         guard leeway >= 0, leeway.isFinite, leeway <= 86_400 * 365 else {
-            throw ValidationError("--leeway must be between 0 and one year, in seconds")
+            throw ValidationError("--leeway must be between 0 and one year (31536000), in seconds")
         }
     }
 
-    func parsedNow(_ text: String) throws -> TokenTimestamp {
+    /// The longest epoch number read as seconds: 11 digits reach the year 5138,
+    /// while milliseconds need 12 digits from 2001-09-09 on.
+    static let maxEpochSecondsDigits = 11
+
+    /// `--now` read: an ISO 8601 or token date, or an epoch number by magnitude;
+    /// `readAs` names the unit when it was a number (people cannot see which).
+    static func parsedNow(_ text: String) throws -> (timestamp: TokenTimestamp, readAs: String?) {
+        if !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+           let value = Int64(text) {
+            let seconds = text.utf8.count <= maxEpochSecondsDigits
+            guard let timestamp = TokenTimestamp(millisecondsSince1970: seconds ? value * 1000 : value) else {
+                throw ValidationError("--now: \(text) is beyond the year 9999")
+            }
+            return (timestamp, seconds ? "epoch seconds" : "epoch milliseconds")
+        }
         do {
-            return try TokenDateParser.parseAllowingEpochMilliseconds(text).timestamp
+            return (try TokenDateParser.parse(text).timestamp, nil)
         } catch {
             throw ValidationError("--now: \(error)")
         }
     }
 
-    var nowTimestamp: TokenTimestamp { now.flatMap { try? parsedNow($0) } ?? TokenTimestamp.now() }
+    var nowTimestamp: TokenTimestamp { now.flatMap { try? Self.parsedNow($0).timestamp } ?? TokenTimestamp.now() }
+
+    /// Says on stderr how an epoch `--now` was read, so a person can see
+    /// whether seconds or milliseconds were meant.
+    func announceNow() {
+        guard let now, let parsed = try? Self.parsedNow(now), let readAs = parsed.readAs else { return }
+        OutputStream.standardError.write("tokeninspect: note: now: \(parsed.timestamp.iso8601) (--now \(now) read as \(readAs))\n")
+        OutputStream.standardError.flush()
+    }
 
     /// Loads every key, or exits 2 naming the key that could not be used.
     ///
@@ -106,7 +157,7 @@ struct KeyOptions: ParsableArguments {
 }
 
 struct JobOptions: ParsableArguments {
-    @Option(help: "Verify with N threads; output stays in input order.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("Verify with N threads (1 to 256); output stays in input order.", valueName: "N"))
     var jobs: Int = 1
 
     func validate() throws {

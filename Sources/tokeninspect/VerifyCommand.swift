@@ -46,6 +46,12 @@ struct VerifyCommand: ParsableCommand {
         if let fingerprint, !fingerprint.utf8.allSatisfy(Self.isASCIIHexDigit) || ![32, 40, 64].contains(fingerprint.utf8.count) {
             throw ValidationError("--fingerprint must be 32, 40 or 64 hex digits (0-9, a-f)")
         }
+    }
+
+    /// Which keys to trust: checked in `run()`, not `validate()`, because
+    /// ArgumentParser reports an unknown option only after `validate()`
+    /// succeeds, and `verify --kye K` must hear "did you mean '--key'".
+    private func checkKeyChoice() throws {
         if keys.keys.isEmpty && !insecureSkipSignature {
             throw ValidationError("verify needs at least one --key (or --insecure-skip-signature to check everything else)")
         }
@@ -59,6 +65,19 @@ struct VerifyCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A usage error with verify's own usage line (a ValidationError thrown
+        // from run() would get the root command's).
+        do {
+            try checkKeyChoice()
+        } catch {
+            let errors = OutputStream.standardError
+            errors.write("Error: \(String(describing: error))\n")
+            errors.write("Usage: \(TokenInspect.usageString(for: VerifyCommand.self))\n")
+            errors.write("  See 'tokeninspect verify --help' for more information.\n")
+            errors.flush()
+            throw ExitCode(64)
+        }
+        keys.announceNow()
         let now = keys.nowTimestamp
         let policy = VerificationPolicy(
             requestorID: requestor,
@@ -71,9 +90,10 @@ struct VerifyCommand: ParsableCommand {
         if let fingerprint { expectations.device = .fingerprint(fingerprint.lowercased()) }
         if let deviceId { expectations.device = .deviceID(deviceId) }
         let signature: SignatureRequirement = try keys.keyRing().map { .trustedKeys($0) } ?? .insecureSkipped
-        let verifier = TokenVerifier(signature: signature, policy: policy)
+        let configuration = input.decoderConfiguration()
+        let verifier = TokenVerifier(signature: signature, policy: policy, decoderConfiguration: configuration)
         let run = TokenRun(mode: .verify(verifier, expectations), inputs: try input.sources(), format: input.format,
-                           jobs: jobs.jobs, decoderConfiguration: .default, now: now, showSignedBytes: input.showSignedBytes,
+                           jobs: jobs.jobs, decoderConfiguration: configuration, now: now, showSignedBytes: input.showSignedBytes,
                            color: input.color)
         let status = run.run()
         if status != 0 { throw ExitCode(status) }

@@ -31,7 +31,7 @@ enum CLI {
     /// (this test runner's, ~100 MB) to a vfork child when it execs. GNU time
     /// really forks, from a process of a few MB, so its figure is tokeninspect's own.
     static func run(_ arguments: [String], stdin: String? = nil, stdinFile: String? = nil, environment: [String: String] = [:],
-                    measuresMemory: Bool = false) throws -> Result {
+                    measuresMemory: Bool = false, shell: [String]? = nil) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tokeninspect-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -57,7 +57,8 @@ enum CLI {
         // in parallel); `exec` replaces the shell, so wait4 measures tokeninspect itself.
         let rssPath = scratch.appendingPathComponent("rss").path
         let timing = measuresMemory ? ["/usr/bin/time", "-f", "%M", "-o", rssPath] : []
-        let argv = (["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", packageRoot.path] + timing + [binary.path] + arguments)
+        // `shell`: another program (a script's interpreter) in place of the binary.
+        let argv = (["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", packageRoot.path] + timing + (shell ?? [binary.path] + arguments))
             .map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }

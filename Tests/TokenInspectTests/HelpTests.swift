@@ -17,3 +17,36 @@ import Testing
         #expect(result.stdout == expected)
     }
 }
+
+/// What the golden texts must say, whatever else changes in them (SPEC §6).
+@Suite struct HelpContentTests {
+    /// Each option's entry: its first line and the indented lines after it.
+    static func entries(_ help: String) -> [String] {
+        var entries: [String] = []
+        for line in help.split(separator: "\n") {
+            if line.hasPrefix("  -") { entries.append(String(line)) } else if line.hasPrefix("      "), !entries.isEmpty { entries[entries.count - 1] += " " + line.trimmingCharacters(in: .whitespaces) }
+        }
+        return entries
+    }
+
+    @Test(arguments: ["inspect", "verify", "mint"])
+    func defaultsAreWrittenOnceInUnitsPeopleUse(subcommand: String) throws {
+        let help = try CLI.run([subcommand, "--help"]).stdout
+        for entry in Self.entries(help) {
+            #expect(entry.components(separatedBy: "default").count <= 2, "default written twice: \(entry)")
+            #expect(!entry.contains("default: 30.0") && !entry.contains("default: 420000"), "\(entry)")
+        }
+    }
+
+    @Test func jobsNamesItsValueAndMintsUsageNamesEveryRequiredOption() throws {
+        #expect(try CLI.run(["verify", "--help"]).stdout.contains("--jobs <N>"))
+        let usage = try #require(try CLI.run(["mint", "--help"]).stdout.split(separator: "\n").first { $0.hasPrefix("USAGE:") })
+        for option in ["--key <PRIVATE_PEM>", "--requestor <ID>", "--resource <ID>"] {
+            #expect(usage.contains(option), "\(usage)")
+        }
+        // The usage printed with an error names them too.
+        let missing = try CLI.run(["mint", "--key", "Samples/keys/test-p256.pem", "--requestor", "TNT"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("--resource <ID>"))
+    }
+}

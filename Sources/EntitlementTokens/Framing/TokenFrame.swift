@@ -27,7 +27,9 @@ public struct TokenFrame: Sendable, Hashable {
 
     /// Byte range of the Base64 text inside `signatureInfo`.
     public var signatureText: Range<Int>
+    /// Legacy (unclosed) or closed signature block.
     public var signatureForm: SignatureForm
+    /// Whether the signature block comes before or after the token element.
     public var signaturePlacement: SignaturePlacement
     /// Byte range of the token element: the signed bytes.
     public var tokenElement: Range<Int>

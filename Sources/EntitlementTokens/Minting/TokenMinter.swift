@@ -4,19 +4,25 @@
 /// It writes the token element, signs exactly those bytes (the same rule the
 /// verifier checks), and wraps them in the chosen signature form and encoding.
 public struct MintRequest: Sendable {
+    /// How the minted token is written.
     public enum Encoding: String, Sendable, CaseIterable {
         case raw, base64, base64url
     }
 
+    /// Which kind of token to mint.
     public var kind: TokenKind
     /// `authToken` (default, what real servers send) or `shortAuthorizationToken` for media tokens.
     public var mediaRoot: MediaToken.Root = .authToken
+    /// The requestor id.
     public var requestorID: String
     /// Required for media and authorization tokens; for authentication tokens
     /// it is written as one `simpleAuthorizedResource` when given.
     public var resourceID: String?
+    /// The MVPD id.
     public var mvpdID: String?
+    /// The proxy MVPD id (media tokens).
     public var proxyMvpdID: String?
+    /// The session GUID (media) or authentication GUID.
     public var sessionGUID: String?
     /// Media tokens: lifetime from `issueTime`. Authentication/authorization
     /// tokens: their expiry is `issueTime + ttl`.
@@ -27,12 +33,15 @@ public struct MintRequest: Sendable {
     public var fingerprint: String?
     /// Extra elements appended to the token, as (path below the root, text).
     public var extraFields: [(path: String, value: String)] = []
+    /// Legacy (what servers send, the default) or closed signature block.
     public var signatureForm: TokenFrame.SignatureForm = .legacy
+    /// Raw XML (the default), Base64 or Base64url.
     public var encoding: Encoding = .raw
     /// One field per line, indented, as people paste tokens; the signature
     /// covers those exact bytes, line breaks included.
     public var prettyPrinted = false
 
+    /// A request with the fields every kind needs; the rest default.
     public init(kind: TokenKind, requestorID: String, resourceID: String? = nil, issueTime: TokenTimestamp) {
         self.kind = kind
         self.requestorID = requestorID
@@ -41,8 +50,11 @@ public struct MintRequest: Sendable {
     }
 }
 
+/// Issues signed tokens: for tests, samples and staging servers.
 public enum TokenMinter {
+    /// The request would make a token that `verify` calls malformed.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What is wrong with the request.
         public var description: String
     }
 

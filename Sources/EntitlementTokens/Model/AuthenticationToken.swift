@@ -1,15 +1,25 @@
 /// An authentication (AuthN) token: proof that a device's user signed in with an MVPD.
 public struct AuthenticationToken: Sendable, Hashable {
+    /// The root element name.
     public static let root = "simpleAuthenticationToken"
 
+    /// `simpleTokenAuthenticationGuid`.
     public var guid: String?
+    /// `simpleTokenRequestorID`.
     public var requestorID: String
+    /// `simpleTokenDomainName`.
     public var domainName: String?
+    /// `simpleTokenExpires`.
     public var expires: TokenTimestamp
+    /// How the expiry date was written, to write it back the same way.
     public var expiresShape: TokenDateParser.Shape
+    /// `simpleTokenMsoID`.
     public var mvpdID: String?
+    /// `simpleTokenDeviceID/simpleTokenFingerprint`.
     public var fingerprint: String?
+    /// `simpleSamlSessionIndex`, when present.
     public var samlSessionIndex: String?
+    /// `simpleSamlNameID`, when present.
     public var samlNameID: String?
     /// `simpleAuthorizedResources/simpleAuthorizedResource/@simpleResourceID`, in order.
     public var authorizedResources: [String]

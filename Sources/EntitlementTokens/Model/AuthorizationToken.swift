@@ -1,13 +1,19 @@
 /// An authorization (AuthZ) token: one requestor may play one resource until a date.
 public struct AuthorizationToken: Sendable, Hashable {
+    /// The root element name.
     public static let root = "simpleAuthorizationToken"
 
+    /// `simpleTokenRequestorID`.
     public var requestorID: String
+    /// `simpleTokenResourceID`.
     public var resourceID: String
     /// `simpleTokenTTL`: an absolute date, despite the name.
     public var expires: TokenTimestamp
+    /// How the expiry date was written, to write it back the same way.
     public var expiresShape: TokenDateParser.Shape
+    /// `simpleTokenMsoID`.
     public var mvpdID: String?
+    /// `simpleTokenDeviceID/simpleTokenFingerprint`.
     public var fingerprint: String?
 
     /// In slot order (see ``KnownFields``).

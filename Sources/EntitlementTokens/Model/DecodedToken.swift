@@ -6,6 +6,7 @@
 /// `DecodedToken` is a verdict on what the signature covers (SPEC §8).
 /// Two are equal when they decoded the same XML the same way.
 public struct DecodedToken: Sendable, Equatable {
+    /// The typed token.
     public var token: EntitlementToken {
         _read { yield parts.token }
     }
@@ -17,9 +18,11 @@ public struct DecodedToken: Sendable, Equatable {
     public var xml: [UInt8] {
         _read { yield parts.xml }
     }
+    /// Where the signature block and the token element are in ``xml``.
     public var frame: TokenFrame {
         _read { yield parts.frame }
     }
+    /// How the token travelled (what was undone to reach its XML).
     public var transport: TransportForm {
         _read { yield parts.transport }
     }
@@ -32,7 +35,7 @@ public struct DecodedToken: Sendable, Equatable {
     ///
     /// Read on first use, not when the token is decoded: most verifications
     /// never look at it, and parsing the nested document costs about as much
-    /// as parsing the token element itself (see ``LazyMediaRSS``).
+    /// as parsing the token element itself (see `LazyMediaRSS`).
     public var mediaRSS: MediaRSSResource? {
         parts.pendingMediaRSS?.resource ?? parts.storedMediaRSS
     }
@@ -84,7 +87,9 @@ public struct DecodedToken: Sendable, Equatable {
         lhs.box === rhs.box || (lhs.xml == rhs.xml && lhs.transport == rhs.transport && lhs.envelope == rhs.envelope)
     }
 
+    /// Media, authentication or authorization.
     public var kind: TokenKind { token.kind }
+    /// The root element name as written.
     public var root: String { token.root }
 
     /// The exact bytes the signature covers: the token element, `<` to `>`.

@@ -31,6 +31,7 @@ public enum EntitlementToken: Sendable, Hashable {
         }
     }
 
+    /// Media, authentication or authorization.
     public var kind: TokenKind {
         switch self {
         case .media: .media
@@ -39,6 +40,7 @@ public enum EntitlementToken: Sendable, Hashable {
         }
     }
 
+    /// The root element name as written.
     public var root: String {
         switch self {
         case .media(let token): token.root.rawValue
@@ -47,6 +49,7 @@ public enum EntitlementToken: Sendable, Hashable {
         }
     }
 
+    /// The requestor, the same meaning for every kind.
     public var requestorID: String {
         switch self {
         case .media(let token): token.requestorID
@@ -64,6 +67,7 @@ public enum EntitlementToken: Sendable, Hashable {
         }
     }
 
+    /// The MVPD (`mvpdId` / `simpleTokenMsoID`).
     public var mvpdID: String? {
         switch self {
         case .media(let token): token.mvpdID
@@ -72,6 +76,7 @@ public enum EntitlementToken: Sendable, Hashable {
         }
     }
 
+    /// The device fingerprint (authentication and authorization tokens).
     public var fingerprint: String? {
         switch self {
         case .media: nil
@@ -86,6 +91,7 @@ public enum EntitlementToken: Sendable, Hashable {
         return nil
     }
 
+    /// When the token expires: `issueTime`+`ttl`, `simpleTokenExpires` or `simpleTokenTTL`.
     public var expiresAt: TokenTimestamp {
         switch self {
         case .media(let token): token.expiry

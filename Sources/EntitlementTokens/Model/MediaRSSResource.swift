@@ -7,11 +7,16 @@ internal import Synchronization
 /// The document is hostile input like the token itself, so it goes through the
 /// same hardened parser.
 public struct MediaRSSResource: Sendable, Hashable {
+    /// The channel title: the resource id a bare `resourceID` would be.
     public var channelTitle: String
+    /// The item title (the show), when present.
     public var itemTitle: String?
+    /// The item GUID, when present.
     public var itemGUID: String?
+    /// The `media:rating`, when present.
     public var rating: String?
 
+    /// A reading with the given parts.
     public init(channelTitle: String, itemTitle: String? = nil, itemGUID: String? = nil, rating: String? = nil) {
         self.channelTitle = channelTitle
         self.itemTitle = itemTitle

@@ -3,22 +3,30 @@
 /// Real servers send it as `<authToken>`; the vendor's documentation shows
 /// `<shortAuthorizationToken>`. Both mean the same.
 public struct MediaToken: Sendable, Hashable {
+    /// The two root elements a media token is seen with.
     public enum Root: String, Sendable, Hashable, CaseIterable {
         case authToken, shortAuthorizationToken
     }
 
+    /// Which root element the token has.
     public var root: Root
+    /// `sessionGUID`.
     public var sessionGUID: String?
+    /// `requestorID`.
     public var requestorID: String
     /// Exactly as written: a bare id (`TNT`) or a Media RSS document.
     public var resourceID: String
     /// Lifetime in milliseconds from ``issueTime``.
     public var ttlMilliseconds: Int64
+    /// `issueTime`.
     public var issueTime: TokenTimestamp
+    /// How `issueTime` was written, to write it back the same way.
     public var issueTimeShape: TokenDateParser.Shape
     /// `issueTime + ttl`, checked for overflow when decoding.
     public var expiry: TokenTimestamp
+    /// `mvpdId`.
     public var mvpdID: String?
+    /// `proxyMvpdId`, when present.
     public var proxyMvpdID: String?
 
     /// In slot order (see ``KnownFields``).

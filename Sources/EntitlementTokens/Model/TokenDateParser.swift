@@ -16,6 +16,7 @@
 /// minute, second, offset up to ±14:00), a zone is required, and nothing
 /// may surround the text — a date that is almost right is refused, not guessed.
 public enum TokenDateParser {
+    /// The ways a date is written in tokens (see the table above).
     public enum Shape: String, Sendable, Hashable, CaseIterable {
         case slashedGMTOffset = "yyyy/MM/dd HH:mm:ss GMT ±hhmm"
         case dashedOffset = "yyyy-MM-dd HH:mm:ss ±hhmm"
@@ -26,8 +27,11 @@ public enum TokenDateParser {
         public static let tokenFieldShapes: [Shape] = [.slashedGMTOffset, .dashedOffset, .iso8601]
     }
 
+    /// Why a text is not a date.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The text that was read (may be input: escape it before a terminal).
         public var text: String
+        /// What was expected where.
         public var reason: String
         public var description: String { "'\(text)' is not a date: \(reason)" }
     }

@@ -4,6 +4,7 @@
 /// must be exact and overflow-checked, and the range is limited to years
 /// 0001…9999 so every instant can be written back as ISO 8601.
 public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
     public var millisecondsSince1970: Int64
 
     /// 0001-01-01T00:00:00.000Z

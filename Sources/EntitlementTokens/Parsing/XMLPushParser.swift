@@ -46,6 +46,10 @@ final class XMLPushParser {
     /// `recordingContainers`, the paths of elements that have child elements
     /// are kept too (``ParsedElement/containerPaths``), for readers that must
     /// count elements, not only fields (a Media RSS document's items).
+    /// The fields the last parse read, up to where it stopped (for an error's
+    /// ``TokenError/fieldsBeforeError``).
+    var fieldsReadSoFar: [TokenField] { state.fields }
+
     func parse(_ bytes: UnsafeBufferPointer<UInt8>, allowedRoots: Set<String>, recordingContainers: Bool = false,
                chunkSize: Int = .max) throws(TokenError) -> ParsedElement {
         if bytes.count > state.configuration.maxTokenBytes {

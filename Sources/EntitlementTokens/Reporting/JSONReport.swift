@@ -39,6 +39,18 @@ extension TokenReport {
         json.member("expiresAt"); json.string(model?.expiresAt.iso8601)
         json.member("requestorID"); json.string(model?.requestorID)
         json.member("resourceID"); json.string(model?.resourceID, repeating: 1)
+        json.member("resourceRSS")
+        // Only a resource that looks like RSS is read (once, lazily); a bare id is null.
+        if let rss = token?.mediaRSS {
+            json.beginObject()
+            json.member("channel"); json.string(rss.channelTitle)
+            json.member("itemTitle"); json.string(rss.itemTitle)
+            json.member("guid"); json.string(rss.itemGUID)
+            json.member("rating"); json.string(rss.rating)
+            json.endObject()
+        } else {
+            json.null()
+        }
         json.member("mvpdID"); json.string(model?.mvpdID)
         json.member("fingerprint"); json.string(model?.fingerprint)
         json.member("fields")
@@ -54,6 +66,8 @@ extension TokenReport {
             json.member("form"); json.string(token.frame.signatureForm.rawValue)
             json.member("placement"); json.string(token.frame.signaturePlacement.rawValue)
             json.member("bytes"); json.int(token.signatureBytes?.count)
+            // The Base64 text as it stands between the tags, white space trimmed.
+            json.member("value"); json.string(utf8: token.trimmedSignatureText)
             json.endObject()
         } else {
             json.null()
@@ -92,6 +106,10 @@ extension TokenReport {
             json.member("offset"); json.int(error.location?.byteOffset)
             json.member("line"); json.int(error.location?.line)
             json.member("column"); json.int(error.location?.column)
+            json.member("fieldsBeforeError")
+            json.beginObject()
+            writeFields(error.fieldsBeforeError, to: &json)
+            json.endObject()
             json.endObject()
         } else {
             json.null()
@@ -152,3 +170,13 @@ extension TokenReport {
     }
 }
 
+
+extension DecodedToken {
+    /// The signature block's text without the white space around it (a pretty-printed block has some).
+    var trimmedSignatureText: ArraySlice<UInt8> {
+        var text = xml[frame.signatureText]
+        while let first = text.first, first.isASCIIWhitespace { text = text.dropFirst() }
+        while let last = text.last, last.isASCIIWhitespace { text = text.dropLast() }
+        return text
+    }
+}

@@ -48,6 +48,7 @@ public struct TerminalText: Sendable, Hashable, CustomStringConvertible, Express
         TerminalText(trusted: parts.map(\.rendered).joined(separator: separator.rendered))
     }
 
+    /// Builds a ``TerminalText`` from a literal: literal parts as they are, interpolated strings escaped.
     public struct Interpolation: StringInterpolationProtocol {
         var rendered = ""
 

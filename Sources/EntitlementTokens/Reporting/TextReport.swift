@@ -1,13 +1,16 @@
 /// How a report is shown to people: colour or not, the time it is read
 /// against, and how much detail.
 public struct TextReportOptions: Sendable {
+    /// Colours, or none.
     public var style: TextStyle
     /// Times are shown absolute and relative to this ("expired 3 h ago").
     public var now: TokenTimestamp
     /// Every field, the signature, the transport, the checks (`inspect`).
     public var detailed: Bool
+    /// Quote the signed bytes under each token.
     public var showSignedBytes: Bool
 
+    /// Options; `now` is what relative times are measured from.
     public init(style: TextStyle = TextStyle(colored: false), now: TokenTimestamp, detailed: Bool = false,
                 showSignedBytes: Bool = false) {
         self.style = style
@@ -19,14 +22,21 @@ public struct TextReportOptions: Sendable {
 
 /// ANSI styles, or nothing when colour is off.
 public struct TextStyle: Sendable {
+    /// Whether ANSI styles are written.
     public let colored: Bool
 
+    /// A style with or without colour.
     public init(colored: Bool) { self.colored = colored }
 
+    /// `text` in bold green.
     public func green(_ text: TerminalText) -> TerminalText { wrap(text, "32;1") }
+    /// `text` in bold red.
     public func red(_ text: TerminalText) -> TerminalText { wrap(text, "31;1") }
+    /// `text` in bold yellow.
     public func yellow(_ text: TerminalText) -> TerminalText { wrap(text, "33;1") }
+    /// `text` dimmed.
     public func dim(_ text: TerminalText) -> TerminalText { wrap(text, "2") }
+    /// `text` in bold.
     public func bold(_ text: TerminalText) -> TerminalText { wrap(text, "1") }
 
     /// A status name, green when valid and red otherwise.
@@ -62,7 +72,13 @@ extension TokenReport {
                 lines.append("   " + style.red("SIGNATURE NOT CHECKED") + ": this verdict says nothing about who issued the token")
             }
         }
-        guard let token else { return TerminalText.joined(lines, separator: "\n") + "\n" }
+        guard let token else {
+            if options.detailed, let read = error?.fieldsBeforeError, !read.isEmpty {
+                lines.append("   " + style.bold("fields read before the error"))
+                lines += Self.aligned(read.map { ($0.path, "\($0.value)") }, indent: "     ")
+            }
+            return TerminalText.joined(lines, separator: "\n") + "\n"
+        }
 
         var rows: [(String, TerminalText)] = [("requestor", "\(token.token.requestorID)")]
         if let resource = token.token.resourceID {

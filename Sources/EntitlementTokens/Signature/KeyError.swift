@@ -66,6 +66,7 @@ public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// One human line naming the source and the cause.
     public var message: String
 
+    /// An error about the key named `source`.
     public init(code: Code, source: String, message: String) {
         self.code = code
         self.source = source

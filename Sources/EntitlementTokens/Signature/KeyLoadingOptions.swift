@@ -19,6 +19,7 @@ public struct KeyLoadingOptions: Sendable, Equatable {
     /// ordinary RSA key needs this switch: "a key configured as PSS" (SPEC §3).
     public var treatsRSAKeysAsPSS: Bool = false
 
+    /// Options; both default to the safe choice (off).
     public init(allowsInsecureKeySizes: Bool = false, treatsRSAKeysAsPSS: Bool = false) {
         self.allowsInsecureKeySizes = allowsInsecureKeySizes
         self.treatsRSAKeysAsPSS = treatsRSAKeysAsPSS

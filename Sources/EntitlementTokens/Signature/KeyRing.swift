@@ -12,6 +12,7 @@ public struct KeyRing: Sendable {
     /// order met; empty for a ring made from keys. For the operator's log.
     public let notices: [KeyLoadNotice]
 
+    /// A ring of the given keys, tried in order.
     public init(_ keys: [PublicKey]) {
         self.init(keys: keys, notices: [])
     }

@@ -22,6 +22,8 @@ extension KeyRing {
     /// small fails the whole load, because a verifier that starts with fewer
     /// keys than configured breaks rotation only when the issuer rotates.
     ///
+    /// - Parameter paths: key files and directories of them.
+    /// - Parameter options: what else to accept (insecure sizes, RSA-PSS).
     /// - Parameter now: the instant certificate dates are compared with.
     /// - Throws: ``KeyError`` naming the file: `unreadable` (missing, no
     ///   permission, dangling symlink), `notARegularFile`, `noKeysFound` (no

@@ -42,6 +42,8 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// ``certificateValidity``). Degenerate keys are refused whatever the
     /// options (SPEC §3; see `docs/SIGNATURES.md`).
     ///
+    /// - Parameter bytes: the PEM or DER content, as read.
+    /// - Parameter options: what else to accept (insecure sizes, RSA-PSS).
     /// - Parameter source: names the input in errors and on each key
     ///   (a file path, or e.g. `"inline"`).
     /// - Throws: ``KeyError`` naming `source`: `noKeysFound` for empty input,

@@ -24,6 +24,7 @@ internal import Synchronization
 /// in input order as it writes; a chunk whose tokens the store refuses is
 /// rendered again with the settled verdicts (rare: only replays).
 public final class VerificationStream {
+    /// What to do with each record: decode and show, or verify.
     public enum Mode: Sendable {
         /// Decode and show; verify too when a verifier is given (no per-request expectations).
         case inspect(TokenVerifier?)
@@ -31,6 +32,7 @@ public final class VerificationStream {
         case verify(TokenVerifier, RequestExpectations)
     }
 
+    /// How each report is rendered.
     public enum Format: Sendable {
         /// For people (``TokenReport/text(_:)``).
         case text(TextReportOptions)
@@ -40,6 +42,7 @@ public final class VerificationStream {
         case jsonl(showSignedBytes: Bool)
     }
 
+    /// How much work runs at once.
     public struct Limits: Sendable {
         /// Threads that evaluate and render records (1: the calling thread does).
         public var jobs: Int
@@ -55,6 +58,7 @@ public final class VerificationStream {
         /// buffer and bookkeeping, few enough that workers finish together.
         public var chunkRecords: Int = 16
 
+        /// Limits for `jobs` threads.
         public init(jobs: Int = 1) {
             self.jobs = max(1, jobs)
             batchRecords = min(4096, chunkRecords * 8 * max(1, jobs))
@@ -69,8 +73,12 @@ public final class VerificationStream {
     private var inFlight: InFlightBatch?
     private var nextIndex = 1
     private var finished = false
+    /// The count per status so far.
     public private(set) var summary: StreamSummary
 
+    /// - Parameter mode: `inspect` (with an optional verifier) or `verify`.
+    /// - Parameter format: text, a JSON array or JSON lines.
+    /// - Parameter limits: how many threads, and how many bytes may wait.
     /// - Parameter write: receives the rendered output, in input order, on
     ///   the thread that calls ``add(_:source:)`` and ``finish()``.
     /// - Parameter decoderConfiguration: for `inspect` without a verifier
@@ -337,6 +345,7 @@ private final class InFlightBatch: Sendable {
 
 /// The closing count per status of a stream.
 public struct StreamSummary: Sendable {
+    /// Records seen so far.
     public private(set) var total = 0
     /// Tokens that failed: not `VALID_TOKEN` (verify), not decoded (inspect).
     public private(set) var failures = 0

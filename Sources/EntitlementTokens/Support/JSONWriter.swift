@@ -116,6 +116,12 @@ struct JSONWriter: ~Copyable {
         }
     }
 
+    /// A JSON string literal of UTF-8 bytes taken from a larger buffer (a
+    /// token's signature text), escaped like ``string(_:)``, without making a `String`.
+    mutating func string(utf8 bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBufferPointer { appendQuoted($0) }
+    }
+
     /// The same, for a member whose value often repeats from one object to
     /// the next (a verdict's reason, the key that verified it, a resource): when
     /// `text` equals what was written for `slot` last time, its escaped bytes

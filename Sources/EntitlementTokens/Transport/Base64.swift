@@ -263,6 +263,9 @@ enum Base64 {
         try input.withUnsafeBufferPointer { (buffer) throws(Failure) in try decode(buffer, whitespace: whitespace) }
     }
 
+    /// A character of either alphabet, or `=`.
+    static func isAlphabetOrPadding(_ byte: UInt8) -> Bool { table[Int(byte)] != 0xFF }
+
     /// The first byte that is neither in either alphabet, nor `=`, nor white space.
     static func firstInvalidCharacter(in input: [UInt8]) -> Int? {
         input.firstIndex { table[Int($0)] == 0xFF && !$0.isASCIIWhitespace }

@@ -40,8 +40,14 @@ public struct TokenRecord: Sendable {
 ///   A raw record that has failed (its framing found an error, its element is
 ///   none of the token roots, or it outgrew ``DecoderConfiguration/maxTokenBytes``)
 ///   ends with its line, so a broken record never takes the records after it with it.
-/// - A line starting with `{` or `[` is a one-line REST JSON document; any other
-///   non-blank line is one encoded token. Blank lines are skipped.
+/// - A line starting with `{` or `[` is a one-line REST JSON document.
+///   Any other non-blank line is one encoded token, except Base64 wrapped
+///   over several lines (as `base64` writes it): a line of 60 to 256 Base64
+///   characters that does not decode to a whole token starts a run, and each
+///   next line of Base64 as long (or, to end it, shorter) continues it while
+///   what was joined does not yet decode to a whole token. Token lines are
+///   longer than 256 characters, so a file of one token per line is never
+///   joined. Blank lines are skipped.
 ///
 /// Raw records keep their line breaks byte for byte, because a token
 /// pretty-printed over several lines is signed with those bytes.
@@ -74,6 +80,17 @@ public struct RecordSplitter: Sendable {
     private var documentBytes = 0
     private var documentOverflow = false
 
+    /// A run of wrapped Base64 lines, joined by `\n` as they stood.
+    private var wrapped: [UInt8] = []
+    private var wrapActive = false
+    private var wrapWidth = 0
+    private var wrapOffset = 0
+    private var wrapLine = 0
+    /// What the run's whole lines decode to, and its frame so far: a run ends
+    /// once it holds a whole token, even if its last line is full width.
+    private var wrapDecoded: [UInt8] = []
+    private var wrapScanner = FrameScanner()
+
     private var consumed = 0
     private var nextIndex = 1
 
@@ -82,7 +99,7 @@ public struct RecordSplitter: Sendable {
     }
 
     /// Bytes the splitter holds on to between calls: what "flat memory" is measured by.
-    var retainedBytes: Int { line.capacity + raw.capacity + (document?.retainedBytes ?? 0) }
+    var retainedBytes: Int { line.capacity + raw.capacity + (document?.retainedBytes ?? 0) + wrapped.capacity + wrapDecoded.capacity }
 
     /// Feeds the next chunk; returns the records it completed, in order.
     public mutating func feed(_ bytes: some Collection<UInt8>) -> [TokenRecord] {
@@ -108,6 +125,7 @@ public struct RecordSplitter: Sendable {
         case .lines:
             if !line.isEmpty || lineOverflow { endLine(terminator: 0, into: &records) }
             if rawActive { emitRaw(into: &records) }
+            if wrapActive { emitWrapped(into: &records) }
         }
         return records
     }
@@ -203,6 +221,11 @@ public struct RecordSplitter: Sendable {
             lineNumber += 1
             lineStartOffset = consumed
         }
+        if wrapActive {
+            let next = lineOverflow ? .isNotPart : wrappedContinuation()
+            if next != .continues { emitWrapped(into: &records) }
+            if next != .isNotPart { return }
+        }
         let firstNonBlank = line.firstIndex { !$0.isASCIIWhitespace }
         if rawActive && !lineOverflow {
             if continuesRaw(firstNonBlank: firstNonBlank) {
@@ -236,6 +259,7 @@ public struct RecordSplitter: Sendable {
         default:
             var bytes = line
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+            if startWrapped(bytes) { return }
             records.append(record(bytes: bytes, offset: lineStartOffset, line: lineNumber))
         }
     }
@@ -250,6 +274,63 @@ public struct RecordSplitter: Sendable {
             return scanner.sawOnlyDeclaration
         }
         return !line.starts(with: Self.declarationPrefix)
+    }
+
+    /// Widths a wrapped Base64 line may have: `base64` writes 76, PEM 64.
+    /// A whole token is longer than the upper bound, so a file of one token
+    /// per line never starts a run.
+    static let wrapWidths = 60...256
+
+    /// Starts a run of wrapped Base64 with `bytes`, if it may be its first line.
+    private mutating func startWrapped(_ line: [UInt8]) -> Bool {
+        var bytes = line
+        // A UTF-8 BOM at the start of the input is skipped (SPEC §2), also before wrapped Base64.
+        if nextIndex == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        guard Self.wrapWidths.contains(bytes.count), bytes.allSatisfy(Base64.isAlphabetOrPadding) else { return false }
+        wrapActive = true
+        wrapWidth = bytes.count
+        wrapOffset = lineStartOffset
+        wrapLine = lineNumber
+        wrapped = bytes
+        wrapDecoded.removeAll(keepingCapacity: true)
+        wrapScanner = FrameScanner()
+        if absorbWrappedLine(bytes) {
+            // It decodes to a whole token by itself: one line, one record.
+            wrapActive = false
+            return false
+        }
+        return true
+    }
+
+    private enum WrappedContinuation { case continues, isLast, isNotPart }
+
+    /// Adds the current line to the run if it is part of it.
+    private mutating func wrappedContinuation() -> WrappedContinuation {
+        var bytes = line[...]
+        if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
+        guard !bytes.isEmpty, bytes.count <= wrapWidth, bytes.allSatisfy(Base64.isAlphabetOrPadding),
+              wrapped.count + 1 + bytes.count <= configuration.maxRecordBytes else { return .isNotPart }
+        wrapped.append(UInt8(ascii: "\n"))
+        wrapped.append(contentsOf: bytes)
+        // A shorter line is the last; a full one is the last when the token is whole.
+        return bytes.count < wrapWidth || absorbWrappedLine(Array(bytes)) ? .isLast : .continues
+    }
+
+    /// Decodes one full-width line into the run's frame; true once it holds a whole token.
+    /// Lines whose width is not a multiple of 4 do not decode on their own: such a
+    /// run ends only at a shorter line or a line that is not Base64.
+    private mutating func absorbWrappedLine(_ bytes: [UInt8]) -> Bool {
+        guard wrapWidth % 4 == 0, let decoded = try? Base64.decode(bytes, whitespace: .lineBreaks) else { return false }
+        wrapDecoded.append(contentsOf: decoded.bytes)
+        wrapDecoded.withUnsafeBufferPointer { wrapScanner.scan($0) }
+        return wrapScanner.isComplete
+    }
+
+    private mutating func emitWrapped(into records: inout [TokenRecord]) {
+        wrapActive = false
+        records.append(record(bytes: wrapped, offset: wrapOffset, line: wrapLine))
+        wrapped.removeAll(keepingCapacity: wrapped.capacity <= 64 * 1024)
+        wrapDecoded.removeAll(keepingCapacity: wrapDecoded.capacity <= 64 * 1024)
     }
 
     private mutating func appendToRaw(terminator: UInt8, into records: inout [TokenRecord]) {

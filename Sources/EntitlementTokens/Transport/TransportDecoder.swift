@@ -14,6 +14,32 @@ struct TransportDecoder: Sendable {
     }
 
     func decode(_ record: UnsafeBufferPointer<UInt8>, envelope: TransportForm.Envelope? = nil) throws(TokenError) -> Payload {
+        do {
+            return try decodeAsGiven(record, envelope: envelope)
+        } catch where error.stage == .transport && error.code != .inputTooLarge {
+            // Only a record that cannot be read as it stands is looked into
+            // for a token wrapped in what was pasted (a URL, quotes, `Bearer`).
+            let found: CapturedText.Unwrapped
+            switch CapturedText.unwrap(Array(record), parameterNames: configuration.queryParameterNames) {
+            case .none: throw error
+            case .missingParameter(let message): throw TokenError(.tokenParameterMissing, stage: .transport, message)
+            case .unwrapped(let unwrapped): found = unwrapped
+            }
+            do {
+                var payload = try found.token.withUnsafeBufferPointer { (buffer) throws(TokenError) in
+                    try decodeAsGiven(buffer, envelope: envelope)
+                }
+                payload.warnings = found.steps + payload.warnings
+                return payload
+            } catch {
+                // Offsets would point into the unwrapped text, not the record: say what was unwrapped instead.
+                throw TokenError(error.code, stage: error.stage,
+                                 "\(found.steps.joined(separator: "; then ")); then: \(error.message)")
+            }
+        }
+    }
+
+    private func decodeAsGiven(_ record: UnsafeBufferPointer<UInt8>, envelope: TransportForm.Envelope?) throws(TokenError) -> Payload {
         guard record.count <= configuration.maxRecordBytes else {
             throw TokenError(.inputTooLarge, stage: .transport,
                              "record is \(record.count) bytes; the limit is \(configuration.maxRecordBytes) (maxRecordBytes)",
@@ -56,8 +82,15 @@ struct TransportDecoder: Sendable {
             }
             percentEncoded = true
         }
-        if let decoded, decoded.withUnsafeBufferPointer({ Self.startsLikeXML($0) }) {
-            return try xmlPayload(decoded, form: TransportForm(envelope: envelope, percentEncoded: true, encoding: .raw), warnings: [])
+        if var decoded, decoded.withUnsafeBufferPointer({ Self.startsLikeXML($0) }) {
+            var warnings: [String] = []
+            if CapturedText.isFormEncoded(body) {
+                // Spaces pass through percent decoding unchanged, and the `%XX`
+                // escapes were valid a moment ago.
+                decoded = (try? CapturedText.formSpaces(body).withUnsafeBufferPointer { try PercentDecoding.decode($0) }) ?? decoded
+                warnings.append(CapturedText.formEncodingWarning)
+            }
+            return try xmlPayload(decoded, form: TransportForm(envelope: envelope, percentEncoded: true, encoding: .raw), warnings: warnings)
         }
         let assumed = percentEncoded ? "percent-encoded Base64" : "Base64"
         // Offsets inside percent-decoded text are not offsets in the record; say so.
@@ -81,6 +114,12 @@ struct TransportDecoder: Sendable {
                 failure = Base64.Failure(reason: .invalidCharacter(base64Input[invalid]), offset: invalid)
             }
             throw Self.base64Error(failure, assumed: assumed, offsetBase: offsetBase)
+        }
+        // More text than the decoded bytes need: line breaks were skipped
+        // (`base64` wraps at 76 columns). Counted only then, off the common path.
+        if body.count > (result.bytes.count + 2) / 3 * 4 + 2 {
+            let breaks = (decoded.map { $0.count { $0 == UInt8(ascii: "\n") } } ?? body.count { $0 == UInt8(ascii: "\n") })
+            if breaks > 0 { warnings.append("joined Base64 wrapped over \(breaks + 1) lines") }
         }
         if configuration.repairsSpacesAsPlus, (decoded.map { $0.contains(UInt8(ascii: " ")) } ?? body.contains(UInt8(ascii: " "))) {
             warnings.append("repaired: spaces in the Base64 were read as '+' (the token was taken from a query string without percent-encoding)")

@@ -3,8 +3,10 @@ internal import Synchronization
 
 /// The identity of a token for one-time use: SHA-256 of its signed bytes.
 public struct ReplayIdentity: Sendable, Hashable {
+    /// SHA-256 of the token's signed bytes.
     public let digest: [UInt8]
 
+    /// An identity from its digest.
     public init(digest: [UInt8]) { self.digest = digest }
 
     init(sha256Of bytes: UnsafeRawBufferPointer) {
@@ -50,6 +52,7 @@ public protocol ReplayStore: Sendable {
 }
 
 extension ReplayStore {
+    /// By default a store always needs to wait: nil, so ``accept(_:until:now:)`` is awaited.
     public func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
         nil
     }
@@ -68,9 +71,11 @@ public final class InMemoryReplayStore: ReplayStore {
         var heap: [(expiry: Int64, identity: ReplayIdentity)] = []
     }
 
+    /// Most identities remembered at once.
     public let capacity: Int
     private let state = Mutex(State())
 
+    /// A store for one process, holding at most `capacity` identities.
     public init(capacity: Int = 1_000_000) {
         precondition(capacity > 0, "capacity must be positive")
         self.capacity = capacity
@@ -79,10 +84,12 @@ public final class InMemoryReplayStore: ReplayStore {
     /// Entries currently remembered.
     public var count: Int { state.withLock { $0.expiries.count } }
 
+    /// Accepts `identity` unless it is remembered, and remembers it until `until`.
     public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
         decide(identity, until: until, now: now)
     }
 
+    /// Decides at once: the in-memory store never waits.
     public func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
         decide(identity, until: until, now: now)
     }

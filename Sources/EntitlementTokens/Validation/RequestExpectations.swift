@@ -12,6 +12,7 @@ public struct RequestExpectations: Sendable, Hashable, CustomStringConvertible {
     /// The device the token must be bound to; nil skips the device check.
     public var device: DeviceExpectation?
 
+    /// Expectations for one request; nil skips that check.
     public init(resourceID: String? = nil, device: DeviceExpectation? = nil) {
         self.resourceID = resourceID
         self.device = device

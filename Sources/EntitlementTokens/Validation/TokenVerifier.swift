@@ -18,6 +18,7 @@ internal import Synchronization
 /// a store that can answer without waiting (``InMemoryReplayStore``); with any
 /// other store it answers `REPLAY_CHECK_UNAVAILABLE` rather than block.
 public final class TokenVerifier: Sendable {
+    /// The limits and leniences tokens are decoded with.
     public let decoderConfiguration: DecoderConfiguration
     @usableFromInline let decoders: TokenDecoderPool
     private let leewayMilliseconds: Int64
@@ -36,6 +37,7 @@ public final class TokenVerifier: Sendable {
         var lastPlan: CheckPlan?
     }
 
+    /// A verifier with its signature requirement, policy and decoder configuration.
     public init(signature: SignatureRequirement, policy: VerificationPolicy = .init(),
                 decoderConfiguration: DecoderConfiguration = .default) {
         self.decoderConfiguration = decoderConfiguration
@@ -127,15 +129,18 @@ public final class TokenVerifier: Sendable {
         }
     }
 
+    /// Verifies a token given as captured text (any transport form; a URL, quotes or `Bearer` around it are unwrapped with a warning).
     public func verify(_ text: String, expecting expectations: RequestExpectations = .init()) -> Verdict {
         verify(Array(text.utf8), expecting: expectations)
     }
 
+    /// Verifies a record cut by ``RecordSplitter``.
     public func verify(_ record: TokenRecord, expecting expectations: RequestExpectations = .init()) -> Verdict {
         if let error = record.error { return Verdict(formatError: error) }
         return verify(record.bytes, envelope: record.envelope, expecting: expectations)
     }
 
+    /// Verifies a token that is already decoded.
     public func verify(_ token: DecodedToken, expecting expectations: RequestExpectations = .init()) -> Verdict {
         switch evaluate(token, expecting: expectations) {
         case .decided(let verdict):

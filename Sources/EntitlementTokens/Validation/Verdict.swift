@@ -6,6 +6,7 @@
 /// handed an unchecked token by mistake, and no sequence of public calls
 /// yields one for content no trusted key signed.
 public struct VerifiedToken: Sendable, Equatable, CustomStringConvertible {
+    /// The token as decoded.
     public let decoded: DecodedToken
     /// The trusted key that verified it; nil only when signature checking was
     /// switched off with ``SignatureRequirement/insecureSkipped``.
@@ -16,6 +17,7 @@ public struct VerifiedToken: Sendable, Equatable, CustomStringConvertible {
         self.key = key
     }
 
+    /// The typed token.
     public var token: EntitlementToken { decoded.token }
 
     /// For logs: kind, root, requestor, resource, MVPD, expiry and the key —
@@ -37,13 +39,16 @@ public struct VerifiedToken: Sendable, Equatable, CustomStringConvertible {
 
 /// A check the verdict reports as not run, and why.
 public struct SkippedCheck: Sendable, Hashable, Codable {
+    /// The check that did not run.
     public let check: VerificationCheck
+    /// Why it did not run.
     public let reason: String
     /// True when the check was configured but does not apply to this token
     /// (a device expected of a media token): people are told of these always,
     /// since they asked for the check.
     public let requested: Bool
 
+    /// A skipped check and why; `requested` when the caller asked for it.
     public init(check: VerificationCheck, reason: String, requested: Bool = false) {
         self.check = check
         self.reason = reason
@@ -59,6 +64,7 @@ public struct SkippedCheck: Sendable, Hashable, Codable {
 /// but not `Decodable`: a verdict read back from storage would be a
 /// `VALID_TOKEN` without its proof.
 public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
+    /// The §5 status.
     public let status: VerificationStatus
     /// For people: what failed and by how much, or what passed. It may quote
     /// input: escape it (``TerminalText``) before it reaches a terminal or log.
@@ -76,6 +82,7 @@ public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
     /// Checks that were not configured (or do not apply to this token's kind), with why.
     public let checksSkipped: [SkippedCheck]
 
+    /// True for `VALID_TOKEN`.
     public var isValid: Bool { status == .validToken }
 
     init(status: VerificationStatus, reason: String, token: DecodedToken?, key: PublicKey?,

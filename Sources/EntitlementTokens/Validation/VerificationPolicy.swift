@@ -9,6 +9,7 @@ public struct VerificationPolicy: Sendable {
     /// The device expectation type, by its older name.
     public typealias DeviceExpectation = EntitlementTokens.DeviceExpectation
 
+    /// The requestor every token must be for; nil skips the check.
     public var requestorID: String?
     /// The MVPDs whose tokens are accepted, compared byte for byte; nil accepts
     /// any. A list, not a `Set<String>`: a set would merge names that are
@@ -26,6 +27,7 @@ public struct VerificationPolicy: Sendable {
     /// "Now", injectable for tests and for re-checking captured tokens.
     public var clock: @Sendable () -> TokenTimestamp = TokenTimestamp.now
 
+    /// A policy; every check whose expectation is nil is skipped.
     public init(
         requestorID: String? = nil,
         allowedMVPDs: [String]? = nil,

@@ -1,0 +1,148 @@
+function __tokeninspect_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __tokeninspect_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __tokeninspect_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __tokeninspect_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __tokeninspect_parse_tokens -S
+    set -l unparsed_tokens (__tokeninspect_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'tokeninspect'
+        __tokeninspect_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'inspect'
+            __tokeninspect_parse_subcommand -r 1 'format=' 'show-signed-bytes' 'color=' 'param=+' 'key=+' 'allow-insecure-keys' 'rsa-pss' 'list-keys' 'now=' 'leeway=' 'jobs=' 'repair-plus' 'emit=' 'version' 'h/help'
+        case 'verify'
+            __tokeninspect_parse_subcommand -r 1 'format=' 'show-signed-bytes' 'color=' 'param=+' 'key=+' 'allow-insecure-keys' 'rsa-pss' 'list-keys' 'now=' 'leeway=' 'resource=' 'requestor=' 'mvpd=+' 'fingerprint=' 'device-id=' 'reject-replays' 'insecure-skip-signature' 'jobs=' 'version' 'h/help'
+        case 'mint'
+            __tokeninspect_parse_subcommand 0 'key=' 'allow-insecure-keys' 'kind=' 'root=' 'requestor=' 'resource=' 'mvpd=' 'proxy-mvpd=' 'session-guid=' 'ttl=' 'issue-time=' 'fingerprint=' 'device-id=' 'field=+' 'closed-signature' 'encoding=' 'pretty' 'version' 'h/help'
+        case 'help'
+            __tokeninspect_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __tokeninspect_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __tokeninspect_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __tokeninspect_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __tokeninspect_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__tokeninspect_tokens -p)
+    if test -z "$(__tokeninspect_tokens -t)"
+        set -l index (count (__tokeninspect_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'tokeninspect' -f
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect" version' -l 'version' -d 'Show the version.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_positional "tokeninspect" -eq 1' -fa 'inspect' -d 'Decode and show every token, with no judgement (verifies too when --key is given).'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_positional "tokeninspect" -eq 1' -fa 'verify' -d 'Give every token a verdict: VALID_TOKEN or the first check it failed.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_positional "tokeninspect" -eq 1' -fa 'mint' -d 'Issue a signed token (for tests, samples and staging servers).'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_positional "tokeninspect" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_positional "tokeninspect inspect" -ge 1' -fka '(__tokeninspect_custom_completion ---completion inspect -- positional@0 (count (__tokeninspect_tokens -pc)) (__tokeninspect_tokens -tC))'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" format' -l 'format' -d 'Output: text for people, json (one array) or jsonl (one object per line).' -rfka 'text json jsonl'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" show-signed-bytes' -l 'show-signed-bytes' -d 'Also print the exact bytes the signature covers.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" color' -l 'color' -d 'Colour the text output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.' -rfka 'auto always never'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect"' -l 'param' -d 'The query parameter that holds the token when a whole URL or query string is given. Repeatable. (default: token, then auth)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect"' -l 'key' -d 'A trusted public key or certificate (PEM or DER), or a directory of them. Repeatable.' -rF
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" allow-insecure-keys' -l 'allow-insecure-keys' -d 'Accept RSA keys under 2048 bits (old deployments used RSA-1024).'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" rsa-pss' -l 'rsa-pss' -d 'Verify with RSA keys as RSA-PSS (SHA-256) instead of PKCS#1 v1.5.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" list-keys' -l 'list-keys' -d 'List the trusted keys loaded (type, file, SHA-256 fingerprint) on stderr.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" now' -l 'now' -d 'The time to check against: ISO 8601, or an epoch number (up to 11 digits seconds, as date +%s prints, more milliseconds). (default: the current time)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" leeway' -l 'leeway' -d 'Tolerated clock skew each way, in seconds. (default: 30)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" jobs' -l 'jobs' -d 'Verify with N threads (1 to 256); output stays in input order.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" repair-plus' -l 'repair-plus' -d 'Read a Base64 token whose \'+\' arrived as a space (an unencoded query string) as if repaired, with a warning.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" emit' -l 'emit' -d 'What to write: report (the decoded fields, as --format says) or xml (each decoded token as it is, for xmllint; with --show-signed-bytes only the exact bytes the signature covers, for openssl dgst -verify).' -rfka 'report xml'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" version' -l 'version' -d 'Show the version.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_positional "tokeninspect verify" -ge 1' -fka '(__tokeninspect_custom_completion ---completion verify -- positional@0 (count (__tokeninspect_tokens -pc)) (__tokeninspect_tokens -tC))'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" format' -l 'format' -d 'Output: text for people, json (one array) or jsonl (one object per line).' -rfka 'text json jsonl'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" show-signed-bytes' -l 'show-signed-bytes' -d 'Also print the exact bytes the signature covers.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" color' -l 'color' -d 'Colour the text output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.' -rfka 'auto always never'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify"' -l 'param' -d 'The query parameter that holds the token when a whole URL or query string is given. Repeatable. (default: token, then auth)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify"' -l 'key' -d 'A trusted public key or certificate (PEM or DER), or a directory of them. Repeatable.' -rF
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" allow-insecure-keys' -l 'allow-insecure-keys' -d 'Accept RSA keys under 2048 bits (old deployments used RSA-1024).'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" rsa-pss' -l 'rsa-pss' -d 'Verify with RSA keys as RSA-PSS (SHA-256) instead of PKCS#1 v1.5.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" list-keys' -l 'list-keys' -d 'List the trusted keys loaded (type, file, SHA-256 fingerprint) on stderr.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" now' -l 'now' -d 'The time to check against: ISO 8601, or an epoch number (up to 11 digits seconds, as date +%s prints, more milliseconds). (default: the current time)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" leeway' -l 'leeway' -d 'Tolerated clock skew each way, in seconds. (default: 30)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" resource' -l 'resource' -d 'The resource the token must be for (a bare id or a Media RSS document).' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" requestor' -l 'requestor' -d 'The requestor the token must be for.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify"' -l 'mvpd' -d 'An allowed MVPD. Repeatable.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" fingerprint' -l 'fingerprint' -d 'The device fingerprint the token must be bound to (lowercase hex).' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" device-id' -l 'device-id' -d 'The device id the token must be bound to (hashed like the token\'s fingerprint).' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" reject-replays' -l 'reject-replays' -d 'Accept each media token once; later copies get TOKEN_REPLAYED.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" insecure-skip-signature' -l 'insecure-skip-signature' -d 'Check everything but the signature (never for deciding playback).'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" jobs' -l 'jobs' -d 'Verify with N threads (1 to 256); output stays in input order.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" version' -l 'version' -d 'Show the version.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" key' -l 'key' -d 'The private key (PEM or DER PKCS#8).' -rF
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" allow-insecure-keys' -l 'allow-insecure-keys' -d 'Accept RSA keys under 2048 bits.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" kind' -l 'kind' -d 'The kind of token.' -rfka 'media authentication authorization'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" root' -l 'root' -d 'Root element of a media token: authToken (what servers send) or shortAuthorizationToken.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" requestor' -l 'requestor' -d 'The requestor id.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" resource' -l 'resource' -d 'The resource: a bare id or a Media RSS document (required for media and authorization tokens).' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" mvpd' -l 'mvpd' -d 'The MVPD id.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" proxy-mvpd' -l 'proxy-mvpd' -d 'The proxy MVPD id (media tokens).' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" session-guid' -l 'session-guid' -d 'The session GUID (media) or authentication GUID.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" ttl' -l 'ttl' -d 'Lifetime from the issue time: milliseconds, or a number with ms, s, min or h. (default: 7min, as servers issue them)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" issue-time' -l 'issue-time' -d 'Issue time: any token date shape, ISO 8601 or epoch milliseconds. (default: the current time)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" fingerprint' -l 'fingerprint' -d 'Device fingerprint, lowercase hex (authN/authZ).' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" device-id' -l 'device-id' -d 'Device id, hashed with SHA-256 into the fingerprint (authN/authZ).' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint"' -l 'field' -d 'An extra element, PATH=VALUE. Repeatable.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" closed-signature' -l 'closed-signature' -d 'Write <signatureInfo>…</signatureInfo> instead of the legacy unclosed form real servers emit.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" encoding' -l 'encoding' -d 'How to write the token.' -rfka 'raw base64 base64url'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" pretty' -l 'pretty' -d 'Write the token element one field per line (the signature covers those exact bytes).'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" version' -l 'version' -d 'Show the version.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect help" version' -l 'version' -d 'Show the version.'
