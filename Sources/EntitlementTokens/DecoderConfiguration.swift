@@ -15,6 +15,7 @@ public struct DecoderConfiguration: Sendable, Hashable {
     /// Most attributes and namespace declarations, together, on one element and in one token
     /// (libxml2 compares each attribute of a start tag with every other: keep that small).
     public var maxAttributesPerElement: Int = 64
+    /// Most attributes and namespace declarations, together, in one token element.
     public var maxAttributesPerToken: Int = 512
     /// Largest REST JSON document. It is scanned as it streams in, never held
     /// whole, so this bounds time rather than memory.

@@ -59,8 +59,10 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
     /// without breaking a caller's `switch` (which matches the codes it knows
     /// and has a `default`), as swift-certificates' `ErrorCode` does.
     public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The code as it appears in JSON output (`"invalidBase64"`).
         public let rawValue: String
 
+        /// A code by its raw value, including one a newer library gives.
         public init(rawValue: String) {
             self.rawValue = rawValue
         }
@@ -71,49 +73,86 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
 
         public var description: String { rawValue }
         // transport
+        /// The input holds no token: empty, or only white space.
         public static let emptyInput = Code("emptyInput")
+        /// The record is larger than ``DecoderConfiguration/maxRecordBytes``.
         public static let inputTooLarge = Code("inputTooLarge")
+        /// Not UTF-8: a byte order mark or XML declaration names another encoding.
         public static let unsupportedEncoding = Code("unsupportedEncoding")
+        /// A character outside the Base64 (or Base64url) alphabet, or bad padding.
         public static let invalidBase64 = Code("invalidBase64")
+        /// A space where Base64 has `+`: the token lost its `+` in a query string (never repaired by `verify`).
         public static let unencodedPlus = Code("unencodedPlus")
+        /// A `%` not followed by two hex digits.
         public static let invalidPercentEncoding = Code("invalidPercentEncoding")
+        /// After transport decoding, the bytes are not an XML token.
         public static let notXML = Code("notXML")
+        /// The input starts like a REST JSON document but is not valid JSON (RFC 8259).
         public static let invalidJSON = Code("invalidJSON")
+        /// A REST JSON document, or one of its decisions, carries no `serializedToken`.
         public static let jsonWithoutToken = Code("jsonWithoutToken")
         /// A URL or query string without the parameter that should hold the token.
         public static let tokenParameterMissing = Code("tokenParameterMissing")
         /// One token was expected, and the input holds several.
         public static let severalTokens = Code("severalTokens")
+        /// JSON nested deeper than ``DecoderConfiguration/maxJSONDepth``.
         public static let jsonTooDeep = Code("jsonTooDeep")
+        /// A JSON string, number or member count beyond its limit in ``DecoderConfiguration``.
         public static let jsonLimitExceeded = Code("jsonLimitExceeded")
+        /// A REST envelope names a member twice, or mixes v1 and v2 members: never "pick one".
         public static let ambiguousEnvelope = Code("ambiguousEnvelope")
         // framing
+        /// No `signatureInfo` block.
         public static let missingSignatureBlock = Code("missingSignatureBlock")
+        /// More than one `signatureInfo` block, nested ones included.
         public static let duplicateSignatureBlock = Code("duplicateSignatureBlock")
+        /// A `signatureInfo` block that neither closes nor meets the legacy terminator.
         public static let unterminatedSignatureBlock = Code("unterminatedSignatureBlock")
+        /// A `signatureInfo` block with markup inside.
         public static let invalidSignatureBlock = Code("invalidSignatureBlock")
+        /// No token element (`authToken`, `shortAuthorizationToken`, `simpleAuthenticationToken`, `simpleAuthorizationToken`).
         public static let missingTokenElement = Code("missingTokenElement")
+        /// More than one token element, nested ones included.
         public static let duplicateTokenElement = Code("duplicateTokenElement")
+        /// A token element that does not close.
         public static let unterminatedTokenElement = Code("unterminatedTokenElement")
+        /// Anything beside the signature block and the token element at the top level.
         public static let unexpectedTopLevelContent = Code("unexpectedTopLevelContent")
+        /// An XML declaration that is malformed or not at the very start.
         public static let invalidXMLDeclaration = Code("invalidXMLDeclaration")
+        /// A DOCTYPE: refused, so no entity is ever declared or fetched.
         public static let doctypeForbidden = Code("doctypeForbidden")
+        /// A comment, anywhere.
         public static let commentForbidden = Code("commentForbidden")
+        /// A processing instruction, anywhere but the leading XML declaration.
         public static let processingInstructionForbidden = Code("processingInstructionForbidden")
         // parsing
+        /// libxml2 refused the token element as not well-formed.
         public static let malformedXML = Code("malformedXML")
+        /// An entity reference other than the five predefined ones and character references.
         public static let entityForbidden = Code("entityForbidden")
+        /// Bytes that are not valid UTF-8.
         public static let invalidUTF8 = Code("invalidUTF8")
+        /// A token larger than ``DecoderConfiguration/maxTokenBytes``.
         public static let tokenTooLarge = Code("tokenTooLarge")
+        /// Elements nested deeper than ``DecoderConfiguration/maxDepth``.
         public static let depthLimitExceeded = Code("depthLimitExceeded")
+        /// More elements than ``DecoderConfiguration/maxElementCount``.
         public static let elementCountLimitExceeded = Code("elementCountLimitExceeded")
+        /// More attributes and namespace declarations than allowed per element or per token.
         public static let attributeLimitExceeded = Code("attributeLimitExceeded")
+        /// A field or attribute longer than ``DecoderConfiguration/maxFieldBytes``.
         public static let fieldTooLong = Code("fieldTooLong")
+        /// Text and elements mixed in one field.
         public static let mixedContent = Code("mixedContent")
+        /// A top-level element that is none of the token roots.
         public static let unknownTokenRoot = Code("unknownTokenRoot")
         // model
+        /// A known field given twice.
         public static let duplicateField = Code("duplicateField")
+        /// A required field is missing.
         public static let missingField = Code("missingField")
+        /// A field whose value has the wrong shape (a date, a ttl, a fingerprint).
         public static let invalidFieldValue = Code("invalidFieldValue")
         /// A Media RSS resource with more than one channel, item, or title or guid in one scope (SPEC §5).
         public static let ambiguousMediaRSS = Code("ambiguousMediaRSS")

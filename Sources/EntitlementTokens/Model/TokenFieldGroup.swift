@@ -7,7 +7,9 @@
 /// fields: a token may carry hundreds of attributes (SPEC §4), and pairwise
 /// comparison made rendering one such token cost milliseconds.
 public struct TokenFieldGroup: Sendable, Hashable {
+    /// The path, relative to the root (`simpleTokenDeviceID/simpleTokenFingerprint`).
     public var path: String
+    /// Its values in document order.
     public var values: [String]
 
     /// Below this many fields, pairwise comparison is cheaper than hashing each path.

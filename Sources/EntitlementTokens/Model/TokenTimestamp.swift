@@ -23,6 +23,7 @@ public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConver
         self.millisecondsSince1970 = millisecondsSince1970
     }
 
+    /// Earlier instants order first.
     public static func < (lhs: TokenTimestamp, rhs: TokenTimestamp) -> Bool {
         lhs.millisecondsSince1970 < rhs.millisecondsSince1970
     }

@@ -14,10 +14,12 @@ public struct TerminalText: Sendable, Hashable, CustomStringConvertible, Express
     /// The escaped text, ready to write.
     public private(set) var rendered: String
 
+    /// A literal of the program's own: taken as it is.
     public init(stringLiteral literal: String) {
         rendered = literal
     }
 
+    /// An interpolation: literals as they are, interpolated strings escaped.
     public init(stringInterpolation: Interpolation) {
         rendered = stringInterpolation.rendered
     }
@@ -35,10 +37,12 @@ public struct TerminalText: Sendable, Hashable, CustomStringConvertible, Express
 
     public var description: String { rendered }
 
+    /// Both texts, one after the other.
     public static func + (lhs: TerminalText, rhs: TerminalText) -> TerminalText {
         TerminalText(trusted: lhs.rendered + rhs.rendered)
     }
 
+    /// Appends `rhs`.
     public static func += (lhs: inout TerminalText, rhs: TerminalText) {
         lhs.rendered += rhs.rendered
     }
@@ -49,13 +53,16 @@ public struct TerminalText: Sendable, Hashable, CustomStringConvertible, Express
     }
 
     /// Builds a ``TerminalText`` from a literal: literal parts as they are, interpolated strings escaped.
+    /// Builds a `TerminalText`, escaping what is interpolated (see the type).
     public struct Interpolation: StringInterpolationProtocol {
         var rendered = ""
 
+        /// Reserves room for the literal parts and the interpolations.
         public init(literalCapacity: Int, interpolationCount: Int) {
             rendered.reserveCapacity(literalCapacity + 16 * interpolationCount)
         }
 
+        /// A literal part: the program's own text, as it is.
         public mutating func appendLiteral(_ literal: String) {
             rendered += literal
         }
@@ -75,6 +82,7 @@ public struct TerminalText: Sendable, Hashable, CustomStringConvertible, Express
             rendered += text.rendered
         }
 
+        /// A number, in decimal.
         public mutating func appendInterpolation(_ value: some BinaryInteger) {
             rendered += String(value)
         }

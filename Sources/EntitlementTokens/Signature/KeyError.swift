@@ -10,8 +10,10 @@ public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A stable code. A struct, not an enum, so that new codes can be added
     /// without breaking a caller's `switch` (see ``TokenError/Code``).
     public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The code's stable name.
         public let rawValue: String
 
+        /// A code by its raw value, including one a newer library gives.
         public init(rawValue: String) {
             self.rawValue = rawValue
         }

@@ -8,10 +8,12 @@ public struct TokenRecord: Sendable {
     public var line: Int
     /// The record's bytes as they stood in the input (for REST JSON: the `serializedToken` string).
     public var bytes: [UInt8]
+    /// The unsigned REST envelope the record came in (REST JSON input).
     public var envelope: RESTEnvelope?
     /// Set when the record could not even be cut out properly (too large, bad JSON).
     public var error: TokenError?
 
+    /// A record as a splitter cuts it (for tests and callers that cut records themselves).
     public init(index: Int, byteOffset: Int, line: Int, bytes: [UInt8], envelope: RESTEnvelope? = nil, error: TokenError? = nil) {
         self.index = index
         self.byteOffset = byteOffset
@@ -52,6 +54,7 @@ public struct TokenRecord: Sendable {
 /// Raw records keep their line breaks byte for byte, because a token
 /// pretty-printed over several lines is signed with those bytes.
 public struct RecordSplitter: Sendable {
+    /// The limits records are cut with.
     public let configuration: DecoderConfiguration
 
     private enum Mode { case undetermined, lines, json }
@@ -94,6 +97,7 @@ public struct RecordSplitter: Sendable {
     private var consumed = 0
     private var nextIndex = 1
 
+    /// A splitter at the start of a stream.
     public init(configuration: DecoderConfiguration = .default) {
         self.configuration = configuration
     }

@@ -3,12 +3,14 @@
 /// Layers apply outside-in: a REST envelope holds a string that may be
 /// percent-encoded, which holds Base64 or raw XML.
 public struct TransportForm: Sendable, Hashable, CustomStringConvertible {
+    /// How the XML was encoded.
     public enum Encoding: String, Sendable, Hashable {
         case raw
         case base64
         case base64url
     }
 
+    /// The REST response the token came in, if any.
     public enum Envelope: String, Sendable, Hashable {
         /// `{"serializedToken": …, "expires": …}`
         case restV1 = "rest-v1"
@@ -16,11 +18,14 @@ public struct TransportForm: Sendable, Hashable, CustomStringConvertible {
         case restV2 = "rest-v2"
     }
 
+    /// The REST envelope, for a token from a REST JSON response.
     public var envelope: Envelope?
     /// The token was captured from a query string (`%XX` escapes), possibly after `name=`.
     public var percentEncoded: Bool
+    /// The encoding under the percent-encoding, if any.
     public var encoding: Encoding
 
+    /// A transport form.
     public init(envelope: Envelope? = nil, percentEncoded: Bool = false, encoding: Encoding) {
         self.envelope = envelope
         self.percentEncoded = percentEncoded
@@ -63,11 +68,13 @@ public struct RESTEnvelope: Sendable, Hashable {
         }
     }
 
+    /// REST v1 or v2.
     public var version: TransportForm.Envelope
     /// Scalar members of the envelope (minus the token itself), sorted by key,
     /// e.g. `expires`, `resource`, `notAfter`.
     public var fields: [(key: String, value: Value)]
 
+    /// An envelope with its scalar members.
     public init(version: TransportForm.Envelope, fields: [(key: String, value: Value)]) {
         self.version = version
         self.fields = fields
