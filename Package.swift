@@ -7,6 +7,11 @@ let package = Package(
         .library(name: "EntitlementTokens", targets: ["EntitlementTokens"]),
         .executable(name: "tokeninspect", targets: ["tokeninspect"]),
         .executable(name: "tokengate", targets: ["tokengate"]),
+        // The shared replay store (SPEC §10), on SwiftNIO; the CLI never builds it.
+        .library(name: "EntitlementTokensRedis", targets: ["EntitlementTokensRedis"]),
+        // The RESP reply decoder alone, plain Swift: the fuzz package uses it
+        // without building SwiftNIO under sanitizers.
+        .library(name: "RedisRESP", targets: ["RedisRESP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -18,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // libxml2: the push (SAX2) parser that reads the token element.
@@ -43,6 +50,21 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // RESP2 replies and commands over bytes; no I/O, no dependency.
+        .target(name: "RedisRESP"),
+        .target(
+            name: "EntitlementTokensRedis",
+            dependencies: [
+                "EntitlementTokens",
+                "RedisRESP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(
+            name: "EntitlementTokensRedisTests",
+            dependencies: ["EntitlementTokensRedis", "RedisRESP"]
         // The verification service: routes, verdict-to-HTTP mapping, sessions,
         // verdict cache, configuration. Only `tokengate` depends on it, so
         // building `tokeninspect` never builds Hummingbird.

@@ -6,7 +6,9 @@
 //   swift build -c debug --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address
 import PackageDescription
 
-let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates"]
+let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON"]
+// Targets over EntitlementTokensRedis's NIO-free RESP decoder (product RedisRESP).
+let respTargets = ["FuzzRESP"]
 
 let package = Package(
     name: "tokeninspect-fuzz",
@@ -30,7 +32,7 @@ let package = Package(
             cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])],
             linkerSettings: [.linkedLibrary("xml2")]
         ),
-        // The oracles, shared by the four targets (and mirrored by the main
+        // The oracles, shared by the five targets (and mirrored by the main
         // package's FuzzFailCaseTests, which replays Fuzz/FailCases in-process).
         .target(
             name: "FuzzSupport",
@@ -43,5 +45,10 @@ let package = Package(
     ] + targets.map { name in
         // One file, not named main.swift: libFuzzer supplies main().
         .executableTarget(name: name, dependencies: ["FuzzSupport"])
+    } + respTargets.map { name in
+        .executableTarget(name: name, dependencies: [
+            "FuzzSupport",
+            .product(name: "RedisRESP", package: "tokeninspect"),
+        ])
     }
 )

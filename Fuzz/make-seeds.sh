@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf Fuzz/Seeds
-mkdir -p Fuzz/Seeds/{FuzzDecode,FuzzVerify,FuzzStream,FuzzDates}
+mkdir -p Fuzz/Seeds/{FuzzDecode,FuzzVerify,FuzzStream,FuzzDates,FuzzJSON}
 
 python3 - <<'PY'
 import base64, json, os, re, struct, urllib.parse
@@ -164,6 +164,34 @@ small = "\n".join(["", valid[0], "<signatureInfo>AA<signatureInfo><authToken>", 
 write("FuzzStream", "small-byte-by-byte", stream_seed(small.encode()[:1024], [], byte_by_byte=True))
 write("FuzzStream", "leading-blank-json", stream_seed(b"\n\n  " + files["rest-v2.json"], [1, 3, 7]))
 
+# FuzzJSON: REST documents (FuzzStream's header, then the document): the samples,
+# every JSON construct the scanner must take, and the shapes it must refuse.
+for f in ("rest-v1.json", "rest-v2.json"):
+    payload = files[f]
+    base = f.replace(".", "-")
+    write("FuzzJSON", f"{base}-whole", stream_seed(payload, []))
+    write("FuzzJSON", f"{base}-cuts", stream_seed(payload, [1, len(payload) // 3, len(payload) // 2, len(payload) - 2]))
+short = v1[:24]
+json_seeds = {
+    "scalars": '{"a":0,"b":-0.5e+10,"c":1E-7,"d":true,"e":false,"f":null,"g":"x","serializedToken":"%s"}' % short,
+    "escapes": '{"a":"\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\uD83D\\uDE00","serializ\\u0065dToken":"%s"}' % short,
+    "utf8": '{"\u00e9":"\u20ac \U0001F600","serializedToken":"%s"}' % short,
+    "skipped": '{"x":[{},{"a":[1,2,{"b":null}]},[]],"y":{"serializedToken":1},"serializedToken":"%s"}' % short,
+    "v2-denial": '{"decisions":[{"resource":"TNT","authorized":false,"error":{"status":403,"details":"no"}},'
+                 '{"resource":"TBS","token":{"notAfter":1,"serializedToken":"%s"}},"x",{"token":null}]}' % short,
+    "ambiguous-twice": '{"serializedToken":"%s","serializedToken":"%s"}' % (short, short),
+    "ambiguous-versions": '{"serializedToken":"%s","decisions":[]}' % short,
+    "ambiguous-token": '{"decisions":[{"token":{"serializedToken":"%s","notAfter":1,"notAfter":2}}]}' % short,
+    "top-level-array": '[{"serializedToken":"%s"}]' % short,
+    "deep": '{"a":' + "[" * 40 + "]" * 40 + "}",
+    "trailing-comma": '{"serializedToken":"%s",}' % short,
+    "lone-surrogate": '{"a":"\\uD800","serializedToken":"%s"}' % short,
+    "bad-number": '{"a":01,"serializedToken":"%s"}' % short,
+}
+for name, doc in json_seeds.items():
+    write("FuzzJSON", name, stream_seed(doc.encode(), [3, 9]))
+write("FuzzJSON", "bom-byte-by-byte", stream_seed(b"\xef\xbb\xbf " + json_seeds["scalars"].encode(), [], byte_by_byte=True))
+
 # FuzzDates: every shape of docs/FORMAT.md, and the edges of the range.
 dates = [
     "2011/03/19 02:29:34 GMT +0200", "2011/03/19 02:29:34 GMT -0530", "2011/03/19 02:29:34 GMT+0000",
@@ -178,4 +206,32 @@ dates = [
 for i, d in enumerate(dates, 1):
     write("FuzzDates", f"date-{i:02}", d)
 PY
+# FuzzRESP: replies a replay store meets, and malformed ones. Layout as in
+# Fuzz/Sources/FuzzRESP/RESPOracle.swift: a header byte (cut count, bit 5
+# byte-by-byte, bit 6 tight limits), UInt16 LE cut points, the stream.
+mkdir -p Fuzz/Seeds/FuzzRESP
+python3 - <<'PY'
+import os, struct
+OUT = "Fuzz/Seeds/FuzzRESP"
+def seed(name, stream, cuts=(), byte_by_byte=False, tight=False):
+    header = len(cuts) | (0x20 if byte_by_byte else 0) | (0x40 if tight else 0)
+    data = bytes([header]) + b"".join(struct.pack("<H", c) for c in cuts) + stream
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
+store = b"+OK\r\n$-1\r\n+OK\r\n-OOM command not allowed when used memory > 'maxmemory'.\r\n+PONG\r\n"
+seed("store-replies", store, cuts=(1, 5, 6, 11, 40))
+seed("store-replies-byte-by-byte", store, byte_by_byte=True)
+seed("errors", b"-READONLY You can't write against a read only replica.\r\n-NOPERM no\r\n-WRONGPASS invalid\r\n", cuts=(3,))
+seed("integers", b":0\r\n:-1\r\n:9223372036854775807\r\n:-9223372036854775808\r\n", cuts=(2, 30))
+seed("bulk-binary", b"$6\r\n\r\n\x00\xff\r\n\r\n$0\r\n\r\n", cuts=(4, 5, 9), byte_by_byte=True)
+seed("nested-arrays", b"*3\r\n:1\r\n*2\r\n$1\r\nx\r\n*0\r\n*-1\r\n+done\r\n", cuts=(4, 8, 12, 20))
+seed("info-reply", b"$52\r\n# Memory\r\nused_memory:871016\r\nmaxmemory_policy:noevic\r\n", cuts=(5,))
+seed("tight-limits", b"*2\r\n$4\r\nabcd\r\n+0123456789012345678901234\r\n", tight=True)
+seed("overflow", b":9223372036854775808\r\n", cuts=(10,))
+seed("resp3", b"%1\r\n+a\r\n:1\r\n")
+seed("bare-lf", b"+OK\n")
+seed("cr-without-lf", b"+OK\rX\r\n", byte_by_byte=True)
+seed("truncated", b"*2\r\n$5\r\nhel", cuts=(2,))
+PY
+
 echo "seeds: $(for t in Fuzz/Seeds/*; do printf '%s=%s ' "$(basename "$t")" "$(ls "$t" | wc -l)"; done)"

@@ -12,8 +12,22 @@ public struct DecoderConfiguration: Sendable, Hashable {
     public var maxElementCount: Int = 512
     /// Longest text of one field or attribute, in bytes after decoding.
     public var maxFieldBytes: Int = 32 * 1024
-    /// Largest REST JSON document, which has to be held whole to be parsed.
+    /// Most attributes and namespace declarations, together, on one element and in one token
+    /// (libxml2 compares each attribute of a start tag with every other: keep that small).
+    public var maxAttributesPerElement: Int = 64
+    public var maxAttributesPerToken: Int = 512
+    /// Largest REST JSON document. It is scanned as it streams in, never held
+    /// whole, so this bounds time rather than memory.
     public var maxJSONDocumentBytes: Int = 32 * 1024 * 1024
+    /// Deepest nesting of JSON arrays and objects; the document's object is depth 1.
+    /// A REST response is three or four deep.
+    public var maxJSONDepth: Int = 32
+    /// Longest JSON string or number, in bytes as written, except a `serializedToken`
+    /// value, which may be as long as a record (``maxRecordBytes``).
+    public var maxJSONStringBytes: Int = 64 * 1024
+    /// Most values kept from one REST JSON document: envelope members and decisions.
+    /// Members that are not used are skipped without being kept or counted.
+    public var maxJSONMembers: Int = 4096
     /// Repair a Base64 token whose `+` arrived as a space (an unencoded query
     /// string). Off by default: verification must never repair silently.
     /// When on, the decoded token carries a warning saying it was repaired.

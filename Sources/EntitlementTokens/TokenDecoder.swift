@@ -60,7 +60,8 @@ public final class TokenDecoder {
         if let resource = token.resourceID, MediaRSSResource.looksLikeRSS(resource) {
             // Consecutive tokens usually name the same resource (one channel,
             // one show): they share one reading of it, parsed at most once.
-            if let last = lastMediaRSS, last.text == resource {
+            // By bytes: `==` would hand a decomposed `Café` the reading of a composed one.
+            if let last = lastMediaRSS, last.text.hasSameUTF8(as: resource) {
                 mediaRSS = last
             } else {
                 mediaRSS = LazyMediaRSS(text: resource, configuration: configuration)

@@ -2,6 +2,7 @@
 /// by one caller at a time, then kept for the next (preferably by the same
 /// thread: see ``ThreadAffinePool``). One pool serves every thread of a
 /// server or a parallel stream.
+@usableFromInline
 final class TokenDecoderPool: Sendable {
     /// `TokenDecoder` is not Sendable, but each one is only ever touched by
     /// the single caller that took it out of the pool.
@@ -12,6 +13,7 @@ final class TokenDecoderPool: Sendable {
         self.configuration = configuration
     }
 
+    @usableFromInline
     func withDecoder<Result>(_ body: (TokenDecoder) -> Result) -> Result {
         let decoder = idle.take() ?? TokenDecoder(configuration: configuration)
         defer { idle.give(decoder) }

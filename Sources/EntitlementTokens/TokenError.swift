@@ -50,47 +50,72 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         case transport, framing, parsing, model
     }
 
-    /// Stable codes: their raw values are part of the JSON output and never change meaning.
-    public enum Code: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A stable code: its raw value is part of the JSON output and never
+    /// changes meaning. A struct, not an enum, so that new codes can be added
+    /// without breaking a caller's `switch` (which matches the codes it knows
+    /// and has a `default`), as swift-certificates' `ErrorCode` does.
+    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        init(_ rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
         // transport
-        case emptyInput
-        case inputTooLarge
-        case unsupportedEncoding
-        case invalidBase64
-        case unencodedPlus
-        case invalidPercentEncoding
-        case notXML
-        case invalidJSON
-        case jsonWithoutToken
+        public static let emptyInput = Code("emptyInput")
+        public static let inputTooLarge = Code("inputTooLarge")
+        public static let unsupportedEncoding = Code("unsupportedEncoding")
+        public static let invalidBase64 = Code("invalidBase64")
+        public static let unencodedPlus = Code("unencodedPlus")
+        public static let invalidPercentEncoding = Code("invalidPercentEncoding")
+        public static let notXML = Code("notXML")
+        public static let invalidJSON = Code("invalidJSON")
+        public static let jsonWithoutToken = Code("jsonWithoutToken")
         /// One token was expected, and the input holds several.
-        case severalTokens
+        public static let severalTokens = Code("severalTokens")
+        public static let jsonTooDeep = Code("jsonTooDeep")
+        public static let jsonLimitExceeded = Code("jsonLimitExceeded")
+        public static let ambiguousEnvelope = Code("ambiguousEnvelope")
         // framing
-        case missingSignatureBlock
-        case duplicateSignatureBlock
-        case unterminatedSignatureBlock
-        case invalidSignatureBlock
-        case missingTokenElement
-        case duplicateTokenElement
-        case unterminatedTokenElement
-        case unexpectedTopLevelContent
-        case invalidXMLDeclaration
-        case doctypeForbidden
-        case commentForbidden
-        case processingInstructionForbidden
+        public static let missingSignatureBlock = Code("missingSignatureBlock")
+        public static let duplicateSignatureBlock = Code("duplicateSignatureBlock")
+        public static let unterminatedSignatureBlock = Code("unterminatedSignatureBlock")
+        public static let invalidSignatureBlock = Code("invalidSignatureBlock")
+        public static let missingTokenElement = Code("missingTokenElement")
+        public static let duplicateTokenElement = Code("duplicateTokenElement")
+        public static let unterminatedTokenElement = Code("unterminatedTokenElement")
+        public static let unexpectedTopLevelContent = Code("unexpectedTopLevelContent")
+        public static let invalidXMLDeclaration = Code("invalidXMLDeclaration")
+        public static let doctypeForbidden = Code("doctypeForbidden")
+        public static let commentForbidden = Code("commentForbidden")
+        public static let processingInstructionForbidden = Code("processingInstructionForbidden")
         // parsing
-        case malformedXML
-        case entityForbidden
-        case invalidUTF8
-        case tokenTooLarge
-        case depthLimitExceeded
-        case elementCountLimitExceeded
-        case fieldTooLong
-        case mixedContent
-        case unknownTokenRoot
+        public static let malformedXML = Code("malformedXML")
+        public static let entityForbidden = Code("entityForbidden")
+        public static let invalidUTF8 = Code("invalidUTF8")
+        public static let tokenTooLarge = Code("tokenTooLarge")
+        public static let depthLimitExceeded = Code("depthLimitExceeded")
+        public static let elementCountLimitExceeded = Code("elementCountLimitExceeded")
+        public static let attributeLimitExceeded = Code("attributeLimitExceeded")
+        public static let fieldTooLong = Code("fieldTooLong")
+        public static let mixedContent = Code("mixedContent")
+        public static let unknownTokenRoot = Code("unknownTokenRoot")
         // model
-        case duplicateField
-        case missingField
-        case invalidFieldValue
+        public static let duplicateField = Code("duplicateField")
+        public static let missingField = Code("missingField")
+        public static let invalidFieldValue = Code("invalidFieldValue")
+        /// A Media RSS resource with more than one channel, item, or title or guid in one scope (SPEC §5).
+        public static let ambiguousMediaRSS = Code("ambiguousMediaRSS")
+
+        /// Every code this version of the library can give.
+        public static let allCases: [Code] = [
+            .emptyInput, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding, .notXML, .invalidJSON, .jsonWithoutToken, .severalTokens, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock, .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent, .invalidXMLDeclaration, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden, .malformedXML, .entityForbidden, .invalidUTF8, .tokenTooLarge, .depthLimitExceeded, .elementCountLimitExceeded, .attributeLimitExceeded, .fieldTooLong, .mixedContent, .unknownTokenRoot, .duplicateField, .missingField, .invalidFieldValue, .ambiguousMediaRSS,
+        ]
     }
 
     public var code: Code

@@ -41,6 +41,9 @@ struct KeyOptions: ParsableArguments {
     @Flag(help: "Verify with RSA keys as RSA-PSS (SHA-256) instead of PKCS#1 v1.5.")
     var rsaPss = false
 
+    @Flag(help: "List the trusted keys loaded (type, file, SHA-256 fingerprint) on stderr.")
+    var listKeys = false
+
     @Option(help: ArgumentHelp("The time to check against: ISO 8601 or epoch milliseconds (default: now).", valueName: "TIME"))
     var now: String?
 
@@ -56,7 +59,7 @@ struct KeyOptions: ParsableArguments {
 
     func parsedNow(_ text: String) throws -> TokenTimestamp {
         do {
-            return try TokenDateParser.parse(text).timestamp
+            return try TokenDateParser.parseAllowingEpochMilliseconds(text).timestamp
         } catch {
             throw ValidationError("--now: \(error)")
         }
@@ -65,15 +68,40 @@ struct KeyOptions: ParsableArguments {
     var nowTimestamp: TokenTimestamp { now.flatMap { try? parsedNow($0) } ?? TokenTimestamp.now() }
 
     /// Loads every key, or exits 2 naming the key that could not be used.
+    ///
+    /// What loading skipped (a README or private key in a key directory, an
+    /// expired certificate) and, with `--list-keys`, the keys themselves go
+    /// to stderr, so stdout stays the verdicts in every `--format`. File
+    /// names are input: they are escaped like token text.
     func keyRing() throws -> KeyRing? {
         guard !keys.isEmpty else { return nil }
+        let errors = OutputStream.standardError
+        let ring: KeyRing
         do {
-            return try KeyRing.load(paths: keys, options: KeyLoadingOptions(allowsInsecureKeySizes: allowInsecureKeys, treatsRSAKeysAsPSS: rsaPss))
+            ring = try KeyRing.load(
+                paths: keys,
+                options: KeyLoadingOptions(allowsInsecureKeySizes: allowInsecureKeys, treatsRSAKeysAsPSS: rsaPss),
+                now: nowTimestamp
+            )
         } catch {
-            OutputStream.standardError.write("tokeninspect: error: \(error.message)\n")
-            OutputStream.standardError.flush()
+            errors.write("tokeninspect: error: \(error.message)\n")
+            errors.flush()
             throw ExitCode(2)
         }
+        for notice in ring.notices {
+            errors.write("tokeninspect: \(notice.severity.rawValue): \(notice.message)\n")
+        }
+        if listKeys {
+            for (index, key) in ring.keys.enumerated() {
+                var line = "tokeninspect: key \(index + 1) of \(ring.keys.count): \(key.description)"
+                if let validity = key.certificateValidity {
+                    line += ", certificate valid \(validity.notBefore.iso8601) to \(validity.notAfter.iso8601)"
+                }
+                errors.write("\(line)\n")
+            }
+        }
+        errors.flush()
+        return ring
     }
 }
 

@@ -62,7 +62,7 @@ struct VerifyCommand: ParsableCommand {
         let now = keys.nowTimestamp
         let policy = VerificationPolicy(
             requestorID: requestor,
-            allowedMVPDs: mvpds.isEmpty ? nil : Set(mvpds),
+            allowedMVPDs: mvpds.isEmpty ? nil : mvpds,
             leewayMilliseconds: Int64(keys.leeway * 1000),
             replayStore: rejectReplays ? InMemoryReplayStore() : nil,
             clock: { now }

@@ -18,9 +18,6 @@ import Testing
         ("2016-03-17t22:01:31-0100", "2016-03-17T23:01:31Z", .iso8601),
         ("2024-02-29T12:00:00Z", "2024-02-29T12:00:00Z", .iso8601),
         ("2000-02-29T00:00:00Z", "2000-02-29T00:00:00Z", .iso8601),
-        ("1458252091000", "2016-03-17T22:01:31Z", .epochMilliseconds),
-        ("0", "1970-01-01T00:00:00Z", .epochMilliseconds),
-        ("253402300799999", "9999-12-31T23:59:59.999Z", .epochMilliseconds),
         ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00Z", .iso8601),
     ])
     func parsesEveryShape(text: String, iso: String, shape: TokenDateParser.Shape) throws {
@@ -29,6 +26,42 @@ import Testing
         #expect(parsedShape == shape)
         // What parses formats back and re-parses to the same instant.
         #expect(try TokenDateParser.parse(timestamp.iso8601).timestamp == timestamp)
+    }
+
+    /// Epoch milliseconds are for the REST envelope and `--now` (SPEC §4), through their own entry point.
+    @Test(arguments: [
+        ("1458252091000", "2016-03-17T22:01:31Z"), ("0", "1970-01-01T00:00:00Z"), ("2026", "1970-01-01T00:00:02.026Z"),
+        ("253402300799999", "9999-12-31T23:59:59.999Z"),
+    ])
+    func epochMillisecondsAreForTheEnvelopeAndNowOnly(text: String, iso: String) throws {
+        let (timestamp, shape) = try TokenDateParser.parseAllowingEpochMilliseconds(text)
+        #expect(timestamp.iso8601 == iso)
+        #expect(shape == .epochMilliseconds)
+        #expect(throws: TokenDateParser.Failure.self) { try TokenDateParser.parse(text) }
+        #expect(!TokenDateParser.Shape.tokenFieldShapes.contains(.epochMilliseconds))
+    }
+
+    /// SPEC §4: an `issueTime` of `2026` is malformed, not 1970; so is any
+    /// number in any date field of any kind.
+    @Test(arguments: ["2026", "1700000000000", "0"])
+    func aNumberInATokenDateFieldIsMalformed(number: String) {
+        let tokens = [
+            ("issueTime", Fixtures.legacy(Fixtures.mediaElement(issueTime: number))),
+            ("simpleTokenExpires", Fixtures.legacy(Fixtures.authenticationElement(expires: number))),
+            ("simpleTokenTTL", Fixtures.legacy(Fixtures.authorizationElement(ttl: number))),
+        ]
+        for (field, token) in tokens {
+            do {
+                _ = try Fixtures.decode(token)
+                Issue.record("\(field) '\(number)' decoded")
+            } catch {
+                #expect(error.code == .invalidFieldValue, "\(field)")
+                #expect(error.message.contains(field))
+                #expect(error.message.contains("epoch milliseconds"))
+            }
+            let verdict = TokenVerifier(signature: .insecureSkipped).verify(token)
+            #expect(verdict.status == .invalidTokenFormat, "\(field)")
+        }
     }
 
     @Test(arguments: [

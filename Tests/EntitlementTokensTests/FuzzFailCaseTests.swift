@@ -18,7 +18,7 @@ struct FuzzFailCaseTests {
         .appendingPathComponent("Fuzz", isDirectory: true)
     static let failCasesDirectory = fuzzDirectory.appendingPathComponent("FailCases", isDirectory: true)
     static let trustedKeys = fuzzDirectory.deletingLastPathComponent().appendingPathComponent("Samples/keys/trusted", isDirectory: true)
-    static let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates"]
+    static let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON"]
 
     struct FailCase: Sendable, CustomTestStringConvertible {
         var target: String
@@ -56,6 +56,7 @@ struct FuzzFailCaseTests {
         case "FuzzDecode": DecodeOracle.check(bytes)
         case "FuzzStream": StreamOracle.check(bytes)
         case "FuzzDates": DateOracle.check(bytes)
+        case "FuzzJSON": JSONOracle.check(bytes)
         case "FuzzVerify": try VerifyOracle.check(bytes, keys: Self.trustedKeys)
         default: Issue.record("unknown target \(failCase.target)")
         }
@@ -119,7 +120,8 @@ private enum FuzzSummary {
 private enum DecodeOracle {
     static let codesByStage: [TokenError.Stage: Set<TokenError.Code>] = [
         .transport: [.emptyInput, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding,
-                     .notXML, .invalidJSON, .jsonWithoutToken, .severalTokens, .invalidUTF8, .tokenTooLarge],
+                     .notXML, .invalidJSON, .jsonWithoutToken, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .severalTokens,
+                     .invalidUTF8, .tokenTooLarge],
         .framing: [.missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock,
                    .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent,
                    .invalidXMLDeclaration, .unsupportedEncoding, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden,
@@ -248,6 +250,59 @@ private enum TreeReading {
 
 // MARK: - FuzzStream (as Fuzz/Sources/FuzzSupport/StreamOracle.swift)
 
+/// FuzzJSON's oracle (Fuzz/Sources/FuzzSupport/JSONOracle.swift), in its essentials:
+/// chunk invariance, and `invalidJSON` exactly where Foundation's reference
+/// refuses (with the same allowed differences), the same tokens where both accept.
+private enum JSONOracle {
+    static func check(_ input: [UInt8]) {
+        guard let header = input.first else { return }
+        let count = Int(header & 0x1F)
+        guard input.count >= 1 + 2 * count else { return }
+        let payload = Array(input[(1 + 2 * count)...])
+        let cuts = (0..<count).map { (Int(input[1 + 2 * $0]) | Int(input[2 + 2 * $0]) << 8) % (payload.count + 1) }.sorted()
+        var body = payload[...]
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        guard let first = body.first(where: { !$0.isASCIIWhitespace }), first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return }
+        let whole = records(payload, cuts: [])
+        #expect(records(payload, cuts: cuts).map(summary) == whole.map(summary), "cut at \(cuts): other records")
+        let reference = try? JSONSerialization.jsonObject(with: Data(body), options: [])
+        let error = whole.count == 1 ? whole[0].error : nil
+        if let code = error?.code, [.jsonTooDeep, .jsonLimitExceeded, .inputTooLarge].contains(code) { return }
+        if let error, error.code == .invalidJSON {
+            let allowed = reference == nil || error.message.contains("is an array") || error.message.contains("surrogate")
+                || error.message.contains("trailing comma")
+            #expect(allowed, "the scanner refuses a document the reference accepts: \(error)")
+            return
+        }
+        guard let root = reference as? [String: Any] else {
+            Issue.record("the scanner accepts a document the reference refuses: \(whole.map(summary))")
+            return
+        }
+        if error?.code == .ambiguousEnvelope { return }
+        // The reference's NSString drops a leading U+FEFF: compared on acceptance only.
+        if String(decoding: body, as: UTF8.self).lowercased().contains("\u{FEFF}") || String(decoding: body, as: UTF8.self).lowercased().contains("\\ufeff") { return }
+        #expect(root["serializedToken"] == nil || root["decisions"] == nil, "v1 and v2 members together were not refused")
+        if let token = root["serializedToken"] as? String {
+            #expect(whole.map(\.bytes) == [Array(token.utf8)])
+        }
+    }
+
+    static func records(_ payload: [UInt8], cuts: [Int]) -> [TokenRecord] {
+        var splitter = RecordSplitter()
+        var out: [TokenRecord] = []
+        var start = 0
+        for cut in cuts + [payload.count] where cut >= start {
+            out += splitter.feed(payload[start..<cut])
+            start = cut
+        }
+        return out + splitter.finish()
+    }
+
+    static func summary(_ record: TokenRecord) -> String {
+        "#\(record.index) line=\(record.line) offset=\(record.byteOffset) \(record.bytes) \(String(describing: record.envelope)) \(record.error.map { "\($0) \(String(describing: $0.location))" } ?? "")"
+    }
+}
+
 private enum StreamOracle {
     /// byte 0: bits 0-4 cut count n, bit 5 non-contiguous chunks, bit 6 also byte by byte;
     /// then n UInt16 LE cut points (mod payload length + 1); then the stream.
@@ -305,11 +360,20 @@ private enum DateOracle {
     }
 
     static func parse(_ text: String) -> (timestamp: TokenTimestamp, shape: TokenDateParser.Shape)? {
-        try? TokenDateParser.parse(text)
+        try? TokenDateParser.parseAllowingEpochMilliseconds(text)
     }
 
     static func checkText(_ text: String) {
-        guard let (timestamp, shape) = parse(text) else { return }
+        let field = try? TokenDateParser.parse(text)
+        guard let (timestamp, shape) = parse(text) else {
+            #expect(field == nil, "'\(text)' parses as a token field but not as an envelope date")
+            return
+        }
+        if shape == .epochMilliseconds {
+            #expect(field == nil, "'\(text)' is epoch milliseconds, yet a token field took it")
+        } else {
+            #expect(field?.timestamp == timestamp && field?.shape == shape, "'\(text)' reads differently in a token field")
+        }
         let own = timestamp.formatted(shape)
         let back = parse(own)
         #expect(back?.shape == shape && back?.timestamp == timestamp, "'\(text)' → '\(own)' does not re-parse to the same instant")
@@ -321,7 +385,10 @@ private enum DateOracle {
         let ms = timestamp.millisecondsSince1970
         let remainder = ((ms % 1000) + 1000) % 1000
         #expect(parse(timestamp.iso8601)?.timestamp == timestamp, "\(ms) ms → '\(timestamp.iso8601)' does not re-parse")
-        if ms >= 0 { #expect(parse(timestamp.formatted(.epochMilliseconds))?.timestamp == timestamp) }
+        if ms >= 0 {
+            #expect(parse(timestamp.formatted(.epochMilliseconds))?.timestamp == timestamp)
+            #expect((try? TokenDateParser.parse(timestamp.formatted(.epochMilliseconds))) == nil)
+        }
         var seconds = time_t((ms - remainder) / 1000 + offsetMinutes * 60)
         var fields = tm()
         _ = gmtime_r(&seconds, &fields)

@@ -6,7 +6,7 @@ import Testing
 @Suite struct PolicyTests {
     /// For each kind and each date shape its expiry can be written in: one
     /// second inside the leeway is fine, one second past it is expired.
-    @Test(arguments: TokenKind.allCases, TokenDateParser.Shape.allCases)
+    @Test(arguments: TokenKind.allCases, TokenDateParser.Shape.tokenFieldShapes)
     func leewayBoundariesAroundExpiry(kind: TokenKind, shape: TokenDateParser.Shape) throws {
         let expiry = Minting.at(420_000)
         let key = Minting.key()
@@ -30,7 +30,7 @@ import Testing
         }
     }
 
-    @Test(arguments: TokenDateParser.Shape.allCases)
+    @Test(arguments: TokenDateParser.Shape.tokenFieldShapes)
     func leewayBoundariesAroundIssueTime(shape: TokenDateParser.Shape) throws {
         let element = Fixtures.mediaElement(requestor: "TNT", resourceXML: "TNT", issueTime: Minting.issued.formatted(shape, offsetMinutes: -420))
         let signature = Base64.encode(try Minting.key().signature(for: Array(element.utf8)))
@@ -73,11 +73,151 @@ import Testing
         let token = Minting.token(Minting.request(.authentication, resource: "TNT"))
         #expect(Minting.verifier { $0.resourceID = "TNT" }.verify(token).status == .validToken)
         #expect(Minting.verifier { $0.resourceID = "CNN" }.verify(token).status == .invalidResourceID)
+    }
+
+    /// SPEC §5: an authentication token that names no resource grants none.
+    @Test func anAuthenticationTokenNamingNoResourceFailsAResourceCheck() {
         var bare = Minting.request(.authentication)
         bare.resourceID = nil
-        let verdict = Minting.verifier { $0.resourceID = "CNN" }.verify(Minting.token(bare))
-        #expect(verdict.status == .validToken)
-        #expect(verdict.checksSkipped.contains { $0.check == .resource })
+        let token = Minting.token(bare)
+        let verdict = Minting.verifier { $0.resourceID = "CNN" }.verify(token)
+        #expect(verdict.status == .invalidResourceID)
+        #expect(verdict.reason.contains("names no resource"))
+        #expect(verdict.checksRun.contains(.resource))
+        // Without a configured resource the check is skipped, as any other.
+        #expect(Minting.verifier().verify(token).status == .validToken)
+    }
+
+    /// A signed authentication token whose authorized resources are `resources` (attribute values, escaped).
+    static func authenticationToken(resources: [String]) throws -> String {
+        let escaped = resources.map { $0.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: "\"", with: "&quot;") }
+        let list = escaped.map { #"<simpleAuthorizedResource simpleResourceID="\#($0)"/>"# }.joined()
+        let expires = Minting.at(420_000).formatted(.slashedGMTOffset)
+        let element = Fixtures.authenticationElement(expires: expires, extra: "<simpleAuthorizedResources>\(list)</simpleAuthorizedResources>")
+        let signature = Base64.encode(try Minting.key().signature(for: Array(element.utf8)))
+        return "<signatureInfo>\(signature)<signatureInfo>\(element)"
+    }
+
+    /// SPEC §5: an authentication token's authorized resources are read Media-RSS-aware like any other.
+    @Test func authenticationResourcesAreReadAsMediaRSS() throws {
+        let token = try Self.authenticationToken(resources: ["CNN", Self.rss])
+        #expect(try Fixtures.decode(token).token.resourceID == nil)
+        for (expected, status) in [("mun2", VerificationStatus.validToken), (Self.rss, .validToken), (Self.rssNoItem, .validToken),
+                                   ("CNN", .validToken), (Self.rssOtherItem, .invalidResourceID), ("TNT", .invalidResourceID)] {
+            let verdict = Minting.verifier { $0.resourceID = expected }.verify(token)
+            #expect(verdict.status == status, "\(expected): \(verdict.reason)")
+        }
+        let refused = Minting.verifier { $0.resourceID = Self.rssOtherItem }.verify(token)
+        #expect(refused.reason.contains("2 authorized resources"))
+        #expect(refused.reason.contains("item guid '2847811'"))
+        #expect(refused.reason.contains("expected item guid '999'"))
+    }
+
+    static let rssTwoItems = rss.replacingOccurrences(of: "</item>", with: "</item><item><title>Dia 3</title><guid>2847812</guid></item>")
+    static let rssTwoChannels = rss.replacingOccurrences(of: "</channel>", with: "</channel><channel><title>TNT</title></channel>")
+    static let rssTwoTitles = rss.replacingOccurrences(of: "<title>mun2</title>", with: "<title>mun2</title><title>TNT</title>")
+    static let rssTwoGUIDs = rss.replacingOccurrences(of: "<guid>2847811</guid>", with: "<guid>2847811</guid><guid>1</guid>")
+    static let rssEmptySecondChannel = rss.replacingOccurrences(of: "</channel>", with: "</channel><channel/>")
+    static let rssTwoItemsOneEmpty = rss.replacingOccurrences(of: "</item>", with: "</item><item><link>x</link></item>")
+
+    /// SPEC §5: ambiguous Media RSS is never matched Media-RSS-aware (which item
+    /// was meant cannot be told), only byte for byte; the reason says so.
+    @Test(arguments: [rssTwoItems, rssTwoChannels, rssTwoTitles, rssTwoGUIDs, rssEmptySecondChannel, rssTwoItemsOneEmpty])
+    func ambiguousMediaRSSMatchesOnlyExactly(ambiguous: String) throws {
+        for kind in [TokenKind.media, .authorization] {
+            let token = Minting.token(Minting.request(kind, resource: ambiguous))
+            for expected in ["mun2", Self.rss, "TNT"] {
+                let verdict = Minting.verifier { $0.resourceID = expected }.verify(token)
+                #expect(verdict.status == .invalidResourceID, "\(kind) vs \(expected)")
+                #expect(verdict.reason.contains("ambiguous"), "\(verdict.reason)")
+            }
+            #expect(Minting.verifier { $0.resourceID = ambiguous }.verify(token).status == .validToken)
+            let decoded = try Fixtures.decode(token)
+            #expect(decoded.mediaRSS == nil)
+            #expect(decoded.warnings.contains { $0.contains("ambiguous") })
+        }
+        // As the expectation, too.
+        let plain = Minting.token(Minting.request(resource: "mun2"))
+        let verdict = Minting.verifier { $0.resourceID = ambiguous }.verify(plain)
+        #expect(verdict.status == .invalidResourceID)
+        #expect(verdict.reason.contains("ambiguous"))
+        // And in an authentication token's list.
+        let authN = try Self.authenticationToken(resources: [ambiguous])
+        #expect(Minting.verifier { $0.resourceID = "mun2" }.verify(authN).reason.contains("ambiguous"))
+        #expect(Minting.verifier { $0.resourceID = ambiguous }.verify(authN).status == .validToken)
+    }
+
+    /// A reason names what differs, never two things that read the same.
+    @Test func reasonsNeverContradictThemselves() {
+        let channelTNT = #"<rss version="2.0"><channel><title>TNT</title><item><guid>42</guid></item></channel></rss>"#
+        let expectedItem = channelTNT.replacingOccurrences(of: "42", with: "43")
+        let verdict = Minting.verifier { $0.resourceID = expectedItem }.verify(Minting.token(Minting.request(resource: channelTNT)))
+        #expect(verdict.status == .invalidResourceID)
+        #expect(verdict.reason == "resource is item guid '42' of channel 'TNT', expected item guid '43'")
+        // A bare id and an RSS channel of that title are the same resource.
+        #expect(Minting.verifier { $0.resourceID = "TNT" }.verify(Minting.token(Minting.request(resource: channelTNT))).status == .validToken)
+        let other = Minting.verifier { $0.resourceID = "CNN" }.verify(Minting.token(Minting.request(resource: channelTNT)))
+        #expect(other.reason == "resource is channel 'TNT', expected channel 'CNN'")
+    }
+
+    /// Pairs that Swift's `==` calls equal and SPEC §5 calls different ids.
+    static let unicodeTwins: [(String, String)] = [("Caf\u{E9}", "Cafe\u{301}"), ("\u{212B}ngstr\u{F6}m", "\u{C5}ngstr\u{F6}m")]
+
+    @Test(arguments: unicodeTwins)
+    func idsAreComparedByteForByte(token tokenID: String, expected expectedID: String) throws {
+        #expect(tokenID == expectedID)  // what Swift says; not what a verifier may say
+        // Requestor.
+        var request = Minting.request()
+        request.requestorID = tokenID
+        let requestor = Minting.verifier { $0.requestorID = expectedID }.verify(Minting.token(request))
+        #expect(requestor.status == .invalidRequestorID)
+        #expect(requestor.reason.contains("U+"), "the reason shows how the two differ: \(requestor.reason)")
+        #expect(Minting.verifier { $0.requestorID = tokenID }.verify(Minting.token(request)).status == .validToken)
+        // Resource, bare and as an RSS channel title and item guid.
+        let bare = Minting.token(Minting.request(resource: tokenID))
+        #expect(Minting.verifier { $0.resourceID = expectedID }.verify(bare).status == .invalidResourceID)
+        #expect(Minting.verifier { $0.resourceID = tokenID }.verify(bare).status == .validToken)
+        func rss(title: String, guid: String) -> String {
+            #"<rss version="2.0"><channel><title>\#(title)</title><item><guid>\#(guid)</guid></item></channel></rss>"#
+        }
+        let titled = Minting.token(Minting.request(resource: rss(title: tokenID, guid: "1")))
+        let byTitle = Minting.verifier { $0.resourceID = expectedID }.verify(titled)
+        #expect(byTitle.status == .invalidResourceID)
+        #expect(byTitle.reason.contains("U+"), "\(byTitle.reason)")
+        #expect(Minting.verifier { $0.resourceID = tokenID }.verify(titled).status == .validToken)
+        let guided = Minting.token(Minting.request(resource: rss(title: "T", guid: tokenID)))
+        #expect(Minting.verifier { $0.resourceID = rss(title: "T", guid: expectedID) }.verify(guided).status == .invalidResourceID)
+        #expect(Minting.verifier { $0.resourceID = rss(title: "T", guid: "\(tokenID)") }.verify(guided).status == .validToken)
+        // An authentication token's authorized resource.
+        let authN = try Self.authenticationToken(resources: [tokenID])
+        #expect(Minting.verifier { $0.resourceID = expectedID }.verify(authN).status == .invalidResourceID)
+        #expect(Minting.verifier { $0.resourceID = tokenID }.verify(authN).status == .validToken)
+        // MVPD allow-list.
+        var mvpd = Minting.request()
+        mvpd.mvpdID = tokenID
+        let untrusted = Minting.verifier { $0.allowedMVPDs = [expectedID, "Other"] }.verify(Minting.token(mvpd))
+        #expect(untrusted.status == .untrustedMVPD)
+        #expect(untrusted.reason.contains("U+"))
+        #expect(Minting.verifier { $0.allowedMVPDs = [tokenID] }.verify(Minting.token(mvpd)).status == .validToken)
+        // Both forms listed: both allowed (a Set<String> would have kept one).
+        #expect(Minting.verifier { $0.allowedMVPDs = [expectedID, tokenID] }.verify(Minting.token(mvpd)).status == .validToken)
+        #expect(Minting.verifier { $0.allowedMVPDs = [tokenID, expectedID] }.verify(Minting.token(mvpd)).status == .validToken)
+    }
+
+    /// Consecutive tokens share one reading of the same resource; a resource
+    /// that is only canonically equivalent is not the same resource.
+    @Test(arguments: unicodeTwins)
+    func aDecoderDoesNotShareAReadingBetweenUnicodeTwins(first: String, second: String) throws {
+        func rss(_ title: String) -> String { "<rss><channel><title>\(title)</title></channel></rss>" }
+        let decoder = TokenDecoder()
+        let one = try decoder.decode(Minting.token(Minting.request(resource: rss(first))))
+        let two = try decoder.decode(Minting.token(Minting.request(resource: rss(second))))
+        #expect(one.mediaRSS.map { Array($0.channelTitle.utf8) } == Array(first.utf8))
+        #expect(two.mediaRSS.map { Array($0.channelTitle.utf8) } == Array(second.utf8))
+        let verifier = Minting.verifier { $0.resourceID = first }
+        #expect(verifier.verify(Minting.token(Minting.request(resource: rss(first)))).status == .validToken)
+        #expect(verifier.verify(Minting.token(Minting.request(resource: rss(second)))).status == .invalidResourceID)
     }
 
     @Test(arguments: [64, 40, 32])

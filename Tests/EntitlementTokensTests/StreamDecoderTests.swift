@@ -4,8 +4,7 @@ import Testing
 /// Many tokens in one input (SPEC §2 "Records in a multi-token input"), fed in chunks.
 @Suite struct StreamDecoderTests {
     static let media = Fixtures.legacy(Fixtures.mediaElement())
-    /// Pretty-printed, legacy form: the terminating `<signatureInfo>` stays on the
-    /// first line, since a line beginning `<signatureInfo` always starts a record.
+    /// Pretty-printed, legacy form.
     static let prettyPrinted = """
         <signatureInfo>\(Fixtures.signature)<signatureInfo>
         <authToken>
@@ -33,14 +32,17 @@ import Testing
         media + " trailing",
         #"{"serializedToken": "\#(Fixtures.base64(media))", "expires": "1458252511000"}"#,
         "<authToken>",
-        "  <requestorID>A</requestorID><resourceID>B</resourceID><ttl>1</ttl><issueTime>0</issueTime>",
+        "  <requestorID>A</requestorID><resourceID>B</resourceID><ttl>1</ttl><issueTime>1970-01-01T00:00:00Z</issueTime>",
         "</authToken><signatureInfo>\(Fixtures.signature)</signatureInfo>",
         media + "\r",
     ].joined(separator: "\n") + "\n"
 
     static let expected: [(Int, TokenError.Code?)] = [
         (1, nil), (3, nil), (10, nil), (12, nil), (13, nil),
-        (14, .invalidBase64), (15, nil), (16, nil), (18, .unterminatedTokenElement), (19, .unexpectedTopLevelContent),
+        (14, .invalidBase64), (15, nil), (16, nil),
+        // Line 18 leaves the token element open, so line 19 is its content: the
+        // nested `<signatureInfo>` fails the record, which ends with that line.
+        (18, .duplicateSignatureBlock),
         (20, nil), (21, nil), (24, nil),
     ]
 
@@ -95,11 +97,11 @@ import Testing
         #expect(records.map { $0.errorCode == nil } == [true, false, false, false, true])
     }
 
-    @Test func anUnfinishedRawRecordEndsAtTheNextSignatureInfoLine() {
-        let input = "<signatureInfo>AAAA<signatureInfo><authToken>\n<requestorID>x\n" + Self.media
-        let records = StreamHelpers.decodeAll(input)
-        #expect(records.map(\.errorCode) == [.unterminatedTokenElement, nil])
-        #expect(records.map(\.record.line) == [1, 3])
+    @Test func aSignatureInfoLineInsideAnOpenElementIsContentAndAFailedRecordEndsWithItsLine() {
+        let input = "<signatureInfo>AAAA<signatureInfo><authToken>\n<requestorID>x\n" + Self.media + "\n" + Self.media
+        let records = StreamHelpers.decodeEveryWay(input)
+        #expect(records.map(\.errorCode) == [.duplicateSignatureBlock, nil])
+        #expect(records.map(\.record.line) == [1, 4])
     }
 
     @Test func oversizedRecordsAreReportedAndSkipped() {
@@ -109,20 +111,120 @@ import Testing
         let raw = "<signatureInfo>AAAA<signatureInfo><authToken>\n" + String(repeating: "<x>1</x>\n", count: 400)
         let input = [huge, Self.media, raw, Self.media].joined(separator: "\n")
         let records = StreamHelpers.decodeAll(input, configuration: configuration)
-        #expect(records.map(\.errorCode) == [.inputTooLarge, nil, .tokenTooLarge, nil])
+        #expect(records.prefix(3).map(\.errorCode) == [.inputTooLarge, nil, .tokenTooLarge])
+        // A record that outgrew the limit has failed and ends with its line; the
+        // rest of it is read as records of its own, and the token after it is intact.
+        #expect(records.last?.errorCode == nil)
+        #expect(records.last?.record.line == 405)
+        #expect(records.dropFirst(3).dropLast().allSatisfy { $0.errorCode != nil })
         let json = "{" + String(repeating: " ", count: 100) + "}"
         configuration.maxJSONDocumentBytes = 50
         #expect(StreamHelpers.decodeAll(json, configuration: configuration).map(\.errorCode) == [.inputTooLarge])
     }
 
-    @Test func aLineBeginningWithSignatureInfoAlwaysStartsARecord() {
-        // So the legacy terminator must not stand at the start of its own line.
+    @Test func aSignatureInfoLineInsideAnOpenSignatureBlockEndsIt() {
+        // The legacy terminator on a line of its own: the block is open, so the line goes on the record.
         let input = "<signatureInfo>\n\(Fixtures.signature)\n<signatureInfo>\n\(Fixtures.mediaElement())"
-        let records = StreamHelpers.decodeAll(input)
-        #expect(records.map(\.errorCode) == [.unterminatedSignatureBlock, .unterminatedSignatureBlock])
-        // The closed form pretty-prints fine.
+        #expect(StreamHelpers.decodeEveryWay(input).map(\.errorCode) == [nil])
         let closed = "<signatureInfo>\n\(Fixtures.signature)\n</signatureInfo>\n\(Fixtures.mediaElement())"
-        #expect(StreamHelpers.decodeAll(closed).map(\.errorCode) == [nil])
+        #expect(StreamHelpers.decodeEveryWay(closed).map(\.errorCode) == [nil])
+    }
+
+    /// SPEC §2: one bad raw line never takes the records after it with it.
+    @Test(arguments: [
+        "<",
+        "<<<",
+        "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr><center>nginx</center></body></html>",
+        "<!DOCTYPE html>",
+        "<html><body>Service Unavailable</body></html>",
+        "<?xml version=\"1.0\"?>",
+        "<br/>",
+        "<signatureInfo>AAAA<signatureInfo>",
+        "<a href='x'",
+        "<html>",
+        "<p>Error <b>500",
+    ])
+    func aBadRawLineBeforeTwoHundredEncodedTokensGivesTwoHundredAndOneVerdicts(badLine: String) {
+        let line = Fixtures.base64(Self.media)
+        let input = ([badLine] + Array(repeating: line, count: 200)).joined(separator: "\n") + "\n"
+        let records = StreamHelpers.decodeEveryWay(input, randomSplits: 3)
+        #expect(records.count == 201)
+        #expect(records.first?.errorCode != nil)
+        #expect(records.dropFirst().allSatisfy { $0.errorCode == nil })
+        #expect(records.map(\.record.line) == Array(1...201))
+    }
+
+    @Test func aLineStartingWithAnXMLDeclarationInsideCDATAIsContent() throws {
+        let resource = "<![CDATA[\n<?xml version=\"1.0\"?>\n<signatureInfo>not a block</signatureInfo>\n<rss version=\"2.0\"><channel><title>TNT</title></channel></rss>\n]]>"
+        let input = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <signatureInfo>\(Fixtures.signature)</signatureInfo>
+            <authToken>
+              <requestorID>TNT</requestorID>
+              <resourceID>\(resource)</resourceID>
+              <ttl>420000</ttl>
+              <issueTime>2016-03-17 15:01:31 -0700</issueTime>
+            </authToken>
+            \(Self.media)
+            """
+        let records = StreamHelpers.decodeEveryWay(input)
+        #expect(records.map(\.errorCode) == [nil, nil])
+        #expect(records.map(\.record.line) == [1, 13])
+        let token = try #require(try? records[0].result.get())
+        #expect(token.token.resourceID?.hasPrefix("\n<?xml version") == true)
+        #expect(token.token.resourceID?.contains("\n<signatureInfo>not a block") == true)
+    }
+
+    @Test func aRecordLackingAPartGoesOnOnlyIntoALineStartingWithLessThan() {
+        // The closed signature block first, the token element on the next line: one record.
+        let split = "<signatureInfo>\(Fixtures.signature)</signatureInfo>\n  \(Fixtures.mediaElement())"
+        #expect(StreamHelpers.decodeEveryWay(split).map(\.errorCode) == [nil])
+        // A signature block and then an encoded token: two records, the first incomplete.
+        let orphan = "<signatureInfo>\(Fixtures.signature)</signatureInfo>\n" + Fixtures.base64(Self.media)
+        #expect(StreamHelpers.decodeEveryWay(orphan).map(\.errorCode) == [.missingTokenElement, nil])
+        // A new `<?xml` or `<signatureInfo` line while nothing is open starts a new record.
+        let restart = "<signatureInfo>\(Fixtures.signature)</signatureInfo>\n" + Self.media
+        #expect(StreamHelpers.decodeEveryWay(restart).map(\.errorCode) == [.missingTokenElement, nil])
+    }
+
+    @Test func aByteOrderMarkAtTheStartIsSkippedBeforeEveryRecordKind() throws {
+        let bom = "\u{FEFF}"
+        let kinds = [
+            Self.media,
+            Self.prettyPrinted,
+            Fixtures.base64(Self.media),
+            Fixtures.base64url(Self.media),
+            Fixtures.percentEncoded(Fixtures.base64(Self.media)),
+            "token=" + Fixtures.percentEncoded(Self.media),
+            "\n  \n" + Fixtures.base64(Self.media),
+            #"{"serializedToken": "\#(Fixtures.base64(Self.media))"}"#,
+            #"  {"decisions": [{"token": {"serializedToken": "\#(Fixtures.base64(Self.media))"}}]}"#,
+        ]
+        for kind in kinds {
+            let records = StreamHelpers.decodeEveryWay(bom + kind + "\n" + Fixtures.base64(Self.media), randomSplits: 5)
+            let expectedCount = kind.hasPrefix("{") || kind.hasPrefix("  {") ? 1 : 2
+            if expectedCount == 1 {
+                // A JSON document is the whole input: the line after it is trailing content.
+                #expect(records.map(\.errorCode) == [.invalidJSON], "\(kind.prefix(30))")
+                let alone = StreamHelpers.decodeEveryWay(bom + kind, randomSplits: 5)
+                #expect(alone.map(\.errorCode) == [nil], "\(kind.prefix(30))")
+                // The record starts at the document, or at its decision (REST v2).
+                let start = kind.contains("decisions") ? Array(kind.utf8).firstIndex(of: UInt8(ascii: "["))! + 1 : kind.prefix { $0 == " " }.count
+                #expect(alone.first?.record.byteOffset == 3 + start)
+            } else {
+                #expect(records.map(\.errorCode) == [nil, nil], "\(kind.prefix(30))")
+                // Offsets count the mark: it is in the input.
+                #expect(records.first?.record.byteOffset == 3 + (kind.hasPrefix("\n") ? 4 : 0))
+            }
+        }
+        // Only at the start: a mark later on is part of its line (and not Base64).
+        let later = Fixtures.base64(Self.media) + "\n" + bom + Fixtures.base64(Self.media)
+        #expect(StreamHelpers.decodeEveryWay(later).map(\.errorCode) == [nil, .invalidBase64])
+        // The first bytes of a mark and then something else are input.
+        #expect(StreamHelpers.decodeEveryWay([0xEF, 0xBB, 0x41, 0x0A] + Array(Fixtures.base64(Self.media).utf8)).map(\.errorCode)
+                == [.invalidBase64, nil])
+        #expect(StreamHelpers.decodeEveryWay([0xEF]).map(\.errorCode) == [.invalidBase64])
+        #expect(StreamHelpers.decodeEveryWay([0xEF, 0xBB, 0xBF]).isEmpty)
     }
 
     @Test func emptyAndBlankInputsHaveNoRecords() {

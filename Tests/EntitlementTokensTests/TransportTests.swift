@@ -99,7 +99,8 @@ import Testing
         try #require(records.count == 1)
         let decoded = try records[0].result.get()
         #expect(decoded.transport == TransportForm(envelope: .restV1, encoding: .base64))
-        #expect(decoded.envelope?.fields.first { $0.key == "expires" }?.value == "1458252511000")
+        // Values keep their JSON types: this one is a string in the document.
+        #expect(decoded.envelope?["expires"] == .string("1458252511000"))
         #expect(decoded.envelope?.fields.contains { $0.key == "serializedToken" } == false)
     }
 
@@ -118,8 +119,10 @@ import Testing
         #expect(records.map(\.index) == [1, 2, 3])
         let first = try records[0].result.get()
         #expect(first.transport.envelope == .restV2)
-        #expect(first.envelope?.fields.first { $0.key == "notAfter" }?.value == "1458252511000")
-        #expect(first.envelope?.fields.first { $0.key == "authorized" }?.value == "true")
+        #expect(first.envelope?["notAfter"] == .number("1458252511000"))
+        #expect(first.envelope?["authorized"] == .bool(true))
+        // Each decision's record starts on the line of its decision.
+        #expect(records.map(\.record.line) == [3, 5, 6])
         #expect(records[1].errorCode == .jsonWithoutToken)
         #expect(records[1].errorMessage?.contains("CNBC") == true)
         #expect(try records[2].result.get().token.requestorID == "MSNBC")

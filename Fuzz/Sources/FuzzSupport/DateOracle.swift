@@ -5,10 +5,14 @@ import EntitlementTokens
 
 /// FuzzDates: every date shape the tokens use (docs/FORMAT.md, "Dates").
 ///
-/// 1. The input as text: what parses must format back — in its own shape, as
-///    ISO 8601, and in every other shape that can hold it — and re-parse to
-///    the same instant (to the second for shapes without a fraction). The
-///    instant must also agree with glibc's `timegm` over the same fields.
+/// 1. The input as text, through both entry points: a token field's
+///    (`parse`, never epoch milliseconds — SPEC §4) and the envelope's and
+///    `--now`'s (`parseAllowingEpochMilliseconds`). They agree on every text
+///    a token field takes, and differ exactly on epoch milliseconds. What
+///    parses must format back — in its own shape, as ISO 8601, and in every
+///    other shape that can hold it — and re-parse to the same instant (to the
+///    second for shapes without a fraction). The instant must also agree with
+///    glibc's `timegm` over the same fields.
 /// 2. The input's first bytes as an instant and an offset: every shape the
 ///    formatter writes must re-parse to it, and `iso8601` must agree with
 ///    glibc's `gmtime_r`.
@@ -22,12 +26,28 @@ public enum DateOracle {
 
     static func fail(_ message: String) -> Never { oracleFailure(target, message) }
 
+    /// The envelope's and `--now`'s reading: every shape.
     static func parse(_ text: String) -> (timestamp: TokenTimestamp, shape: TokenDateParser.Shape)? {
+        try? TokenDateParser.parseAllowingEpochMilliseconds(text)
+    }
+
+    /// A token field's reading: never epoch milliseconds.
+    static func parseTokenField(_ text: String) -> (timestamp: TokenTimestamp, shape: TokenDateParser.Shape)? {
         try? TokenDateParser.parse(text)
     }
 
     public static func checkText(_ text: String) {
-        guard let (timestamp, shape) = parse(text) else { return }
+        let field = parseTokenField(text)
+        if let field, field.shape == .epochMilliseconds { fail("'\(escaped(text))' parsed as epoch milliseconds in a token field") }
+        guard let (timestamp, shape) = parse(text) else {
+            if field != nil { fail("'\(escaped(text))' parses as a token field but not as an envelope date") }
+            return
+        }
+        if shape == .epochMilliseconds {
+            if field != nil { fail("'\(escaped(text))' is epoch milliseconds, yet a token field took it") }
+        } else if field?.timestamp != timestamp || field?.shape != shape {
+            fail("'\(escaped(text))' reads as \(shape) at \(timestamp.millisecondsSince1970) ms for the envelope, but as \(String(describing: field)) in a token field")
+        }
         let ms = timestamp.millisecondsSince1970
         guard TokenTimestamp(millisecondsSince1970: ms) != nil else { fail("'\(escaped(text))' parsed outside 0001-9999: \(ms)") }
         if text.utf8.contains(where: { $0 >= 0x80 || $0 < 0x20 }) { fail("'\(escaped(text))' parsed, with non-ASCII or control bytes in it") }
@@ -50,7 +70,7 @@ public enum DateOracle {
         let wholeSeconds = ms - floorMod(ms, 1000)
 
         let iso = timestamp.iso8601
-        guard let isoBack = parse(iso), isoBack.shape == .iso8601, isoBack.timestamp == timestamp else {
+        guard let isoBack = parseTokenField(iso), isoBack.shape == .iso8601, isoBack.timestamp == timestamp else {
             fail("\(origin): \(ms) ms → iso8601 '\(iso)' does not re-parse to the same instant (\(String(describing: parse(iso))))")
         }
         if let reference = libcISO8601(ms), reference != iso {
@@ -61,12 +81,13 @@ public enum DateOracle {
             guard let back = parse(epoch), back.shape == .epochMilliseconds, back.timestamp == timestamp else {
                 fail("\(origin): \(ms) ms → epoch '\(epoch)' does not re-parse to the same instant")
             }
+            if parseTokenField(epoch) != nil { fail("\(origin): epoch '\(epoch)' parses as a token field") }
         }
         let localYear = year(ofSeconds: floorDiv(ms, 1000) + offsetMinutes * 60)
         guard (1...9999).contains(localYear) else { return }
         for shape in [TokenDateParser.Shape.slashedGMTOffset, .dashedOffset] {
             let text = timestamp.formatted(shape, offsetMinutes: offsetMinutes)
-            guard let back = parse(text) else {
+            guard let back = parseTokenField(text) else {
                 fail("\(origin): \(ms) ms at offset \(offsetMinutes) min → '\(text)' does not parse")
             }
             if back.shape != shape || back.timestamp.millisecondsSince1970 != wholeSeconds {

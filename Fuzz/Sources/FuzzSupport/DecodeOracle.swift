@@ -56,7 +56,8 @@ public final class DecodeOracle {
     /// Codes each stage may report (docs/FORMAT.md, "Errors").
     static let codesByStage: [TokenError.Stage: Set<TokenError.Code>] = [
         .transport: [.emptyInput, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding,
-                     .notXML, .invalidJSON, .jsonWithoutToken, .severalTokens, .invalidUTF8, .tokenTooLarge],
+                     .notXML, .invalidJSON, .jsonWithoutToken, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .severalTokens,
+                     .invalidUTF8, .tokenTooLarge],
         .framing: [.missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock,
                    .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent,
                    .invalidXMLDeclaration, .unsupportedEncoding, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden, .malformedXML],

@@ -37,7 +37,7 @@ public final class VerifyOracle {
     public static let leewayMilliseconds: Int64 = 30_000
     public static let requestor = "TNT"
     public static let resource = "TNT"
-    public static let mvpds: Set<String> = ["Comcast_SSO"]
+    public static let mvpds: [String] = ["Comcast_SSO"]
     public static let deviceID = "samples-device-1"
 
     /// What every fuzzed request expects (SPEC §8: per request, not at start-up).
@@ -204,7 +204,7 @@ public final class VerifyOracle {
         if let issued = typed.issuedAt, issued.millisecondsSince1970 > Self.now.millisecondsSince1970 + Self.leewayMilliseconds {
             fail("accepted before its issue time")
         }
-        guard let mvpd = typed.mvpdID, Self.mvpds.contains(mvpd) else { fail("accepted with MVPD \(typed.mvpdID.map(escaped) ?? "none")") }
+        guard let mvpd = typed.mvpdID, Self.mvpds.contains(where: { $0.utf8.elementsEqual(mvpd.utf8) }) else { fail("accepted with MVPD \(typed.mvpdID.map(escaped) ?? "none")") }
         switch typed {
         case .media(let media):
             if media.resourceID != Self.resource && token.mediaRSS?.channelTitle != Self.resource {

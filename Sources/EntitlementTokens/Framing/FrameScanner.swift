@@ -49,6 +49,9 @@ struct FrameScanner {
 
     private(set) var signatureBlocks = 0
     private(set) var tokenElements = 0
+    /// The top-level element is none of the token roots (an HTML error page, say):
+    /// the parser will refuse it, so ``RecordSplitter`` need not read on.
+    private(set) var tokenElementHasUnknownName = false
     private var signatureOpenStart: Int?
     private var signatureTextStart = 0
     private var signature: (text: Range<Int>, form: TokenFrame.SignatureForm, beforeToken: Bool)?
@@ -60,6 +63,13 @@ struct FrameScanner {
     var isComplete: Bool {
         if case .none = pending, mode == .top, signatureBlocks >= 1, tokenEnd != nil { return true }
         return false
+    }
+
+    /// An element, a CDATA section, the signature block or any other markup is
+    /// open: what comes next belongs to it (``RecordSplitter`` continues the record).
+    var isMarkupOpen: Bool {
+        if case .none = pending { return mode != .top }
+        return true
     }
 
     /// True while nothing but white space and an XML declaration has been seen.
@@ -297,6 +307,8 @@ struct FrameScanner {
             tokenElements += 1
             if tokenElements > 1 {
                 secondTokenElement(name, at: start)
+            } else {
+                tokenElementHasUnknownName = !ReservedName.isTokenRoot(name)
             }
             return .tokenOpen
         }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Issues signed tokens the way real servers do: for tests, samples, and
 /// staging servers that need to exercise a playback gate without the vendor.
 ///
@@ -138,8 +136,8 @@ public enum TokenMinter {
         let signature = Base64.encode(try key.signature(for: Array(element.utf8)))
         let xml: String
         // Pretty-printed, the element starts on its own line; the legacy
-        // terminator stays on the first line, since a line that begins with
-        // `<signatureInfo` always starts a new record in a stream.
+        // terminator stays on the first line, with the block it ends (a stream
+        // would read it on a line of its own too, the block being open then).
         let separator = request.prettyPrinted ? "\n" : ""
         switch request.signatureForm {
         case .legacy: xml = "<signatureInfo>\(signature)<signatureInfo>\(separator)\(element)"
@@ -161,7 +159,9 @@ public enum TokenMinter {
     /// CDATA, with any `]]>` split the way issuers do; others are escaped.
     static func escaped(_ value: String) -> String {
         if value.contains("<") {
-            return "<![CDATA[" + value.replacingOccurrences(of: "]]>", with: "]]]]><![CDATA[>") + "]]>"
+            // Each `]]>` inside is split across two sections: `]]` ends one, `>` opens the next.
+            return "<![CDATA[" + value.split(separator: "]]>", omittingEmptySubsequences: false)
+                .joined(separator: "]]]]><![CDATA[>") + "]]>"
         }
         var result = ""
         for character in value {

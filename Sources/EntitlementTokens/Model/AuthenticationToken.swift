@@ -31,6 +31,6 @@ public struct AuthenticationToken: Sendable, Hashable {
         fingerprint = try known.fingerprint(5)
         samlSessionIndex = known.value(6)
         samlNameID = known.value(7)
-        authorizedResources = fields.filter { $0.path == Self.authorizedResourcePath }.map(\.value)
+        authorizedResources = fields.filter { $0.path.hasSameUTF8(as: Self.authorizedResourcePath) }.map(\.value)
     }
 }

@@ -101,8 +101,9 @@ public struct DecodedToken: Sendable, Equatable {
         }.bytes
     }
 
-    /// The value of the first field at `path` (an element path relative to the root).
+    /// The value of the first field at `path` (an element path relative to the root),
+    /// compared byte for byte.
     public func field(_ path: String) -> String? {
-        fields.first { $0.path == path }?.value
+        fields.first { $0.path.hasSameUTF8(as: path) }?.value
     }
 }

@@ -34,6 +34,9 @@ struct KnownFields {
 
     /// `paths.firstIndex(of: path)`, comparing lengths first: known paths are
     /// short strings, and most comparisons are between different lengths.
+    /// Byte-exact, as SPEC §5 wants: known paths are ASCII, and a string
+    /// canonically equivalent to an ASCII one without being it (`\u{212A}` for
+    /// `K`) is longer in UTF-8, so equal length and `==` mean equal bytes.
     @inline(__always)
     private static func slot(of path: String, in paths: [String]) -> Int? {
         let length = path.utf8.count

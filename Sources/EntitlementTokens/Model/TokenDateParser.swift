@@ -5,7 +5,12 @@
 /// | ``Shape/slashedGMTOffset`` | `2011/03/19 02:29:34 GMT +0200` | authN/authZ expiry: local time at that offset; `GMT` is decoration |
 /// | ``Shape/dashedOffset`` | `2016-03-17 15:01:31 -0700` | media `issueTime` |
 /// | ``Shape/iso8601`` | `2016-03-17T22:01:31.250Z`, `…+02:00` | newer services |
-/// | ``Shape/epochMilliseconds`` | `1458252091000` | REST `expires` |
+/// | ``Shape/epochMilliseconds`` | `1458252091000` | REST `expires`, `--now`: never a token field |
+///
+/// Token fields take the first three shapes only (SPEC §4): an `issueTime` of
+/// `2026` is malformed, not 1970. ``parse(_:)`` reads a token field;
+/// ``parseAllowingEpochMilliseconds(_:)`` reads the REST envelope and the
+/// command line, where epoch milliseconds are what people have.
 ///
 /// Strict: every field is range-checked (month, day of that month, hour,
 /// minute, second, offset up to ±14:00), a zone is required, and nothing
@@ -16,6 +21,9 @@ public enum TokenDateParser {
         case dashedOffset = "yyyy-MM-dd HH:mm:ss ±hhmm"
         case iso8601 = "ISO 8601"
         case epochMilliseconds = "epoch milliseconds"
+
+        /// The shapes a token field may take: every shape but epoch milliseconds.
+        public static let tokenFieldShapes: [Shape] = [.slashedGMTOffset, .dashedOffset, .iso8601]
     }
 
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -24,18 +32,32 @@ public enum TokenDateParser {
         public var description: String { "'\(text)' is not a date: \(reason)" }
     }
 
+    /// A date in a token field: one of ``Shape/tokenFieldShapes``.
     public static func parse(_ text: String) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
+        try parse(text, allowingEpochMilliseconds: false)
+    }
+
+    /// A date from the REST envelope or the command line: a token field's shapes, or epoch milliseconds.
+    public static func parseAllowingEpochMilliseconds(_ text: String) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
+        try parse(text, allowingEpochMilliseconds: true)
+    }
+
+    private static func parse(_ text: String, allowingEpochMilliseconds: Bool) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
         var utf8 = text  // withUTF8 needs a var; a native string is not copied
         let result = utf8.withUTF8 { bytes in
-            Result { () throws(Failure) in try parse(bytes, text: text) }
+            Result { () throws(Failure) in try parse(bytes, text: text, allowingEpochMilliseconds: allowingEpochMilliseconds) }
         }
         return try result.get()
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, text: String) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, text: String,
+                              allowingEpochMilliseconds: Bool) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
         var cursor = Cursor(bytes: bytes, text: text)
         guard !bytes.isEmpty else { throw Failure(text: text, reason: "empty") }
         if bytes.allSatisfy(\.isASCIIDigit) {
+            guard allowingEpochMilliseconds else {
+                throw Failure(text: text, reason: "a token date is written as a date and time with a zone; epoch milliseconds belong to the REST envelope and --now only")
+            }
             guard bytes.count <= 18, let value = Int64(text), let timestamp = TokenTimestamp(millisecondsSince1970: value) else {
                 throw Failure(text: text, reason: "epoch milliseconds beyond year 9999")
             }

@@ -27,4 +27,7 @@ public struct TokenField: Sendable, Hashable {
 struct ParsedElement: Sendable {
     var root: String
     var fields: [TokenField]
+    /// Paths of the elements below the root that have child elements, in the
+    /// order they end; only when the parse was asked to record them.
+    var containerPaths: [String] = []
 }

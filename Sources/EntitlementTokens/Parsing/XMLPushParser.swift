@@ -42,8 +42,12 @@ final class XMLPushParser {
     /// whose root must be one of `allowedRoots`.
     ///
     /// `chunkSize` splits the bytes into several `xmlParseChunk` calls; the
-    /// result must not depend on it (tests feed byte by byte).
-    func parse(_ bytes: UnsafeBufferPointer<UInt8>, allowedRoots: Set<String>, chunkSize: Int = .max) throws(TokenError) -> ParsedElement {
+    /// result must not depend on it (tests feed byte by byte). With
+    /// `recordingContainers`, the paths of elements that have child elements
+    /// are kept too (``ParsedElement/containerPaths``), for readers that must
+    /// count elements, not only fields (a Media RSS document's items).
+    func parse(_ bytes: UnsafeBufferPointer<UInt8>, allowedRoots: Set<String>, recordingContainers: Bool = false,
+               chunkSize: Int = .max) throws(TokenError) -> ParsedElement {
         if bytes.count > state.configuration.maxTokenBytes {
             throw TokenError(.tokenTooLarge, stage: .parsing,
                              "\(bytes.count) bytes of XML; the limit is \(state.configuration.maxTokenBytes) (maxTokenBytes)")
@@ -57,10 +61,14 @@ final class XMLPushParser {
         if FrameScanner.index(of: 0x0D, in: bytes, from: 0) != nil {
             let normalized = Self.normalizingLineEnds(bytes)
             return try normalized.withUnsafeBufferPointer { (buffer) throws(TokenError) in
-                try parse(buffer, allowedRoots: allowedRoots, chunkSize: chunkSize)
+                try parse(buffer, allowedRoots: allowedRoots, recordingContainers: recordingContainers, chunkSize: chunkSize)
             }
         }
-        state.reset(allowedRoots: allowedRoots)
+        if Self.mayHoldCrowdedStartTag(bytes, limit: state.configuration.maxAttributesPerElement),
+           let start = CrowdedStartTag.find(in: bytes.span, limit: state.configuration.maxAttributesPerElement) {
+            throw SAXState.attributesPerElementError(state.configuration, at: start, in: bytes)
+        }
+        state.reset(allowedRoots: allowedRoots, recordingContainers: recordingContainers)
         // No encoding name: the bytes are already validated UTF-8, and naming
         // "UTF-8" made libxml2 copy every chunk through a UTF-8→UTF-8 converter.
         xmlCtxtResetPush(context, nil, 0, nil, nil)
@@ -88,7 +96,34 @@ final class XMLPushParser {
         guard let root = state.root else {
             throw TokenError(.missingTokenElement, stage: .parsing, "no element")
         }
-        return ParsedElement(root: root, fields: state.fields)
+        return ParsedElement(root: root, fields: state.fields, containerPaths: state.containerPaths)
+    }
+
+    /// Whether some stretch of `bytes` from one `<` to the next holds more `=`
+    /// than one start tag may have attributes: only then can a start tag be too
+    /// crowded for libxml2 (see ``CrowdedStartTag``). A token has a handful of
+    /// `=` in all, so this is usually a few `memchr`s over the whole token.
+    static func mayHoldCrowdedStartTag(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int) -> Bool {
+        guard equalSigns(in: bytes, from: 0, to: bytes.count, moreThan: limit) else { return false }
+        // Many in all (a token with hundreds of attributes, within the limits): stretch by stretch.
+        var start = 0
+        while start < bytes.count {
+            let end = FrameScanner.index(of: UInt8(ascii: "<"), in: bytes, from: start + 1) ?? bytes.count
+            if equalSigns(in: bytes, from: start, to: end, moreThan: limit) { return true }
+            start = end
+        }
+        return false
+    }
+
+    private static func equalSigns(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, moreThan limit: Int) -> Bool {
+        let stretch = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        var found = 0
+        var index = 0
+        while found <= limit, let next = FrameScanner.index(of: UInt8(ascii: "="), in: stretch, from: index) {
+            found += 1
+            index = next + 1
+        }
+        return found > limit
     }
 
     /// `bytes` with every CR LF and lone CR turned into LF (XML 1.0 §2.11).
@@ -179,6 +214,8 @@ final class SAXState {
     @exclusivity(unchecked) private(set) var root: String?
     @exclusivity(unchecked) private(set) var fields: [TokenField] = []
     @exclusivity(unchecked) fileprivate(set) var failure: PendingFailure?
+    @exclusivity(unchecked) private var recordingContainers = false
+    @exclusivity(unchecked) private(set) var containerPaths: [String] = []
 
     /// `/`-joined path of the open elements below the root, as UTF-8.
     @exclusivity(unchecked) private var path = ByteBuffer(capacity: 256)
@@ -192,6 +229,8 @@ final class SAXState {
     /// path is usually the n-th path last time and need not be made again.
     @exclusivity(unchecked) private var pathCache: [(bytes: [UInt8], string: String)] = []
     @exclusivity(unchecked) private var elementCount = 0
+    /// Attributes and namespace declarations so far, for ``DecoderConfiguration/maxAttributesPerToken``.
+    @exclusivity(unchecked) private var attributeCount = 0
 
     fileprivate struct Frame {
         /// Length of `path` before this element's name was appended.
@@ -249,7 +288,7 @@ final class SAXState {
         Unmanaged<SAXState>.fromOpaque(ctx!)._withUnsafeGuaranteedRef(body)
     }
 
-    func reset(allowedRoots: Set<String>) {
+    func reset(allowedRoots: Set<String>, recordingContainers: Bool) {
         if allowedRoots != self.allowedRoots {
             self.allowedRoots = allowedRoots
             allowedRootNames = allowedRoots.sorted().map { (Array($0.utf8), $0) }
@@ -264,6 +303,9 @@ final class SAXState {
         frames.removeAll()
         text.removeAll()
         elementCount = 0
+        attributeCount = 0
+        self.recordingContainers = recordingContainers
+        if !containerPaths.isEmpty { containerPaths = [] }
     }
 
     private var position: (line: Int, column: Int) {
@@ -344,7 +386,8 @@ final class SAXState {
     @inline(never)
     private func otherRoot(_ localname: UnsafePointer<xmlChar>, _ prefix: UnsafePointer<xmlChar>?) -> Bool {
         let name = Self.qualifiedName(localname, prefix)
-        guard allowedRoots.contains(name) else {
+        // By bytes: `Set<String>.contains` would take `authTo\u{212A}en`-like names for a root.
+        guard allowedRootNames.contains(where: { $0.name.hasSameUTF8(as: name) }) else {
             fail(.unknownTokenRoot, "<\(name)> is not a token element (expected one of \(allowedRoots.sorted().joined(separator: ", ")))")
             return false
         }
@@ -377,6 +420,15 @@ final class SAXState {
     private func addAttributes(namespaceCount: Int, namespaces: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
                                attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
                                line: Int, column: Int) {
+        // Both limits count namespace declarations and attributes together, as written.
+        let count = namespaceCount + attributeCount
+        guard count <= configuration.maxAttributesPerElement else {
+            return fail(.attributeLimitExceeded, Self.attributesPerElementMessage(configuration))
+        }
+        self.attributeCount += count
+        guard self.attributeCount <= configuration.maxAttributesPerToken else {
+            return fail(.attributeLimitExceeded, "more than \(configuration.maxAttributesPerToken) attributes and namespace declarations in the document (maxAttributesPerToken)")
+        }
         // Namespace declarations are attributes as written; keep them like any unknown attribute.
         if namespaceCount > 0, let namespaces {
             for index in 0..<namespaceCount {
@@ -405,6 +457,28 @@ final class SAXState {
     }
 
     private static let xmlns = Array("xmlns".utf8)
+
+    static func attributesPerElementMessage(_ configuration: DecoderConfiguration) -> String {
+        "an element has more than \(configuration.maxAttributesPerElement) attributes and namespace declarations (maxAttributesPerElement)"
+    }
+
+    /// The per-element limit's error for the start tag at byte `offset`, found
+    /// before parsing; located as libxml2 locates its errors (columns in characters).
+    static func attributesPerElementError(_ configuration: DecoderConfiguration, at offset: Int,
+                                          in bytes: UnsafeBufferPointer<UInt8>) -> TokenError {
+        var line = 1
+        var column = 1
+        for index in 0..<min(offset, bytes.count) {
+            if bytes[index] == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if bytes[index] & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return TokenError(.attributeLimitExceeded, stage: .parsing, attributesPerElementMessage(configuration),
+                          at: SourceLocation(byteOffset: offset, line: line, column: column))
+    }
 
     /// Adds the attribute named by `attributeName` at the current path.
     private func addAttribute(value: UnsafeBufferPointer<UInt8>, line: Int, column: Int) -> Bool {
@@ -455,6 +529,8 @@ final class SAXState {
                                      line: frame.line, column: frame.column))
         } else if !Self.isBlank(text.bytes) {
             return failMixedContent()
+        } else if recordingContainers, !frames.isEmpty {
+            containerPaths.append(path.string)
         }
         text.removeAll()
         // Drop this element's name (and its separator) from the path.

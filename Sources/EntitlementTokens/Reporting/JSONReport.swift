@@ -103,10 +103,17 @@ extension TokenReport {
         }
         json.endArray()
         json.member("envelope")
-        if let envelope = token?.envelope {
+        if let envelope {
             json.beginObject()
+            // Each value in its JSON type (SPEC §6): a number stays as written.
             for field in envelope.fields {
-                json.key(field.key); json.string(field.value)
+                json.key(field.key)
+                switch field.value {
+                case .string(let text): json.string(text)
+                case .number(let literal): json.raw(literal)
+                case .bool(let value): json.bool(value)
+                case .null: json.null()
+                }
             }
             json.endObject()
         } else {
@@ -123,38 +130,20 @@ extension TokenReport {
     /// order, at the place of its first occurrence.
     private func writeFields(_ fields: [TokenField], to json: inout JSONWriter) {
         // Usually no path repeats: then the fields go out in order, no grouping needed.
-        var repeats = false
-        if fields.count > 1 {
-            search: for later in 1..<fields.count {
-                let path = fields[later].path
-                let length = path.utf8.count
-                for earlier in 0..<later where fields[earlier].path.utf8.count == length && fields[earlier].path == path {
-                    repeats = true
-                    break search
-                }
-            }
-        }
-        guard repeats else {
+        guard TokenFieldGroup.hasRepeatedPath(fields) else {
             // By index: `for field in fields` would copy (retain) both strings of each field.
             for index in fields.indices {
                 json.key(fields[index].path); json.string(fields[index].value, repeating: 3 + index)
             }
             return
         }
-        var order: [String] = []
-        var values: [String: [String]] = [:]
-        for field in fields {
-            if values[field.path] == nil { order.append(field.path) }
-            values[field.path, default: []].append(field.value)
-        }
-        for path in order {
-            let list = values[path]!
-            json.key(path)
-            if list.count == 1 {
-                json.string(list[0])
+        for group in TokenFieldGroup.grouping(fields) {
+            json.key(group.path)
+            if group.values.count == 1 {
+                json.string(group.values[0])
             } else {
                 json.beginArray()
-                for value in list {
+                for value in group.values {
                     json.element(); json.string(value)
                 }
                 json.endArray()

@@ -18,6 +18,12 @@ public struct TokenReport: Sendable, Equatable {
     public let error: TokenError?
     /// The verdict, when it was verified (`inspect` without keys verifies nothing).
     public let verdict: Verdict?
+    /// The REST envelope of a record that carries no token (a v2 denial).
+    var recordEnvelope: RESTEnvelope?
+
+    /// The unsigned REST envelope the token came in, or that a denial stood
+    /// in: shown, never trusted.
+    public var envelope: RESTEnvelope? { token?.envelope ?? recordEnvelope }
 
     /// A verified token's report.
     public init(input: Int, source: String, line: Int, verdict: Verdict) {

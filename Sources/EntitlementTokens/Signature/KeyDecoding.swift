@@ -19,6 +19,22 @@ enum KeyDecoding {
         var key: OpenSSLKey
         /// "block 2 (CERTIFICATE)" for PEM with several blocks, nil otherwise.
         var location: String?
+        /// The dates of the certificate the key came from, when it came from one.
+        var certificateValidity: CertificateValidity?
+    }
+
+    /// A part of a key-directory file that holds no trusted key, skipped
+    /// with a notice instead of failing the load.
+    struct Skipped {
+        var code: KeyLoadNotice.Code
+        /// Why, for people: "holds no key (…)", "block 2 (PRIVATE KEY) is a private key".
+        var detail: String
+    }
+
+    /// The keys of one file, and what was skipped in it (only in a key directory).
+    struct DecodedFile {
+        var keys: [Decoded] = []
+        var skipped: [Skipped] = []
     }
 
     static let privateLabels: Set<String> = ["PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]
@@ -26,70 +42,169 @@ enum KeyDecoding {
     /// Blocks that carry no key and are skipped wherever they appear.
     static let ignoredLabels: Set<String> = ["EC PARAMETERS"]
 
+    static let privateKeyHint = "trust only public keys (extract one with `openssl pkey -in KEY -pubout`)"
+
     // MARK: Public keys
 
+    /// Every key in a file given as a key: anything that is not a public key
+    /// or certificate is an error, because the operator named this file.
     static func publicKeys(from input: [UInt8], source: String) throws(KeyError) -> [Decoded] {
+        try decodePublicKeys(from: input, source: source, inDirectory: false).keys
+    }
+
+    /// Every key in a file found in a key directory (SPEC §3): a file that
+    /// holds no key (a README), a private key, or a PEM block of another kind
+    /// is skipped and said in ``DecodedFile/skipped``. A block that claims
+    /// to be a public key but does not decode is still an error: that is a
+    /// key the operator meant to trust.
+    static func publicKeysInDirectoryEntry(from input: [UInt8], source: String) throws(KeyError) -> DecodedFile {
+        try decodePublicKeys(from: input, source: source, inDirectory: true)
+    }
+
+    private static func decodePublicKeys(from input: [UInt8], source: String, inDirectory: Bool) throws(KeyError) -> DecodedFile {
         let bytes = withoutByteOrderMark(input)
         if bytes.allSatisfy(isASCIIWhitespace) {
-            throw KeyError(.noKeysFound, source, bytes.isEmpty ? "file is empty" : "holds only whitespace")
+            let detail = bytes.isEmpty ? "file is empty" : "holds only whitespace"
+            guard inDirectory else { throw KeyError(.noKeysFound, source, detail) }
+            return DecodedFile(skipped: [Skipped(code: .holdsNoKey, detail: "holds no key (\(detail))")])
         }
         guard PEMBlocks.looksLikePEM(bytes) else {
-            return [Decoded(key: try publicKey(fromDER: bytes, source: source), location: nil)]
+            if let decoded = publicKey(fromDER: bytes) {
+                return DecodedFile(keys: [decoded])
+            }
+            if isECKeyWithUndecodablePoint(bytes) { throw offCurve(source, "") }
+            if isDERPrivateKey(bytes) {
+                let detail = "DER private key; \(privateKeyHint)"
+                guard inDirectory else { throw KeyError(.unsupportedFormat, source, detail) }
+                return DecodedFile(skipped: [Skipped(code: .privateKeySkipped, detail: "is a private key, never trusted; \(privateKeyHint)")])
+            }
+            let detail = "neither PEM (no \"-----BEGIN\" line) nor DER SubjectPublicKeyInfo, X.509 certificate or PKCS#1 RSA public key"
+            guard inDirectory else { throw KeyError(.unsupportedFormat, source, detail) }
+            return DecodedFile(skipped: [Skipped(code: .holdsNoKey, detail: "holds no key (\(detail))")])
         }
-        let blocks = try PEMBlocks.blocks(in: bytes, source: source).filter { !ignoredLabels.contains($0.label) }
+        let blocks = try PEMBlocks.blocks(in: bytes, source: source, allowsNone: inDirectory)
+            .filter { !ignoredLabels.contains($0.label) }
         let several = blocks.count > 1
-        var keys: [Decoded] = []
+        var file = DecodedFile()
         for block in blocks {
             let location = several ? "block \(block.index) (\(block.label))" : nil
             let prefix = location.map { "\($0): " } ?? ""
             if privateLabels.contains(block.label) {
-                throw KeyError(.unsupportedFormat, source,
-                    "\(prefix)PEM \"\(block.label)\" is a private key; trust only public keys "
-                    + "(extract one with `openssl pkey -in KEY -pubout`)")
+                guard inDirectory else {
+                    throw KeyError(.unsupportedFormat, source, "\(prefix)PEM \"\(block.label)\" is a private key; \(privateKeyHint)")
+                }
+                file.skipped.append(Skipped(code: .privateKeySkipped,
+                    detail: "\(location ?? "PEM \"\(block.label)\"") is a private key, never trusted; \(privateKeyHint)"))
+                continue
             }
             guard publicLabels.contains(block.label) else {
-                throw KeyError(.unsupportedFormat, source,
-                    "\(prefix)PEM \"\(block.label)\" is not a public key; expected PUBLIC KEY, RSA PUBLIC KEY or CERTIFICATE")
+                guard inDirectory else {
+                    throw KeyError(.unsupportedFormat, source,
+                        "\(prefix)PEM \"\(block.label)\" is not a public key; expected PUBLIC KEY, RSA PUBLIC KEY or CERTIFICATE")
+                }
+                file.skipped.append(Skipped(code: .holdsNoKey,
+                    detail: "\(location ?? "PEM \"\(block.label)\"") holds no public key or certificate"))
+                continue
             }
-            let decoded: OpaquePointer?
+            let decoded: Decoded?
             switch block.label {
-            case "PUBLIC KEY": decoded = decodeWhole(block.der) { d2i_PUBKEY(nil, &$0, $1) }
-            case "RSA PUBLIC KEY": decoded = decodeWhole(block.der) { d2i_PublicKey(EVP_PKEY_RSA, nil, &$0, $1) }
-            default: decoded = keyFromCertificate(block.der)
+            case "PUBLIC KEY":
+                decoded = decodeWhole(block.der) { d2i_PUBKEY(nil, &$0, $1) }.map { Decoded(key: OpenSSLKey(taking: $0)) }
+            case "RSA PUBLIC KEY":
+                decoded = decodeWhole(block.der) { d2i_PublicKey(EVP_PKEY_RSA, nil, &$0, $1) }.map { Decoded(key: OpenSSLKey(taking: $0)) }
+            default:
+                decoded = keyFromCertificate(block.der)
             }
-            guard let decoded else {
-                throw KeyError(.unsupportedFormat, source,
-                    "\(prefix)PEM \"\(block.label)\" does not decode: \(OpenSSLErrorQueue.drain())")
+            guard var decoded else {
+                let reason = OpenSSLErrorQueue.drain()
+                if isECKeyWithUndecodablePoint(block.der) { throw offCurve(source, prefix) }
+                throw KeyError(.unsupportedFormat, source, "\(prefix)PEM \"\(block.label)\" does not decode: \(reason)")
             }
-            keys.append(Decoded(key: OpenSSLKey(taking: decoded), location: location))
+            decoded.location = location
+            file.keys.append(decoded)
         }
-        guard !keys.isEmpty else {
-            throw KeyError(.noKeysFound, source, "holds no PUBLIC KEY, RSA PUBLIC KEY or CERTIFICATE block")
+        if file.keys.isEmpty {
+            let detail = "holds no PUBLIC KEY, RSA PUBLIC KEY or CERTIFICATE block"
+            guard inDirectory else { throw KeyError(.noKeysFound, source, detail) }
+            if file.skipped.isEmpty { file.skipped.append(Skipped(code: .holdsNoKey, detail: "holds no key (\(detail))")) }
         }
-        return keys
+        return file
     }
 
-    private static func publicKey(fromDER der: [UInt8], source: String) throws(KeyError) -> OpenSSLKey {
-        if let key = decodeWhole(der, { d2i_PUBKEY(nil, &$0, $1) })
-            ?? keyFromCertificate(der)
-            ?? decodeWhole(der, { d2i_PublicKey(EVP_PKEY_RSA, nil, &$0, $1) }) {
-            return OpenSSLKey(taking: key)
+    /// The key of DER SubjectPublicKeyInfo, an X.509 certificate, or a PKCS#1
+    /// RSA public key, or nil.
+    private static func publicKey(fromDER der: [UInt8]) -> Decoded? {
+        if let key = decodeWhole(der, { d2i_PUBKEY(nil, &$0, $1) }) {
+            return Decoded(key: OpenSSLKey(taking: key))
         }
-        if let privateKey = decodeWhole(der, { d2i_AutoPrivateKey(nil, &$0, $1) }) {
-            EVP_PKEY_free(privateKey)
-            throw KeyError(.unsupportedFormat, source,
-                "DER private key; trust only public keys (extract one with `openssl pkey -in KEY -pubout`)")
+        if let decoded = keyFromCertificate(der) {
+            return decoded
+        }
+        if let key = decodeWhole(der, { d2i_PublicKey(EVP_PKEY_RSA, nil, &$0, $1) }) {
+            return Decoded(key: OpenSSLKey(taking: key))
         }
         OpenSSLErrorQueue.clear()
-        throw KeyError(.unsupportedFormat, source,
-            "neither PEM (no \"-----BEGIN\" line) nor DER SubjectPublicKeyInfo, X.509 certificate or PKCS#1 RSA public key")
+        return nil
     }
 
-    /// The public key of a DER certificate, or nil.
-    private static func keyFromCertificate(_ der: [UInt8]) -> OpaquePointer? {
+    /// True when `der` is a SubjectPublicKeyInfo for an EC key whose point
+    /// OpenSSL refused to decode. OpenSSL checks that a point lies on the
+    /// curve while decoding it, so an off-curve key never becomes a key
+    /// object for ``DegenerateKeys`` to look at; this names the cause instead
+    /// of a generic "does not decode".
+    private static func isECKeyWithUndecodablePoint(_ der: [UInt8]) -> Bool {
+        defer { OpenSSLErrorQueue.clear() }
+        guard let info = decodeWhole(der, free: { X509_PUBKEY_free($0) }, { d2i_X509_PUBKEY(nil, &$0, $1) }) else {
+            return false
+        }
+        defer { X509_PUBKEY_free(info) }
+        var algorithm: OpaquePointer? = nil
+        guard X509_PUBKEY_get0_param(&algorithm, nil, nil, nil, info) == 1, let algorithm else { return false }
+        return OBJ_obj2nid(algorithm) == NID_X9_62_id_ecPublicKey
+    }
+
+    private static func offCurve(_ source: String, _ prefix: String) -> KeyError {
+        KeyError(.degenerateKey, source,
+            "\(prefix)EC key refused: its public point does not decode (off the curve or malformed); no option accepts such a key")
+    }
+
+    private static func isDERPrivateKey(_ der: [UInt8]) -> Bool {
+        guard let privateKey = decodeWhole(der, { d2i_AutoPrivateKey(nil, &$0, $1) }) else {
+            OpenSSLErrorQueue.clear()
+            return false
+        }
+        EVP_PKEY_free(privateKey)
+        return true
+    }
+
+    /// The public key of a DER certificate and the certificate's dates, or nil.
+    private static func keyFromCertificate(_ der: [UInt8]) -> Decoded? {
         guard let certificate = decodeWhole(der, free: { X509_free($0) }, { d2i_X509(nil, &$0, $1) }) else { return nil }
         defer { X509_free(certificate) }
-        return X509_get_pubkey(certificate)
+        guard let key = X509_get_pubkey(certificate) else { return nil }
+        return Decoded(key: OpenSSLKey(taking: key), certificateValidity: validity(of: certificate))
+    }
+
+    /// A certificate's `notBefore` and `notAfter`, or nil when either is
+    /// unreadable or outside years 0001…9999.
+    private static func validity(of certificate: OpaquePointer) -> CertificateValidity? {
+        guard let epoch = ASN1_TIME_set(nil, 0) else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        defer { ASN1_TIME_free(epoch) }
+        func timestamp(_ time: UnsafePointer<ASN1_TIME>?) -> TokenTimestamp? {
+            var days: Int32 = 0
+            var seconds: Int32 = 0
+            guard let time, ASN1_TIME_diff(&days, &seconds, epoch, time) == 1 else { return nil }
+            return TokenTimestamp(millisecondsSince1970: (Int64(days) * 86_400 + Int64(seconds)) * 1000)
+        }
+        guard let notBefore = timestamp(X509_get0_notBefore(certificate)),
+              let notAfter = timestamp(X509_get0_notAfter(certificate)) else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        return CertificateValidity(notBefore: notBefore, notAfter: notAfter)
     }
 
     // MARK: Private keys
@@ -104,7 +219,7 @@ enum KeyDecoding {
                 return OpenSSLKey(taking: key)
             }
             OpenSSLErrorQueue.clear()
-            if (try? publicKey(fromDER: bytes, source: source)) != nil {
+            if publicKey(fromDER: bytes) != nil {
                 throw KeyError(.notAPrivateKey, source, "holds a public key or certificate, not a private key")
             }
             throw KeyError(.unsupportedFormat, source,

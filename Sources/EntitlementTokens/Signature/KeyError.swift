@@ -7,26 +7,55 @@
 /// be reworded.
 public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The stable reason, for programs to switch on.
-    public enum Code: String, Sendable, CaseIterable {
+    /// A stable code. A struct, not an enum, so that new codes can be added
+    /// without breaking a caller's `switch` (see ``TokenError/Code``).
+    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        init(_ rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
         /// The file or directory could not be opened or read (missing, no
         /// permission, too large to be a key file).
-        case unreadable
+        public static let unreadable = Code("unreadable")
+        /// The path is a FIFO, device, socket or other non-regular file. It
+        /// is refused before it is read: reading a FIFO with no writer would
+        /// wait forever, and reading a device may never end or have effects.
+        public static let notARegularFile = Code("notARegularFile")
         /// The bytes are neither a PEM block nor DER of a supported structure,
         /// or a block is corrupt, encrypted, or of a kind this loader refuses.
-        case unsupportedFormat
+        public static let unsupportedFormat = Code("unsupportedFormat")
         /// A well-formed key of a type or curve no rule in SPEC §3 covers
         /// (EC other than P-256, Ed448, DSA, X25519, an RSA-PSS key restricted
         /// to another digest, …).
-        case unsupportedKeyType
+        public static let unsupportedKeyType = Code("unsupportedKeyType")
         /// An RSA key under 2048 bits without the explicit opt-in.
-        case insecureKeySize
-        /// An empty file, an empty directory, or no path at all.
-        case noKeysFound
+        public static let insecureKeySize = Code("insecureKeySize")
+        /// A key whose mathematics make forgery trivial or verification
+        /// needlessly slow: RSA with an even exponent, one below 3 or longer
+        /// than 32 bits, an even modulus or one over 16384 bits; an EC point
+        /// off the curve or not of the group's order; an Ed25519 point of
+        /// small order or a non-canonical encoding. Refused whatever the
+        /// ``KeyLoadingOptions`` (SPEC §3).
+        public static let degenerateKey = Code("degenerateKey")
+        /// An empty file, a directory that yields no usable key, or no path at all.
+        public static let noKeysFound = Code("noKeysFound")
         /// A signing key was asked for and the input holds only public keys
         /// or certificates.
-        case notAPrivateKey
+        public static let notAPrivateKey = Code("notAPrivateKey")
         /// OpenSSL refused to produce a signature.
-        case signingFailed
+        public static let signingFailed = Code("signingFailed")
+
+        /// Every code this version of the library can give.
+        public static let allCases: [Code] = [
+            .unreadable, .notARegularFile, .unsupportedFormat, .unsupportedKeyType, .insecureKeySize, .degenerateKey, .noKeysFound, .notAPrivateKey, .signingFailed,
+        ]
     }
 
     /// The stable reason.

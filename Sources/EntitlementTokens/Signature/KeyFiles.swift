@@ -10,30 +10,124 @@ internal import Darwin
 ///
 /// Plain POSIX calls rather than Foundation: the messages then carry the
 /// system's own reason (`No such file or directory`, `Permission denied`),
-/// and the library's key loading has no Foundation dependency.
+/// the library's key loading has no Foundation dependency, and the file type
+/// can be checked on the very descriptor that is read.
 enum KeyFiles {
     /// Larger files are refused: a key or certificate bundle is kilobytes,
     /// and a misconfigured `--key /dev/zero` must not read forever.
     static let maximumFileSize = 1 << 20
 
-    enum Kind { case directory, file }
-
-    /// Whether `path` is a directory (following symlinks) or something to read.
-    static func kind(of path: String) throws(KeyError) -> Kind {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw KeyError(.unreadable, path, "cannot read key: \(lastErrorText())")
-        }
-        return (status.st_mode & S_IFMT) == S_IFDIR ? .directory : .file
+    /// What a path names, symlinks followed.
+    enum FileType: Equatable {
+        case regular
+        case directory
+        /// A FIFO, device, socket…: never opened. The text names it for people.
+        case other(String)
     }
 
-    /// The whole content of the file at `path` (at most ``maximumFileSize`` bytes).
+    /// One entry of a key directory.
+    struct DirectoryEntry {
+        /// The path for messages. A name that is not valid UTF-8 shows with
+        /// U+FFFD here; ``systemPath`` keeps its real bytes.
+        var path: String
+        /// The NUL-terminated path as the system spells it, for opening.
+        var systemPath: [CChar]
+        var type: FileType
+    }
+
+    /// What `path` names, by `stat(2)`: nothing is opened.
+    static func type(of path: String) throws(KeyError) -> FileType {
+        try type(ofSystemPath: Array(path.utf8CString), display: path)
+    }
+
+    /// The whole content of the regular file at `path` (at most
+    /// ``maximumFileSize`` bytes).
+    ///
+    /// - Throws: `notARegularFile` for a FIFO, device or socket (refused
+    ///   before it is opened, so `--key /tmp/fifo` never hangs), `unreadable`.
     static func read(_ path: String) throws(KeyError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        try read(systemPath: Array(path.utf8CString), display: path)
+    }
+
+    /// The content of a directory entry found by ``entries(ofDirectory:)``.
+    static func read(_ entry: DirectoryEntry) throws(KeyError) -> [UInt8] {
+        try read(systemPath: entry.systemPath, display: entry.path)
+    }
+
+    /// The entries directly inside the directory at `path`, hidden ones
+    /// (`.name`: ".", "..", the `..data` of Kubernetes secret mounts) left
+    /// out, sorted by the bytes of the name so the order (and so which of two
+    /// equal keys is reported) never depends on the locale. Symlinks are
+    /// followed to find each entry's type.
+    ///
+    /// - Throws: `unreadable` when the directory cannot be listed, or for a
+    ///   dangling symlink: a key the operator meant to trust is gone.
+    static func entries(ofDirectory path: String) throws(KeyError) -> [DirectoryEntry] {
+        guard let directory = opendir(path) else {
+            throw KeyError(.unreadable, path, "cannot list key directory: \(lastErrorText())")
+        }
+        defer { closedir(directory) }
+        var names: [[CChar]] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                raw.prefix { $0 != 0 }.map { CChar(bitPattern: $0) }
+            }
+            if name.first == CChar(UInt8(ascii: ".")) { continue }
+            names.append(name)
+        }
+        names.sort { $0.lexicographicallyPrecedes($1) { UInt8(bitPattern: $0) < UInt8(bitPattern: $1) } }
+        let base = Array((path.hasSuffix("/") ? path : path + "/").utf8).map { CChar(bitPattern: $0) }
+        var entries: [DirectoryEntry] = []
+        for name in names {
+            let systemPath = base + name + [0]
+            let display = String(decoding: (base + name).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            entries.append(DirectoryEntry(
+                path: display, systemPath: systemPath,
+                type: try type(ofSystemPath: systemPath, display: display)
+            ))
+        }
+        return entries
+    }
+
+    /// "…: is a FIFO (named pipe), not a regular file; refused without reading it".
+    static func notRegularDetail(_ what: String) -> String {
+        "is \(what), not a regular file; refused without reading it"
+    }
+
+    // MARK: Implementation
+
+    private static func type(ofSystemPath systemPath: [CChar], display: String) throws(KeyError) -> FileType {
+        var status = stat()
+        guard stat(systemPath, &status) == 0 else {
+            throw KeyError(.unreadable, display, "cannot read key: \(lastErrorText())")
+        }
+        return fileType(status.st_mode)
+    }
+
+    private static func read(systemPath: [CChar], display path: String) throws(KeyError) -> [UInt8] {
+        // stat first: a FIFO or device is never opened (opening a FIFO
+        // blocks until a writer comes; opening a device may act on it).
+        switch try type(ofSystemPath: systemPath, display: path) {
+        case .regular: break
+        case .directory: throw KeyError(.unreadable, path, "cannot read key: is a directory, not a key file")
+        case .other(let what): throw KeyError(.notARegularFile, path, notRegularDetail(what))
+        }
+        // O_NONBLOCK and fstat close the race with a path swapped for a FIFO
+        // between the stat above and this open: the open cannot block, and
+        // the check below is on what was actually opened.
+        let descriptor = open(systemPath, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw KeyError(.unreadable, path, "cannot read key: \(lastErrorText())")
         }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw KeyError(.unreadable, path, "cannot read key: \(lastErrorText())")
+        }
+        guard case .regular = fileType(status.st_mode) else {
+            throw KeyError(.notARegularFile, path, notRegularDetail(description(ofMode: status.st_mode)))
+        }
+        guard Int(status.st_size) <= maximumFileSize else { throw tooLarge(path) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
@@ -44,44 +138,33 @@ enum KeyFiles {
             }
             if count == 0 { break }
             bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > maximumFileSize {
-                throw KeyError(.unreadable, path,
-                    "larger than \(maximumFileSize / 1024) KiB; not a key file")
-            }
+            // The file may grow after fstat; the bound holds for what is read.
+            if bytes.count > maximumFileSize { throw tooLarge(path) }
         }
         return bytes
     }
 
-    /// The key files of a directory: every regular file (symlinks followed,
-    /// so Kubernetes-style secret mounts work), not hidden, not in
-    /// subdirectories, sorted by the bytes of the name so the order (and so
-    /// which of two equal keys is reported) never depends on the locale.
-    static func entries(ofDirectory path: String) throws(KeyError) -> [String] {
-        guard let directory = opendir(path) else {
-            throw KeyError(.unreadable, path, "cannot list key directory: \(lastErrorText())")
+    private static func tooLarge(_ path: String) -> KeyError {
+        KeyError(.unreadable, path, "larger than \(maximumFileSize / 1024) KiB; not a key file")
+    }
+
+    private static func fileType(_ mode: mode_t) -> FileType {
+        switch mode & S_IFMT {
+        case S_IFREG: .regular
+        case S_IFDIR: .directory
+        default: .other(description(ofMode: mode))
         }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasPrefix(".") { continue }  // ".", "..", hidden files, "..data" of secret mounts
-            names.append(name)
+    }
+
+    private static func description(ofMode mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a directory"
+        default: "a special file"
         }
-        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        let base = path.hasSuffix("/") ? path : path + "/"
-        var files: [String] = []
-        for name in names {
-            let full = base + name
-            var status = stat()
-            guard stat(full, &status) == 0 else {
-                // A dangling symlink: a key the operator meant to trust is gone.
-                throw KeyError(.unreadable, full, "cannot read key: \(lastErrorText())")
-            }
-            if (status.st_mode & S_IFMT) == S_IFREG { files.append(full) }
-        }
-        return files
     }
 
     private static func lastErrorText() -> String {

@@ -16,6 +16,8 @@ enum KeyPolicy {
     static let p256Names: Set<String> = ["prime256v1", "P-256", "secp256r1"]
 
     /// - Throws: `unsupportedKeyType` for any type or curve outside the table,
+    ///   `degenerateKey` for a key ``DegenerateKeys`` refuses (whatever the
+    ///   options, and before the size rule: no opt-in makes such a key usable),
     ///   `insecureKeySize` for RSA under 2048 bits without the opt-in.
     ///   `prefix` (e.g. "block 2 (CERTIFICATE): ") locates the key in its file.
     static func profile(
@@ -28,6 +30,9 @@ enum KeyPolicy {
             let isPSSKey = key.isA("RSA-PSS")
             let bits = key.bits
             let name = "\(isPSSKey ? "RSA-PSS" : "RSA")-\(bits)"
+            if let defect = DegenerateKeys.rsaDefect(of: key) {
+                throw degenerate(name, defect, source, prefix)
+            }
             if bits < KeyLoadingOptions.minimumRSABits && !options.allowsInsecureKeySizes {
                 throw KeyError(.insecureKeySize, source,
                     "\(prefix)\(name) key refused: under \(KeyLoadingOptions.minimumRSABits) bits; "
@@ -45,12 +50,22 @@ enum KeyPolicy {
                 throw KeyError(.unsupportedKeyType, source,
                     "\(prefix)EC key on curve \(group) is not supported; only P-256 (prime256v1)")
             }
+            if let defect = DegenerateKeys.ecDefect(of: key) {
+                throw degenerate("EC P-256", defect, source, prefix)
+            }
             return Profile(algorithm: .ecdsaP256SHA256, bits: 256, displayName: "EC P-256")
         }
         if key.isA("ED25519") {
+            if let defect = DegenerateKeys.ed25519Defect(of: key) {
+                throw degenerate("Ed25519", defect, source, prefix)
+            }
             return Profile(algorithm: .ed25519, bits: 256, displayName: "Ed25519")
         }
         throw KeyError(.unsupportedKeyType, source,
             "\(prefix)\(key.typeName) key is not supported; use RSA (2048 bits or more), RSA-PSS, EC P-256 or Ed25519")
+    }
+
+    private static func degenerate(_ name: String, _ defect: String, _ source: String, _ prefix: String) -> KeyError {
+        KeyError(.degenerateKey, source, "\(prefix)\(name) key refused: \(defect); no option accepts such a key")
     }
 }

@@ -56,6 +56,62 @@ final class OpenSSLKey: @unchecked Sendable {
         return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// What ``DegenerateKeys`` needs to know about one integer of a key
+    /// (an RSA modulus or exponent), without copying the number out.
+    struct IntegerFacts: Equatable {
+        var bitCount: Int
+        var isOdd: Bool
+        /// The value when it fits in 64 bits.
+        var value: UInt64?
+    }
+
+    /// Facts about the integer parameter `name` ("n", "e": `OSSL_PKEY_PARAM_RSA_*`),
+    /// or nil when the key has no such parameter.
+    func integerFacts(_ name: String) -> IntegerFacts? {
+        var number: OpaquePointer? = nil
+        guard EVP_PKEY_get_bn_param(pointer, name, &number) == 1, let number else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        defer { BN_free(number) }
+        let bitCount = Int(BN_num_bits(number))
+        return IntegerFacts(
+            bitCount: bitCount,
+            isOdd: BN_is_odd(number) == 1,
+            value: bitCount <= 64 ? UInt64(BN_get_word(number)) : nil
+        )
+    }
+
+    /// OpenSSL's full public-key check (`EVP_PKEY_public_check`): for EC,
+    /// the point is not at infinity, lies on the curve and has the group's
+    /// order. False when the check fails or cannot run.
+    func passesPublicKeyCheck() -> Bool {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil) else {
+            OpenSSLErrorQueue.clear()
+            return false
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        let passed = EVP_PKEY_public_check(context) == 1
+        if !passed { OpenSSLErrorQueue.clear() }
+        return passed
+    }
+
+    /// The raw public key of an Ed25519 (or X25519, Ed448) key: the 32-byte
+    /// encoded point for Ed25519. Nil for other key types.
+    func rawPublicKey() -> [UInt8]? {
+        var length = 0
+        guard EVP_PKEY_get_raw_public_key(pointer, nil, &length) == 1, length > 0, length <= 64 else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        var bytes = [UInt8](repeating: 0, count: length)
+        guard EVP_PKEY_get_raw_public_key(pointer, &bytes, &length) == 1 else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        return Array(bytes[..<length])
+    }
+
     /// The DER `SubjectPublicKeyInfo` of the key's public half.
     ///
     /// Used for the fingerprint, for equality, and to derive a verify-only

@@ -37,7 +37,11 @@ enum PEMBlocks {
     }
 
     /// Every block in `bytes`, in order.
-    static func blocks(in bytes: [UInt8], source: String) throws(KeyError) -> [PEMBlock] {
+    ///
+    /// - Parameter allowsNone: return no blocks, rather than throw, when no
+    ///   `-----BEGIN` line starts a block at all (text that merely mentions
+    ///   the marker, such as a README in a key directory).
+    static func blocks(in bytes: [UInt8], source: String, allowsNone: Bool = false) throws(KeyError) -> [PEMBlock] {
         OpenSSLErrorQueue.clear()
         let result: Result<[PEMBlock], KeyError> = bytes.withUnsafeBytes { buffer in
             guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(clamping: buffer.count)) else {
@@ -58,7 +62,7 @@ enum PEMBlocks {
                 }
                 guard ok == 1 else {
                     // "No start line" after at least one block is the normal end.
-                    if !blocks.isEmpty && OpenSSLErrorQueue.lastReason == PEM_R_NO_START_LINE {
+                    if (!blocks.isEmpty || allowsNone) && OpenSSLErrorQueue.lastReason == PEM_R_NO_START_LINE {
                         OpenSSLErrorQueue.clear()
                         return .success(blocks)
                     }

@@ -23,6 +23,10 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     public var sha256Fingerprint: String { storage.fingerprint }
     /// The DER `SubjectPublicKeyInfo`, whatever format the key was loaded from.
     public var derRepresentation: [UInt8] { storage.der }
+    /// The dates of the certificate the key was loaded from, or nil when it
+    /// was not loaded from a certificate. Informational only: a certificate
+    /// outside its dates still yields its key (SPEC §3).
+    public var certificateValidity: CertificateValidity? { storage.certificateValidity }
 
     /// "RSA-2048 SHA256withRSA key from keys/issuer.pem (SHA-256 3fa1…)".
     /// Made once, when the key is loaded: every valid verdict's reason names it.
@@ -34,13 +38,15 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// `RSA PUBLIC KEY`, `CERTIFICATE`; several blocks allowed, text around
     /// them ignored) or DER (SubjectPublicKeyInfo, X.509 certificate, or a
     /// PKCS#1 RSA public key). A certificate is only a container for its key:
-    /// its dates and issuer are not checked.
+    /// its dates and issuer are not checked (its dates are kept in
+    /// ``certificateValidity``). Degenerate keys are refused whatever the
+    /// options (SPEC §3; see `docs/SIGNATURES.md`).
     ///
     /// - Parameter source: names the input in errors and on each key
     ///   (a file path, or e.g. `"inline"`).
     /// - Throws: ``KeyError`` naming `source`: `noKeysFound` for empty input,
     ///   `unsupportedFormat` for anything unreadable or a private key,
-    ///   `unsupportedKeyType`, or `insecureKeySize` (RSA under 2048 bits unless
+    ///   `unsupportedKeyType`, `degenerateKey`, or `insecureKeySize` (RSA under 2048 bits unless
     ///   ``KeyLoadingOptions/allowsInsecureKeySizes``).
     public static func keys(
         from bytes: [UInt8],
@@ -49,14 +55,16 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     ) throws(KeyError) -> [PublicKey] {
         var keys: [PublicKey] = []
         for decoded in try KeyDecoding.publicKeys(from: bytes, source: source) {
-            keys.append(try PublicKey(key: decoded.key, source: source, location: decoded.location, options: options))
+            keys.append(try PublicKey(decoded, source: source, options: options))
         }
         return keys
     }
 
-    /// Wraps an already-decoded key: classify, encode, prepare the verifier.
-    init(key: OpenSSLKey, source: String, location: String?, options: KeyLoadingOptions) throws(KeyError) {
-        let prefix = location.map { "\($0): " } ?? ""
+    /// Wraps an already-decoded key: classify (refusing degenerate keys),
+    /// encode, prepare the verifier.
+    init(_ decoded: KeyDecoding.Decoded, source: String, options: KeyLoadingOptions) throws(KeyError) {
+        let key = decoded.key
+        let prefix = decoded.location.map { "\($0): " } ?? ""
         let profile = try KeyPolicy.profile(of: key, options: options, source: source, prefix: prefix)
         guard let der = key.subjectPublicKeyInfoDER(), let fingerprint = OpenSSLSHA256.shared.hexDigest(of: der) else {
             throw KeyError(.unsupportedFormat, source, "\(prefix)key cannot be re-encoded as SubjectPublicKeyInfo")
@@ -69,7 +77,8 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             throw KeyError(.unsupportedKeyType, source,
                 "\(prefix)\(profile.displayName) key cannot verify \(profile.algorithm.rawValue): \(error.reason)")
         }
-        storage = Storage(profile: profile, source: source, der: der, fingerprint: fingerprint, verifier: verifier)
+        storage = Storage(profile: profile, source: source, der: der, fingerprint: fingerprint, verifier: verifier,
+                          certificateValidity: decoded.certificateValidity)
     }
 
     /// True when `signature` is a valid signature by this key over exactly `message`.
@@ -122,14 +131,17 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         let der: [UInt8]
         let fingerprint: String
         let verifier: SignatureVerifier
+        let certificateValidity: CertificateValidity?
         let description: String
 
-        init(profile: KeyPolicy.Profile, source: String, der: [UInt8], fingerprint: String, verifier: SignatureVerifier) {
+        init(profile: KeyPolicy.Profile, source: String, der: [UInt8], fingerprint: String, verifier: SignatureVerifier,
+             certificateValidity: CertificateValidity?) {
             self.profile = profile
             self.source = source
             self.der = der
             self.fingerprint = fingerprint
             self.verifier = verifier
+            self.certificateValidity = certificateValidity
             description = "\(profile.displayName) \(profile.algorithm.rawValue) key from \(source) (SHA-256 \(fingerprint))"
         }
     }

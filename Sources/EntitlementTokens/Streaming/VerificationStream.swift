@@ -243,6 +243,12 @@ struct RecordEvaluator: Sendable {
     }
 
     private func evaluate(_ queued: QueuedRecord, settlingReplays: Bool) -> (TokenReport, TokenVerifier.PendingReplay?) {
+        var (report, question) = evaluateRecord(queued, settlingReplays: settlingReplays)
+        if report.token == nil { report.recordEnvelope = queued.record.envelope }
+        return (report, question)
+    }
+
+    private func evaluateRecord(_ queued: QueuedRecord, settlingReplays: Bool) -> (TokenReport, TokenVerifier.PendingReplay?) {
         let record = queued.record
         switch mode {
         case .verify(let verifier, let expectations):
@@ -298,36 +304,31 @@ struct RecordEvaluator: Sendable {
 
 /// A batch being evaluated and rendered by `jobs` threads, in the background,
 /// one chunk at a time.
-private final class InFlightBatch: @unchecked Sendable {
-    // @unchecked: each slot is written exactly once, by one worker, and only
-    // read after `wait()` saw every worker leave the group (which orders the accesses).
-    private let slots: UnsafeMutableBufferPointer<RenderedChunk?>
+private final class InFlightBatch: Sendable {
+    /// Each chunk's output, in input order; one uncontended lock per chunk of
+    /// records is nothing beside rendering them.
+    private let slots: Mutex<[RenderedChunk?]>
     private let next = Atomic<Int>(0)
     private let group = DispatchGroup()
 
     init(_ records: [QueuedRecord], chunks: [Range<Int>], jobs: Int, evaluator: RecordEvaluator) {
-        slots = .allocate(capacity: chunks.count)
-        slots.initialize(repeating: nil)
+        slots = Mutex([RenderedChunk?](repeating: nil, count: chunks.count))
         for _ in 0..<min(jobs, chunks.count) {
             DispatchQueue.global().async(group: group) { [self] in
                 while true {
                     let chunk = next.add(1, ordering: .relaxed).oldValue
                     guard chunk < chunks.count else { break }
-                    slots[chunk] = evaluator.render(records[chunks[chunk]], settlingReplays: false)
+                    let rendered = evaluator.render(records[chunks[chunk]], settlingReplays: false)
+                    slots.withLock { $0[chunk] = rendered }
                 }
             }
         }
     }
 
-    deinit {
-        slots.deinitialize()
-        slots.deallocate()
-    }
-
     /// Blocks until every chunk is rendered; the chunks in input order.
     func wait() -> [RenderedChunk] {
         group.wait()
-        return slots.map { $0! }
+        return slots.withLock { $0.map { $0! } }
     }
 }
 

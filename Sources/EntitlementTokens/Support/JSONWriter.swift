@@ -123,7 +123,7 @@ struct JSONWriter: ~Copyable {
     /// chunk of consecutive tokens, so most objects after the first hit.
     mutating func string(_ text: String?, repeating slot: Int) {
         guard let text else { return null() }
-        if slot < memos.count, let memo = memos[slot], memo.text == text {
+        if slot < memos.count, let memo = memos[slot], Self.sameBytes(memo.text, text) {
             reserve(memo.count)  // first: growing moves `base`, so the source is taken after
             (base + count).update(from: base + memo.start, count: memo.count)
             count &+= memo.count
@@ -133,6 +133,16 @@ struct JSONWriter: ~Copyable {
         string(text)
         if slot >= memos.count { memos.append(contentsOf: repeatElement(nil, count: slot + 1 - memos.count)) }
         memos[slot] = Memo(text: text, start: start, count: count - start)
+    }
+
+    /// Byte equality: `==` would reuse the bytes of `Café` composed for `Café`
+    /// decomposed, and the output must carry each value's own bytes.
+    private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        let equal = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in left.elementsEqual(right) }
+        }
+        return (equal ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
     }
 
     private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {

@@ -1,100 +1,344 @@
-import Foundation
-
-/// Unwraps a REST JSON response into one record per token (SPEC §2, form 5).
+/// Unwraps a REST JSON response into one record per token (SPEC §2, form 5),
+/// reading it as it streams in.
 ///
 /// v1: `{"serializedToken": "…", "expires": "…", …}` — one token.
 /// v2: `{"decisions": [{"resource": …, "token": {"serializedToken": …, "notBefore": …, "notAfter": …}}]}`
 /// — one token per decision. A decision without a token (a denial) becomes an
 /// error record, so it is reported rather than silently dropped.
-enum RESTDocument {
+///
+/// Only the members the envelope uses are kept: the document's own scalars (v1),
+/// each decision's and its token's scalars, and a denial's error message (v2).
+/// Everything else is checked by the ``JSONScanner`` and forgotten. An
+/// envelope that could be read two ways is refused, never resolved by picking
+/// one: a member named twice in an object the envelope reads, or REST v1 and v2
+/// members in one document.
+struct RESTDocument {
+    /// One record's worth: a token, or why there is none, and where it starts.
     struct Entry {
         var token: [UInt8]?
         var envelope: RESTEnvelope?
         var error: TokenError?
+        var position: JSONPosition
     }
 
-    static func entries(from document: [UInt8]) -> [Entry] {
-        let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(document))
-        } catch {
-            return [Entry(error: TokenError(.invalidJSON, stage: .transport, "input starts with '{' but is not valid JSON"))]
-        }
-        guard case .object(let root) = value else {
-            return [Entry(error: TokenError(.invalidJSON, stage: .transport, "the JSON document is not an object"))]
-        }
-        if let token = root["serializedToken"] {
-            guard case .string(let text) = token else {
-                return [Entry(error: TokenError(.jsonWithoutToken, stage: .transport, "serializedToken is not a string"))]
-            }
-            return [Entry(token: Array(text.utf8), envelope: RESTEnvelope(version: .restV1, fields: scalars(of: root, excluding: "serializedToken")))]
-        }
-        guard case .array(let decisions)? = root["decisions"] else {
-            return [Entry(error: TokenError(.jsonWithoutToken, stage: .transport,
-                                            "the JSON document has neither 'serializedToken' (REST v1) nor 'decisions' (REST v2)"))]
-        }
-        if decisions.isEmpty {
-            return [Entry(error: TokenError(.jsonWithoutToken, stage: .transport, "the REST v2 document has no decisions"))]
-        }
-        return decisions.enumerated().map { index, element in
-            guard case .object(let decision) = element else {
-                return Entry(error: TokenError(.jsonWithoutToken, stage: .transport, "decision \(index + 1) is not an object"))
-            }
-            var fields = scalars(of: decision, excluding: nil)
-            let tokenObject = decision["token"]?.object
-            if let tokenObject { fields += scalars(of: tokenObject, excluding: "serializedToken") }
-            fields.sort { $0.key < $1.key }
-            let envelope = RESTEnvelope(version: .restV2, fields: fields)
-            guard let serialized = tokenObject?["serializedToken"]?.string else {
-                let resource = decision["resource"]?.scalarText.map { " for resource '\($0)'" } ?? ""
-                var detail = decision["authorized"]?.scalarText.map { " (authorized: \($0))" } ?? ""
-                if let error = decision["error"]?.object,
-                   let message = (error["details"] ?? error["message"] ?? error["code"])?.scalarText {
-                    detail += ": \(message)"
-                }
-                return Entry(envelope: envelope, error: TokenError(.jsonWithoutToken, stage: .transport,
-                                                                   "decision \(index + 1)\(resource) carries no token\(detail)"))
-            }
-            return Entry(token: Array(serialized.utf8), envelope: envelope)
-        }
+    private var scanner: JSONScanner
+    private var reader: EnvelopeReader
+    private let start: JSONPosition
+
+    init(configuration: DecoderConfiguration, startingAt start: JSONPosition) {
+        scanner = JSONScanner(maxDepth: configuration.maxJSONDepth, maxStringBytes: configuration.maxJSONStringBytes,
+                              startingAt: start)
+        reader = EnvelopeReader(configuration: configuration)
+        self.start = start
     }
 
-    /// String, number and boolean members, rendered as text and sorted by key.
-    private static func scalars(of object: [String: JSONValue], excluding excluded: String?) -> [(key: String, value: String)] {
-        object.compactMap { key, value -> (key: String, value: String)? in
-            guard key != excluded, let text = value.scalarText else { return nil }
-            return (key, text)
-        }.sorted { $0.key < $1.key }
+    /// Bytes held between calls: the string being read, the open containers and
+    /// what the envelope kept (for the flat-memory tests).
+    var retainedBytes: Int { scanner.retainedBytes + reader.retainedBytes }
+
+    /// True once the document is known to be refused; later bytes need not be fed.
+    var hasFailed: Bool { scanner.error != nil }
+
+    mutating func feed(_ bytes: Span<UInt8>) {
+        scanner.scan(bytes, with: &reader)
+    }
+
+    /// Ends the document; returns its records in order.
+    mutating func finish() -> [Entry] {
+        // A document that is not JSON is reported as such, whatever its envelope said before.
+        if let error = scanner.finish(with: &reader) {
+            return [Entry(error: error, position: start)]
+        }
+        if let problem = reader.problem {
+            return [Entry(error: problem, position: start)]
+        }
+        return reader.entries(documentStart: start)
+    }
+
+    /// The whole document in one piece (a one-line document, and tests).
+    static func entries(from document: [UInt8], configuration: DecoderConfiguration = .default,
+                        startingAt start: JSONPosition = JSONPosition(offset: 0, line: 1, column: 1)) -> [Entry] {
+        var reader = RESTDocument(configuration: configuration, startingAt: start)
+        reader.feed(document.span)
+        return reader.finish()
     }
 }
 
-/// Just enough JSON to read REST responses, keeping booleans and numbers apart.
-enum JSONValue: Decodable {
-    case string(String), integer(Int64), number(Double), bool(Bool), null
-    case array([JSONValue]), object([String: JSONValue])
+/// The REST meaning of the scanner's events: which members are the envelope,
+/// which string is a token, and which documents are ambiguous.
+private struct EnvelopeReader: JSONEventHandler {
+    /// The answer for a container whose members are read.
+    private static let read = JSONCapture.keep(limit: 0)
 
-    init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Int64.self) { self = .integer(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+    /// The objects and arrays whose members are read; anything else is skipped whole
+    /// (the scanner reports nothing inside a value answered with `.skip`).
+    private enum Frame { case root, decisions, decision, token, error }
+
+    /// Where the scalar being read goes.
+    private enum Target { case none, v1Token, rootField(String), decisionField(String), tokenField(String), errorField(String), decisionToken }
+
+    private struct Decision {
+        var number: Int
+        var position: JSONPosition
+        var fields: [(key: String, value: RESTEnvelope.Value)] = []
+        var tokenFields: [(key: String, value: RESTEnvelope.Value)] = []
+        var errorFields: [(key: String, value: RESTEnvelope.Value)] = []
+        var token: [UInt8]?
+        var problem: String?
     }
 
-    var string: String? { if case .string(let text) = self { text } else { nil } }
-    var object: [String: JSONValue]? { if case .object(let members) = self { members } else { nil } }
+    let configuration: DecoderConfiguration
+    private var frames: [Frame] = []
+    /// The member names seen in each open object of `frames` (arrays hold an empty set),
+    /// as bytes: names are compared exactly, never by Unicode equivalence.
+    private var names: [Set<[UInt8]>] = []
+    private var memberName: String?
+    private var target = Target.none
+    private var kept = 0
 
-    /// Strings, numbers and booleans as text; nil for anything structured.
-    var scalarText: String? {
-        switch self {
-        case .string(let text): text
-        case .integer(let value): String(value)
-        case .number(let value): String(value)
-        case .bool(let value): value ? "true" : "false"
-        case .null, .array, .object: nil
+    private var v1Token: [UInt8]?
+    private var rootFields: [(key: String, value: RESTEnvelope.Value)] = []
+    private var sawDecisions = false
+    private var decisions: [Decision] = []
+    private var current: Decision?
+
+    init(configuration: DecoderConfiguration) {
+        self.configuration = configuration
+    }
+
+    var retainedBytes: Int {
+        func size(_ fields: [(key: String, value: RESTEnvelope.Value)]) -> Int {
+            fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.description.utf8.count }
         }
+        var total = (v1Token?.count ?? 0) + size(rootFields) + names.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }
+        for decision in decisions + (current.map { [$0] } ?? []) {
+            total += (decision.token?.count ?? 0) + size(decision.fields) + size(decision.tokenFields) + size(decision.errorFields)
+        }
+        return total
+    }
+
+    /// The first thing wrong with the envelope (`ambiguousEnvelope`, `jsonWithoutToken`):
+    /// from then on nothing is kept, but the scan goes on, because a document that
+    /// is not JSON at all must say so (the syntax error wins).
+    private(set) var problem: TokenError?
+
+    mutating func valueStarts(_ kind: JSONValueKind, at position: JSONPosition) throws(TokenError) -> JSONCapture {
+        guard problem == nil else { return .skip }
+        do {
+            return try read(kind, at: position)
+        } catch {
+            try setAside(error)
+            return .skip
+        }
+    }
+
+    mutating func keyStarts() -> Bool {
+        guard problem == nil, let frame = frames.last else { return false }
+        return frame != .decisions
+    }
+
+    mutating func key(_ bytes: [UInt8], at position: JSONPosition) throws(TokenError) {
+        guard problem == nil else { return }
+        do {
+            try readKey(bytes, at: position)
+        } catch {
+            try setAside(error)
+        }
+    }
+
+    /// Limits and the top-level value end the scan at once; the envelope's own
+    /// problems wait for the end of the document.
+    private mutating func setAside(_ error: TokenError) throws(TokenError) {
+        guard error.code == .ambiguousEnvelope || error.code == .jsonWithoutToken else { throw error }
+        problem = error
+    }
+
+    private mutating func read(_ kind: JSONValueKind, at position: JSONPosition) throws(TokenError) -> JSONCapture {
+        guard let frame = frames.last else {
+            guard kind == .object else {
+                throw TokenError(.invalidJSON, stage: .transport,
+                                 "the JSON document is \(kind == .array ? "an array" : "not an object"); a REST response is an object: {\"serializedToken\": …} (v1) or {\"decisions\": […]} (v2)",
+                                 at: position.location)
+            }
+            open(.root)
+            return Self.read
+        }
+        let name = memberName ?? ""
+        memberName = nil
+        switch frame {
+        case .root:
+            if name == "serializedToken" {
+                if sawDecisions { throw Self.mixedVersions(at: position) }
+                guard kind == .string else {
+                    throw TokenError(.jsonWithoutToken, stage: .transport, "serializedToken is not a string", at: position.location)
+                }
+                target = .v1Token
+                return .keep(limit: configuration.maxRecordBytes)
+            }
+            if name == "decisions" {
+                if v1Token != nil { throw Self.mixedVersions(at: position) }
+                guard kind == .array else {
+                    throw TokenError(.jsonWithoutToken, stage: .transport, "decisions is not an array", at: position.location)
+                }
+                sawDecisions = true
+                open(.decisions)
+                return Self.read
+            }
+            return field(kind, into: .rootField(name))
+        case .decisions:
+            try count()
+            let number = decisions.count + 1
+            guard kind == .object else {
+                decisions.append(Decision(number: number, position: position, problem: "decision \(number) is not an object"))
+                return .skip
+            }
+            current = Decision(number: number, position: position)
+            open(.decision)
+            return Self.read
+        case .decision:
+            if name == "token", kind == .object {
+                open(.token)
+                return Self.read
+            }
+            if name == "error", kind == .object {
+                open(.error)
+                return Self.read
+            }
+            return field(kind, into: .decisionField(name))
+        case .token:
+            if name == "serializedToken" {
+                guard kind == .string else {
+                    let number = current?.number ?? 0
+                    current?.problem = "decision \(number): serializedToken is not a string"
+                    return .skip
+                }
+                target = .decisionToken
+                return .keep(limit: configuration.maxRecordBytes)
+            }
+            return field(kind, into: .tokenField(name))
+        case .error:
+            return field(kind, into: .errorField(name))
+        }
+    }
+
+    private mutating func readKey(_ bytes: [UInt8], at position: JSONPosition) throws(TokenError) {
+        try count()
+        let name = String(decoding: bytes, as: UTF8.self)
+        guard names[names.count - 1].insert(bytes).inserted else {
+            let place = switch frames.last! {
+            case .root: "the document"
+            case .decision: "decision \(current?.number ?? 0)"
+            case .token: "the token of decision \(current?.number ?? 0)"
+            case .error, .decisions: "the error of decision \(current?.number ?? 0)"
+            }
+            throw TokenError(.ambiguousEnvelope, stage: .transport,
+                             "member '\(name)' appears twice in \(place): the envelope could be read two ways",
+                             at: position.location)
+        }
+        memberName = name
+    }
+
+    mutating func scalar(_ kind: JSONScalar, text: [UInt8]) throws(TokenError) {
+        defer { target = .none }
+        guard problem == nil else { return }
+        let value: RESTEnvelope.Value
+        switch kind {
+        case .string: value = .string(String(decoding: text, as: UTF8.self))
+        case .number: value = .number(String(decoding: text, as: UTF8.self))
+        case .true: value = .bool(true)
+        case .false: value = .bool(false)
+        case .null: value = .null
+        }
+        switch target {
+        case .none: break
+        case .v1Token: v1Token = text
+        case .decisionToken: current?.token = text
+        case .rootField(let name): rootFields.append((name, value))
+        case .decisionField(let name): current?.fields.append((name, value))
+        case .tokenField(let name): current?.tokenFields.append((name, value))
+        case .errorField(let name): current?.errorFields.append((name, value))
+        }
+    }
+
+    mutating func containerEnds() throws(TokenError) {
+        guard problem == nil else { return }
+        let frame = frames.removeLast()
+        names.removeLast()
+        if frame == .decision, let current {
+            decisions.append(current)
+            self.current = nil
+        }
+    }
+
+    // MARK: -
+
+    private mutating func open(_ frame: Frame) {
+        frames.append(frame)
+        names.append([])
+    }
+
+    /// A scalar is kept as an envelope field; a container is skipped.
+    private mutating func field(_ kind: JSONValueKind, into fieldTarget: Target) -> JSONCapture {
+        if kind == .object || kind == .array { return .skip }
+        target = fieldTarget
+        return .keep(limit: configuration.maxJSONStringBytes)
+    }
+
+    /// Counts a member name of an object that is read, or a decision: each is kept.
+    private mutating func count() throws(TokenError) {
+        kept += 1
+        guard kept <= configuration.maxJSONMembers else {
+            throw TokenError(.jsonLimitExceeded, stage: .transport,
+                             "the REST envelope has more than \(configuration.maxJSONMembers) members and decisions (maxJSONMembers)")
+        }
+    }
+
+    private static func mixedVersions(at position: JSONPosition) -> TokenError {
+        TokenError(.ambiguousEnvelope, stage: .transport,
+                   "the document has both serializedToken (REST v1) and decisions (REST v2): the envelope could be read two ways",
+                   at: position.location)
+    }
+
+    /// The records of a complete document.
+    func entries(documentStart: JSONPosition) -> [RESTDocument.Entry] {
+        if let v1Token {
+            let fields = rootFields.sorted { $0.key < $1.key }
+            return [RESTDocument.Entry(token: v1Token, envelope: RESTEnvelope(version: .restV1, fields: fields), position: documentStart)]
+        }
+        guard sawDecisions else {
+            return [RESTDocument.Entry(error: TokenError(.jsonWithoutToken, stage: .transport,
+                                                         "the JSON document has neither 'serializedToken' (REST v1) nor 'decisions' (REST v2)"),
+                                       position: documentStart)]
+        }
+        guard !decisions.isEmpty else {
+            return [RESTDocument.Entry(error: TokenError(.jsonWithoutToken, stage: .transport, "the REST v2 document has no decisions"),
+                                       position: documentStart)]
+        }
+        return decisions.map(Self.entry)
+    }
+
+    private static func entry(_ decision: Decision) -> RESTDocument.Entry {
+        if let problem = decision.problem {
+            return RESTDocument.Entry(error: TokenError(.jsonWithoutToken, stage: .transport, problem, at: decision.position.location),
+                                      position: decision.position)
+        }
+        let envelope = RESTEnvelope(version: .restV2, fields: (decision.fields + decision.tokenFields).sorted { $0.key < $1.key })
+        if let token = decision.token {
+            return RESTDocument.Entry(token: token, envelope: envelope, position: decision.position)
+        }
+        func text(_ fields: [(key: String, value: RESTEnvelope.Value)], _ name: String) -> String? {
+            guard let value = fields.first(where: { $0.key == name })?.value, value != .null else { return nil }
+            return value.description
+        }
+        let resource = text(decision.fields, "resource").map { " for resource '\($0)'" } ?? ""
+        var detail = text(decision.fields, "authorized").map { " (authorized: \($0))" } ?? ""
+        if let message = text(decision.errorFields, "details") ?? text(decision.errorFields, "message") ?? text(decision.errorFields, "code") {
+            detail += ": \(message)"
+        }
+        return RESTDocument.Entry(envelope: envelope,
+                                  error: TokenError(.jsonWithoutToken, stage: .transport,
+                                                    "decision \(decision.number)\(resource) carries no token\(detail)",
+                                                    at: decision.position.location),
+                                  position: decision.position)
     }
 }

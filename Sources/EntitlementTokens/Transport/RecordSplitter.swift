@@ -2,9 +2,9 @@
 public struct TokenRecord: Sendable {
     /// 1-based position of the token in the input stream (SPEC §6 `input`).
     public var index: Int
-    /// Where the record starts in the stream.
+    /// Where the record starts in the stream (a REST v2 decision: at its `{`).
     public var byteOffset: Int
-    /// 1-based line of the stream where the record starts.
+    /// 1-based line of the stream where the record starts (a REST v2 decision: the line of its `{`).
     public var line: Int
     /// The record's bytes as they stood in the input (for REST JSON: the `serializedToken` string).
     public var bytes: [UInt8]
@@ -23,17 +23,25 @@ public struct TokenRecord: Sendable {
 }
 
 /// Cuts a stream of bytes into token records, as SPEC §2 "Records in a
-/// multi-token input" says, holding at most one record in memory.
+/// multi-token input" says, holding at most one record in memory (a REST JSON
+/// document: its tokens and envelopes, never the rest of it).
 ///
-/// - Input whose first non-blank byte is `{` is one REST JSON document.
-/// - Otherwise it is read line by line. A line starting with `<` (after
-///   white space) starts a raw XML record, which runs until it holds one
-///   complete signature block and one complete token element, and ends with
-///   that line; a line beginning `<signatureInfo` or `<?xml` always starts a
-///   new record (except that a record holding only an XML declaration goes
-///   on into the `<signatureInfo` line after it). A line starting with `{` is
-///   a one-line REST JSON document.
-///   Any other non-blank line is one encoded token. Blank lines are skipped.
+/// - A UTF-8 byte order mark at the start of the input is skipped.
+/// - Input whose first non-blank byte is `{` (or `[`, to refuse it clearly) is
+///   one REST JSON document, scanned as it streams in (``RESTDocument``).
+/// - Otherwise it is read line by line. A line starting with `<` (after white
+///   space) starts a raw XML record, which ends with the line that completes one
+///   signature block and one token element. It continues onto the next line only
+///   while markup is open (an element, a CDATA section, the signature block, a
+///   tag), or while it still lacks a part and the next line starts with `<`. A
+///   line beginning `<signatureInfo` or `<?xml` while no markup is open starts a
+///   new record (inside open markup it is content), except that a record holding
+///   only an XML declaration goes on into the `<signatureInfo` line after it.
+///   A raw record that has failed (its framing found an error, its element is
+///   none of the token roots, or it outgrew ``DecoderConfiguration/maxTokenBytes``)
+///   ends with its line, so a broken record never takes the records after it with it.
+/// - A line starting with `{` or `[` is a one-line REST JSON document; any other
+///   non-blank line is one encoded token. Blank lines are skipped.
 ///
 /// Raw records keep their line breaks byte for byte, because a token
 /// pretty-printed over several lines is signed with those bytes.
@@ -42,6 +50,9 @@ public struct RecordSplitter: Sendable {
 
     private enum Mode { case undetermined, lines, json }
     private var mode = Mode.undetermined
+    /// Bytes of a UTF-8 byte order mark matched at the start of the input, until it is decided.
+    private var byteOrderMarkMatched = 0
+    private var byteOrderMarkDecided = false
 
     /// The current line, until its `\n` arrives.
     private var line: [UInt8] = []
@@ -57,8 +68,11 @@ public struct RecordSplitter: Sendable {
     private var rawLine = 0
     private var scanner = FrameScanner()
 
-    private var json: [UInt8] = []
-    private var jsonOverflow = false
+    /// The REST JSON document the whole input is, once it started.
+    private var document: RESTDocument?
+    private var documentStart = JSONPosition(offset: 0, line: 1, column: 1)
+    private var documentBytes = 0
+    private var documentOverflow = false
 
     private var consumed = 0
     private var nextIndex = 1
@@ -68,25 +82,29 @@ public struct RecordSplitter: Sendable {
     }
 
     /// Bytes the splitter holds on to between calls: what "flat memory" is measured by.
-    var retainedBytes: Int { line.capacity + raw.capacity + json.capacity }
+    var retainedBytes: Int { line.capacity + raw.capacity + (document?.retainedBytes ?? 0) }
 
     /// Feeds the next chunk; returns the records it completed, in order.
     public mutating func feed(_ bytes: some Collection<UInt8>) -> [TokenRecord] {
         var records: [TokenRecord] = []
-        let done: Void? = bytes.withContiguousStorageIfAvailable { feed($0, into: &records) }
-        if done == nil { Array(bytes).withUnsafeBufferPointer { feed($0, into: &records) } }
+        let done: Void? = bytes.withContiguousStorageIfAvailable { feedSkippingByteOrderMark($0, into: &records) }
+        if done == nil { Array(bytes).withUnsafeBufferPointer { feedSkippingByteOrderMark($0, into: &records) } }
         return records
     }
 
     /// Ends the stream; returns the records still open.
     public mutating func finish() -> [TokenRecord] {
         var records: [TokenRecord] = []
+        if !byteOrderMarkDecided {
+            // A prefix of a byte order mark and then the end: those bytes are input.
+            byteOrderMarkDecided = true
+            Self.byteOrderMark.withUnsafeBufferPointer { feed(UnsafeBufferPointer(rebasing: $0[..<byteOrderMarkMatched]), into: &records) }
+        }
         switch mode {
         case .undetermined:
             break
         case .json:
-            emitJSON(json, offset: 0, line: 1, overflow: jsonOverflow, into: &records)
-            json = []
+            emitDocument(into: &records)
         case .lines:
             if !line.isEmpty || lineOverflow { endLine(terminator: 0, into: &records) }
             if rawActive { emitRaw(into: &records) }
@@ -94,27 +112,51 @@ public struct RecordSplitter: Sendable {
         return records
     }
 
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    private mutating func feedSkippingByteOrderMark(_ buffer: UnsafeBufferPointer<UInt8>, into records: inout [TokenRecord]) {
+        guard !byteOrderMarkDecided else { return feed(buffer, into: &records) }
+        var index = 0
+        while index < buffer.count, byteOrderMarkMatched < 3 {
+            guard buffer[index] == Self.byteOrderMark[byteOrderMarkMatched] else {
+                // Not a byte order mark: what matched so far is input after all.
+                byteOrderMarkDecided = true
+                Self.byteOrderMark.withUnsafeBufferPointer { feed(UnsafeBufferPointer(rebasing: $0[..<byteOrderMarkMatched]), into: &records) }
+                return feed(UnsafeBufferPointer(rebasing: buffer[index...]), into: &records)
+            }
+            byteOrderMarkMatched += 1
+            index += 1
+        }
+        guard byteOrderMarkMatched == 3 else { return }  // the chunk ended inside a possible mark
+        byteOrderMarkDecided = true
+        consumed += 3
+        lineStartOffset = 0
+        feed(UnsafeBufferPointer(rebasing: buffer[index...]), into: &records)
+    }
+
     private mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>, into records: inout [TokenRecord]) {
         var start = 0
         if mode == .undetermined {
             while start < buffer.count, buffer[start].isASCIIWhitespace {
-                if buffer[start] == UInt8(ascii: "\n") { lineNumber += 1 }
+                consumed += 1
+                if buffer[start] == UInt8(ascii: "\n") {
+                    lineNumber += 1
+                    lineStartOffset = consumed
+                }
                 start += 1
             }
-            consumed += start
-            lineStartOffset = consumed
             guard start < buffer.count else { return }
-            mode = buffer[start] == UInt8(ascii: "{") ? .json : .lines
+            if buffer[start] == UInt8(ascii: "{") || buffer[start] == UInt8(ascii: "[") {
+                mode = .json
+                documentStart = JSONPosition(offset: consumed, line: lineNumber, column: consumed - lineStartOffset + 1)
+                document = RESTDocument(configuration: configuration, startingAt: documentStart)
+            } else {
+                mode = .lines
+                lineStartOffset = consumed
+            }
         }
         if mode == .json {
-            let chunk = UnsafeBufferPointer(rebasing: buffer[start...])
-            if json.count + chunk.count > configuration.maxJSONDocumentBytes {
-                jsonOverflow = true
-                json = []
-            } else if !jsonOverflow {
-                json.append(contentsOf: chunk)
-            }
-            consumed += chunk.count
+            feedDocument(UnsafeBufferPointer(rebasing: buffer[start...]))
             return
         }
         while start < buffer.count {
@@ -136,6 +178,20 @@ public struct RecordSplitter: Sendable {
         }
     }
 
+    private mutating func feedDocument(_ chunk: UnsafeBufferPointer<UInt8>) {
+        consumed += chunk.count
+        documentBytes += chunk.count
+        guard !documentOverflow else { return }
+        if documentBytes > configuration.maxJSONDocumentBytes {
+            // Past the limit nothing more is read: the document is refused whole.
+            documentOverflow = true
+            document = nil
+            return
+        }
+        guard document?.hasFailed == false else { return }
+        document?.feed(chunk.span)
+    }
+
     private static let signatureInfoPrefix = Array("<signatureInfo".utf8)
     private static let declarationPrefix = Array("<?xml".utf8)
 
@@ -148,14 +204,12 @@ public struct RecordSplitter: Sendable {
             lineStartOffset = consumed
         }
         let firstNonBlank = line.firstIndex { !$0.isASCIIWhitespace }
-        // A record that so far holds only an XML declaration is continued rather
-        // than cut: nothing could be lost, and `<?xml …?>` on a line of its own
-        // above a token is how pretty-printed tokens look.
-        let startsRecord = (line.starts(with: Self.signatureInfoPrefix) || line.starts(with: Self.declarationPrefix))
-            && !(rawActive && !rawOverflow && scanner.sawOnlyDeclaration && line.starts(with: Self.signatureInfoPrefix))
-        if rawActive && !startsRecord && !lineOverflow {
-            appendToRaw(terminator: terminator, into: &records)
-            return
+        if rawActive && !lineOverflow {
+            if continuesRaw(firstNonBlank: firstNonBlank) {
+                appendToRaw(terminator: terminator, into: &records)
+                return
+            }
+            emitRaw(into: &records)
         }
         if rawActive { emitRaw(into: &records) }
         if lineOverflow {
@@ -174,8 +228,11 @@ public struct RecordSplitter: Sendable {
             scanner = FrameScanner()
             raw.removeAll(keepingCapacity: true)
             appendToRaw(terminator: terminator, into: &records)
-        case UInt8(ascii: "{"):
-            emitJSON(line, offset: lineStartOffset, line: lineNumber, overflow: false, into: &records)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let start = JSONPosition(offset: lineStartOffset, line: lineNumber, column: 1)
+            for entry in RESTDocument.entries(from: line, configuration: configuration, startingAt: start) {
+                records.append(record(entry))
+            }
         default:
             var bytes = line
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
@@ -183,24 +240,35 @@ public struct RecordSplitter: Sendable {
         }
     }
 
+    /// Whether the line in `line` belongs to the raw record in progress (SPEC §2).
+    private func continuesRaw(firstNonBlank: Int?) -> Bool {
+        if scanner.isMarkupOpen { return true }
+        guard let firstNonBlank, line[firstNonBlank] == UInt8(ascii: "<") else { return false }
+        if line.starts(with: Self.signatureInfoPrefix) {
+            // `<?xml …?>` on a line of its own above a token is how pretty-printed
+            // tokens look; nothing could be lost by going on.
+            return scanner.sawOnlyDeclaration
+        }
+        return !line.starts(with: Self.declarationPrefix)
+    }
+
     private mutating func appendToRaw(terminator: UInt8, into records: inout [TokenRecord]) {
         if !rawOverflow {
             if raw.count + line.count + 1 > configuration.maxTokenBytes {
-                // Too large to be a token: stop keeping it, report it once it ends.
+                // Too large to be a token: it has failed, and ends with this line.
                 rawOverflow = true
                 raw = []
-            } else {
-                if !raw.isEmpty { raw.append(UInt8(ascii: "\n")) }
-                raw.append(contentsOf: line)
-                raw.withUnsafeBufferPointer { scanner.scan($0) }
+                return emitRaw(into: &records)
             }
+            raw.append(contentsOf: line)
+            // The line break goes in now: the scanner must see that the line
+            // ended (a `<` at its end starts no markup).
+            if terminator != 0 { raw.append(terminator) }
+            raw.withUnsafeBufferPointer { scanner.scan($0) }
         }
-        if rawOverflow {
-            // Without the bytes the end cannot be found by structure; the record
-            // ends at the next line that starts one (see the type's rules).
-            return
-        }
-        if scanner.isComplete { emitRaw(into: &records) }
+        // A record that has failed ends with its line: its framing found an error, or
+        // its element is no token (the parser refuses it), so nothing after it can mend it.
+        if scanner.isComplete || scanner.firstError != nil || scanner.tokenElementHasUnknownName { emitRaw(into: &records) }
     }
 
     private mutating func emitRaw(into records: inout [TokenRecord]) {
@@ -210,22 +278,31 @@ public struct RecordSplitter: Sendable {
                 .tokenTooLarge, stage: .transport,
                 "raw XML record is longer than \(configuration.maxTokenBytes) bytes (maxTokenBytes) without completing a token")))
         } else {
+            // The last line's break is not part of the record.
+            if raw.last == UInt8(ascii: "\n") { raw.removeLast() }
             records.append(record(bytes: raw, offset: rawOffset, line: rawLine))
         }
         raw.removeAll(keepingCapacity: raw.capacity <= 64 * 1024)
         rawOverflow = false
     }
 
-    private mutating func emitJSON(_ document: [UInt8], offset: Int, line: Int, overflow: Bool, into records: inout [TokenRecord]) {
-        if overflow {
-            records.append(record(bytes: [], offset: offset, line: line, error: TokenError(
+    private mutating func emitDocument(into records: inout [TokenRecord]) {
+        defer { document = nil }
+        if documentOverflow {
+            records.append(record(bytes: [], offset: documentStart.offset, line: documentStart.line, error: TokenError(
                 .inputTooLarge, stage: .transport,
-                "the REST JSON document is larger than \(configuration.maxJSONDocumentBytes) bytes (maxJSONDocumentBytes)")))
+                "the REST JSON document is larger than \(configuration.maxJSONDocumentBytes) bytes (maxJSONDocumentBytes)",
+                at: SourceLocation(byteOffset: documentStart.offset + configuration.maxJSONDocumentBytes))))
             return
         }
-        for entry in RESTDocument.entries(from: document) {
-            records.append(record(bytes: entry.token ?? [], offset: offset, line: line, envelope: entry.envelope, error: entry.error))
+        guard var document else { return }
+        for entry in document.finish() {
+            records.append(record(entry))
         }
+    }
+
+    private mutating func record(_ entry: RESTDocument.Entry) -> TokenRecord {
+        record(bytes: entry.token ?? [], offset: entry.position.offset, line: entry.position.line, envelope: entry.envelope, error: entry.error)
     }
 
     private mutating func record(bytes: [UInt8], offset: Int, line: Int, envelope: RESTEnvelope? = nil, error: TokenError? = nil) -> TokenRecord {

@@ -43,14 +43,39 @@ public struct TransportForm: Sendable, Hashable, CustomStringConvertible {
 /// What the unsigned REST envelope said about a token. Shown, never trusted:
 /// the token's own signed fields decide every check.
 public struct RESTEnvelope: Sendable, Hashable {
+    /// A member's value with its JSON type, so output can keep `"1458252511000"`
+    /// (a string) apart from `1458252511000` (a number).
+    public enum Value: Sendable, Hashable, CustomStringConvertible {
+        case string(String)
+        /// The number exactly as written (validated by the JSON grammar): no
+        /// precision is lost to a conversion, and it can be written back as JSON.
+        case number(String)
+        case bool(Bool)
+        case null
+
+        /// The value as text (a string without quotes): how people read it.
+        public var description: String {
+            switch self {
+            case .string(let text), .number(let text): text
+            case .bool(let value): value ? "true" : "false"
+            case .null: "null"
+            }
+        }
+    }
+
     public var version: TransportForm.Envelope
     /// Scalar members of the envelope (minus the token itself), sorted by key,
     /// e.g. `expires`, `resource`, `notAfter`.
-    public var fields: [(key: String, value: String)]
+    public var fields: [(key: String, value: Value)]
 
-    public init(version: TransportForm.Envelope, fields: [(key: String, value: String)]) {
+    public init(version: TransportForm.Envelope, fields: [(key: String, value: Value)]) {
         self.version = version
         self.fields = fields
+    }
+
+    /// The value of the first member named `key`.
+    public subscript(key: String) -> Value? {
+        fields.first { $0.key == key }?.value
     }
 
     public static func == (lhs: RESTEnvelope, rhs: RESTEnvelope) -> Bool {

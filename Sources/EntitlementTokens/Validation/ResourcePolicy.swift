@@ -1,56 +1,82 @@
-/// `INVALID_RESOURCE_ID` when the token is for another resource.
+/// `INVALID_RESOURCE_ID` when the token is for another resource (SPEC §5).
 ///
-/// Equal strings match. Otherwise both sides are read as Media RSS — a bare
+/// The same bytes match. Otherwise both sides are read as Media RSS — a bare
 /// id `TNT` means a channel titled `TNT` — and they match when the channel
-/// titles are equal and, if both name an item guid, the guids are equal.
+/// titles are the same bytes and, if both name an item guid, the guids are.
+/// An authentication token matches when any of its authorized resources does,
+/// each read the same way; one that names no resource grants none. A Media RSS
+/// document that is ambiguous (two channels, two items, two titles or guids in
+/// one scope) or not Media RSS at all matches only byte for byte.
 struct ResourcePolicy: TokenPolicy {
     var expectedRaw: String
-    /// Nil when the expectation looks like XML but is not Media RSS: then only exact equality matches.
-    var expected: ResourceIdentity?
+    /// The expectation's identity, or why only its exact bytes can match.
+    var expected: Result<ResourceIdentity, TokenError>
     /// How reasons name the expectation; fixed, so described once, not per refused token.
     var expectedSummary: String
+    /// The decoder's limits, for reading resources that are not a token's `resourceID`.
+    var configuration: DecoderConfiguration
     var check: VerificationCheck { .resource }
+
+    /// Reasons name at most this many of an authentication token's resources.
+    private static let resourcesNamed = 3
 
     init(expected raw: String, parser: XMLPushParser) {
         expectedRaw = raw
-        if MediaRSSResource.looksLikeRSS(raw) {
-            expected = (try? MediaRSSResource.parse(raw, with: parser).get()).map(ResourceIdentity.init(rss:))
-        } else {
-            expected = ResourceIdentity(channelTitle: raw, itemGUID: nil)
+        configuration = parser.configuration
+        expected = ResourceIdentity.reading(raw) { MediaRSSResource.parse(raw, with: parser) }
+        switch expected {
+        case .success(let identity): expectedSummary = identity.summary
+        case .failure(let error): expectedSummary = ResourceIdentity.opaqueSummary(raw, error)
         }
-        expectedSummary = ResourceIdentity.summary(of: raw)
     }
 
     func evaluate(_ token: DecodedToken, now: TokenTimestamp) -> PolicyResult {
-        let candidates: [String]
         switch token.token {
         case .authentication(let authN):
-            guard !authN.authorizedResources.isEmpty else {
-                return .skip("this authentication token names no resource")
+            let resources = authN.authorizedResources
+            guard !resources.isEmpty else {
+                return .fail(.invalidResourceID, "the authentication token names no resource, so it grants none (expected \(expectedSummary))")
             }
-            candidates = authN.authorizedResources
-        default:
-            candidates = token.token.resourceID.map { [$0] } ?? []
+            var reasons: [String] = []
+            for resource in resources {
+                guard let reason = mismatch(resource, reading: { MediaRSSResource.reading(of: resource, configuration: configuration) }) else {
+                    return .pass
+                }
+                if reasons.count < Self.resourcesNamed { reasons.append(reason) }
+            }
+            if resources.count == 1 { return .fail(.invalidResourceID, reasons[0]) }
+            let more = resources.count > reasons.count ? "; and \(resources.count - reasons.count) more" : ""
+            return .fail(.invalidResourceID, "none of the token's \(resources.count) authorized resources is the expected one: "
+                         + reasons.joined(separator: "; ") + more)
+        case .media, .authorization:
+            guard let resource = token.token.resourceID else {
+                return .fail(.invalidResourceID, "the token names no resource (expected \(expectedSummary))")
+            }
+            // The token's own reading, parsed once and shared; parsed again only to say why it failed.
+            let reason = mismatch(resource, reading: {
+                token.mediaRSS.map { .success($0) } ?? MediaRSSResource.reading(of: resource, configuration: configuration)
+            })
+            return reason.map { .fail(.invalidResourceID, $0) } ?? .pass
         }
-        for candidate in candidates where matches(candidate, rss: candidates.count == 1 ? token.mediaRSS : nil) {
-            return .pass
-        }
-        let shown = candidates.map { ResourceIdentity.summary(of: $0) }.joined(separator: ", ")
-        return .fail(.invalidResourceID, "resource is \(shown), expected \(expectedSummary)")
     }
 
-    private func matches(_ raw: String, rss: MediaRSSResource?) -> Bool {
-        if raw == expectedRaw { return true }
-        guard let expected else { return false }
+    /// Nil when `raw`, a resource the token names, is the expected one;
+    /// otherwise what differs, in words that never contradict themselves.
+    private func mismatch(_ raw: String, reading: () -> Result<MediaRSSResource, TokenError>) -> String? {
+        if raw.hasSameUTF8(as: expectedRaw) { return nil }
         let actual: ResourceIdentity
-        if let rss {
-            actual = ResourceIdentity(rss: rss)
-        } else if MediaRSSResource.looksLikeRSS(raw) {
-            return false
-        } else {
-            actual = ResourceIdentity(channelTitle: raw, itemGUID: nil)
+        switch ResourceIdentity.reading(raw, reading) {
+        case .success(let identity):
+            actual = identity
+        case .failure(let error):
+            return "resource is \(ResourceIdentity.opaqueSummary(raw, error)), so only the exact bytes of the expected resource (\(expectedSummary)) would match"
         }
-        return actual.matches(expected)
+        switch expected {
+        case .failure:
+            return "resource is \(actual.summary), expected \(expectedSummary), which only its exact bytes match"
+        case .success(let expected):
+            return actual.mismatch(expected)
+        }
     }
 }
 
@@ -68,17 +94,33 @@ struct ResourceIdentity: Sendable, Hashable {
         self.init(channelTitle: rss.channelTitle, itemGUID: rss.itemGUID)
     }
 
-    func matches(_ other: ResourceIdentity) -> Bool {
-        guard channelTitle == other.channelTitle else { return false }
-        guard let mine = itemGUID, let theirs = other.itemGUID else { return true }
-        return mine == theirs
+    /// A bare id is the channel of that title; text that looks like XML is read
+    /// as Media RSS by `rss` (parsed only then), and fails when it is not usable.
+    static func reading(_ raw: String, _ rss: () -> Result<MediaRSSResource, TokenError>) -> Result<ResourceIdentity, TokenError> {
+        guard MediaRSSResource.looksLikeRSS(raw) else { return .success(ResourceIdentity(channelTitle: raw, itemGUID: nil)) }
+        return rss().map(ResourceIdentity.init(rss:))
     }
 
-    /// A short form for reasons: `'TNT'` or `RSS channel 'mun2' item 2847811`.
-    static func summary(of raw: String) -> String {
-        guard MediaRSSResource.looksLikeRSS(raw) else { return "'\(raw)'" }
-        let parser = XMLPushParser(configuration: .default)
-        guard let rss = try? MediaRSSResource.parse(raw, with: parser).get() else { return "an XML document that is not Media RSS" }
-        return "RSS channel '\(rss.channelTitle)'" + (rss.itemGUID.map { " item \($0)" } ?? "")
+    /// Nil when the two match (same channel bytes, and same guid bytes when
+    /// both name one); otherwise the part that differs.
+    func mismatch(_ expected: ResourceIdentity) -> String? {
+        guard channelTitle.hasSameUTF8(as: expected.channelTitle) else {
+            return "resource is channel \(channelTitle.quotedID(beside: expected.channelTitle)), "
+                + "expected channel \(expected.channelTitle.quotedID(beside: channelTitle))"
+        }
+        guard let mine = itemGUID, let theirs = expected.itemGUID, !mine.hasSameUTF8(as: theirs) else { return nil }
+        return "resource is item guid \(mine.quotedID(beside: theirs)) of channel '\(channelTitle)', "
+            + "expected item guid \(theirs.quotedID(beside: mine))"
+    }
+
+    /// A short form for reasons: `channel 'TNT'` or `channel 'mun2' item guid '2847811'`.
+    var summary: String {
+        "channel '\(channelTitle)'" + (itemGUID.map { " item guid '\($0)'" } ?? "")
+    }
+
+    /// How reasons name a resource that can only match byte for byte.
+    static func opaqueSummary(_ raw: String, _ error: TokenError) -> String {
+        if error.code == .ambiguousMediaRSS { return "ambiguous Media RSS (\(error.message))" }
+        return "XML that is not Media RSS (\(error.message))"
     }
 }

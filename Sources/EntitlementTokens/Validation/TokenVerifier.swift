@@ -19,7 +19,7 @@ internal import Synchronization
 /// other store it answers `REPLAY_CHECK_UNAVAILABLE` rather than block.
 public final class TokenVerifier: Sendable {
     public let decoderConfiguration: DecoderConfiguration
-    let decoders: TokenDecoderPool
+    @usableFromInline let decoders: TokenDecoderPool
     private let leewayMilliseconds: Int64
     private let clock: @Sendable () -> TokenTimestamp
     private let requestor: RequestorPolicy?
@@ -80,13 +80,18 @@ public final class TokenVerifier: Sendable {
 
     // MARK: Verifying
 
-    /// Decodes and verifies one token in any transport form but a REST JSON
-    /// document (a whole document: ``RecordSplitter`` cuts it into records).
+    /// Decodes and verifies one token in any transport form, or a REST JSON
+    /// document that holds one token (a document with several: give it to a
+    /// ``VerificationStream``, or cut it with a ``RecordSplitter``).
+    ///
+    /// Inlinable so that a caller's collection type is specialised where it is
+    /// known (an `[UInt8]` reaches its bytes directly, not through witness calls).
+    @inlinable
     public func verify(_ record: some Collection<UInt8>, envelope: RESTEnvelope? = nil,
                        expecting expectations: RequestExpectations = .init()) async -> Verdict {
         switch decode(record, envelope: envelope) {
         case .success(let token): await verify(token, expecting: expectations)
-        case .failure(let error): Verdict(formatError: error)
+        case .failure(let error): Self.formatVerdict(error)
         }
     }
 
@@ -113,11 +118,12 @@ public final class TokenVerifier: Sendable {
 
     /// Synchronous `verify`, for threads. Needs a replay store that answers
     /// without waiting; any other gives `REPLAY_CHECK_UNAVAILABLE`.
+    @inlinable
     public func verify(_ record: some Collection<UInt8>, envelope: RESTEnvelope? = nil,
                        expecting expectations: RequestExpectations = .init()) -> Verdict {
         switch decode(record, envelope: envelope) {
         case .success(let token): verify(token, expecting: expectations)
-        case .failure(let error): Verdict(formatError: error)
+        case .failure(let error): Self.formatVerdict(error)
         }
     }
 
@@ -141,7 +147,19 @@ public final class TokenVerifier: Sendable {
 
     // MARK: Steps (internal: the stream engine decides replays in input order)
 
+    @usableFromInline
+    static func formatVerdict(_ error: TokenError) -> Verdict {
+        Verdict(formatError: error)
+    }
+
+    @inlinable
     func decode(_ record: some Collection<UInt8>, envelope: RESTEnvelope?) -> Result<DecodedToken, TokenError> {
+        record.withContiguousStorageIfAvailable { decode(contiguous: $0, envelope: envelope) }
+            ?? Array(record).withUnsafeBufferPointer { decode(contiguous: $0, envelope: envelope) }
+    }
+
+    @usableFromInline
+    func decode(contiguous record: UnsafeBufferPointer<UInt8>, envelope: RESTEnvelope?) -> Result<DecodedToken, TokenError> {
         if envelope == nil, Self.isJSONDocument(record) { return decodeDocument(record) }
         return decoders.withDecoder { decoder in
             Result { () throws(TokenError) in try decoder.decode(record, envelope: envelope) }
@@ -150,15 +168,16 @@ public final class TokenVerifier: Sendable {
 
     /// True when the first byte that is not white space (or a BOM) is `{`:
     /// a REST JSON response, given whole.
-    private static func isJSONDocument(_ bytes: some Collection<UInt8>) -> Bool {
-        var bytes = bytes[...]
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
-        return bytes.first { !$0.isASCIIWhitespace } == UInt8(ascii: "{")
+    private static func isJSONDocument(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        while index < bytes.count, bytes[index].isASCIIWhitespace { index += 1 }
+        return index < bytes.count && bytes[index] == UInt8(ascii: "{")
     }
 
     /// A REST response holding one token is that token, with its envelope; one
     /// holding several names the entry point that takes them all.
-    private func decodeDocument(_ document: some Collection<UInt8>) -> Result<DecodedToken, TokenError> {
+    private func decodeDocument(_ document: UnsafeBufferPointer<UInt8>) -> Result<DecodedToken, TokenError> {
         var splitter = RecordSplitter(configuration: decoderConfiguration)
         let records = splitter.feed(document) + splitter.finish()
         guard records.count == 1, let record = records.first else {

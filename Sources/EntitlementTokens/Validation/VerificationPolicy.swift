@@ -10,8 +10,11 @@ public struct VerificationPolicy: Sendable {
     public typealias DeviceExpectation = EntitlementTokens.DeviceExpectation
 
     public var requestorID: String?
-    /// The MVPDs whose tokens are accepted (byte-exact); nil accepts any.
-    public var allowedMVPDs: Set<String>?
+    /// The MVPDs whose tokens are accepted, compared byte for byte; nil accepts
+    /// any. A list, not a `Set<String>`: a set would merge names that are
+    /// canonically equivalent (two Unicode forms of one name) before the
+    /// byte-exact check ever saw them.
+    public var allowedMVPDs: [String]?
     /// Tolerated clock skew, each way, in milliseconds (default 30 s; 0 allowed).
     public var leewayMilliseconds: Int64 = 30_000
     /// One-time use of media tokens; nil skips the replay check.
@@ -25,7 +28,7 @@ public struct VerificationPolicy: Sendable {
 
     public init(
         requestorID: String? = nil,
-        allowedMVPDs: Set<String>? = nil,
+        allowedMVPDs: [String]? = nil,
         leewayMilliseconds: Int64 = 30_000,
         replayStore: (any ReplayStore)? = nil,
         replayDeadline: Duration = .milliseconds(250),

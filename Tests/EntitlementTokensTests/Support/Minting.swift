@@ -30,7 +30,7 @@ enum Minting {
     /// per-request expectations, by the names of both.
     struct Configuration {
         var requestorID: String?
-        var allowedMVPDs: Set<String>?
+        var allowedMVPDs: [String]?
         var leewayMilliseconds: Int64 = 30_000
         var replayStore: (any ReplayStore)?
         var resourceID: String?

@@ -1,0 +1,113 @@
+internal import NIOCore
+internal import NIOPosix
+internal import NIOSSL
+internal import RedisRESP
+
+/// One open, logged-in connection: a channel and its RESP handler.
+final class RedisConnection: Sendable {
+    let channel: any Channel
+    private let handler: NIOLoopBound<RESPConnectionHandler>
+
+    private init(channel: any Channel, handler: NIOLoopBound<RESPConnectionHandler>) {
+        self.channel = channel
+        self.handler = handler
+    }
+
+    /// Sends `command` (already encoded); the future completes by `deadline`.
+    func send(_ command: [UInt8], budgetedBytes: Int?, deadline: NIODeadline) -> EventLoopFuture<RESPReply> {
+        let promise = channel.eventLoop.makePromise(of: RESPReply.self)
+        if channel.eventLoop.inEventLoop {
+            handler.value.send(command, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline)
+        } else {
+            channel.eventLoop.execute { [handler] in
+                handler.value.send(command, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline)
+            }
+        }
+        return promise.futureResult
+    }
+
+    func close() {
+        channel.close(promise: nil)
+    }
+
+    /// Connects, sets up TLS, logs in (`AUTH`) and selects the database, all
+    /// within the configuration's connect timeout.
+    static func open(
+        configuration: RedisClientConfiguration,
+        sslContext: NIOSSLContext?,
+        group: any EventLoopGroup,
+        budget: OutstandingBudget
+    ) -> EventLoopFuture<RedisConnection> {
+        let endpoint = configuration.endpoint
+        let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
+        let serverHostname = isIPAddress(endpoint.host) ? nil : endpoint.host
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(configuration.connectTimeout.timeAmount)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(RESPConnectionHandler(
+                        endpointDescription: endpoint.description,
+                        operationTimeout: configuration.connectTimeout,
+                        stalledTimeout: configuration.stalledConnectionTimeout.timeAmount,
+                        replyLimits: configuration.replyLimits,
+                        budget: budget))
+                }
+            }
+        return bootstrap.connect(host: endpoint.host, port: endpoint.port)
+            .flatMapErrorThrowing { error in
+                throw RedisClientError(.connectionFailed, "cannot connect to \(endpoint): \(error)")
+            }
+            .flatMap { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = try channel.pipeline.syncOperations.handler(type: RESPConnectionHandler.self)
+                    return RedisConnection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+                }
+            }
+            .flatMap { (connection: RedisConnection) -> EventLoopFuture<RedisConnection> in
+                connection.logIn(endpoint, deadline: deadline).flatMapThrowing { @Sendable () throws -> RedisConnection in
+                    connection
+                }.flatMapErrorThrowing { @Sendable error throws -> RedisConnection in
+                    connection.close()
+                    throw error
+                }
+            }
+    }
+
+    /// `AUTH`, `SELECT` and a `PING`, pipelined: the connection counts as
+    /// open only once the server has answered through it (TLS handshake,
+    /// login and database included).
+    private func logIn(_ endpoint: RedisEndpoint, deadline: NIODeadline) -> EventLoopFuture<Void> {
+        var steps: [EventLoopFuture<Void>] = []
+        func step(_ command: RESPCommand, failure: RedisClientError.Code) {
+            steps.append(send(command.encoded(), budgetedBytes: nil, deadline: deadline).flatMapThrowing { reply in
+                if case .error(let message) = reply,
+                   message.starts(with: "NOAUTH".utf8) || message.starts(with: "WRONGPASS".utf8) {
+                    throw RedisClientError(.authenticationFailed, endpoint.password == nil
+                        ? "\(endpoint) wants a password (give one in the URL): \(reply.summary)"
+                        : "\(endpoint) refused the login: \(reply.summary)")
+                }
+                guard reply.isOK || (command.name == "PING" && reply == .simpleString(Array("PONG".utf8))) else {
+                    throw RedisClientError(failure, "\(endpoint) refused \(command.name): \(reply.summary)")
+                }
+            })
+        }
+        if let password = endpoint.password {
+            step(endpoint.username.map { RESPCommand("AUTH", $0, password) } ?? RESPCommand("AUTH", password),
+                 failure: .authenticationFailed)
+        }
+        if endpoint.database != 0 {
+            step(RESPCommand("SELECT", String(endpoint.database)), failure: .databaseSelectionFailed)
+        }
+        step(RESPCommand("PING"), failure: .unexpectedReply)
+        return EventLoopFuture.andAllSucceed(steps, on: channel.eventLoop)
+    }
+
+    private static func isIPAddress(_ host: String) -> Bool {
+        (try? SocketAddress(ipAddress: host, port: 0)) != nil
+    }
+}

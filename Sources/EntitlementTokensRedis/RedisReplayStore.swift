@@ -1,0 +1,94 @@
+public import EntitlementTokens
+internal import RedisRESP
+
+/// One-time use across a fleet (SPEC §10): every server that shares the
+/// Redis (≥ 6.2) or Valkey server accepts a media token at most once.
+///
+/// An accepted token is recorded as `SET <prefix><id> 1 NX PXAT <until>`,
+/// where `<id>` is the Base64url SHA-256 of the signed bytes: atomic, so of
+/// any number of concurrent attempts on any number of servers exactly one
+/// gets `OK`, and the entry expires with the token (plus leeway). Anything
+/// but `OK` or a null reply (an error reply such as `OOM` or `READONLY`, no
+/// answer within the deadline, no connection, too many requests in flight)
+/// is `.unavailable`: the verifier fails closed.
+///
+/// ```swift
+/// let store = try RedisReplayStore(url: "redis://:secret@redis.internal:6379/0")
+/// let verifier = TokenVerifier(signature: .trustedKeys(ring),
+///     policy: VerificationPolicy(requestorID: "TNT", replayStore: store))
+/// // readiness: await store.ping(); at exit: await store.shutdown()
+/// ```
+///
+/// `PXAT` is compared with the Redis server's clock, and `until` comes from
+/// the verifier's: keep both on NTP (docs/REDIS.md).
+public final class RedisReplayStore: ReplayStore {
+    public static let defaultKeyPrefix = "tokeninspect:replay:"
+
+    public let client: RedisClient
+    public let keyPrefix: String
+    private let keyPrefixBytes: [UInt8]
+    private static let setArguments: [[UInt8]] = ["SET", "1", "NX", "PXAT"].map { Array($0.utf8) }
+
+    public init(client: RedisClient, keyPrefix: String = RedisReplayStore.defaultKeyPrefix) {
+        self.client = client
+        self.keyPrefix = keyPrefix
+        self.keyPrefixBytes = Array(keyPrefix.utf8)
+    }
+
+    /// - Parameters:
+    ///   - url: `redis://[[user]:password@]host[:port][/db]` or `rediss://…` (TLS).
+    ///   - timeout: the longest one decision may take; past it, `.unavailable`.
+    ///   - trustedCAFile: PEM CA certificates for `rediss://`; nil trusts the system store.
+    public convenience init(url: String, keyPrefix: String = RedisReplayStore.defaultKeyPrefix,
+                            timeout: Duration = .milliseconds(50), trustedCAFile: String? = nil) throws(RedisClientError) {
+        var configuration = try RedisClientConfiguration(url: url, trustedCAFile: trustedCAFile)
+        configuration.operationTimeout = timeout
+        self.init(client: try RedisClient(configuration: configuration), keyPrefix: keyPrefix)
+    }
+
+    public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
+        let key = ReplayKey.bytes(prefix: keyPrefixBytes, identity: identity)
+        // PXAT must be positive; an entry that would already be gone cannot
+        // stop a replay, so keep it at least a millisecond past `now`.
+        let expiry = max(until.millisecondsSince1970, now.millisecondsSince1970 + 1, 1)
+        let command = RESPCommand([Self.setArguments[0], key, Self.setArguments[1], Self.setArguments[2],
+                                   Self.setArguments[3], Array(String(expiry).utf8)])
+        let reply: RESPReply
+        do {
+            reply = try await client.send(command)
+        } catch {
+            return .unavailable(error.description)
+        }
+        return Self.decision(for: reply)
+    }
+
+    /// What a reply to `SET … NX PXAT` means for the token.
+    static func decision(for reply: RESPReply) -> ReplayDecision {
+        switch reply {
+        case _ where reply.isOK:
+            return .accepted
+        case .null:
+            return .replayed
+        case .error:
+            return .unavailable(RedisClientError.errorReply("SET", reply).description)
+        default:
+            return .unavailable(RedisClientError.unexpectedReply("SET", reply).description)
+        }
+    }
+
+    /// Whether Redis answers `PING` now, within the deadline: for `/readyz`.
+    public func ping() async -> Bool {
+        (try? await client.ping()) != nil
+    }
+
+    /// The same check, saying why it failed (wrong password, refused, timed
+    /// out…): for a clear error at start-up.
+    public func checkHealth() async throws(RedisClientError) {
+        try await client.ping()
+    }
+
+    /// Closes the client's connections.
+    public func shutdown() async {
+        await client.shutdown()
+    }
+}

@@ -1,0 +1,53 @@
+@testable import EntitlementTokensRedis
+import EntitlementTokens
+import Foundation
+import RedisRESP
+import Testing
+
+@Suite("Redis: replay keys and decisions")
+struct ReplayKeyTests {
+    /// Foundation's Base64, made URL-safe and unpadded: an independent encoder.
+    static func foundationBase64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    @Test("Base64url without padding agrees with Foundation's", arguments: 0...40)
+    func base64URL(length: Int) {
+        var generator = SplitMix64(seed: UInt64(length))
+        let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var output: [UInt8] = []
+        ReplayKey.appendBase64URL(bytes, to: &output)
+        #expect(String(decoding: output, as: UTF8.self) == Self.foundationBase64URL(bytes))
+    }
+
+    @Test("the key is the prefix and 43 characters of SHA-256")
+    func key() {
+        let digest = (0..<32).map { UInt8(truncatingIfNeeded: $0 * 7 + 250) }
+        let key = ReplayKey.bytes(prefix: Array("p:".utf8), identity: ReplayIdentity(digest: digest))
+        #expect(String(decoding: key, as: UTF8.self) == "p:" + Self.foundationBase64URL(digest))
+        #expect(key.count == 2 + 43)
+    }
+
+    @Test("OK accepts, null is a replay, anything else is unavailable")
+    func decisions() {
+        #expect(RedisReplayStore.decision(for: .simpleString(Array("OK".utf8))) == .accepted)
+        #expect(RedisReplayStore.decision(for: .null) == .replayed)
+        for reply: RESPReply in [.error(Array("READONLY You can't write against a read only replica.".utf8)),
+                                 .simpleString(Array("QUEUED".utf8)), .integer(1), .bulkString(Array("OK".utf8)), .array([])] {
+            guard case .unavailable(let reason) = RedisReplayStore.decision(for: reply) else {
+                Issue.record("\(reply) was not unavailable")
+                continue
+            }
+            #expect(reason.contains("SET"))
+        }
+        guard case .unavailable(let reason) = RedisReplayStore.decision(for: .error(Array("OOM command not allowed".utf8))) else {
+            Issue.record("OOM was not unavailable")
+            return
+        }
+        #expect(reason.contains("OOM command not allowed"))
+        #expect(reason.contains("errorReply"))
+    }
+}

@@ -1,0 +1,93 @@
+import EntitlementTokens
+@testable import EntitlementTokensRedis
+import Foundation
+import RedisRESP
+import Testing
+
+func randomIdentity<G: RandomNumberGenerator>(using generator: inout G) -> ReplayIdentity {
+    ReplayIdentity(digest: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+}
+
+func timestamp(_ date: Date = Date(), plus milliseconds: Int64 = 0) -> TokenTimestamp {
+    TokenTimestamp(millisecondsSince1970: Int64(date.timeIntervalSince1970 * 1000) + milliseconds)!
+}
+
+/// A store on `url` with `timeout` and the other settings given. The
+/// default timeout is generous: tests about deadlines give 50 ms themselves.
+func makeStore(_ url: String, timeout: Duration = .seconds(1), prefix: String = RedisReplayStore.defaultKeyPrefix,
+               trustedCAFile: String? = nil,
+               configure: (inout RedisClientConfiguration) -> Void = { _ in }) throws -> RedisReplayStore {
+    var configuration = try RedisClientConfiguration(url: url, trustedCAFile: trustedCAFile)
+    configuration.operationTimeout = timeout
+    configure(&configuration)
+    return RedisReplayStore(client: try RedisClient(configuration: configuration), keyPrefix: prefix)
+}
+
+/// An administrative client for reading back what the store wrote.
+func adminClient(_ url: String) throws -> RedisClient {
+    var configuration = try RedisClientConfiguration(url: url)
+    configuration.operationTimeout = .seconds(5)
+    return try RedisClient(configuration: configuration)
+}
+
+extension RedisClient {
+    func command(_ arguments: String...) async throws -> RESPReply {
+        try await send(RESPCommand(arguments.map { Array($0.utf8) }))
+    }
+
+    func integer(_ arguments: String...) async throws -> Int64? {
+        if case .integer(let value) = try await send(RESPCommand(arguments.map { Array($0.utf8) })) { return value }
+        return nil
+    }
+
+    /// One field of `INFO section`.
+    func info(_ section: String, field: String) async throws -> String? {
+        guard case .bulkString(let bytes) = try await command("INFO", section) else { return nil }
+        for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0] == field { return String(parts[1]) }
+        }
+        return nil
+    }
+}
+
+/// How long `body` took, in milliseconds.
+func milliseconds<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let value = try await body()
+    let elapsed = clock.now - start
+    return (value, Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+}
+
+extension ReplayDecision {
+    var isUnavailable: Bool {
+        if case .unavailable = self { return true }
+        return false
+    }
+
+    var reason: String {
+        if case .unavailable(let reason) = self { return reason }
+        return ""
+    }
+}
+
+extension RedisReplayStore {
+    /// Waits until Redis answers (connections open), at most `limit`.
+    func warmUp(limit: Duration = .seconds(2)) async {
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < limit, !(await ping()) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Why ``checkHealth()`` fails, or nil when Redis answers.
+    func healthFailure() async -> RedisClientError? {
+        do throws(RedisClientError) {
+            try await checkHealth()
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
