@@ -120,7 +120,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// The URL as given with any password replaced, for error messages.
     static func redacted(_ url: String) -> String {
-        guard let schemeEnd = url.range(of: "://"),
+        guard let schemeEnd = url.firstRange(of: "://"),
               let at = url[schemeEnd.upperBound...].lastIndex(of: "@") else { return url }
         let credentials = url[schemeEnd.upperBound..<at]
         guard let colon = credentials.firstIndex(of: ":") else {
