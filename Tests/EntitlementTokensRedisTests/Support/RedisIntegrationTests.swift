@@ -1,0 +1,8 @@
+import IntegrationSupport
+import Testing
+
+/// Every suite that starts a redis-server, one after another: the deadline
+/// checks measure milliseconds, and a 2-core machine running several servers
+/// and load generators at once would measure the scheduler instead.
+@Suite(.serialized, .enabled(if: Integration.redis, "redis-server not installed"))
+enum RedisIntegrationTests {}
