@@ -1,4 +1,5 @@
 import EntitlementTokens
+import EntitlementTokensRedis
 import Foundation
 import IntegrationSupport
 import Testing
@@ -156,6 +157,26 @@ struct FleetTests {
                 #expect(log.contains("authenticationFailed"))
                 #expect(!log.contains("not-the-password"))
                 #expect(!log.contains("the-right-one"))
+            }
+        }
+    }
+
+    @Test func shutdownClosesTheRedisClientAfterTheServerStops() async throws {
+        try await withRedisServer { redis in
+            let runtime = try GateFixtures.runtime(["--replay", redis.url, "--shutdown-grace", "0"])
+            let store = try #require(runtime.replay.store as? RedisReplayStore)
+            let group = runtime.serviceGroup(port: 0)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                #expect(await runtime.readiness.notReadyReason() == nil)   // a PING through the gate's own client
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            do throws(RedisClientError) {
+                try await store.client.ping()
+                Issue.record("the gate's Redis client still answers after shutdown")
+            } catch {
+                #expect(error.code == .shutDown)
             }
         }
     }
