@@ -15,7 +15,8 @@ import Testing
 /// the full figure, 10,000 tokens × 8 sends, 20 times.
 @Suite(.serialized,
        .enabled(if: Integration.redis, "redis-server not installed"),
-       .enabled(if: GateProcess.binary != nil || Integration.required, "the tokengate executable is not built"))
+       .enabled(if: GateProcess.binary != nil || Integration.required, "the tokengate executable is not built"),
+       .holdsMachineLock)
 struct FleetTests {
     static let environment = ProcessInfo.processInfo.environment
     static let tokenCount = environment["TOKENGATE_FLEET_TOKENS"].flatMap(Int.init) ?? 250
