@@ -115,12 +115,12 @@ struct RefusingReplayStore: ReplayStore {
         #expect(await closed.accept(identity, until: now, now: now) == .unavailable("OOM command not allowed"))
         let silent = GuardedReplayStore(SilentReplayStore(), timeout: .milliseconds(20), failure: .closed, metrics: metrics,
                                         logger: logs.logger)
-        let started = ContinuousClock.now
+        // The silent store would answer `.accepted` after 10 s: `.unavailable` means the
+        // timeout won (no wall-clock bound: a loaded test run may delay any timer).
         guard case .unavailable = await silent.accept(identity, until: now, now: now) else {
-            Issue.record("a silent store was not unavailable")
+            Issue.record("a silent store was not cut off by the timeout")
             return
         }
-        #expect(ContinuousClock.now - started < .seconds(8), "the timeout did not cut the wait (the store sleeps 10 s)")
         let text = String(decoding: metrics.render(), as: UTF8.self)
         #expect(text.contains("tokengate_replay_fail_open_total 1"))
         #expect(text.contains(#"tokengate_replay_store_operations_total{outcome="unavailable"} 3"#))

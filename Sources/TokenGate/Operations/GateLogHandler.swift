@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// One line per event on standard error, as `--log-format` says: `text` for
 /// people (`2026-11-22T18:40:00Z notice refused status=… reason="…"`) or
@@ -33,7 +34,7 @@ public struct GateLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { $1 } }
-        let time = Date().formatted(.iso8601)
+        let time = Self.timestamp()
         let keys = all.keys.sorted()
         switch format {
         case .text:
@@ -44,6 +45,20 @@ public struct GateLogHandler: LogHandler {
             var line = "{\"time\":\"\(time)\",\"level\":\"\(event.level)\",\"message\":\(Self.jsonString(event.message.description))"
             for key in keys { line += ",\(Self.jsonString(key)):\(Self.jsonString(Self.flatten(all[key]!)))" }
             write(line + "}\n")
+        }
+    }
+
+    /// The current second, formatted once per second: a flood of refused
+    /// tokens is one log line each, and Foundation's ISO 8601 formatting was
+    /// most of a line's cost.
+    private static let lastTimestamp = Mutex<(second: Int, text: String)>((-1, ""))
+
+    static func timestamp() -> String {
+        let now = Date()
+        let second = Int(now.timeIntervalSince1970.rounded(.down))
+        return lastTimestamp.withLock { last in
+            if last.second != second { last = (second, now.formatted(.iso8601)) }
+            return last.text
         }
     }
 
