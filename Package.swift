@@ -66,7 +66,13 @@ let package = Package(
         ),
         .testTarget(
             name: "EntitlementTokensRedisTests",
-            dependencies: ["EntitlementTokensRedis", "RedisRESP"]
+            dependencies: ["EntitlementTokensRedis", "RedisRESP", "IntegrationSupport"]
+        ),
+        // What integration tests share: a throw-away redis-server on a free
+        // loopback port, and the skip-or-require convention.
+        .target(
+            name: "IntegrationSupport",
+            path: "Tests/IntegrationSupport"
         ),
         // The verification service: routes, verdict-to-HTTP mapping, sessions,
         // verdict cache, configuration. Only `tokengate` depends on it, so
@@ -75,6 +81,7 @@ let package = Package(
             name: "TokenGate",
             dependencies: [
                 "EntitlementTokens",
+                "EntitlementTokensRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -105,6 +112,8 @@ let package = Package(
             dependencies: [
                 "TokenGate",
                 "EntitlementTokens",
+                "EntitlementTokensRedis",
+                "IntegrationSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

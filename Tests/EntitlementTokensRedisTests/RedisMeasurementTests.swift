@@ -1,3 +1,4 @@
+import IntegrationSupport
 import EntitlementTokens
 @testable import EntitlementTokensRedis
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import EntitlementTokensRedis
 import Testing
 @testable import TokenGate
 
@@ -75,15 +76,39 @@ import Testing
         #expect(refusal(base + ["--listen", "[::1]:9000"]) == nil)
     }
 
-    @Test func redisIsAClearStartUpErrorUntilTheStoreIsMerged() throws {
-        let configuration = try GateFixtures.configuration(["--replay", "redis://127.0.0.1:6379/0"])
+    @Test func aRedisURLBuildsTheSharedStoreWithTheReplayTimeoutAsItsDeadline() throws {
+        let configuration = try GateFixtures.configuration(["--replay", "redis://127.0.0.1:6379/0", "--replay-timeout", "75"])
         #expect(configuration.replay == .redis("redis://127.0.0.1:6379/0"))
-        #expect(throws: GateConfigurationError.self) { try GateRuntime(configuration: configuration, logger: LogCapture().logger) }
+        let runtime = try GateRuntime(configuration: configuration, logger: LogCapture().logger)
+        let store = try #require(runtime.replay.store as? RedisReplayStore)
+        #expect(store.client.configuration.operationTimeout == .milliseconds(75))
+        #expect(runtime.replay.keepsDeadline)
+    }
+
+    @Test func aBadRedisURLIsAStartUpErrorThatNeverShowsThePassword() throws {
+        let configuration = try GateFixtures.configuration(["--replay", "redis://gate:hunter2@127.0.0.1:99999/0"])
         do {
             _ = try GateRuntime(configuration: configuration, logger: LogCapture().logger)
+            Issue.record("a port out of range started the gate")
         } catch {
-            #expect(error.message.contains("not yet available in this build"))
+            #expect(error.message.hasPrefix("--replay: "))
+            #expect(!error.message.contains("hunter2"))
         }
+    }
+
+    @Test func startUpCheckRefusesLoginAndPermissionErrorsButServesWhenRedisIsDown() {
+        func check(_ code: RedisClientError.Code, _ message: String) -> ReplayStartupCheck {
+            ReplayStartupCheck.classify(RedisClientError(code, message))
+        }
+        #expect(check(.authenticationFailed, "refused the login") == .refused("refused the login [authenticationFailed]"))
+        #expect(check(.databaseSelectionFailed, "no db") == .refused("no db [databaseSelectionFailed]"))
+        #expect(check(.unexpectedReply, "refused PING: 'NOPERM this user has no permissions'")
+                    == .refused("refused PING: 'NOPERM this user has no permissions' [unexpectedReply]"))
+        #expect(check(.errorReply, "PING refused: 'WRONGPASS invalid username-password pair'")
+                    == .refused("PING refused: 'WRONGPASS invalid username-password pair' [errorReply]"))
+        #expect(check(.connectionFailed, "refused") == .unreachable("refused [connectionFailed]"))
+        #expect(check(.timedOut, "late") == .unreachable("late [timedOut]"))
+        #expect(check(.errorReply, "PING refused: 'LOADING'") == .unreachable("PING refused: 'LOADING' [errorReply]"))
     }
 
     @Test func configFileLinesBecomeOptions() throws {

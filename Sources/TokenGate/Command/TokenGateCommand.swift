@@ -82,6 +82,16 @@ public struct Serve: AsyncParsableCommand {
             logger.critical("cannot start", metadata: ["error": .string(error.message)])
             throw ExitCode(2)
         }
+        switch await runtime.checkReplayStore() {
+        case .ready:
+            break
+        case .unreachable(let reason):
+            logger.warning("replay store not answering: serving with /readyz red and 503 for media tokens until it does",
+                           metadata: ["reason": .string(reason)])
+        case .refused(let reason):
+            logger.critical("cannot start: the replay store refused the gate", metadata: ["error": .string(reason)])
+            throw ExitCode(2)
+        }
         logger.info("serving", metadata: [
             "listen": .string("\(configuration.host):\(configuration.port)"),
             "requestor": .string(configuration.requestorID ?? "any (insecure)"),

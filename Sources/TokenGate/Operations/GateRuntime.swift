@@ -18,6 +18,7 @@ public final class GateRuntime: Sendable {
     let cache: VerdictCache
     let gate: AuthGate
     let reloader: KeyReloader
+    let replay: ReplayStoreFactory.Made
     let logger: Logger
 
     /// Limits of the HTTP server (SPEC §9: header sizes and timeouts on every
@@ -37,7 +38,8 @@ public final class GateRuntime: Sendable {
                             clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now,
                             keyPollInterval: Duration = .seconds(5)) throws(GateConfigurationError) {
         try self.init(configuration: configuration, logger: logger, clock: clock, keyPollInterval: keyPollInterval,
-                      replay: ReplayStoreFactory.make(configuration.replay))
+                      replay: ReplayStoreFactory.make(configuration.replay,
+                                                      timeout: .milliseconds(configuration.replayTimeoutMilliseconds)))
     }
 
     /// As the public initializer, with the replay store given (tests put a
@@ -46,6 +48,7 @@ public final class GateRuntime: Sendable {
          keyPollInterval: Duration, replay: ReplayStoreFactory.Made) throws(GateConfigurationError) {
         self.configuration = configuration
         self.logger = logger
+        self.replay = replay
         let metrics = GateMetrics()
         self.metrics = metrics
         let ring: KeyRing
@@ -56,13 +59,14 @@ public final class GateRuntime: Sendable {
         }
         let store = replay.store.map {
             GuardedReplayStore($0, timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
-                               failure: configuration.replayFailure, metrics: metrics, logger: logger)
+                               failure: configuration.replayFailure, innerKeepsDeadline: replay.keepsDeadline,
+                               metrics: metrics, logger: logger)
         }
         // The guarded store enforces --replay-timeout itself (so that fail-open
         // and the metrics see every timeout); the verifier's own deadline is a
         // backstop just after it.
         let replayTimeout = Duration.milliseconds(configuration.replayTimeoutMilliseconds)
-        let policy = VerificationPolicy(requestorID: configuration.requestorID, allowedMVPDs: configuration.allowedMVPDs,
+        let policy = VerificationPolicy(requestorID: configuration.requestorID, allowedMVPDs: configuration.allowedMVPDs.map { $0.sorted() },
                                         leewayMilliseconds: configuration.leewayMilliseconds, replayStore: store,
                                         replayDeadline: replayTimeout + .milliseconds(50), clock: clock)
         verifier = GateVerifier(ring: ring, policy: policy)
@@ -104,17 +108,26 @@ public final class GateRuntime: Sendable {
     }
 
     /// The services of a running gate under one group: the HTTP server, key
-    /// reloads and the drain. Services stop in reverse order: the drain first
-    /// (readiness 503, then the grace period), the server last.
+    /// reloads, the drain and the replay store's closing. Services stop in
+    /// reverse order: the drain first (readiness 503, then the grace period),
+    /// then the server, and the replay store's connections last.
     public func serviceGroup(port: Int? = nil, signals: [UnixSignal] = [],
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> ServiceGroup {
+        let closeStore = ReplayStoreCloser(shutdown: replay.shutdown)
         let drain = DrainService(readiness: readiness, grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)),
                                  logger: logger)
         return ServiceGroup(configuration: .init(
-            services: [.init(service: application(port: port, onServerRunning: onServerRunning)), .init(service: reloader),
+            services: [.init(service: closeStore), .init(service: application(port: port, onServerRunning: onServerRunning)), .init(service: reloader),
                        .init(service: drain)],
             gracefulShutdownSignals: signals,
             logger: logger))
+    }
+
+    /// Asks the replay store once before serving (SPEC §10): a Redis that
+    /// refuses the login is a start-up error; one that does not answer yet
+    /// only keeps readiness red.
+    func checkReplayStore() async -> ReplayStartupCheck {
+        await replay.startupCheck()
     }
 
     /// Reloads the keys now (what SIGHUP does).

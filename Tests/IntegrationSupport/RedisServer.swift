@@ -1,47 +1,43 @@
 import Foundation
-import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
+/// Shared by the Redis store's tests and tokengate's fleet tests.
+///
 /// Integration tests run a real `redis-server`. Without one they are skipped
 /// with the reason, unless `TOKENINSPECT_INTEGRATION=require`: then they run
 /// and fail, so CI cannot pass by skipping them.
-enum Integration {
-    static let redisServerPath: String? = {
+public enum Integration {
+    public static let redisServerPath: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin"]
         return directories.map { $0 + "/redis-server" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }()
 
-    static let required = ProcessInfo.processInfo.environment["TOKENINSPECT_INTEGRATION"] == "require"
+    public static let required = ProcessInfo.processInfo.environment["TOKENINSPECT_INTEGRATION"] == "require"
 
     /// For `.enabled(if: Integration.redis, "redis-server not installed")`.
-    static var redis: Bool { redisServerPath != nil || required }
+    public static var redis: Bool { redisServerPath != nil || required }
 }
 
-/// Every suite that starts a redis-server, one after another: the deadline
-/// checks measure milliseconds, and a 2-core machine running several servers
-/// and load generators at once would measure the scheduler instead.
-@Suite(.serialized, .enabled(if: Integration.redis, "redis-server not installed"))
-enum RedisIntegrationTests {}
-
-struct RedisServerError: Error, CustomStringConvertible {
-    let description: String
+public struct RedisServerError: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
 }
 
 /// A throw-away `redis-server` on a free loopback port: no persistence, its
 /// own temporary directory, stopped by ``stop()`` (also from `deinit`).
-final class RedisServer: @unchecked Sendable {
-    private(set) var port: Int = 0
-    let directory: URL
-    private(set) var arguments: [String] = []
+public final class RedisServer: @unchecked Sendable {
+    public private(set) var port: Int = 0
+    public let directory: URL
+    public private(set) var arguments: [String] = []
     private var process: Process?
     private var isPaused = false
 
     /// `extraArguments` are redis-server options (`--requirepass`, `--maxmemory`…);
     /// `portArgument` is `--port` or `--tls-port` (then plain TCP is off).
-    init(_ extraArguments: [String] = [], portArgument: String = "--port") throws {
+    public init(_ extraArguments: [String] = [], portArgument: String = "--port") throws {
         guard let binary = Integration.redisServerPath else {
             throw RedisServerError(description: "redis-server not installed, and TOKENINSPECT_INTEGRATION=require")
         }
@@ -90,14 +86,14 @@ final class RedisServer: @unchecked Sendable {
         throw RedisServerError(description: "redis-server did not listen on \(port) within 10 s")
     }
 
-    var log: String {
+    public var log: String {
         (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? ""
     }
 
     /// SIGKILL and wait. Not SIGTERM: a child started from a test thread
     /// can inherit a signal mask that blocks it, and a throw-away server has
     /// nothing to save; the kernel closes its sockets either way.
-    func stop() {
+    public func stop() {
         if let process, process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -107,34 +103,34 @@ final class RedisServer: @unchecked Sendable {
     }
 
     /// Stops and removes the temporary directory.
-    func remove() {
+    public func remove() {
         stop()
         try? FileManager.default.removeItem(at: directory)
     }
 
     /// Starts again on the same port with the same options.
-    func restart() throws {
+    public func restart() throws {
         stop()
         try launch()
     }
 
     /// SIGSTOP: the kernel still accepts connections and buffers bytes, nothing answers.
-    func pause() {
+    public func pause() {
         guard let process else { return }
         kill(process.processIdentifier, SIGSTOP)
         isPaused = true
     }
 
-    func resume() {
+    public func resume() {
         guard let process else { return }
         kill(process.processIdentifier, SIGCONT)
         isPaused = false
     }
 
-    var url: String { "redis://127.0.0.1:\(port)" }
+    public var url: String { "redis://127.0.0.1:\(port)" }
 
     /// A port nothing listens on right now (the kernel's pick for port 0).
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RedisServerError(description: "socket() failed") }
         defer { close(descriptor) }
@@ -152,7 +148,7 @@ final class RedisServer: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    static func accepts(port: Int) -> Bool {
+    public static func accepts(port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
@@ -169,7 +165,7 @@ final class RedisServer: @unchecked Sendable {
 }
 
 /// Runs `body` with a fresh server, and removes the server however `body` ends.
-func withRedisServer<T>(_ extraArguments: [String] = [], portArgument: String = "--port",
+public func withRedisServer<T>(_ extraArguments: [String] = [], portArgument: String = "--port",
                         _ body: (RedisServer) async throws -> T) async throws -> T {
     let server = try RedisServer(extraArguments, portArgument: portArgument)
     defer { server.remove() }

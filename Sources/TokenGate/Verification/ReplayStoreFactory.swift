@@ -1,0 +1,101 @@
+import EntitlementTokens
+import EntitlementTokensRedis
+
+/// Makes the replay store `--replay` names, with what the gate needs beside
+/// it: a readiness probe, a start-up check and a way to close it.
+enum ReplayStoreFactory {
+    struct Made: Sendable {
+        var store: (any ReplayStore)?
+        /// The store answers within `--replay-timeout` by itself.
+        var keepsDeadline = false
+        /// nil when the store answers; otherwise why not (for `/readyz`).
+        var probe: @Sendable () async -> String? = { nil }
+        /// Run once before serving; see ``ReplayStartupCheck``.
+        var startupCheck: @Sendable () async -> ReplayStartupCheck = { .ready }
+        /// Closes the store's connections, after the HTTP server has stopped.
+        var shutdown: @Sendable () async -> Void = {}
+    }
+
+    /// How long the start-up check waits for Redis (connection set-up and
+    /// login included) before the gate starts with readiness red: longer than
+    /// a request's deadline, so that a slow first connect on a loaded machine
+    /// is not mistaken for an unreachable server.
+    static let startupCheckTimeout = Duration.seconds(2)
+
+    static func make(_ setting: ReplaySetting, timeout: Duration) throws(GateConfigurationError) -> Made {
+        switch setting {
+        case .off:
+            return Made(store: nil)
+        case .memory:
+            return Made(store: InMemoryReplayStore())
+        case .redis(let url):
+            let store: RedisReplayStore
+            do {
+                store = try RedisReplayStore(url: url, timeout: timeout)
+            } catch {
+                // The client's messages never hold the password.
+                throw GateConfigurationError("--replay: \(error.description)")
+            }
+            return Made(
+                store: store,
+                keepsDeadline: true,
+                probe: {
+                    do throws(RedisClientError) {
+                        try await store.checkHealth()
+                        return nil
+                    } catch {
+                        return "redis: \(error.description)"
+                    }
+                },
+                startupCheck: { await ReplayStartupCheck.redis(url: url) },
+                shutdown: { await store.shutdown() })
+        }
+    }
+}
+
+/// What the start-up check found: serve, serve with readiness red, or refuse
+/// to start.
+enum ReplayStartupCheck: Sendable, Equatable {
+    case ready
+    /// Redis does not answer now (refused, timed out…): it may come up later,
+    /// so the gate serves, with `/readyz` red (and 503 for media tokens)
+    /// until it answers.
+    case unreachable(String)
+    /// Redis answers but will not let the gate in (wrong password, `NOAUTH`,
+    /// `WRONGPASS`, `NOPERM`, no such database): waiting will not fix a
+    /// setting, so the gate does not start.
+    case refused(String)
+
+    /// Pings through a client of its own with a longer deadline, then closes it.
+    static func redis(url: String) async -> ReplayStartupCheck {
+        let store: RedisReplayStore
+        do {
+            store = try RedisReplayStore(url: url, timeout: ReplayStoreFactory.startupCheckTimeout)
+        } catch {
+            return .refused(error.description)
+        }
+        let result: ReplayStartupCheck
+        do throws(RedisClientError) {
+            try await store.checkHealth()
+            result = .ready
+        } catch {
+            result = classify(error)
+        }
+        await store.shutdown()
+        return result
+    }
+
+    static func classify(_ error: RedisClientError) -> ReplayStartupCheck {
+        switch error.code {
+        case .authenticationFailed, .databaseSelectionFailed, .invalidURL, .invalidConfiguration, .tlsFailed:
+            return .refused(error.description)
+        case .errorReply, .unexpectedReply:
+            // An ACL user without the right to PING is refused the same way
+            // at every attempt; other error replies (LOADING, BUSY) pass.
+            let permission = ["NOPERM", "NOAUTH", "WRONGPASS"].contains { error.message.contains($0) }
+            return permission ? .refused(error.description) : .unreachable(error.description)
+        default:
+            return .unreachable(error.description)
+        }
+    }
+}

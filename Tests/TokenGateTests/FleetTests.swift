@@ -1,0 +1,191 @@
+import EntitlementTokens
+import EntitlementTokensRedis
+import Foundation
+import IntegrationSupport
+import Testing
+@testable import TokenGate
+
+/// One-time use across the fleet (SPEC §10, issue 14): real `tokengate serve`
+/// processes sharing one real `redis-server`, all on 127.0.0.1. Skipped with
+/// the reason when redis-server is missing, failed when
+/// `TOKENINSPECT_INTEGRATION=require`.
+///
+/// `TOKENGATE_FLEET_TOKENS` and `TOKENGATE_FLEET_REPETITIONS` scale the
+/// exactly-once test (250 tokens, once, by default); `Benchmarks/fleet` runs
+/// the full figure, 10,000 tokens × 8 sends, 20 times.
+@Suite(.serialized,
+       .enabled(if: Integration.redis, "redis-server not installed"),
+       .enabled(if: GateProcess.binary != nil || Integration.required, "the tokengate executable is not built"),
+       .holdsMachineLock)
+struct FleetTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let tokenCount = environment["TOKENGATE_FLEET_TOKENS"].flatMap(Int.init) ?? 250
+    static let repetitions = environment["TOKENGATE_FLEET_REPETITIONS"].flatMap(Int.init) ?? 1
+    static let sends = 8
+
+    /// Starts `count` gates with `arguments`, each waiting until it serves.
+    func gates(_ count: Int, _ arguments: [String]) async throws -> [GateProcess] {
+        try await offloaded { try (0..<count).map { _ in try GateProcess(arguments) } }
+    }
+
+    func waitUntilReady(_ gates: [GateProcess]) async throws {
+        for gate in gates {
+            let ready = try await offloaded { eventually(within: 10) { try RawHTTP.get(port: gate.port, "/readyz").status == 200 } }
+            #expect(ready.held, "gate \(gate.port) not ready:\n\(gate.log.suffix(1000))")
+        }
+    }
+
+    @Test func everyMediaTokenIsAllowedExactlyOnceAcrossFourGatesOnOneRedis() async throws {
+        try await withRedisServer { redis in
+            let gates = try await gates(4, ["--replay", redis.url])
+            defer { gates.forEach { $0.stop() } }
+            try await waitUntilReady(gates)
+            let count = Self.tokenCount
+            for repetition in 1...Self.repetitions {
+                let tokens = try await offloaded { try FleetLoad.mintMediaTokens(count) }
+                let start = Date()
+                let tally = try await offloaded { FleetLoad.send(tokens, sends: Self.sends, ports: gates.map(\.port)) }
+                let seconds = Date().timeIntervalSince(start)
+                print(String(format: "fleet repetition %d/%d: %d tokens x %d sends over %d gates in %.2f s (%.0f requests/s): %@",
+                             repetition, Self.repetitions, count, Self.sends, gates.count, seconds,
+                             Double(tally.total) / seconds, tally.description))
+                #expect(tally["200 VALID_TOKEN"] == count, "repetition \(repetition): \(tally)")
+                #expect(tally["403 TOKEN_REPLAYED"] == (Self.sends - 1) * count, "repetition \(repetition): \(tally)")
+                #expect(tally.total == Self.sends * count, "repetition \(repetition): \(tally)")
+            }
+        }
+    }
+
+    @Test func theSharedStoreDecidesNotAProcessOfItsOwn() async throws {
+        try await withRedisServer { redis in
+            let shared = try await gates(3, ["--replay", redis.url])
+            let alone = try await gates(1, ["--replay", "memory"])[0]
+            defer { (shared + [alone]).forEach { $0.stop() } }
+            try await waitUntilReady(shared + [alone])
+            let token = try FleetLoad.mediaTokenForms()[2]
+            func send(_ gate: GateProcess) async throws -> String {
+                let answer = try await RawHTTP.fetch(port: gate.port, "/v1/auth-request",
+                                                     headers: [("X-Original-URI", "/live/tnt.m3u8?token=\(token)")])
+                return "\(answer.status) \(answer.tokenStatus ?? "-")"
+            }
+            // The in-memory gate knows only itself: it allows the token once.
+            #expect(try await send(alone) == "200 VALID_TOKEN")
+            // Redis has not seen it: the first shared gate allows it…
+            #expect(try await send(shared[0]) == "200 VALID_TOKEN")
+            // …and the others refuse a token they never saw, because Redis has it.
+            #expect(try await send(shared[1]) == "403 TOKEN_REPLAYED")
+            #expect(try await send(shared[2]) == "403 TOKEN_REPLAYED")
+            #expect(try await send(shared[0]) == "403 TOKEN_REPLAYED")
+            #expect(try await send(alone) == "403 TOKEN_REPLAYED")
+        }
+    }
+
+    @Test func redisDownRefusesMediaTokensKeepsAuthorizationTokensAndRecoversWithoutARestart() async throws {
+        try await withRedisServer { redis in
+            let gate = try await gates(1, ["--replay", redis.url, "--replay-timeout", "50"])[0]
+            defer { gate.stop() }
+            try await waitUntilReady([gate])
+            try await offloaded {
+                let client = KeepAliveHTTP(port: gate.port)
+                func media() throws -> (status: Int, tokenStatus: String?) {
+                    try client.get("/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(try FleetLoad.mediaTokenForms()[2])")])
+                }
+                #expect(try media() == (200, "VALID_TOKEN"))
+
+                redis.stop()
+                for _ in 0..<20 {
+                    let start = Date()
+                    let answer = try media()
+                    let seconds = Date().timeIntervalSince(start)
+                    #expect(answer == (503, "REPLAY_CHECK_UNAVAILABLE"))
+                    // The deadline is 50 ms; the bound is generous for a loaded machine.
+                    #expect(seconds < 1.5, "a refusal took \(seconds) s")
+                }
+                let red = eventually(within: 5) { try RawHTTP.get(port: gate.port, "/readyz").status == 503 }
+                #expect(red.held, "readiness still green \(red.after) s after Redis stopped")
+                #expect(try RawHTTP.get(port: gate.port, "/readyz").body.contains("redis"))
+                // Authorization tokens never touch the replay store.
+                let authorization = try client.get("/v1/auth-request",
+                                                   headers: [("X-Original-URI", "/a?token=\(Self.authorizationToken())")])
+                #expect(authorization == (200, "VALID_TOKEN"))
+
+                try redis.restart()
+                let resumed = eventually(within: 5) { try media() == (200, "VALID_TOKEN") }
+                #expect(resumed.held, "media tokens still refused \(resumed.after) s after Redis came back")
+                let green = eventually(within: 5) { try RawHTTP.get(port: gate.port, "/readyz").status == 200 }
+                #expect(green.held, "readiness still red \(green.after) s after Redis came back")
+            }
+        }
+    }
+
+    @Test func failOpenAcceptsCountsAndLogsWhileRedisIsUnreachable() async throws {
+        // Nothing listens on this port: the gate starts anyway, readiness red.
+        let port = try RedisServer.freePort()
+        let gate = try await gates(1, ["--replay", "redis://127.0.0.1:\(port)", "--replay-failure", "open"])[0]
+        defer { gate.stop() }
+        try await offloaded {
+            #expect(try RawHTTP.get(port: gate.port, "/readyz").status == 503)
+            #expect(gate.log.contains("replay store not answering"))
+            func failOpenCount() throws -> Double? {
+                let metrics = try RawHTTP.get(port: gate.port, "/metrics").body
+                return metrics.split(separator: "\n").first { $0.hasPrefix("tokengate_replay_fail_open_total") }
+                    .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+            }
+            let before = try failOpenCount() ?? 0
+            for _ in 0..<3 {
+                let token = try FleetLoad.mediaTokenForms()[2]
+                let answer = try RawHTTP.get(port: gate.port, "/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(token)")])
+                #expect(answer.status == 200)
+                #expect(answer.tokenStatus == "VALID_TOKEN")
+            }
+            #expect(try failOpenCount() == before + 3)
+            let logged = eventually(within: 2) { gate.log.components(separatedBy: "\"token_id\"").count - 1 >= 3 }
+            #expect(logged.held, "fewer than 3 token ids logged:\n\(gate.log.suffix(2000))")
+        }
+    }
+
+    @Test func aWrongPasswordIsAClearStartUpErrorThatNeverShowsThePassword() async throws {
+        try await withRedisServer(["--requirepass", "the-right-one"]) { redis in
+            for (url, cause) in [("redis://:not-the-password@127.0.0.1:\(redis.port)", "refused the login"),
+                                 ("redis://127.0.0.1:\(redis.port)", "wants a password")] {
+                let gate = try GateProcess(["--replay", url], waitUntilServing: false)
+                defer { gate.stop() }
+                let status = try await offloaded { gate.waitForExit(seconds: 20) }
+                #expect(status != nil && status != 0, "the gate did not exit: \(gate.log.suffix(1000))")
+                let log = gate.log
+                #expect(log.contains("cannot start"))
+                #expect(log.contains(cause), "\(log.suffix(1000))")
+                #expect(log.contains("authenticationFailed"))
+                #expect(!log.contains("not-the-password"))
+                #expect(!log.contains("the-right-one"))
+            }
+        }
+    }
+
+    @Test func shutdownClosesTheRedisClientAfterTheServerStops() async throws {
+        try await withRedisServer { redis in
+            let runtime = try GateFixtures.runtime(["--replay", redis.url, "--shutdown-grace", "0"])
+            let store = try #require(runtime.replay.store as? RedisReplayStore)
+            let group = runtime.serviceGroup(port: 0)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                #expect(await runtime.readiness.notReadyReason() == nil)   // a PING through the gate's own client
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            do throws(RedisClientError) {
+                try await store.client.ping()
+                Issue.record("the gate's Redis client still answers after shutdown")
+            } catch {
+                #expect(error.code == .shutDown)
+            }
+        }
+    }
+
+    static func authorizationToken() -> String {
+        var request = GateFixtures.request(.authorization)
+        request.issueTime = TokenTimestamp.now()
+        request.ttlMilliseconds = 600_000
+        return GateFixtures.token(request)
+    }
+}
