@@ -30,7 +30,7 @@ public struct TokenRecord: Sendable {
 ///
 /// - A UTF-8 byte order mark at the start of the input is skipped.
 /// - Input whose first non-blank byte is `{` (or `[`, to refuse it clearly) is
-///   one REST JSON document, scanned as it streams in (``RESTDocument``).
+///   one REST JSON document, scanned as it streams in.
 /// - Otherwise it is read line by line. A line starting with `<` (after white
 ///   space) starts a raw XML record, which ends with the line that completes one
 ///   signature block and one token element. It continues onto the next line only
