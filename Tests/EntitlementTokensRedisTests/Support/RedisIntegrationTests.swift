@@ -8,14 +8,3 @@ import Testing
 /// tests never run beside it.
 @Suite(.serialized, .enabled(if: Integration.redis, "redis-server not installed"), .holdsMachineLock)
 enum RedisIntegrationTests {}
-
-struct MachineLockTrait: SuiteTrait, TestScoping {
-    func provideScope(for test: Test, testCase: Test.Case?,
-                      performing function: @Sendable () async throws -> Void) async throws {
-        try await IntegrationLock.machine.withLock { try await function() }
-    }
-}
-
-extension Trait where Self == MachineLockTrait {
-    static var holdsMachineLock: Self { Self() }
-}
