@@ -120,7 +120,7 @@ private enum FuzzSummary {
 private enum DecodeOracle {
     static let codesByStage: [TokenError.Stage: Set<TokenError.Code>] = [
         .transport: [.emptyInput, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding,
-                     .notXML, .invalidJSON, .jsonWithoutToken, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .severalTokens,
+                     .notXML, .invalidJSON, .jsonWithoutToken, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .severalTokens, .tokenParameterMissing,
                      .invalidUTF8, .tokenTooLarge],
         .framing: [.missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock,
                    .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent,
