@@ -12,6 +12,10 @@ let package = Package(
         // The RESP reply decoder alone, plain Swift: the fuzz package uses it
         // without building SwiftNIO under sanitizers.
         .library(name: "RedisRESP", targets: ["RedisRESP"]),
+        // The fuzz oracles, shared by the unit tests (which replay every
+        // Fuzz/FailCases and seed input through them) and by the libFuzzer
+        // targets in Fuzz/, as swift-nio shares NIOTestUtils: each oracle exists once.
+        .library(name: "TokenTestSupport", targets: ["TokenTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -97,9 +101,30 @@ let package = Package(
             name: "tokengate",
             dependencies: ["TokenGate"]
         ),
+        // OpenSSL libcrypto for the oracles' independent re-check of signatures
+        // and device hashes: a module of its own, so the re-check shares no
+        // Swift code with the library's Signature/ stage.
+        .systemLibrary(
+            name: "CTestCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // libxml2's tree API, for the decode oracle's second reading of each
+        // accepted element (the library uses the SAX push parser). C, so no
+        // libxml2 type meets the library's CLibXML2 module; it takes libxml2's
+        // include path from that module's pkg-config entry.
+        .target(
+            name: "CTestXMLTree",
+            dependencies: ["CLibXML2"],
+            linkerSettings: [.linkedLibrary("xml2")]
+        ),
+        .target(
+            name: "TokenTestSupport",
+            dependencies: ["EntitlementTokens", "RedisRESP", "CTestCrypto", "CTestXMLTree"]
+        ),
         .testTarget(
             name: "EntitlementTokensTests",
-            dependencies: ["EntitlementTokens"],
+            dependencies: ["EntitlementTokens", "TokenTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

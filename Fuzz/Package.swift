@@ -6,9 +6,8 @@
 //   swift build -c debug --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address
 import PackageDescription
 
-let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON"]
-// Targets over EntitlementTokensRedis's NIO-free RESP decoder (product RedisRESP).
-let respTargets = ["FuzzRESP"]
+// FuzzRESP reads EntitlementTokensRedis's NIO-free RESP decoder (RedisRESP).
+let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP"]
 
 let package = Package(
     name: "tokeninspect-fuzz",
@@ -17,38 +16,12 @@ let package = Package(
         // directory of any name resolves the same.
         .package(name: "tokeninspect", path: ".."),
     ],
-    targets: [
-        // OpenSSL libcrypto, called directly by the harness to re-check every
-        // VALID_TOKEN verdict independently of the library's own Signature/ code.
-        .systemLibrary(
-            name: "CFuzzCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
-        // libxml2's tree API, for FuzzDecode's second reading of each accepted
-        // element. C, so no libxml2 type meets the main package's CLibXML2 module.
-        .target(
-            name: "CFuzzXMLTree",
-            cSettings: [.unsafeFlags(["-I/usr/include/libxml2"])],
-            linkerSettings: [.linkedLibrary("xml2")]
-        ),
-        // The oracles, shared by the five targets (and mirrored by the main
-        // package's FuzzFailCaseTests, which replays Fuzz/FailCases in-process).
-        .target(
-            name: "FuzzSupport",
-            dependencies: [
-                "CFuzzCrypto",
-                "CFuzzXMLTree",
-                .product(name: "EntitlementTokens", package: "tokeninspect"),
-            ]
-        ),
-    ] + targets.map { name in
-        // One file, not named main.swift: libFuzzer supplies main().
-        .executableTarget(name: name, dependencies: ["FuzzSupport"])
-    } + respTargets.map { name in
+    targets: targets.map { name in
+        // One file, not named main.swift: libFuzzer supplies main(). The
+        // oracles are the main package's TokenTestSupport, which the unit
+        // tests replay Fuzz/FailCases through as well.
         .executableTarget(name: name, dependencies: [
-            "FuzzSupport",
-            .product(name: "RedisRESP", package: "tokeninspect"),
+            .product(name: "TokenTestSupport", package: "tokeninspect"),
         ])
     }
 )

@@ -1,6 +1,6 @@
 // libFuzzer target: any bytes through transport decoding, framing and parsing.
-// The oracle is FuzzSupport/DecodeOracle.swift. No main.swift: libFuzzer's main runs.
-import FuzzSupport
+// The oracle is Sources/TokenTestSupport/DecodeOracle.swift. No main.swift: libFuzzer's main runs.
+import TokenTestSupport
 
 nonisolated(unsafe) private let oracle = DecodeOracle()
 

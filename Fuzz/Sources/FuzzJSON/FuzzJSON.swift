@@ -1,8 +1,8 @@
 // libFuzzer target: REST JSON documents through the record splitter's
 // streaming scanner, against Foundation's JSONSerialization as a reference,
 // fed whole and in the chunks the fuzzer chooses.
-// The oracle and the input layout are in FuzzSupport/JSONOracle.swift.
-import FuzzSupport
+// The oracle and the input layout are in Sources/TokenTestSupport/JSONOracle.swift.
+import TokenTestSupport
 
 nonisolated(unsafe) private let oracle = JSONOracle()
 

@@ -1,7 +1,7 @@
 // libFuzzer target: the fuzzer chooses the cut points of a token stream; fed in
 // those chunks it must give exactly the records it gives fed whole.
-// The oracle and the input layout are in FuzzSupport/StreamOracle.swift.
-import FuzzSupport
+// The oracle and the input layout are in Sources/TokenTestSupport/StreamOracle.swift.
+import TokenTestSupport
 
 nonisolated(unsafe) private let oracle = StreamOracle()
 

@@ -1,7 +1,7 @@
 // libFuzzer target: any bytes through the full verifier with the samples' test
 // keys and policy; every VALID_TOKEN is re-checked independently over OpenSSL.
-// The oracle is FuzzSupport/VerifyOracle.swift. No main.swift: libFuzzer's main runs.
-import FuzzSupport
+// The oracle is Sources/TokenTestSupport/VerifyOracle.swift. No main.swift: libFuzzer's main runs.
+import TokenTestSupport
 
 nonisolated(unsafe) private var oracle: VerifyOracle? = nil
 

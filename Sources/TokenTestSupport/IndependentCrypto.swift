@@ -1,4 +1,4 @@
-import CFuzzCrypto
+import CTestCrypto
 
 /// The harness's own signature check, straight over OpenSSL: it shares no code
 /// with the library's Signature/ stage, so a VALID_TOKEN the library should
@@ -108,22 +108,6 @@ public final class IndependentVerifier: @unchecked Sendable {
             return i2d_ECDSA_SIG(sig, &cursor)
         }
         return written == length ? der : nil
-    }
-
-    /// Lowercase hex digest of `text`: SHA-256, SHA-1 or MD5 by the hex length wanted.
-    public static func hexDigest(_ text: String, hexLength: Int) -> String? {
-        let md: OpaquePointer?
-        switch hexLength {
-        case 64: md = EVP_sha256()
-        case 40: md = EVP_sha1()
-        case 32: md = EVP_md5()
-        default: return nil
-        }
-        var out = [UInt8](repeating: 0, count: 64)
-        var length: UInt32 = 0
-        let bytes = Array(text.utf8)
-        let ok = bytes.withUnsafeBufferPointer { EVP_Digest($0.baseAddress, $0.count, &out, &length, md, nil) }
-        return ok == 1 ? hex(out[0..<Int(length)]) : nil
     }
 }
 

@@ -1,4 +1,3 @@
-import FuzzSupport
 import RedisRESP
 
 /// What must hold for any bytes a Redis server (or an attacker between it and
@@ -15,7 +14,9 @@ import RedisRESP
 /// Input layout: byte 0 holds the number of cut points n (bits 0–4), bit 5
 /// "also byte by byte" (streams up to 4 KiB), bit 6 "tight limits"; then n
 /// cut points, UInt16 little-endian modulo (stream length + 1); then the stream.
-enum RESPOracle {
+public enum RESPOracle {
+    public static let target = "FuzzRESP"
+
     struct Outcome: Equatable {
         var replies: [RESPReply] = []
         var error: RESPError?
@@ -42,7 +43,7 @@ enum RESPOracle {
         return outcome
     }
 
-    static func check(_ input: [UInt8]) {
+    public static func check(_ input: [UInt8]) {
         guard let header = input.first else { return }
         let cutCount = Int(header & 0x1F)
         let byteByByte = header & 0x20 != 0
@@ -66,25 +67,25 @@ enum RESPOracle {
         chunks.append(stream[start...])
         let chunked = decode(chunks, limits: limits)
         if chunked != whole {
-            oracleFailure("FuzzRESP", "cut at \(cuts): \(describe(chunked))\nwhole: \(describe(whole))")
+            oracleFailure(target, "cut at \(cuts): \(describe(chunked))\nwhole: \(describe(whole))")
         }
         if byteByByte, stream.count <= 4096 {
             let single = decode(stream.indices.map { stream[$0...$0] }, limits: limits)
             if single != whole {
-                oracleFailure("FuzzRESP", "byte by byte: \(describe(single))\nwhole: \(describe(whole))")
+                oracleFailure(target, "byte by byte: \(describe(single))\nwhole: \(describe(whole))")
             }
         }
         if let error = whole.error, !(0..<stream.count).contains(error.offset) {
-            oracleFailure("FuzzRESP", "error offset outside the \(stream.count)-byte stream: \(error)")
+            oracleFailure(target, "error offset outside the \(stream.count)-byte stream: \(error)")
         }
 
         let canonical = whole.replies.flatMap { $0.encoded() }
         let reread = decode([canonical[...]], limits: limits)
         if reread.replies != whole.replies || reread.error != nil {
-            oracleFailure("FuzzRESP", "re-encoded replies read back as \(describe(reread))\nfirst: \(describe(whole))")
+            oracleFailure(target, "re-encoded replies read back as \(describe(reread))\nfirst: \(describe(whole))")
         }
         if canonical.count > stream.count {
-            oracleFailure("FuzzRESP", "canonical form (\(canonical.count) bytes) longer than the input (\(stream.count))")
+            oracleFailure(target, "canonical form (\(canonical.count) bytes) longer than the input (\(stream.count))")
         }
 
         if limits != tight {
@@ -92,7 +93,7 @@ enum RESPOracle {
             if tighter.replies.count > whole.replies.count
                 || Array(whole.replies.prefix(tighter.replies.count)) != tighter.replies
                 || (tighter.error == nil && tighter != whole) {
-                oracleFailure("FuzzRESP", "tight limits accepted what the defaults did not: \(describe(tighter))\ndefaults: \(describe(whole))")
+                oracleFailure(target, "tight limits accepted what the defaults did not: \(describe(tighter))\ndefaults: \(describe(whole))")
             }
         }
     }

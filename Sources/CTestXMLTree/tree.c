@@ -1,4 +1,4 @@
-#include "CFuzzXMLTree.h"
+#include "CTestXMLTree.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -39,7 +39,7 @@ static void put_qname(buffer_t *b, const xmlChar *name, const xmlNs *ns) {
     puts_(b, (const char *)name);
 }
 
-/// Returns 0, or CFUZZ_TREE_MIXED_CONTENT.
+/// Returns 0, or CTEST_TREE_MIXED_CONTENT.
 static int walk(buffer_t *b, xmlNodePtr node, const char *path, int is_root) {
     size_t path_length = strlen(path);
     const char *slash = path_length ? "/" : "";
@@ -65,15 +65,15 @@ static int walk(buffer_t *b, xmlNodePtr node, const char *path, int is_root) {
     put(&text, "", 1);
     int result = 0;
     if (other) {
-        result = CFUZZ_TREE_MIXED_CONTENT;
+        result = CTEST_TREE_MIXED_CONTENT;
     } else if (elements == 0) {
         if (is_root) {
-            if (!is_blank(text.data)) result = CFUZZ_TREE_MIXED_CONTENT;
+            if (!is_blank(text.data)) result = CTEST_TREE_MIXED_CONTENT;
         } else {
             puts_(b, path); put(b, "=", 1); put(b, text.data, text.length - 1); end_record(b);
         }
     } else if (!is_blank(text.data)) {
-        result = CFUZZ_TREE_MIXED_CONTENT;
+        result = CTEST_TREE_MIXED_CONTENT;
     } else {
         for (xmlNodePtr child = node->children; child && !result; child = child->next) {
             if (child->type != XML_ELEMENT_NODE) continue;
@@ -81,7 +81,7 @@ static int walk(buffer_t *b, xmlNodePtr node, const char *path, int is_root) {
             puts_(&child_path, path); puts_(&child_path, slash);
             put_qname(&child_path, child->name, child->ns);
             put(&child_path, "", 1);
-            result = child_path.failed ? CFUZZ_TREE_MIXED_CONTENT : walk(b, child, child_path.data, 0);
+            result = child_path.failed ? CTEST_TREE_MIXED_CONTENT : walk(b, child, child_path.data, 0);
             free(child_path.data);
         }
     }
@@ -89,23 +89,23 @@ static int walk(buffer_t *b, xmlNodePtr node, const char *path, int is_root) {
     return result;
 }
 
-char *cfuzz_tree_fields(const unsigned char *bytes, size_t length, int *status, size_t *out_length) {
+char *ctest_tree_fields(const unsigned char *bytes, size_t length, int *status, size_t *out_length) {
     *out_length = 0;
     int options = XML_PARSE_NONET | XML_PARSE_NOENT | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC;
     xmlDocPtr document = xmlReadMemory((const char *)bytes, (int)length, NULL, "UTF-8", options);
     xmlNodePtr root = document ? xmlDocGetRootElement(document) : NULL;
     if (!root) {
         if (document) xmlFreeDoc(document);
-        *status = CFUZZ_TREE_NOT_WELL_FORMED;
+        *status = CTEST_TREE_NOT_WELL_FORMED;
         return NULL;
     }
     buffer_t b = {0};
     put(&b, "", 0);
     *status = walk(&b, root, "", 1);
     xmlFreeDoc(document);
-    if (b.failed) { free(b.data); *status = CFUZZ_TREE_NOT_WELL_FORMED; return NULL; }
+    if (b.failed) { free(b.data); *status = CTEST_TREE_NOT_WELL_FORMED; return NULL; }
     *out_length = b.length;
     return b.data;
 }
 
-void cfuzz_tree_free(char *buffer) { free(buffer); }
+void ctest_tree_free(char *buffer) { free(buffer); }

@@ -2,24 +2,24 @@
 // tree API (the library itself uses the SAX push parser). A C target, not a
 // system-library module: two Swift-visible modules over libxml2's headers (this
 // and the main package's CLibXML2) do not merge, so no libxml2 type is exposed.
-#ifndef TOKENINSPECT_CFUZZXMLTREE_H
-#define TOKENINSPECT_CFUZZXMLTREE_H
+#ifndef TOKENINSPECT_CTESTXMLTREE_H
+#define TOKENINSPECT_CTESTXMLTREE_H
 #include <stddef.h>
 
 enum {
-    CFUZZ_TREE_OK = 0,
-    CFUZZ_TREE_NOT_WELL_FORMED = 1,
-    CFUZZ_TREE_MIXED_CONTENT = 2,
+    CTEST_TREE_OK = 0,
+    CTEST_TREE_NOT_WELL_FORMED = 1,
+    CTEST_TREE_MIXED_CONTENT = 2,
 };
 
 /// Parses `bytes` (one element) with xmlReadMemory (no network, entities
 /// substituted) and returns, in a buffer the caller frees with
-/// cfuzz_tree_free, the NUL-terminated "path=value" pairs docs/FORMAT.md
+/// ctest_tree_free, the NUL-terminated "path=value" pairs docs/FORMAT.md
 /// describes, in document order: namespace declarations and attributes at
 /// their element's start ("a/b/@name"), a leaf element's text at its end
 /// ("a/b"). `status` says whether the reading succeeded.
-char *cfuzz_tree_fields(const unsigned char *bytes, size_t length, int *status, size_t *out_length);
+char *ctest_tree_fields(const unsigned char *bytes, size_t length, int *status, size_t *out_length);
 
-void cfuzz_tree_free(char *buffer);
+void ctest_tree_free(char *buffer);
 
 #endif
