@@ -26,36 +26,10 @@ struct FuzzFailCaseTests {
         #expect(FailCaseReplay.inputs(of: "FuzzDecode").count > 10)
     }
 
-    // One test per target; an exit test's body captures nothing, hence the literals.
-
-    @Test func fuzzDecode() async throws {
-        await #expect(processExitsWith: .success) { FailCaseReplay.run("FuzzDecode") }
-        FailCaseReplay.reportFailure(of: "FuzzDecode")
-    }
-
-    @Test func fuzzVerify() async throws {
-        await #expect(processExitsWith: .success) { FailCaseReplay.run("FuzzVerify") }
-        FailCaseReplay.reportFailure(of: "FuzzVerify")
-    }
-
-    @Test func fuzzStream() async throws {
-        await #expect(processExitsWith: .success) { FailCaseReplay.run("FuzzStream") }
-        FailCaseReplay.reportFailure(of: "FuzzStream")
-    }
-
-    @Test func fuzzDates() async throws {
-        await #expect(processExitsWith: .success) { FailCaseReplay.run("FuzzDates") }
-        FailCaseReplay.reportFailure(of: "FuzzDates")
-    }
-
-    @Test func fuzzJSON() async throws {
-        await #expect(processExitsWith: .success) { FailCaseReplay.run("FuzzJSON") }
-        FailCaseReplay.reportFailure(of: "FuzzJSON")
-    }
-
-    @Test func fuzzRESP() async throws {
-        await #expect(processExitsWith: .success) { FailCaseReplay.run("FuzzRESP") }
-        FailCaseReplay.reportFailure(of: "FuzzRESP")
+    @Test("replays its seeds and findings through its oracle", arguments: FailCaseReplay.targets)
+    func replay(_ target: String) async {
+        await #expect(processExitsWith: .success) { [target] in FailCaseReplay.run(target) }
+        FailCaseReplay.reportFailure(of: target)
     }
 
     @Test("an oracle that finds a bug fails its exit test (the replay can fail)")
