@@ -37,8 +37,8 @@ import Testing
     @Test func everyDebuggerAnswerCarriesTheStrictHeaders() async throws {
         let server = try debuggerServer()
         try await server.application().test(.router) { client in
-            let gets = ["/debugger", "/debugger/debugger.js", "/debugger/debugger.css", "/debugger/csp-reports",
-                        "/debugger/nothing-here", "/debugger/report", "/", "/healthz", "/v1/verify"]
+            let gets = ["/debugger", "/debugger/debugger.js", "/debugger/debugger.css", "/debugger/favicon.svg",
+                        "/debugger/csp-reports", "/debugger/nothing-here", "/debugger/report", "/", "/healthz", "/v1/verify"]
             var statuses: [String: Int] = [:]
             for path in gets {
                 let response = try await client.executeRequest(uri: path, method: .get, headers: [:], body: nil)
@@ -46,7 +46,7 @@ import Testing
                 expectStrictHeaders(response, "GET \(path)")
             }
             #expect(statuses == ["/debugger": 200, "/debugger/debugger.js": 200, "/debugger/debugger.css": 200,
-                                 "/debugger/csp-reports": 200, "/debugger/nothing-here": 404, "/debugger/report": 405,
+                                 "/debugger/favicon.svg": 200, "/debugger/csp-reports": 200, "/debugger/nothing-here": 404, "/debugger/report": 405,
                                  "/": 303, "/healthz": 200, "/v1/verify": 404])
             let page = try await client.executeRequest(uri: "/debugger", method: .get, headers: [:], body: nil)
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")
@@ -70,6 +70,7 @@ import Testing
         let html = DebuggerPage.html
         #expect(!html.contains("<style"))
         #expect(html.components(separatedBy: "<script").count == 2)
+        #expect(!DebuggerPage.favicon.contains("<script") && !DebuggerPage.favicon.lowercased().contains("href"))
         #expect(html.contains("<script src=\"/debugger/debugger.js\" defer></script>"))
         #expect(!html.contains("style="))
         #expect(html.lowercased().firstMatch(of: /\son[a-z]+\s*=/) == nil, "an inline event handler")

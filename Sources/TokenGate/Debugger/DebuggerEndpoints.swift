@@ -5,8 +5,9 @@ import HummingbirdCore
 /// The web debugger's routes (SPEC §12), served by `tokengate debugger` and,
 /// on loopback, by `tokengate serve --debugger`:
 ///
-/// - `GET /debugger`, `/debugger/debugger.js`, `/debugger/debugger.css`: the
-///   page, compiled into the binary (nothing to install beside it);
+/// - `GET /debugger`, `/debugger/debugger.js`, `/debugger/debugger.css`,
+///   `/debugger/favicon.svg`: the page, compiled into the binary (nothing to
+///   install beside it);
 /// - `POST /debugger/report`: the tokens of the body verified against the
 ///   page's expectations (``DebuggerExpectations``), answered as
 ///   `{"now": ISO 8601, "reports": [SPEC §6 objects with decodedXML]}`;
@@ -21,6 +22,7 @@ struct DebuggerEndpoints: Sendable {
         static let page = "/debugger"
         static let script = "/debugger/debugger.js"
         static let stylesheet = "/debugger/debugger.css"
+        static let favicon = "/debugger/favicon.svg"
         static let report = "/debugger/report"
         static let cspReport = "/debugger/csp-report"
         static let cspReports = "/debugger/csp-reports"
@@ -51,13 +53,15 @@ struct DebuggerEndpoints: Sendable {
             DebuggerHeaders.response(.ok, contentType: "text/javascript; charset=utf-8", DebuggerScript.source)
         case (Path.stylesheet, .get), (Path.stylesheet, .head):
             DebuggerHeaders.response(.ok, contentType: "text/css; charset=utf-8", DebuggerStylesheet.source)
+        case (Path.favicon, .get), (Path.favicon, .head):
+            DebuggerHeaders.response(.ok, contentType: "image/svg+xml", DebuggerPage.favicon)
         case (Path.report, .post):
             await report(request)
         case (Path.cspReport, .post):
             await collectViolation(request)
         case (Path.cspReports, .get):
             DebuggerHeaders.response(.ok, contentType: "application/json", bytes: violations.json())
-        case (Path.page, _), (Path.script, _), (Path.stylesheet, _), (Path.report, _), (Path.cspReport, _), (Path.cspReports, _):
+        case (Path.page, _), (Path.script, _), (Path.stylesheet, _), (Path.favicon, _), (Path.report, _), (Path.cspReport, _), (Path.cspReports, _):
             DebuggerHeaders.response(.methodNotAllowed, contentType: "text/plain; charset=utf-8", "method not allowed\n")
         default:
             DebuggerHeaders.response(.notFound, contentType: "text/plain; charset=utf-8", "not found\n")

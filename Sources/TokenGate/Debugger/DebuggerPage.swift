@@ -9,6 +9,7 @@ enum DebuggerPage {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <meta name="referrer" content="no-referrer">
     <title>tokengate debugger</title>
+    <link rel="icon" href="/debugger/favicon.svg" type="image/svg+xml">
     <link rel="stylesheet" href="/debugger/debugger.css">
     <script src="/debugger/debugger.js" defer></script>
     </head>
@@ -37,6 +38,12 @@ enum DebuggerPage {
     </main>
     </body>
     </html>
+
+    """#
+
+    /// The tab's icon, from this server (a browser asks for /favicon.ico otherwise, off the debugger's routes).
+    static let favicon = #"""
+    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#20232a"/><path d="M4 8.5l2.5 2.5L12 5" stroke="#4caf50" stroke-width="2" fill="none"/></svg>
 
     """#
 }

@@ -317,7 +317,14 @@ enum DebuggerScript {
         }
         if (mine !== generation) return;
         const inputLines = text.split('\n');
-        results.replaceChildren(...answer.reports.map((report) => renderReport(report, answer.now, inputLines)));
+        try {
+          results.replaceChildren(...answer.reports.map((report) => renderReport(report, answer.now, inputLines)));
+        } catch (error) {
+          // A bug of the page's, not of the token: said as such rather than a spinner forever.
+          results.replaceChildren(node('p', 'request-error', 'the page could not show this answer: ' + String(error.message || error)));
+          setState(results, 'failed', 'not shown');
+          return;
+        }
         const count = answer.reports.length;
         setState(results, 'done', count + (count === 1 ? ' token' : ' tokens') + ', checked at ' + answer.now);
       }
