@@ -71,8 +71,10 @@ struct DebuggerBrowserTests {
         try await withDebugger { origin, browser in
             var expired = GateFixtures.request()
             expired.issueTime = GateFixtures.issued.adding(milliseconds: -86_400_000)!
+            var withUnknownField = GateFixtures.request(resource: Self.mediaRSS)
+            withUnknownField.extraFields = [(path: "deviceHint", value: "living-room")]
             let tokens = [
-                GateFixtures.token(GateFixtures.request(resource: Self.mediaRSS)),
+                GateFixtures.token(withUnknownField),
                 GateFixtures.token(expired),
                 GateFixtures.token(key: GateFixtures.untrustedKey),
                 Self.malformed,
@@ -105,6 +107,8 @@ struct DebuggerBrowserTests {
                         errorCode: row(report, 'error', 'code'),
                         skipped: [...report.querySelectorAll('.part-checks li.skipped')].map((item) => item.textContent),
                         ran: [...report.querySelectorAll('.part-checks li.ran')].map((item) => item.textContent),
+                        unknown: [...report.querySelectorAll('.part-fields tr.unknown')].map((row) => row.dataset.field),
+                        fieldCount: report.querySelectorAll('.part-fields tr').length,
                       })),
                       stored: localStorage.length + sessionStorage.length + document.cookie.length,
                       href: location.href,
@@ -135,6 +139,8 @@ struct DebuggerBrowserTests {
             #expect((valid["xml"] as? String)?.hasPrefix("<signatureInfo>") == true)
             #expect((valid["ran"] as? [String])?.contains("resource: ran") == true)
             #expect((valid["skipped"] as? [String])?.contains { $0.hasPrefix("replay: skipped") } == true)
+            #expect(valid["unknown"] as? [String] == ["deviceHint"])
+            #expect(valid["fieldCount"] as? Int == 7)
             #expect(forged["verifiedBy"] as? String == "no trusted key")
             // The malformed token: its record starts on line 4 of the input; the error is at 2:1 of its XML.
             #expect(broken["errorCode"] as? String == "unterminatedTokenElement")
@@ -218,10 +224,11 @@ struct DebuggerBrowserTests {
                 let first = try browser.execute("return document.querySelector('.banner .status').textContent;")
                 try browser.execute("const field = document.getElementById('resource'); field.value = 'TNT'; field.dispatchEvent(new Event('input'));")
                 let href = try browser.execute("return location.href;") as? String ?? ""
-                // A reload of the shared link gives the same view.
+                // A reload of the shared link gives the same view (the token pasted as the player's URL this time).
                 try browser.open(href)
-                try Self.paste(token, into: browser)
+                try Self.paste("https://player.example/watch?channel=tnt&token=\(token)#t=10", into: browser)
                 let second = try browser.execute("return document.querySelector('.banner .status').textContent;")
+                let warnings = try browser.execute("return [...document.querySelectorAll('.part-warnings li')].map((item) => item.textContent);")
                 let relative = try browser.execute("return document.querySelector('.part-times tr[data-field=\"expires\"] .relative').textContent;")
                 let stored = try browser.execute("return localStorage.length + sessionStorage.length + document.cookie.length;")
                 let requests = try browser.log("performance").compactMap { entry -> String? in
@@ -231,7 +238,8 @@ struct DebuggerBrowserTests {
                           let params = inner["params"] as? [String: Any], let request = params["request"] as? [String: Any] else { return nil }
                     return request["url"] as? String
                 }
-                return ["restored": restored ?? [], "first": first ?? "", "href": href, "second": second ?? "", "relative": relative ?? "",
+                return ["restored": restored ?? [], "first": first ?? "", "href": href, "second": second ?? "", "warnings": warnings ?? [],
+                        "relative": relative ?? "",
                         "stored": stored ?? -1, "requests": requests]
             }
             #expect(state["restored"] as? [String] == ["CNN", "TNT", "Other, Comcast_SSO", "dev-1", "2016-03-17T22:03:31Z", "5"])
@@ -240,6 +248,7 @@ struct DebuggerBrowserTests {
             #expect(href == origin + "/debugger#resource=TNT&requestor=TNT&mvpd=Other&mvpd=Comcast_SSO&now=2016-03-17T22%3A03%3A31Z&leeway=5")
             #expect(!href.contains(String(token.prefix(24))))
             #expect(state["second"] as? String == "VALID_TOKEN")
+            #expect(state["warnings"] as? [String] == ["took the token from the 'token' parameter of the URL"])
             // "now" from the link, not the server's clock: the token expires 5 minutes after it.
             #expect(state["relative"] as? String == "in 5 min")
             #expect(state["stored"] as? Int == 0)
