@@ -84,6 +84,33 @@ import Testing
         #expect(!DebuggerStylesheet.source.contains("@import"))
     }
 
+    /// The library's additive member: asked for, the three parts are the decoded XML cut at the signed bytes;
+    /// not asked for, the §6 object is as before.
+    @Test func decodedXMLIsTheWholeXMLCutAtTheSignedBytesOnlyWhenAskedFor() throws {
+        var request = GateFixtures.request()
+        request.signatureForm = .closed
+        request.encoding = .raw
+        let signed = try TokenMinter.mint(request, key: GateFixtures.signingKey)
+        // Signature after the token, with white space around: all of it outside the signed bytes.
+        let element = try #require(signed.firstRange(of: "<authToken>").map { String(signed[$0.lowerBound...]) })
+        let block = String(signed[..<signed.firstRange(of: "<authToken>")!.lowerBound])
+        let xml = "  \n" + element + "\n" + block + "\n"
+        let token = try TokenDecoder().decode(Array(xml.utf8))
+        let report = TokenReport(input: 1, source: "test", line: 1, decoded: .success(token))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json(showDecodedXML: true))) as? [String: Any])
+        let parts = try #require(object["decodedXML"] as? [String: String])
+        #expect(parts["signed"] == element)
+        #expect(parts["signed"] == String(decoding: token.signedBytes, as: UTF8.self))
+        #expect((parts["beforeSigned"] ?? "") + (parts["signed"] ?? "") + (parts["afterSigned"] ?? "") == String(decoding: token.xml, as: UTF8.self))
+        #expect(parts["afterSigned"]?.contains("<signatureInfo>") == true)
+        let plain = try #require(try JSONSerialization.jsonObject(with: Data(report.json())) as? [String: Any])
+        #expect(plain["decodedXML"] == nil)
+        #expect(report.json() == report.json(showDecodedXML: false))
+        let failed = TokenReport(input: 1, source: "test", line: 1, decoded: .failure(TokenError(.invalidBase64, stage: .transport, "x")))
+        let failedObject = try #require(try JSONSerialization.jsonObject(with: Data(failed.json(showDecodedXML: true))) as? [String: Any])
+        #expect(failedObject["decodedXML"] is NSNull)
+    }
+
     @Test func theReportHasTheDecodedXMLCutAtTheSignedBytesAndTheNowUsed() async throws {
         let server = try debuggerServer()
         try await server.application().test(.router) { client in
@@ -181,6 +208,13 @@ import Testing
         #expect((try? DebuggerConfiguration(open)) != nil)
         #expect(((try? GateFixtures.configuration(["--debugger", "--listen", listen])) != nil) == loopback, "serve --debugger --listen \(listen)")
         #expect((try? GateFixtures.configuration(["--listen", listen])) != nil)
+    }
+
+    @Test func aSettingsFileCanTurnTheDebuggerOn() throws {
+        #expect(try ConfigFile.arguments(from: "debugger = true\nlisten = 127.0.0.1:8089", source: "c") == ["--debugger", "--listen", "127.0.0.1:8089"])
+        #expect(try ConfigFile.arguments(from: "debugger = false", source: "c") == [])
+        let configuration = try GateFixtures.configuration(ConfigFile.arguments(from: "debugger = true", source: "c"))
+        #expect(configuration.debugger)
     }
 
     @Test func theRefusalSaysWhatToDo() throws {
