@@ -6,25 +6,27 @@
 // so no intermediate strings are built per member.
 extension TokenReport {
     /// The report as one JSON object (UTF-8), every key of SPEC §6 present.
-    public func json(showSignedBytes: Bool = false) -> [UInt8] {
+    /// `showDecodedXML` adds `decodedXML`: the whole decoded XML cut around
+    /// the signed bytes (what the web debugger highlights).
+    public func json(showSignedBytes: Bool = false, showDecodedXML: Bool = false) -> [UInt8] {
         var json = JSONWriter(capacity: 2048)
-        write(to: &json, showSignedBytes: showSignedBytes)
+        write(to: &json, showSignedBytes: showSignedBytes, showDecodedXML: showDecodedXML)
         return json.withBytes { Array($0) }
     }
 
     /// Reports as one JSON array (UTF-8), one object per line.
-    public static func jsonArray(_ reports: [TokenReport], showSignedBytes: Bool = false) -> [UInt8] {
+    public static func jsonArray(_ reports: [TokenReport], showSignedBytes: Bool = false, showDecodedXML: Bool = false) -> [UInt8] {
         var json = JSONWriter(capacity: 2048 * max(1, reports.count))
         json.raw("[")
         for (index, report) in reports.enumerated() {
             json.raw(index == 0 ? "\n" : ",\n")
-            report.write(to: &json, showSignedBytes: showSignedBytes)
+            report.write(to: &json, showSignedBytes: showSignedBytes, showDecodedXML: showDecodedXML)
         }
         json.raw(reports.isEmpty ? "]\n" : "\n]\n")
         return json.withBytes { Array($0) }
     }
 
-    func write(to json: inout JSONWriter, showSignedBytes: Bool) {
+    func write(to json: inout JSONWriter, showSignedBytes: Bool, showDecodedXML: Bool = false) {
         json.beginObject()
         json.member("input"); json.int(input)
         json.member("source"); json.string(source)
@@ -139,6 +141,24 @@ extension TokenReport {
         }
         if showSignedBytes {
             json.member("signedBytes"); json.string(token.map { String(decoding: $0.signedBytes, as: UTF8.self) })
+        }
+        if showDecodedXML {
+            json.member("decodedXML")
+            if let token {
+                // Three strings, not byte offsets: a reader in another encoding
+                // (JavaScript counts UTF-16) needs no arithmetic to find the cut.
+                // The token element starts with `<` and ends with `>`, so the cuts
+                // fall between whole UTF-8 characters.
+                let xml = token.xml
+                let signed = token.frame.tokenElement
+                json.beginObject()
+                json.member("beforeSigned"); json.string(String(decoding: xml[..<signed.lowerBound], as: UTF8.self))
+                json.member("signed"); json.string(String(decoding: xml[signed], as: UTF8.self))
+                json.member("afterSigned"); json.string(String(decoding: xml[signed.upperBound...], as: UTF8.self))
+                json.endObject()
+            } else {
+                json.null()
+            }
         }
         json.endObject()
     }

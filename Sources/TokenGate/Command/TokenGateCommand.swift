@@ -15,8 +15,11 @@ public struct TokenGateCommand: AsyncParsableCommand {
             Answers: 200 allow, 401 no usable token, 403 refused token, 503 replay check
             unavailable, 500 misconfigured proxy; X-Token-Status says why. See deploy/ and the
             README section "Put it in front of your media server".
+
+            To look at a token in a browser instead: tokengate debugger --key PATH, then open
+            http://127.0.0.1:8090/debugger (see `tokengate debugger --help`).
             """,
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, Debugger.self],
         defaultSubcommand: nil
     )
 
@@ -98,6 +101,7 @@ public struct Serve: AsyncParsableCommand {
             "replay": .string(options.replay.hasPrefix("redis") ? "redis" : options.replay),
             "sessions": .string(configuration.sessionSecretPaths.isEmpty ? "off" : "on"),
             "verdict_cache": .stringConvertible(configuration.verdictCacheSize),
+            "debugger": .string(configuration.debugger ? "http://\(configuration.host):\(configuration.port)/debugger" : "off"),
         ])
         try await runtime.run()
     }

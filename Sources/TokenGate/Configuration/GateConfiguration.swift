@@ -40,6 +40,8 @@ public struct GateConfiguration: Sendable {
     public var verdictCacheSize: Int
     public var logFormat: LogFormat
     public var shutdownGraceSeconds: Double
+    /// `--debugger`: the web debugger's routes beside the gate's, on loopback only.
+    public var debugger: Bool
 
     /// The default places a token is looked for in the original URI.
     public static let defaultTokenParams = ["token", "auth"]
@@ -120,6 +122,13 @@ public struct GateConfiguration: Sendable {
             throw GateConfigurationError("--shutdown-grace must be between 0 and 300 seconds")
         }
         shutdownGraceSeconds = options.shutdownGrace
+        // The debugger lets its caller choose the requestor and "now": an
+        // oracle that must not face the network the gate serves.
+        guard !options.debugger || LoopbackAddress.isLoopback(host) else {
+            throw GateConfigurationError("--debugger needs a loopback --listen address (127.0.0.1, ::1); "
+                + "this gate listens on \(options.listen). Run `tokengate debugger` on the machine you look from instead")
+        }
+        debugger = options.debugger
     }
 
     /// `HOST:PORT`, `[IPv6]:PORT`.

@@ -95,6 +95,9 @@ public struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds readiness answers 503 before the server stops accepting, on SIGTERM.", valueName: "SECONDS"))
     public var shutdownGrace: Double = 2
 
+    @Flag(help: "Also serve the web debugger at /debugger (only when --listen is a loopback address; see `tokengate debugger --help`).")
+    public var debugger = false
+
     @Option(help: ArgumentHelp("Read settings from FILE: `name = value` lines with the names of these options (see README).", valueName: "FILE"))
     public var config: String?
 }

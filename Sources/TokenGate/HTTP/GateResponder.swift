@@ -15,6 +15,8 @@ struct GateResponder: HTTPResponder {
 
     let gate: AuthGate
     let reports: ReportEndpoints
+    /// With `serve --debugger` (loopback only): `/debugger` and below.
+    let debugger: DebuggerEndpoints?
     let metrics: GateMetrics
     let readiness: Readiness
     let logger: Logger
@@ -71,6 +73,9 @@ struct GateResponder: HTTPResponder {
             response = Response(status: .ok,
                                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
+        case _ where debugger != nil && DebuggerEndpoints.handles(path):
+            endpoint = .debugger
+            response = await debugger!.respond(to: request)
         case _ where path == Self.extAuthzPrefix || path.hasPrefix(Self.extAuthzPrefix + "/"):
             endpoint = .extAuthz
             // Envoy appends the original path (and query) to the prefix, and

@@ -28,7 +28,7 @@ public final class GateMetrics: Sendable {
     /// The endpoints timed in `tokengate_request_duration_seconds`.
     public enum Endpoint: String, Sendable, CaseIterable {
         case authRequest = "auth-request", forwardAuth = "forward-auth", extAuthz = "ext-authz"
-        case verify, inspect, healthz, readyz, metrics, other
+        case verify, inspect, debugger, healthz, readyz, metrics, other
     }
 
     /// The `kind` label of a verdict: a token kind, or `none` when no token was decoded.

@@ -20,6 +20,8 @@ public final class GateRuntime: Sendable {
     let reloader: KeyReloader
     let replay: ReplayStoreFactory.Made
     let logger: Logger
+    /// The web debugger's routes, with `--debugger`.
+    let debugger: DebuggerEndpoints?
 
     /// Limits of the HTTP server (SPEC §9: header sizes and timeouts on every
     /// request). A token travels in the original URI or one header; a real
@@ -74,6 +76,7 @@ public final class GateRuntime: Sendable {
         let sessions = configuration.sessionSecretPaths.isEmpty ? nil
             : try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds)
         gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, clock: clock)
+        debugger = configuration.debugger ? DebuggerEndpoints(keys: verifier, clock: clock) : nil
         readiness = Readiness(replayProbe: replay.probe)
         readiness.setKeysLoaded(ring.keys.count)
         metrics.keysLoaded.record(ring.keys.count)
@@ -85,7 +88,8 @@ public final class GateRuntime: Sendable {
     /// `port` overrides it (0: any free port, for tests).
     public func application(port: Int? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let responder = GateResponder(gate: gate, reports: ReportEndpoints(verifier: verifier), metrics: metrics, readiness: readiness, logger: logger)
+        let responder = GateResponder(gate: gate, reports: ReportEndpoints(verifier: verifier), debugger: debugger, metrics: metrics,
+                                      readiness: readiness, logger: logger)
         let http1 = HTTP1Channel.Configuration(
             idleTimeout: Self.idleTimeout,
             httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderFieldBytes,

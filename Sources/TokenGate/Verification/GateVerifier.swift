@@ -31,6 +31,9 @@ final class GateVerifier: Sendable {
         return TokenVerifier(signature: reporting.signature, policy: policy)
     }
 
+    /// The keys in force (the debugger builds its own verifier from them, per request).
+    var signature: SignatureRequirement { reporting.signature }
+
     var keyCount: Int {
         if case .trustedKeys(let ring) = verifier.signature { return ring.keys.count }
         return 0

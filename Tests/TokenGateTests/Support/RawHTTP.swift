@@ -41,8 +41,10 @@ enum RawHTTP {
         return Answer(status: status, headers: fields, body: String(decoding: raw[end.upperBound...], as: UTF8.self), rawHead: head)
     }
 
-    /// Sends `bytes` and reads until the server closes (bounded: 1 MiB, 30 s without a byte).
-    static func exchange(port: Int, _ bytes: [UInt8]) throws -> [UInt8] {
+    /// Sends `bytes` and reads until the server closes (bounded: `limit` bytes, 1 MiB by default; 30 s without a byte),
+    /// or, with `untilContentLength`, until the header block and the body its Content-Length announces are in
+    /// (a server that keeps the connection open despite `Connection: close`, as chromedriver does).
+    static func exchange(port: Int, _ bytes: [UInt8], limit: Int = 1 << 20, untilContentLength: Bool = false) throws -> [UInt8] {
         let socket = try connect(port: port)
         defer { close(socket) }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
@@ -55,7 +57,7 @@ enum RawHTTP {
         }
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while response.count < 1 << 20 {
+        while response.count < limit {
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count == 0 { break }
             guard count > 0 else {
@@ -63,8 +65,21 @@ enum RawHTTP {
                 break
             }
             response += buffer[..<count]
+            if untilContentLength, let expected = completeLength(response), response.count >= expected { break }
         }
         return response
+    }
+
+    /// The length of the whole answer once its header block is in and names a Content-Length.
+    private static func completeLength(_ response: [UInt8]) -> Int? {
+        guard let end = response.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
+        for line in String(decoding: response[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "content-length", let length = Int(parts[1].trimmingCharacters(in: .whitespaces)) {
+                return end.upperBound + length
+            }
+        }
+        return nil
     }
 
     static func connect(port: Int) throws -> Int32 {

@@ -1,0 +1,69 @@
+import ArgumentParser
+import EntitlementTokens
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `tokengate debugger`.
+public struct Debugger: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        abstract: "Serve the web debugger: paste tokens, see what they hold and why they pass or fail.",
+        discussion: """
+            Start it with the issuer's public key and open the address it prints:
+
+              tokengate debugger --key /etc/tokengate/keys
+              open http://127.0.0.1:8090/debugger
+
+            Paste anything tokeninspect reads: a token, a whole URL that carries one, a REST \
+            response, a wrapped Base64 block, several tokens one per line. For each token the page \
+            shows the verdict, the fields with their times, the Media RSS resource, the signature and \
+            the key that verified it, the decoded XML with the signed bytes highlighted, a format \
+            error marked where it is, and the checks run and skipped.
+
+            Fill in what the player's request was for (resource, requestor, MVPD, device id, "now", \
+            leeway) to see the verdict the gate would give; those settings live in the address after \
+            '#', so a link shares the same view. The token never goes in the link.
+
+            The page talks only to this process and stores nothing. The debugger never records a \
+            media token as used (verify it as often as you like, the player can still use it once). \
+            It listens on loopback only, unless --insecure-listen-anywhere. `tokengate serve \
+            --debugger` serves the same page beside a loopback gate. See docs/DEBUGGER.md.
+            """
+    )
+
+    @OptionGroup public var options: DebuggerOptions
+
+    public init() {}
+
+    public func validate() throws {
+        do {
+            _ = try DebuggerConfiguration(options)
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    public func run() async throws {
+        let configuration = try DebuggerConfiguration(options)
+        LoggingSystem.bootstrap { GateLogHandler(label: $0, format: .text) }
+        let logger = Logger(label: "tokengate-debugger")
+        let server: DebuggerServer
+        do {
+            server = try DebuggerServer(configuration: configuration, logger: logger)
+        } catch {
+            logger.critical("cannot start", metadata: ["error": .string(error.message)])
+            throw ExitCode(2)
+        }
+        let keyCount = server.keyCount
+        let application = server.application { channel in
+            // The port actually bound (an operator may give :0).
+            var bound = configuration
+            bound.port = channel.localAddress?.port ?? configuration.port
+            let line = "tokengate debugger: open \(bound.pageURL)  (\(keyCount) key\(keyCount == 1 ? "" : "s") loaded)\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+        let group = ServiceGroup(configuration: .init(services: [.init(service: application)],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,28 @@
+import EntitlementTokens
+
+/// The settings of `tokengate debugger`, checked.
+public struct DebuggerConfiguration: Sendable {
+    public var keyPaths: [String]
+    public var keyLoading: KeyLoadingOptions
+    public var host: String
+    public var port: Int
+
+    public init(_ options: DebuggerOptions) throws(GateConfigurationError) {
+        guard !options.keys.isEmpty else {
+            throw GateConfigurationError("no --key given: the debugger needs the issuer's public key(s) to check signatures")
+        }
+        keyPaths = options.keys
+        keyLoading = KeyLoadingOptions(allowsInsecureKeySizes: options.allowInsecureKeys)
+        (host, port) = try GateConfiguration.listenAddress(options.listen)
+        guard options.insecureListenAnywhere || LoopbackAddress.isLoopback(host) else {
+            throw GateConfigurationError("--listen \(options.listen) is not a loopback address: the debugger answers anyone who reaches it; "
+                + "use 127.0.0.1 (or --insecure-listen-anywhere, insecure)")
+        }
+    }
+
+    /// What to open in a browser.
+    public var pageURL: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : (host == "0.0.0.0" ? "127.0.0.1" : host)
+        return "http://\(shownHost):\(port)\(DebuggerEndpoints.Path.page)"
+    }
+}

@@ -1,0 +1,113 @@
+import EntitlementTokens
+import Hummingbird
+import HummingbirdCore
+
+/// The web debugger's routes (SPEC §12), served by `tokengate debugger` and,
+/// on loopback, by `tokengate serve --debugger`:
+///
+/// - `GET /debugger`, `/debugger/debugger.js`, `/debugger/debugger.css`,
+///   `/debugger/favicon.svg`: the page, compiled into the binary (nothing to
+///   install beside it);
+/// - `POST /debugger/report`: the tokens of the body verified against the
+///   page's expectations (``DebuggerExpectations``), answered as
+///   `{"now": ISO 8601, "reports": [SPEC §6 objects with decodedXML]}`;
+/// - `POST /debugger/csp-report`, `GET /debugger/csp-reports`: the browser's
+///   Content-Security-Policy violation reports, kept (bounded) so a test or a
+///   curious engineer can see that nothing was blocked.
+///
+/// Nothing here touches the replay store or the verdict cache, and nothing is
+/// kept between requests but the violation reports.
+struct DebuggerEndpoints: Sendable {
+    enum Path {
+        static let page = "/debugger"
+        static let script = "/debugger/debugger.js"
+        static let stylesheet = "/debugger/debugger.css"
+        static let favicon = "/debugger/favicon.svg"
+        static let report = "/debugger/report"
+        static let cspReport = "/debugger/csp-report"
+        static let cspReports = "/debugger/csp-reports"
+    }
+
+    let keys: GateVerifier
+    let violations: CSPViolationLog
+    /// The server's clock, when the page does not set "now".
+    let clock: @Sendable () -> TokenTimestamp
+
+    init(keys: GateVerifier, violations: CSPViolationLog = CSPViolationLog(),
+         clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now) {
+        self.keys = keys
+        self.violations = violations
+        self.clock = clock
+    }
+
+    static func handles(_ path: String) -> Bool {
+        path == Path.page || path.hasPrefix(Path.page + "/")
+    }
+
+    /// The answer for a path that ``handles(_:)``.
+    func respond(to request: Request) async -> Response {
+        switch (request.uri.path, request.method) {
+        case (Path.page, .get), (Path.page, .head):
+            DebuggerHeaders.response(.ok, contentType: "text/html; charset=utf-8", DebuggerPage.html)
+        case (Path.script, .get), (Path.script, .head):
+            DebuggerHeaders.response(.ok, contentType: "text/javascript; charset=utf-8", DebuggerScript.source)
+        case (Path.stylesheet, .get), (Path.stylesheet, .head):
+            DebuggerHeaders.response(.ok, contentType: "text/css; charset=utf-8", DebuggerStylesheet.source)
+        case (Path.favicon, .get), (Path.favicon, .head):
+            DebuggerHeaders.response(.ok, contentType: "image/svg+xml", DebuggerPage.favicon)
+        case (Path.report, .post):
+            await report(request)
+        case (Path.cspReport, .post):
+            await collectViolation(request)
+        case (Path.cspReports, .get):
+            DebuggerHeaders.response(.ok, contentType: "application/json", bytes: violations.json())
+        case (Path.page, _), (Path.script, _), (Path.stylesheet, _), (Path.favicon, _), (Path.report, _), (Path.cspReport, _), (Path.cspReports, _):
+            DebuggerHeaders.response(.methodNotAllowed, contentType: "text/plain; charset=utf-8", "method not allowed\n")
+        default:
+            DebuggerHeaders.response(.notFound, contentType: "text/plain; charset=utf-8", "not found\n")
+        }
+    }
+
+    private func report(_ request: Request) async -> Response {
+        let expectations: DebuggerExpectations
+        do throws(DebuggerExpectations.Invalid) {
+            expectations = try DebuggerExpectations(query: request.uri.queryParameters)
+        } catch {
+            return Self.error(.badRequest, error.reason)
+        }
+        let records: [TokenRecord]
+        do throws(ReportEndpoints.Failure) {
+            records = try await ReportEndpoints.records(request)
+        } catch {
+            switch error {
+            case .badRequest(let reason): return Self.error(.badRequest, reason)
+            case .tooLarge(let reason): return Self.error(.contentTooLarge, reason)
+            }
+        }
+        let now = expectations.now ?? clock()
+        // Built per request from the keys in force: the page chooses the
+        // requestor, MVPDs, leeway and "now"; no replay store, no cache.
+        let verifier = TokenVerifier(signature: keys.signature, policy: expectations.policy(now: now))
+        var reports: [TokenReport] = []
+        reports.reserveCapacity(records.count)
+        for (index, record) in records.enumerated() {
+            let verdict = await verifier.verify(record, expecting: expectations.request)
+            reports.append(TokenReport(input: index + 1, source: "pasted", line: record.line, verdict: verdict))
+        }
+        var body = Array("{\"now\":\"\(now.iso8601)\",\"reports\":".utf8)
+        body += TokenReport.jsonArray(reports, showDecodedXML: true)
+        body += Array("}\n".utf8)
+        return DebuggerHeaders.response(.ok, contentType: "application/json", bytes: body)
+    }
+
+    private func collectViolation(_ request: Request) async -> Response {
+        var request = request
+        let body = try? await request.collectBody(upTo: CSPViolationLog.maximumReportBytes)
+        violations.record(body.map { String(buffer: $0) } ?? "(a report over \(CSPViolationLog.maximumReportBytes) bytes)")
+        return Response(status: .noContent, headers: DebuggerHeaders.fields(contentType: "text/plain; charset=utf-8"))
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ reason: String) -> Response {
+        DebuggerHeaders.response(status, contentType: "application/json", "{\"error\":\(GateLogHandler.jsonString(reason))}\n")
+    }
+}

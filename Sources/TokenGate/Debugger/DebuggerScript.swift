@@ -1,0 +1,349 @@
+/// The debugger's script. It builds the DOM with `createElement` and
+/// `textContent` only (no HTML parsing sink exists under Trusted Types), and
+/// every string that came from a token is escaped first with the CLI's rule
+/// (`TerminalText`): the browser tests compare the two on hostile strings.
+enum DebuggerScript {
+    static let source = #"""
+    'use strict';
+    (() => {
+      const expectationNames = ['resource', 'requestor', 'mvpd', 'device', 'now', 'leeway'];
+      const $ = (id) => document.getElementById(id);
+
+      // TerminalText.isUnsafe: C0, DEL, C1, ALM, LRM/RLM, U+2028–U+202E, isolates, BOM.
+      function isUnsafe(cp) {
+        return cp <= 0x1f || (cp >= 0x7f && cp <= 0x9f) || cp === 0x061c || cp === 0x200e || cp === 0x200f ||
+          (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp === 0xfeff;
+      }
+
+      // TerminalText.escaped: what the CLI prints for a string from input.
+      function escapeText(text) {
+        let out = '';
+        for (const character of String(text)) {
+          const cp = character.codePointAt(0);
+          if (!isUnsafe(cp)) { out += character; continue; }
+          if (cp === 0x0a) out += '\\n';
+          else if (cp === 0x0d) out += '\\r';
+          else if (cp === 0x09) out += '\\t';
+          else {
+            const hex = cp.toString(16);
+            out += cp < 0x80 ? '\\x' + (hex.length === 1 ? '0' + hex : hex) : '\\u{' + hex.toUpperCase() + '}';
+          }
+        }
+        return out;
+      }
+
+      // Multi-line text (XML, the pasted input): each line escaped, the line breaks kept.
+      const escapeLines = (text) => String(text).split('\n').map(escapeText).join('\n');
+
+      // DurationText.describe, as the CLI words durations.
+      function describeDuration(milliseconds) {
+        const value = Math.abs(milliseconds);
+        if (value < 1000) return value + ' ms';
+        const seconds = Math.floor(value / 1000);
+        if (seconds < 60) return seconds + ' s';
+        const minutes = Math.floor(seconds / 60);
+        if (minutes < 60) return seconds % 60 === 0 ? minutes + ' min' : minutes + ' min ' + (seconds % 60) + ' s';
+        const hours = Math.floor(minutes / 60);
+        if (hours < 48) return minutes % 60 === 0 ? hours + ' h' : hours + ' h ' + (minutes % 60) + ' min';
+        const days = Math.floor(hours / 24);
+        if (days < 730) return days + ' d ' + (hours % 24) + ' h';
+        return Math.floor(days / 365) + ' y ' + (days % 365) + ' d';
+      }
+
+      function relativeTime(iso, nowIso) {
+        const delta = Date.parse(iso) - Date.parse(nowIso);
+        if (Number.isNaN(delta)) return '';
+        if (delta === 0) return 'now';
+        return delta > 0 ? 'in ' + describeDuration(delta) : describeDuration(delta) + ' ago';
+      }
+
+      // TokenReport.signatureShape: the algorithm a signature of this size suggests.
+      function signatureShape(byteCount) {
+        if (byteCount === 0) return 'empty';
+        if (byteCount === 64) return 'Ed25519 or raw ECDSA P-256';
+        if (byteCount >= 70 && byteCount <= 72) return 'DER ECDSA P-256';
+        if ([128, 256, 384, 512].includes(byteCount)) return 'RSA-' + byteCount * 8;
+        return 'no known algorithm';
+      }
+
+      // The known fields of each kind (the library's MediaToken, AuthenticationToken and
+      // AuthorizationToken knownPaths); any other path is shown as unknown.
+      const knownPaths = {
+        media: ['sessionGUID', 'requestorID', 'resourceID', 'ttl', 'issueTime', 'mvpdId', 'proxyMvpdId'],
+        authentication: ['simpleTokenAuthenticationGuid', 'simpleTokenRequestorID', 'simpleTokenDomainName',
+          'simpleTokenExpires', 'simpleTokenMsoID', 'simpleTokenDeviceID/simpleTokenFingerprint', 'simpleSamlSessionIndex',
+          'simpleSamlNameID', 'simpleAuthorizedResources/simpleAuthorizedResource/@simpleResourceID'],
+        authorization: ['simpleTokenRequestorID', 'simpleTokenResourceID', 'simpleTokenTTL', 'simpleTokenMsoID',
+          'simpleTokenDeviceID/simpleTokenFingerprint'],
+      };
+
+      // Nodes from text only. `text` is escaped; nothing is ever parsed as HTML.
+      function node(tag, className, text) {
+        const element = document.createElement(tag);
+        if (className) element.className = className;
+        if (text !== undefined && text !== null) element.textContent = escapeText(text);
+        return element;
+      }
+
+      function table(name, rows) {
+        const element = node('table', name);
+        for (const [label, value, rowClass] of rows) {
+          if (value === undefined || value === null) continue;
+          const row = node('tr', rowClass);
+          row.dataset.field = label;
+          row.append(node('th', null, label));
+          const cell = node('td');
+          if (value instanceof Node) cell.append(value); else cell.textContent = escapeText(value);
+          row.append(cell);
+          element.append(row);
+        }
+        return element;
+      }
+
+      function section(report, title, name, ...content) {
+        const part = node('div', 'part part-' + name);
+        part.append(node('h3', null, title), ...content);
+        report.append(part);
+      }
+
+      function timeValue(iso, nowIso) {
+        if (!iso) return null;
+        const span = node('span');
+        span.append(node('span', 'absolute', iso), node('span', 'relative', relativeTime(iso, nowIso)));
+        return span;
+      }
+
+      // A byte column (what the library counts) as an index into a JavaScript string.
+      function indexOfByteColumn(line, column) {
+        let bytes = 0;
+        let index = 0;
+        for (const character of line) {
+          if (bytes >= column - 1) break;
+          const cp = character.codePointAt(0);
+          bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+          index += character.length;
+        }
+        return index;
+      }
+
+      // Where in the pasted text a format error is: line and column of the XML when the
+      // record was pasted as raw XML (the decoded XML is then what was pasted), the byte
+      // offset into the record for a transport error; null when it is in XML that the
+      // page does not have (a Base64 token that decoded to malformed XML).
+      function errorPosition(report, inputLines) {
+        const error = report.error;
+        const first = report.line - 1;
+        if (!error || first < 0 || first >= inputLines.length) return null;
+        if (error.stage === 'transport' && error.offset !== null) {
+          let remaining = error.offset;
+          for (let line = first; line < inputLines.length; line++) {
+            const length = new TextEncoder().encode(inputLines[line]).length;
+            if (remaining <= length) return { line, column: remaining + 1 };
+            remaining -= length + 1;
+          }
+          return null;
+        }
+        if (error.line !== null && error.column !== null && inputLines[first].trimStart().startsWith('<')) {
+          const line = first + error.line - 1;
+          return line < inputLines.length ? { line, column: error.column } : null;
+        }
+        return null;
+      }
+
+      function errorExcerpt(position, inputLines) {
+        const excerpt = node('pre', 'excerpt');
+        const from = Math.max(0, position.line - 2);
+        const to = Math.min(inputLines.length - 1, position.line + 2);
+        for (let line = from; line <= to; line++) {
+          const text = inputLines[line];
+          const gutter = String(line + 1).padStart(5, ' ') + ' | ';
+          if (line !== position.line) {
+            excerpt.append(document.createTextNode(gutter + escapeText(text) + '\n'));
+            continue;
+          }
+          const at = indexOfByteColumn(text, position.column);
+          const marked = text.codePointAt(at) === undefined ? '' : String.fromCodePoint(text.codePointAt(at));
+          const row = node('span', 'error-line');
+          row.append(document.createTextNode(gutter + escapeText(text.slice(0, at))));
+          const mark = node('mark', 'error-mark', marked === '' ? ' ' : marked);
+          mark.title = 'line ' + (line + 1) + ', column ' + position.column;
+          row.append(mark, document.createTextNode(escapeText(text.slice(at + marked.length)) + '\n'));
+          excerpt.append(row);
+        }
+        return excerpt;
+      }
+
+      function renderReport(report, nowIso, inputLines) {
+        const element = node('section', 'report');
+        element.dataset.input = report.input;
+        element.dataset.status = report.status || 'NOT_VERIFIED';
+        const banner = node('div', 'banner' + (report.status === 'VALID_TOKEN' ? ' valid' : report.status ? '' : ' unverified'));
+        banner.append(node('span', 'status', report.status || 'NOT VERIFIED'), node('span', 'reason', report.reason));
+        element.append(banner);
+
+        section(element, 'Token', 'token', table('token', [
+          ['token', '#' + report.input + ', from line ' + report.line + ' of the input'],
+          ['kind', report.kind], ['root', report.root], ['transport', report.transport],
+        ]));
+        if (report.kind) {
+          section(element, 'Times (now ' + nowIso + ')', 'times', table('times', [
+            ['issued', timeValue(report.issuedAt, nowIso)], ['expires', timeValue(report.expiresAt, nowIso)],
+          ]));
+          section(element, 'Typed fields', 'typed', table('typed', [
+            ['requestorID', report.requestorID], ['resourceID', report.resourceID], ['mvpdID', report.mvpdID],
+            ['fingerprint', report.fingerprint],
+          ]));
+        }
+        const rss = report.resourceRSS;
+        if (rss) {
+          section(element, 'Media RSS resource', 'rss', table('rss', [
+            ['channel', rss.channel], ['item', rss.itemTitle], ['guid', rss.guid], ['rating', rss.rating],
+          ]));
+        }
+        const fields = Object.entries(report.fields || {});
+        if (fields.length > 0) {
+          const known = knownPaths[report.kind] || [];
+          section(element, 'Fields', 'fields', table('fields', fields.map(([path, value]) => [
+            path, Array.isArray(value) ? value.join('\n') : value, known.includes(path) ? null : 'unknown',
+          ])));
+        }
+        if (report.signature) {
+          const signature = report.signature;
+          section(element, 'Signature', 'signature', table('signature', [
+            ['form', signature.form], ['placement', signature.placement],
+            ['size', signature.bytes === null ? 'not Base64' : signature.bytes + ' bytes (' + signatureShape(signature.bytes) + ')'],
+            ['verified by', report.verifiedBy || 'no trusted key'], ['value', signature.value],
+          ]));
+        }
+        if (report.decodedXML) {
+          const xml = node('pre', 'xml');
+          const signed = node('mark', 'signed');
+          signed.textContent = escapeLines(report.decodedXML.signed);
+          signed.title = 'the signed bytes';
+          xml.append(document.createTextNode(escapeLines(report.decodedXML.beforeSigned)), signed,
+            document.createTextNode(escapeLines(report.decodedXML.afterSigned)));
+          section(element, 'Decoded XML (signed bytes highlighted)', 'xml', xml);
+        }
+        if (report.error) {
+          const error = report.error;
+          const where = error.line !== null ? 'line ' + error.line + ', column ' + error.column
+            : error.offset !== null ? 'byte ' + error.offset : null;
+          const content = [table('error', [['code', error.code], ['stage', error.stage], ['message', error.message], ['at', where]])];
+          const position = errorPosition(report, inputLines);
+          if (position) content.push(errorExcerpt(position, inputLines));
+          else if (where) content.push(node('p', 'note', 'at ' + where + ' of the decoded XML (not shown: it did not decode)'));
+          section(element, 'Format error', 'error', ...content);
+        }
+        if (report.checksRun) {
+          const list = node('ul', 'checks');
+          for (const check of report.checksRun) list.append(node('li', 'ran', check + ': ran'));
+          for (const skipped of report.checksSkipped || []) {
+            const item = node('li', skipped.requested ? 'skipped skipped-requested' : 'skipped', skipped.check + ': skipped ');
+            item.append(node('span', 'reason', '(' + skipped.reason + ')'));
+            list.append(item);
+          }
+          section(element, 'Checks', 'checks', list);
+        }
+        if (report.warnings && report.warnings.length > 0) {
+          const list = node('ul', 'warnings');
+          for (const warning of report.warnings) list.append(node('li', null, warning));
+          section(element, 'Warnings', 'warnings', list);
+        }
+        if (report.envelope) {
+          section(element, 'REST envelope (unsigned, shown not trusted)', 'envelope', table('envelope',
+            Object.entries(report.envelope).map(([key, value]) => [key, JSON.stringify(value)])));
+        }
+        return element;
+      }
+
+      function splitList(text) {
+        return text.split(',').map((id) => id.trim()).filter((id) => id.length > 0);
+      }
+
+      function readFragment() {
+        const params = new URLSearchParams(location.hash.slice(1));
+        for (const name of expectationNames) {
+          const values = params.getAll(name);
+          $(name).value = name === 'mvpd' ? values.join(', ') : (values[0] || '');
+        }
+      }
+
+      // The expectations only: the token never goes in the address.
+      function writeFragment() {
+        const params = new URLSearchParams();
+        for (const name of expectationNames) {
+          const value = $(name).value;
+          if (value === '') continue;
+          if (name === 'mvpd') { for (const id of splitList(value)) params.append('mvpd', id); } else params.set(name, value);
+        }
+        const fragment = params.toString();
+        history.replaceState(null, '', location.pathname + (fragment ? '#' + fragment : ''));
+      }
+
+      function requestQuery() {
+        const params = new URLSearchParams();
+        const wire = { resource: 'resource', requestor: 'requestor', device: 'device-id', now: 'now', leeway: 'leeway' };
+        for (const name of Object.keys(wire)) if ($(name).value !== '') params.set(wire[name], $(name).value);
+        for (const id of splitList($('mvpd').value)) params.append('mvpd', id);
+        return params.toString();
+      }
+
+      let generation = 0;
+      function setState(results, state, text) {
+        results.dataset.state = state;
+        results.dataset.generation = String(generation);
+        $('state').textContent = text;
+      }
+
+      async function run() {
+        const mine = ++generation;
+        const results = $('results');
+        const text = $('input').value;
+        if (text.trim() === '') { results.replaceChildren(); setState(results, 'idle', ''); return; }
+        setState(results, 'busy', 'checking…');
+        let answer;
+        try {
+          const response = await fetch('/debugger/report?' + requestQuery(), {
+            method: 'POST', body: text, headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+            cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer', redirect: 'error',
+          });
+          answer = await response.json();
+          if (!response.ok) throw new Error(answer.error || 'HTTP ' + response.status);
+        } catch (error) {
+          if (mine !== generation) return;
+          results.replaceChildren(node('p', 'request-error', String(error.message || error)));
+          setState(results, 'failed', 'not checked');
+          return;
+        }
+        if (mine !== generation) return;
+        const inputLines = text.split('\n');
+        try {
+          results.replaceChildren(...answer.reports.map((report) => renderReport(report, answer.now, inputLines)));
+        } catch (error) {
+          // A bug of the page's, not of the token: said as such rather than a spinner forever.
+          results.replaceChildren(node('p', 'request-error', 'the page could not show this answer: ' + String(error.message || error)));
+          setState(results, 'failed', 'not shown');
+          return;
+        }
+        const count = answer.reports.length;
+        setState(results, 'done', count + (count === 1 ? ' token' : ' tokens') + ', checked at ' + answer.now);
+      }
+
+      let pending = null;
+      function runSoon() {
+        clearTimeout(pending);
+        pending = setTimeout(run, 350);
+      }
+
+      readFragment();
+      for (const name of expectationNames) $(name).addEventListener('input', () => { writeFragment(); runSoon(); });
+      $('input').addEventListener('input', runSoon);
+      $('run').addEventListener('click', () => { clearTimeout(pending); run(); });
+      window.addEventListener('hashchange', () => { readFragment(); runSoon(); });
+
+      // For the browser tests, which compare this rule with the CLI's on the same strings.
+      window.tokenDebugger = Object.freeze({ escapeText, describeDuration });
+    })();
+
+    """#
+}

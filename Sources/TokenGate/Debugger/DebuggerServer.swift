@@ -1,0 +1,69 @@
+import EntitlementTokens
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+
+/// `tokengate debugger`: the debugger's routes alone, with the keys loaded
+/// once at start. No auth endpoints, no replay store, no cache, no metrics:
+/// a support engineer's tool, not a gate.
+public final class DebuggerServer: Sendable {
+    public let configuration: DebuggerConfiguration
+    let endpoints: DebuggerEndpoints
+    let logger: Logger
+
+    public init(configuration: DebuggerConfiguration, logger: Logger,
+                clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now) throws(GateConfigurationError) {
+        self.configuration = configuration
+        self.logger = logger
+        let ring: KeyRing
+        do {
+            ring = try KeyRing.load(paths: configuration.keyPaths, options: configuration.keyLoading)
+        } catch {
+            throw GateConfigurationError("cannot load the keys: \(error.description)")
+        }
+        endpoints = DebuggerEndpoints(keys: GateVerifier(ring: ring, policy: VerificationPolicy()), clock: clock)
+    }
+
+    /// The number of keys loaded.
+    public var keyCount: Int { endpoints.keys.keyCount }
+
+    /// The HTTP application, on the configured address unless `port` overrides it (0: any free port).
+    public func application(port: Int? = nil,
+                            onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: GateRuntime.idleTimeout,
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: GateRuntime.maximumHeaderFieldBytes,
+                                            maxHeaderListSize: GateRuntime.maximumHeaderListBytes,
+                                            maxHeaderFieldCount: GateRuntime.maximumHeaderFields))
+        return Application(
+            responder: DebuggerResponder(endpoints: endpoints),
+            server: .http1(configuration: http1),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
+                                                    serverName: nil),
+            onServerRunning: onServerRunning,
+            logger: logger
+        )
+    }
+}
+
+/// Routes of the standalone debugger: `/` leads to the page.
+struct DebuggerResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+    let endpoints: DebuggerEndpoints
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let path = request.uri.path
+        if DebuggerEndpoints.handles(path) { return await endpoints.respond(to: request) }
+        switch path {
+        case "/":
+            var headers = DebuggerHeaders.fields(contentType: "text/plain; charset=utf-8")
+            headers[.location] = DebuggerEndpoints.Path.page
+            return Response(status: .seeOther, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "see /debugger\n")))
+        case "/healthz":
+            return DebuggerHeaders.response(.ok, contentType: "text/plain; charset=utf-8", "ok\n")
+        default:
+            return DebuggerHeaders.response(.notFound, contentType: "text/plain; charset=utf-8", "not found\n")
+        }
+    }
+}
