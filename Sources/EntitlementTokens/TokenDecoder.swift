@@ -50,9 +50,7 @@ public final class TokenDecoder {
         let element = frame.tokenElement
         let parsed: ParsedElement
         do {
-            parsed = try xml.withUnsafeBufferPointer { (buffer) throws(TokenError) in
-                try parser.parse(UnsafeBufferPointer(rebasing: buffer[element]), allowedRoots: EntitlementToken.roots)
-            }
+            parsed = try parser.parse(xml.span.extracting(element), allowedRoots: EntitlementToken.roots)
         } catch {
             var error = Self.relocated(error, elementStart: element.lowerBound, in: xml)
             error.fieldsBeforeError = parser.fieldsReadSoFar
@@ -88,12 +86,10 @@ public final class TokenDecoder {
     static func relocated(_ error: TokenError, elementStart: Int, in xml: [UInt8]) -> TokenError {
         var error = error
         guard let location = error.location else { return error }
-        xml.withUnsafeBufferPointer { buffer in
-            let element = UnsafeBufferPointer(rebasing: buffer[elementStart...])
-            let inner = location.line.map { SAXState.PendingFailure.offset(line: $0, column: location.column ?? 1, in: element) }
-                ?? location.byteOffset
-            error.location = SourceLocation(offset: elementStart + inner, in: buffer)
-        }
+        let inner = location.line.map {
+            SourcePositions.byteOffset(line: $0, column: location.column ?? 1, in: xml.span.extracting(elementStart...))
+        } ?? location.byteOffset
+        error.location = SourcePositions.location(ofByte: elementStart + inner, in: xml.span)
         return error
     }
 }

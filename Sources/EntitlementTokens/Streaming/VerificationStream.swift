@@ -88,7 +88,7 @@ public final class VerificationStream {
         let decoders: TokenDecoderPool
         switch mode {
         case .verify(let verifier, _), .inspect(let verifier?): decoders = verifier.decoders
-        case .inspect(nil): decoders = TokenDecoderPool(configuration: decoderConfiguration)
+        case .inspect(nil): decoders = TokenDecoderPool.shared(for: decoderConfiguration)
         }
         evaluator = RecordEvaluator(mode: mode, format: format, decoders: decoders)
         self.limits = limits

@@ -39,7 +39,7 @@ enum PercentDecoding {
     static func looksEncoded(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
         // memchr to each `%`: most records (Base64, raw XML) hold none at all.
         var index = 0
-        while let percent = FrameScanner.index(of: UInt8(ascii: "%"), in: input, from: index) {
+        while let percent = ByteSearch.firstIndex(of: UInt8(ascii: "%"), in: input, from: index) {
             guard percent + 2 < input.count else { return false }
             if hexValue(input[percent + 1]) != nil, hexValue(input[percent + 2]) != nil {
                 return true

@@ -182,7 +182,7 @@ public struct RecordSplitter: Sendable {
             return
         }
         while start < buffer.count {
-            let newline = FrameScanner.index(of: UInt8(ascii: "\n"), in: buffer, from: start)
+            let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: buffer, from: start)
             let end = newline ?? buffer.count
             if !lineOverflow {
                 if line.count + (end - start) > configuration.maxRecordBytes {
@@ -326,7 +326,8 @@ public struct RecordSplitter: Sendable {
     private mutating func absorbWrappedLine(_ bytes: [UInt8]) -> Bool {
         guard wrapWidth % 4 == 0, let decoded = try? Base64.decode(bytes, whitespace: .lineBreaks) else { return false }
         wrapDecoded.append(contentsOf: decoded.bytes)
-        wrapDecoded.withUnsafeBufferPointer { wrapScanner.scan($0) }
+        let soFar = wrapDecoded
+        wrapScanner.scan(soFar.span)
         return wrapScanner.isComplete
     }
 
@@ -349,7 +350,8 @@ public struct RecordSplitter: Sendable {
             // The line break goes in now: the scanner must see that the line
             // ended (a `<` at its end starts no markup).
             if terminator != 0 { raw.append(terminator) }
-            raw.withUnsafeBufferPointer { scanner.scan($0) }
+            let bytes = raw
+            scanner.scan(bytes.span)
         }
         // A record that has failed ends with its line: its framing found an error, or
         // its element is no token (the parser refuses it), so nothing after it can mend it.

@@ -41,7 +41,7 @@ public final class TokenVerifier: Sendable {
     public init(signature: SignatureRequirement, policy: VerificationPolicy = .init(),
                 decoderConfiguration: DecoderConfiguration = .default) {
         self.decoderConfiguration = decoderConfiguration
-        decoders = TokenDecoderPool(configuration: decoderConfiguration)
+        decoders = TokenDecoderPool.shared(for: decoderConfiguration)
         leewayMilliseconds = max(0, policy.leewayMilliseconds)
         clock = policy.clock
         requestor = policy.requestorID.map { RequestorPolicy(expected: $0) }
@@ -303,7 +303,7 @@ public final class TokenVerifier: Sendable {
         var skipped = trust.skippedSignature
         if let requestor { policies.append(requestor) } else { skipped.append(.init(check: .requestor, reason: "no expected requestor configured")) }
         if let resource = expectations.resourceID {
-            policies.append(decoders.withDecoder { ResourcePolicy(expected: resource, parser: $0.parser) })
+            policies.append(ResourcePolicy(expected: resource, configuration: decoderConfiguration))
         } else { skipped.append(.init(check: .resource, reason: "no expected resource given")) }
         if let mvpds { policies.append(mvpds) } else { skipped.append(.init(check: .mvpd, reason: "no MVPD allow-list configured")) }
         if let device = expectations.device {
