@@ -40,7 +40,7 @@ import Testing
         return reader
     }
 
-    static func result(_ reader: FieldReader) -> Result<ParsedElement, TokenError> {
+    static func result(_ reader: borrowing FieldReader) -> Result<ParsedElement, TokenError> {
         let none: [UInt8] = []
         return Result { () throws(TokenError) in try reader.result(in: none.span) }
     }

@@ -184,9 +184,10 @@ struct FrameScanner {
         }
     }
 
-    private static let commentOpen = Array("<!--".utf8)
-    private static let cdataOpen = Array("<![CDATA[".utf8)
-    private static let doctypeOpen = Array("<!DOCTYPE".utf8)
+    // Static strings rather than arrays: no `swift_once` and retain/release per use.
+    private static var commentOpen: StaticString { "<!--" }
+    private static var cdataOpen: StaticString { "<![CDATA[" }
+    private static var doctypeOpen: StaticString { "<!DOCTYPE" }
 
     private mutating func classifyMarkup(at start: Int, in buffer: Span<UInt8>) -> Bool {
         guard start + 1 < buffer.count else { return false }
@@ -202,9 +203,9 @@ struct FrameScanner {
             // Comment, then CDATA (unrolled: no list built per markup).
             for kind in 0..<2 {
                 let (prefix, delimited) = kind == 0 ? (Self.commentOpen, Delimited.comment) : (Self.cdataOpen, Delimited.cdata)
-                switch Self.match(prefix, in: buffer, at: start) {
+                switch ByteSearch.matches(prefix, in: buffer, at: start) {
                 case .some(true):
-                    pending = .delimited(start: start, kind: delimited, resume: start + prefix.count)
+                    pending = .delimited(start: start, kind: delimited, resume: start + prefix.utf8CodeUnitCount)
                     return true
                 case .none:
                     atDocumentStart = wasAtStart
@@ -213,9 +214,9 @@ struct FrameScanner {
                     continue
                 }
             }
-            switch Self.match(Self.doctypeOpen, in: buffer, at: start) {
+            switch ByteSearch.matches(Self.doctypeOpen, in: buffer, at: start) {
             case .some(true):
-                pending = .doctype(start: start, resume: start + Self.doctypeOpen.count, brackets: 0, quote: 0)
+                pending = .doctype(start: start, resume: start + Self.doctypeOpen.utf8CodeUnitCount, brackets: 0, quote: 0)
             case .none:
                 atDocumentStart = wasAtStart
                 return false
@@ -270,11 +271,11 @@ struct FrameScanner {
     }
 
     private mutating func roleOfStartTag(name: Span<UInt8>, at start: Int) -> TagRole {
-        let isSignature = ReservedName.isSignatureInfo(name)
+        let isSignature = ByteRules.isSignatureInfo(name)
         switch mode {
         case .content:
             // Every field of every token comes here: the errors are made out of line.
-            if isSignature || ReservedName.isTokenRoot(name) {
+            if isSignature || ByteRules.isTokenRoot(name) {
                 reservedNameInsideToken(name, isSignature: isSignature, at: start)
             }
             return .child
@@ -292,7 +293,7 @@ struct FrameScanner {
             if tokenElements > 1 {
                 secondTokenElement(name, at: start)
             } else {
-                tokenElementHasUnknownName = !ReservedName.isTokenRoot(name)
+                tokenElementHasUnknownName = !ByteRules.isTokenRoot(name)
             }
             return .tokenOpen
         }
@@ -370,7 +371,7 @@ struct FrameScanner {
             let name = buffer.extracting((start + 2)..<end)
             switch mode {
             case .signatureText:
-                if ReservedName.isSignatureInfo(name) {
+                if ByteRules.isSignatureInfo(name) {
                     role = .signatureClose(.closed)
                 } else {
                     fail(.unterminatedSignatureBlock, "signatureInfo is not closed before </\(String(decodingUTF8: name))>", at: start)
@@ -412,26 +413,25 @@ struct FrameScanner {
         return false
     }
 
-    private static let commentClose = Array("-->".utf8)
-    private static let processingInstructionClose = Array("?>".utf8)
-    private static let cdataClose = Array("]]>".utf8)
-    private static let bogusClose = Array(">".utf8)
+    private static var commentClose: StaticString { "-->" }
+    private static var processingInstructionClose: StaticString { "?>" }
+    private static var cdataClose: StaticString { "]]>" }
+    private static var bogusClose: StaticString { ">" }
 
     private mutating func continueDelimited(start: Int, kind: Delimited, resume: Int, in buffer: Span<UInt8>) -> Bool {
-        let terminator = switch kind {
+        let terminator: StaticString = switch kind {
         case .comment: Self.commentClose
         case .processingInstruction: Self.processingInstructionClose
         case .cdata: Self.cdataClose
         case .bogus: Self.bogusClose
         }
-        let found = ByteSearch.firstIndex(of: terminator.span, in: buffer, from: resume)
-        guard let found else {
+        guard let found = ByteSearch.firstIndex(of: terminator, in: buffer, from: resume) else {
             // Keep the last bytes that could be the start of the terminator.
-            pending = .delimited(start: start, kind: kind, resume: max(resume, buffer.count - terminator.count + 1))
+            pending = .delimited(start: start, kind: kind, resume: max(resume, buffer.count - terminator.utf8CodeUnitCount + 1))
             return false
         }
         pending = .none
-        position = found + terminator.count
+        position = found + terminator.utf8CodeUnitCount
         switch kind {
         case .comment:
             fail(.commentForbidden, "comments are not allowed in a token", at: start)
@@ -499,7 +499,7 @@ struct FrameScanner {
         case .none: break
         case .startTag(let start, _, let role, _, _, _):
             if case .tokenOpen = role { openTokenElement = true }
-            if mode == .top, Self.match(ReservedName.signatureInfo, in: buffer, at: start + 1) != true {
+            if mode == .top, !Self.mayStartSignatureInfo(buffer, at: start + 1) {
                 openTokenElement = true  // a top-level start tag cut off before its name ended
             }
             openStart = start
@@ -537,11 +537,13 @@ struct FrameScanner {
     }
 
     /// true/false when decidable, nil when the buffer ends before a mismatch.
-    static func match(_ prefix: [UInt8], in buffer: Span<UInt8>, at start: Int) -> Bool? {
-        for offset in prefix.indices {
-            let index = start + offset
-            guard index < buffer.count else { return nil }
-            if buffer[index] != prefix[offset] { return false }
+    /// Whether the bytes from `start` are `signatureInfo`, or its beginning where `buffer` ends.
+    private static func mayStartSignatureInfo(_ buffer: Span<UInt8>, at start: Int) -> Bool {
+        var index = start
+        for byte in ByteRules.signatureInfo.utf8 {
+            guard index < buffer.count else { return true }
+            if buffer[index] != byte { return false }
+            index += 1
         }
         return true
     }

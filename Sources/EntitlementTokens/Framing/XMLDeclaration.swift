@@ -1,13 +1,13 @@
 /// The XML declaration a token may start with: `<?xml version="1.0"?>`,
 /// optionally naming UTF-8 and standalone, nothing else (SPEC §4).
 enum XMLDeclaration {
-    private static let target = Array("<?xml".utf8)
+    private static var target: StaticString { "<?xml" }
 
     /// The range of the text after `<?xml` when the processing instruction
     /// from `start` to `end` (its `?>`) has exactly the target `xml`.
     static func body(in buffer: Span<UInt8>, start: Int, end: Int) -> Range<Int>? {
-        let count = target.count
-        guard end - start > count, FrameScanner.match(target, in: buffer, at: start) == true,
+        let count = target.utf8CodeUnitCount
+        guard end - start > count, ByteSearch.matches(target, in: buffer, at: start) == true,
               buffer[start + count].isASCIIWhitespace else { return nil }
         return (start + count)..<end
     }

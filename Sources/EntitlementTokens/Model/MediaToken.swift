@@ -4,8 +4,24 @@
 /// `<shortAuthorizationToken>`. Both mean the same.
 public struct MediaToken: Sendable, Hashable {
     /// The two root elements a media token is seen with.
-    public enum Root: String, Sendable, Hashable, CaseIterable {
+    public enum Root: Sendable, Hashable, CaseIterable, RawRepresentable {
         case authToken, shortAuthorizationToken
+
+        /// The element name (``ByteRules`` holds each root name once).
+        public var rawValue: String {
+            switch self {
+            case .authToken: ByteRules.authToken
+            case .shortAuthorizationToken: ByteRules.shortAuthorizationToken
+            }
+        }
+
+        public init?(rawValue: String) {
+            switch rawValue {
+            case ByteRules.authToken: self = .authToken
+            case ByteRules.shortAuthorizationToken: self = .shortAuthorizationToken
+            default: return nil
+            }
+        }
     }
 
     /// Which root element the token has.

@@ -8,7 +8,7 @@
 /// count, attributes per element and per document, field size.
 ///
 /// After a failure it ignores every further event; the driver stops libxml2.
-struct FieldReader {
+struct FieldReader: ~Copyable {
     let configuration: DecoderConfiguration
     private var allowedRoots: Set<String> = []
     /// The same names as bytes, to recognise the root without making a String and hashing it.
@@ -22,13 +22,13 @@ struct FieldReader {
     private(set) var containerPaths: [String] = []
 
     /// `/`-joined path of the open elements below the root, as UTF-8.
-    private var path: [UInt8] = []
+    private var path = GrowableBytes(capacity: 256)
     private var frames: [Frame] = []
     /// The text of the innermost open element so far.
-    private var text: [UInt8] = []
+    private var text = GrowableBytes(capacity: 256)
     /// Scratch space for an attribute's name and path, reused.
-    private var attributeName: [UInt8] = []
-    private var attributePath: [UInt8] = []
+    private var attributeName = GrowableBytes(capacity: 64)
+    private var attributePath = GrowableBytes(capacity: 256)
     private var elementCount = 0
     /// Attributes and namespace declarations so far, for ``DecoderConfiguration/maxAttributesPerToken``.
     private var attributeCount = 0
@@ -60,11 +60,7 @@ struct FieldReader {
 
     init(configuration: DecoderConfiguration) {
         self.configuration = configuration
-        path.reserveCapacity(256)
         frames.reserveCapacity(32)
-        text.reserveCapacity(256)
-        attributeName.reserveCapacity(64)
-        attributePath.reserveCapacity(256)
     }
 
     /// Readies the reader for a new document whose root must be one of `allowedRoots`.
@@ -82,9 +78,9 @@ struct FieldReader {
         fields.reserveCapacity(16)
         failure = nil
         hasFailed = false
-        path.removeAll(keepingCapacity: true)
+        path.removeAll()
         frames.removeAll(keepingCapacity: true)
-        text.removeAll(keepingCapacity: true)
+        text.removeAll()
         elementCount = 0
         attributeCount = 0
         self.recordingContainers = recordingContainers
@@ -140,7 +136,7 @@ struct FieldReader {
                 }
                 frames[frames.count - 1].hasChildren = true
             }
-            text.removeAll(keepingCapacity: true)
+            text.removeAll()
             if !path.isEmpty { path.append(UInt8(ascii: "/")) }
             Self.appendQualifiedName(localName, prefix, to: &path)
         }
@@ -153,11 +149,11 @@ struct FieldReader {
     mutating func namespaceDeclaration(prefix: Span<UInt8>, uri: Span<UInt8>) -> Bool {
         guard !hasFailed else { return false }
         // Namespace declarations are attributes as written; keep them like any unknown attribute.
-        attributeName.removeAll(keepingCapacity: true)
-        attributeName.append(contentsOf: Self.xmlns)
+        attributeName.removeAll()
+        attributeName.append("xmlns")
         if !prefix.isEmpty {
             attributeName.append(UInt8(ascii: ":"))
-            attributeName.append(copying: prefix)
+            attributeName.append(prefix)
         }
         return addAttribute(value: uri)
     }
@@ -165,7 +161,7 @@ struct FieldReader {
     /// An attribute of the element just started, its value as libxml2 hands it over.
     mutating func attribute(localName: Span<UInt8>, prefix: Span<UInt8>, value: Span<UInt8>) -> Bool {
         guard !hasFailed else { return false }
-        attributeName.removeAll(keepingCapacity: true)
+        attributeName.removeAll()
         Self.appendQualifiedName(localName, prefix, to: &attributeName)
         return addAttribute(value: value)
     }
@@ -173,17 +169,16 @@ struct FieldReader {
     mutating func endElement(line: Int, column: Int) {
         guard !hasFailed, let frame = frames.popLast() else { return }
         if !frame.hasChildren && !frames.isEmpty {
-            fields.append(TokenField(path: String(decoding: path, as: UTF8.self),
-                                     value: String(decoding: text, as: UTF8.self),
+            fields.append(TokenField(path: path.string, value: text.string,
                                      line: frame.line, column: frame.column))
         } else if !Self.isBlank(text) {
             return failMixedContent(line: line, column: column)
         } else if recordingContainers, !frames.isEmpty {
-            containerPaths.append(String(decoding: path, as: UTF8.self))
+            containerPaths.append(path.string)
         }
-        text.removeAll(keepingCapacity: true)
+        text.removeAll()
         // Drop this element's name (and its separator) from the path.
-        path.removeSubrange(frame.parentPathLength...)
+        path.truncate(to: frame.parentPathLength)
     }
 
     /// Character data or a CDATA section's text, in one or several pieces.
@@ -199,20 +194,15 @@ struct FieldReader {
         guard text.count + chunk.count <= configuration.maxFieldBytes else {
             return failFieldTooLong(line: line, column: column)
         }
-        text.append(copying: chunk)
+        text.append(chunk)
     }
 
     // MARK: - Rules
 
     /// The allowed root whose name is `localName`, if one is.
     private func knownRoot(_ localName: Span<UInt8>) -> String? {
-        for entry in allowedRootNames where entry.utf8.count == localName.count {
-            var same = true
-            for index in entry.utf8.indices where entry.utf8[index] != localName[index] {
-                same = false
-                break
-            }
-            if same { return entry.name }
+        for entry in allowedRootNames where ByteSearch.bytes(localName, equal: entry.utf8.span) {
+            return entry.name
         }
         return nil
     }
@@ -221,9 +211,9 @@ struct FieldReader {
     /// (a prefixed name, or not a token root at all): false after failing.
     @inline(never)
     private mutating func otherRoot(_ localName: Span<UInt8>, _ prefix: Span<UInt8>, line: Int, column: Int) -> Bool {
-        var bytes: [UInt8] = []
+        var bytes = GrowableBytes()
         Self.appendQualifiedName(localName, prefix, to: &bytes)
-        let name = String(decoding: bytes, as: UTF8.self)
+        let name = bytes.string
         // By bytes: `Set<String>.contains` would take `authTo\u{212A}en`-like names for a root.
         guard allowedRootNames.contains(where: { $0.name.hasSameUTF8(as: name) }) else {
             fail(.unknownTokenRoot, "<\(name)> is not a token element (expected one of \(allowedRoots.sorted().joined(separator: ", ")))",
@@ -246,13 +236,13 @@ struct FieldReader {
 
     @inline(never)
     private mutating func failMixedContent(line: Int, column: Int) {
-        fail(.mixedContent, "element \(String(decoding: path, as: UTF8.self).nonEmpty ?? "root") mixes text and elements",
+        fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements",
              line: line, column: column)
     }
 
     @inline(never)
     private mutating func failFieldTooLong(line: Int, column: Int) {
-        fail(.fieldTooLong, "field \(String(decoding: path, as: UTF8.self).nonEmpty ?? "root") is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)",
+        fail(.fieldTooLong, "field \(path.string.nonEmpty ?? "root") is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)",
              line: line, column: column)
     }
 
@@ -274,8 +264,6 @@ struct FieldReader {
         return true
     }
 
-    private static let xmlns = Array("xmlns".utf8)
-
     static func attributesPerElementMessage(_ configuration: DecoderConfiguration) -> String {
         "an element has more than \(configuration.maxAttributesPerElement) attributes and namespace declarations (maxAttributesPerElement)"
     }
@@ -292,16 +280,16 @@ struct FieldReader {
         let element = frames[frames.count - 1]
         let decoded = Self.attributeText(value)
         guard decoded.utf8.count <= configuration.maxFieldBytes else {
-            fail(.fieldTooLong, "attribute \(String(decoding: attributeName, as: UTF8.self)) is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)",
+            fail(.fieldTooLong, "attribute \(attributeName.string) is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)",
                  line: element.line, column: element.column)
             return false
         }
-        attributePath.removeAll(keepingCapacity: true)
-        attributePath.append(contentsOf: path)
+        attributePath.removeAll()
+        path.withSpan { attributePath.append($0) }
         if !attributePath.isEmpty { attributePath.append(UInt8(ascii: "/")) }
         attributePath.append(UInt8(ascii: "@"))
-        attributePath.append(contentsOf: attributeName)
-        fields.append(TokenField(path: String(decoding: attributePath, as: UTF8.self), value: decoded,
+        attributeName.withSpan { attributePath.append($0) }
+        fields.append(TokenField(path: attributePath.string, value: decoded,
                                  line: element.line, column: element.column))
         return true
     }
@@ -330,20 +318,19 @@ struct FieldReader {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func isBlank(_ bytes: [UInt8]) -> Bool {
-        bytes.allSatisfy { $0.isASCIIWhitespace }
+    private static func isBlank(_ bytes: borrowing GrowableBytes) -> Bool {
+        bytes.withSpan { ByteRules.isBlank($0) }
     }
 
     private static func isBlank(_ bytes: Span<UInt8>) -> Bool {
-        for index in bytes.indices where !bytes[index].isASCIIWhitespace { return false }
-        return true
+        ByteRules.isBlank(bytes)
     }
 
-    private static func appendQualifiedName(_ localName: Span<UInt8>, _ prefix: Span<UInt8>, to bytes: inout [UInt8]) {
+    private static func appendQualifiedName(_ localName: Span<UInt8>, _ prefix: Span<UInt8>, to bytes: inout GrowableBytes) {
         if !prefix.isEmpty {
-            bytes.append(copying: prefix)
+            bytes.append(prefix)
             bytes.append(UInt8(ascii: ":"))
         }
-        bytes.append(copying: localName)
+        bytes.append(localName)
     }
 }

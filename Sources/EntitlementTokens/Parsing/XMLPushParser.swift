@@ -21,7 +21,7 @@ final class XMLPushParser {
 
     /// The fields the last parse read, up to where it stopped (for an error's
     /// ``TokenError/fieldsBeforeError``).
-    var fieldsReadSoFar: [TokenField] { driver.reader.fields }
+    var fieldsReadSoFar: [TokenField] { driver.withReader { $0.fields } }
 
     /// Parses one complete XML document (a token element, or a Media RSS document)
     /// whose root must be one of `allowedRoots`.

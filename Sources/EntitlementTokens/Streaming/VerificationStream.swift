@@ -201,7 +201,7 @@ final class RenderedChunk: @unchecked Sendable {
     }
 
     func withBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
-        output.withBytes(body)
+        output.withUnsafeBytes(body)
     }
 }
 

@@ -37,8 +37,8 @@ enum CapturedText {
         var steps: [String] = []
         for _ in 0..<maxLayers {
             guard let first = text.first, first != UInt8(ascii: "<") else { break }
-            if text.starts(with: byteOrderMark) {
-                text = trimmed(text.dropFirst(byteOrderMark.count))
+            if ByteRules.startsWithByteOrderMark(text) {
+                text = trimmed(text.dropFirst(ByteRules.byteOrderMarkCount))
                 steps.append("skipped a UTF-8 byte order mark before the token")
             } else if let (inner, step) = unquoted(text) {
                 text = inner
@@ -90,8 +90,6 @@ enum CapturedText {
     static let formEncodingWarning = "read '+' as a space: the raw XML was form-encoded (as URLSearchParams and urlencode write it)"
 
     // MARK: Layers
-
-    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     private static func trimmed(_ text: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         var text = text
@@ -173,7 +171,7 @@ enum CapturedText {
         guard index + 4 <= body.endIndex else { return nil }
         var value: UInt32 = 0
         for offset in 0..<4 {
-            guard let digit = PercentDecoding.hexValue(body[index + offset]) else { return nil }
+            guard let digit = ByteRules.hexValue(body[index + offset]) else { return nil }
             value = value << 4 | UInt32(digit)
         }
         return value

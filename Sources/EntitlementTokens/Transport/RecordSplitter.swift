@@ -119,7 +119,7 @@ public struct RecordSplitter: Sendable {
         if !byteOrderMarkDecided {
             // A prefix of a byte order mark and then the end: those bytes are input.
             byteOrderMarkDecided = true
-            Self.byteOrderMark.withUnsafeBufferPointer { feed(UnsafeBufferPointer(rebasing: $0[..<byteOrderMarkMatched]), into: &records) }
+            ByteRules.byteOrderMark.withUnsafeBufferPointer { feed(UnsafeBufferPointer(rebasing: $0[..<byteOrderMarkMatched]), into: &records) }
         }
         switch mode {
         case .undetermined:
@@ -134,16 +134,14 @@ public struct RecordSplitter: Sendable {
         return records
     }
 
-    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-
     private mutating func feedSkippingByteOrderMark(_ buffer: UnsafeBufferPointer<UInt8>, into records: inout [TokenRecord]) {
         guard !byteOrderMarkDecided else { return feed(buffer, into: &records) }
         var index = 0
         while index < buffer.count, byteOrderMarkMatched < 3 {
-            guard buffer[index] == Self.byteOrderMark[byteOrderMarkMatched] else {
+            guard buffer[index] == ByteRules.byteOrderMark[byteOrderMarkMatched] else {
                 // Not a byte order mark: what matched so far is input after all.
                 byteOrderMarkDecided = true
-                Self.byteOrderMark.withUnsafeBufferPointer { feed(UnsafeBufferPointer(rebasing: $0[..<byteOrderMarkMatched]), into: &records) }
+                ByteRules.byteOrderMark.withUnsafeBufferPointer { feed(UnsafeBufferPointer(rebasing: $0[..<byteOrderMarkMatched]), into: &records) }
                 return feed(UnsafeBufferPointer(rebasing: buffer[index...]), into: &records)
             }
             byteOrderMarkMatched += 1
@@ -182,7 +180,7 @@ public struct RecordSplitter: Sendable {
             return
         }
         while start < buffer.count {
-            let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: buffer, from: start)
+            let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: buffer.span, from: start)
             let end = newline ?? buffer.count
             if !lineOverflow {
                 if line.count + (end - start) > configuration.maxRecordBytes {
@@ -289,7 +287,7 @@ public struct RecordSplitter: Sendable {
     private mutating func startWrapped(_ line: [UInt8]) -> Bool {
         var bytes = line
         // A UTF-8 BOM at the start of the input is skipped (SPEC §2), also before wrapped Base64.
-        if nextIndex == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        if nextIndex == 1, ByteRules.startsWithByteOrderMark(bytes) { bytes.removeFirst(ByteRules.byteOrderMarkCount) }
         guard Self.wrapWidths.contains(bytes.count), bytes.allSatisfy(Base64.isAlphabetOrPadding) else { return false }
         wrapActive = true
         wrapWidth = bytes.count

@@ -220,14 +220,4 @@ struct TransportDecoder: Sendable {
     }
 }
 
-extension UInt8 {
-    @inline(__always) var isASCIIWhitespace: Bool {
-        self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09
-    }
-    @inline(__always) var isASCIILetter: Bool {
-        (self | 0x20) >= UInt8(ascii: "a") && (self | 0x20) <= UInt8(ascii: "z")
-    }
-    @inline(__always) var isASCIIDigit: Bool {
-        self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9")
-    }
-}
+

@@ -48,10 +48,7 @@ public enum DeviceFingerprint {
             EVP_Digest(input.baseAddress, input.count, &digest, &length, md, nil)
         }
         guard ok == 1 else { return nil }
-        return digest[0..<Int(length)].map { byte in
-            let hex = Array("0123456789abcdef".utf8)
-            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
-        }.joined()
+        return ByteRules.lowercaseHex(digest[0..<Int(length)])
     }
 
     /// Equal-length strings compared without an early exit; the length itself is not secret.

@@ -17,7 +17,7 @@ internal import CLibXML2
 final class LibXML2Driver {
     /// What the callbacks reach through libxml2's `ctx`: plain memory, so a
     /// callback costs no reference counting and no exclusivity check.
-    private struct CallbackState {
+    private struct CallbackState: ~Copyable {
         var reader: FieldReader
         var context: xmlParserCtxtPtr?
 
@@ -56,8 +56,6 @@ final class LibXML2Driver {
     func withReader<Result, Failure: Error>(_ body: (inout FieldReader) throws(Failure) -> Result) throws(Failure) -> Result {
         try body(&state.pointee.reader)
     }
-
-    var reader: FieldReader { state.pointee.reader }
 
     /// Feeds `bytes`, one complete document, to libxml2 in chunks of
     /// `chunkSize` bytes (the result must not depend on it), stopping at the
