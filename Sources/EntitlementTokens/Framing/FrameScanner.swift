@@ -52,6 +52,14 @@ struct FrameScanner {
     private var tokenStart: Int?
     private var tokenEnd: Int?
     private(set) var firstError: TokenError?
+    /// Whether plain tags take the one-step path (``scanPlainTag(at:in:)``).
+    /// Off only to check that path against the general one, which must read
+    /// every input the same (FrameScannerPathTests, and the fuzz oracle).
+    private let takesPlainTagsInOneStep: Bool
+
+    init(takesPlainTagsInOneStep: Bool = true) {
+        self.takesPlainTagsInOneStep = takesPlainTagsInOneStep
+    }
 
     /// A signature block and a token element are both complete and nothing is open.
     var isComplete: Bool {
@@ -83,15 +91,15 @@ struct FrameScanner {
             guard position < buffer.count else { return }
             switch mode {
             case .top:
-                if position == 0, buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
-                    position = 3
+                if position == 0, ByteRules.startsWithByteOrderMark(buffer) {
+                    position = ByteRules.byteOrderMarkCount
                     continue
                 }
                 let byte = buffer[position]
                 if byte.isASCIIWhitespace {
                     position += 1
                 } else if byte == UInt8(ascii: "<") {
-                    if scanPlainTag(at: position, in: buffer) { continue }
+                    if takesPlainTagsInOneStep, scanPlainTag(at: position, in: buffer) { continue }
                     pending = .markup(start: position)
                 } else {
                     fail(.unexpectedTopLevelContent, "text outside the token element and the signature block", at: position)
@@ -107,7 +115,7 @@ struct FrameScanner {
                         return
                     }
                     position = next
-                    guard scanPlainTag(at: next, in: buffer) else {
+                    guard takesPlainTagsInOneStep, scanPlainTag(at: next, in: buffer) else {
                         pending = .markup(start: next)
                         break
                     }
