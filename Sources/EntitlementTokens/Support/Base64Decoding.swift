@@ -54,9 +54,9 @@ extension Base64 {
     ) throws(Failure) -> (bytes: [UInt8], alphabet: Alphabet) {
         var outcome = Outcome()
         let output = input.withUnsafeBufferPointer { input in
-            withUnsafeMutablePointer(to: &outcome) { outcome in
-                [UInt8].filled(capacity: input.count / 4 * 3 + 3,
-                               by: Decoding(input: input, whitespace: whitespace, spacesArePlus: spacesArePlus, outcome: outcome))
+            [UInt8](unsafeUninitializedCapacity: input.count / 4 * 3 + 3) { out, initialized in
+                initialized = Decoding(input: input, whitespace: whitespace, spacesArePlus: spacesArePlus)
+                    .write(into: out, outcome: &outcome)
             }
         }
         if let failure = outcome.failure { throw failure }
@@ -68,14 +68,13 @@ extension Base64 {
         var sawURL = false
     }
 
-    /// The decoding loop, writing into the new array's storage (see ``Swift/Array/filled(capacity:by:)``).
-    private struct Decoding: ByteWriter {
+    /// The decoding loop, writing into the new array's storage.
+    private struct Decoding {
         let input: UnsafeBufferPointer<UInt8>
         let whitespace: Whitespace
         let spacesArePlus: Bool
-        let outcome: UnsafeMutablePointer<Outcome>
 
-        func write(into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        func write(into out: UnsafeMutableBufferPointer<UInt8>, outcome: inout Outcome) -> Int {
             var failure: Failure? = nil
             var sawURL = false
             let written = table.withUnsafeBufferPointer { table in
@@ -224,48 +223,8 @@ extension Base64 {
             }
             }
             }
-            outcome.pointee = Outcome(failure: failure, sawURL: sawURL)
+            outcome = Outcome(failure: failure, sawURL: sawURL)
             return written
         }
-    }
-}
-
-/// Something that writes bytes into fresh storage and says how many it wrote.
-protocol ByteWriter {
-    func write(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int
-}
-
-extension Array where Element == UInt8 {
-    /// A new array of at most `capacity` bytes, written by `writer`: what
-    /// `init(unsafeUninitializedCapacity:initializingWith:)` does, but allocated
-    /// through `reserveCapacity`, which is specialised here. The standard
-    /// initializer allocates through an unspecialised runtime entry point that
-    /// looks up the storage class's generic metadata on every call (about 500
-    /// instructions, twice the allocation itself). A writer rather than a
-    /// closure: a closure made escaping for this would put its captures on the heap.
-    @inline(__always)
-    static func filled<Writer: ByteWriter>(capacity: Int, by writer: Writer) -> [UInt8] {
-        var array = [UInt8]()
-        array.reserveCapacity(capacity)
-        // `append(contentsOf:)` hands its spare capacity to `_copyContents(initializing:)`.
-        array.append(contentsOf: ByteFiller(capacity: capacity, writer: writer))
-        return array
-    }
-}
-
-/// A sequence that writes its bytes straight into the storage it is copied into.
-private struct ByteFiller<Writer: ByteWriter>: Sequence {
-    let capacity: Int
-    let writer: Writer
-
-    var underestimatedCount: Int { 0 }
-
-    func makeIterator() -> EmptyCollection<UInt8>.Iterator { EmptyCollection<UInt8>.Iterator() }
-
-    func _copyContents(initializing buffer: UnsafeMutableBufferPointer<UInt8>) -> (EmptyCollection<UInt8>.Iterator, Int) {
-        precondition(buffer.count >= capacity, "reserved capacity not available")
-        let written = writer.write(into: UnsafeMutableBufferPointer(rebasing: buffer[..<capacity]))
-        precondition(written >= 0 && written <= capacity)
-        return (EmptyCollection<UInt8>.Iterator(), written)
     }
 }
