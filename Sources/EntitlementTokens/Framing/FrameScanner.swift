@@ -312,20 +312,20 @@ struct FrameScanner {
         if isSignature {
             fail(.duplicateSignatureBlock, "a second signatureInfo, nested inside the token element", at: start)
         } else {
-            fail(.duplicateTokenElement, "a second token element <\(String(decodingUTF8: name))>, nested inside the token element", at: start)
+            fail(.duplicateTokenElement, "a second token element <\(name.decodedAsUTF8)>, nested inside the token element", at: start)
         }
     }
 
     @inline(never)
     private mutating func startTagInSignatureText(name: Span<UInt8>, at start: Int) -> TagRole {
-        fail(.unterminatedSignatureBlock, "signatureInfo is not closed before <\(String(decodingUTF8: name))>", at: start)
+        fail(.unterminatedSignatureBlock, "signatureInfo is not closed before <\(name.decodedAsUTF8)>", at: start)
         closeSignatureText(at: start, form: nil)
         return roleOfStartTag(name: name, at: start)
     }
 
     @inline(never)
     private mutating func secondTokenElement(_ name: Span<UInt8>, at start: Int) {
-        fail(.duplicateTokenElement, "a second token element <\(String(decodingUTF8: name))>", at: start)
+        fail(.duplicateTokenElement, "a second token element <\(name.decodedAsUTF8)>", at: start)
     }
 
     private mutating func finishStartTag(role: TagRole, start: Int, end: Int, selfClosing: Bool, clean: Bool) {
@@ -382,7 +382,7 @@ struct FrameScanner {
                 if ByteRules.isSignatureInfo(name) {
                     role = .signatureClose(.closed)
                 } else {
-                    fail(.unterminatedSignatureBlock, "signatureInfo is not closed before </\(String(decodingUTF8: name))>", at: start)
+                    fail(.unterminatedSignatureBlock, "signatureInfo is not closed before </\(name.decodedAsUTF8)>", at: start)
                     closeSignatureText(at: start, form: nil)
                     fail(.unexpectedTopLevelContent, "an end tag outside any element", at: start)
                 }
@@ -497,7 +497,7 @@ struct FrameScanner {
     func frame(in buffer: Span<UInt8>) throws(TokenError) -> TokenFrame {
         func located(_ error: TokenError) -> TokenError {
             var error = error
-            if let offset = error.location?.byteOffset { error.location = SourcePositions.location(ofByte: offset, in: buffer) }
+            if let offset = error.location?.byteOffset { error.location = SourceLocation(offset: offset, in: buffer) }
             return error
         }
         if let firstError { throw located(firstError) }

@@ -15,7 +15,7 @@ enum XMLDeclaration {
     /// What is wrong with the declaration whose pseudo-attributes are `body`, or nil:
     /// version (1.0) first, then optional encoding (UTF-8 only) and standalone.
     static func problem(in body: Span<UInt8>) -> (TokenError.Code, String)? {
-        let text = String(decodingUTF8: body)
+        let text = body.decodedAsUTF8
         let malformed = (TokenError.Code.invalidXMLDeclaration, "malformed XML declaration")
         var attributes: [(String, String)] = []
         var rest = Substring(text)

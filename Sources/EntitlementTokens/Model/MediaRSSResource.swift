@@ -30,8 +30,12 @@ public struct MediaRSSResource: Sendable, Hashable {
     /// True when `text` is meant as an RSS document rather than a bare id.
     static func looksLikeRSS(_ text: String) -> Bool {
         // The string's own UTF-8 (iterating its `utf8` view byte by byte costs more).
-        var text = text
-        return text.withUTF8 { bytes in bytes.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "<") }
+        let utf8 = text.utf8
+        let bytes = utf8.span
+        for index in bytes.indices where !bytes[index].isASCIIWhitespace {
+            return bytes[index] == UInt8(ascii: "<")
+        }
+        return false
     }
 
     /// Parses an RSS document with `parser`; nil with a reason when it is not

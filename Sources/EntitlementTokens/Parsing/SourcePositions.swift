@@ -1,8 +1,9 @@
 /// Source positions in a document: byte offsets and 1-based line:column.
 ///
 /// libxml2 reports line:column with columns counted in characters; the framing
-/// scanner reports byte offsets. Errors carry both, so the two are turned into
-/// each other here, and only here.
+/// scanner reports byte offsets. Errors carry both: the parser's character
+/// columns are turned into byte offsets and back here, and only here (a byte
+/// offset's line and byte column is ``SourceLocation/init(offset:in:)``).
 enum SourcePositions {
     /// The byte offset of `line`:`column` (columns in characters, as libxml2
     /// counts them): lines are found by `\n`, characters by UTF-8 lead bytes.
@@ -20,22 +21,6 @@ enum SourcePositions {
             remaining -= 1
         }
         return index
-    }
-
-    /// The location of byte `offset`, its column counted in bytes.
-    static func location(ofByte offset: Int, in bytes: Span<UInt8>) -> SourceLocation {
-        var line = 1
-        var lineStart = 0
-        let end = min(offset, bytes.count)
-        var index = 0
-        while index < end {
-            if bytes[index] == UInt8(ascii: "\n") {
-                line += 1
-                lineStart = index + 1
-            }
-            index += 1
-        }
-        return SourceLocation(byteOffset: offset, line: line, column: offset - lineStart + 1)
     }
 
     /// The location of byte `offset`, its column counted in characters, as

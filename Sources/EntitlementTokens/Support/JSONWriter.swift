@@ -25,11 +25,6 @@ struct JSONWriter: ~Copyable {
         output.withSpan(body)
     }
 
-    /// The same, for a writer that hands the bytes to C (`write(2)`).
-    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        output.withUnsafeBytes(body)
-    }
-
     /// A copy of what was written.
     var bytes: [UInt8] { output.array }
 

@@ -6,7 +6,7 @@
 enum PercentDecoding {
     struct Failure: Error { var offset: Int }
 
-    static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(Failure) -> [UInt8] {
+    static func decode(_ input: Span<UInt8>) throws(Failure) -> [UInt8] {
         var output = [UInt8]()
         output.reserveCapacity(input.count)
         var index = 0
@@ -27,10 +27,10 @@ enum PercentDecoding {
     }
 
     /// True when `input` holds at least one `%XX` escape.
-    static func looksEncoded(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func looksEncoded(_ input: Span<UInt8>) -> Bool {
         // memchr to each `%`: most records (Base64, raw XML) hold none at all.
         var index = 0
-        while let percent = ByteSearch.firstIndex(of: UInt8(ascii: "%"), in: input.span, from: index) {
+        while let percent = ByteSearch.firstIndex(of: UInt8(ascii: "%"), in: input, from: index) {
             guard percent + 2 < input.count else { return false }
             if ByteRules.hexValue(input[percent + 1]) != nil, ByteRules.hexValue(input[percent + 2]) != nil {
                 return true

@@ -106,10 +106,20 @@ public struct RecordSplitter: Sendable {
     var retainedBytes: Int { line.capacity + raw.capacity + (document?.retainedBytes ?? 0) + wrapped.capacity + wrapDecoded.capacity }
 
     /// Feeds the next chunk; returns the records it completed, in order.
+    ///
+    /// An array or array slice is read in place; other collections are copied once.
+    @inlinable
     public mutating func feed(_ bytes: some Collection<UInt8>) -> [TokenRecord] {
+        if let array = bytes as? [UInt8] { return feed(array.span) }
+        if let slice = bytes as? ArraySlice<UInt8> { return feed(slice.span) }
+        let copy = Array(bytes)
+        return feed(copy.span)
+    }
+
+    /// Feeds the next chunk, read in place; returns the records it completed, in order.
+    public mutating func feed(_ bytes: Span<UInt8>) -> [TokenRecord] {
         var records: [TokenRecord] = []
-        let done: Void? = bytes.withContiguousStorageIfAvailable { feedSkippingByteOrderMark($0, into: &records) }
-        if done == nil { Array(bytes).withUnsafeBufferPointer { feedSkippingByteOrderMark($0, into: &records) } }
+        feedSkippingByteOrderMark(bytes, into: &records)
         return records
     }
 
@@ -119,7 +129,8 @@ public struct RecordSplitter: Sendable {
         if !byteOrderMarkDecided {
             // A prefix of a byte order mark and then the end: those bytes are input.
             byteOrderMarkDecided = true
-            ByteRules.byteOrderMark.withUnsafeBufferPointer { feed(UnsafeBufferPointer(rebasing: $0[..<byteOrderMarkMatched]), into: &records) }
+            let mark = ByteRules.byteOrderMark
+            feed(mark.span.extracting(..<byteOrderMarkMatched), into: &records)
         }
         switch mode {
         case .undetermined:
@@ -134,15 +145,16 @@ public struct RecordSplitter: Sendable {
         return records
     }
 
-    private mutating func feedSkippingByteOrderMark(_ buffer: UnsafeBufferPointer<UInt8>, into records: inout [TokenRecord]) {
+    private mutating func feedSkippingByteOrderMark(_ buffer: Span<UInt8>, into records: inout [TokenRecord]) {
         guard !byteOrderMarkDecided else { return feed(buffer, into: &records) }
         var index = 0
         while index < buffer.count, byteOrderMarkMatched < 3 {
             guard buffer[index] == ByteRules.byteOrderMark[byteOrderMarkMatched] else {
                 // Not a byte order mark: what matched so far is input after all.
                 byteOrderMarkDecided = true
-                ByteRules.byteOrderMark.withUnsafeBufferPointer { feed(UnsafeBufferPointer(rebasing: $0[..<byteOrderMarkMatched]), into: &records) }
-                return feed(UnsafeBufferPointer(rebasing: buffer[index...]), into: &records)
+                let mark = ByteRules.byteOrderMark
+                feed(mark.span.extracting(..<byteOrderMarkMatched), into: &records)
+                return feed(buffer.extracting(index...), into: &records)
             }
             byteOrderMarkMatched += 1
             index += 1
@@ -151,10 +163,10 @@ public struct RecordSplitter: Sendable {
         byteOrderMarkDecided = true
         consumed += 3
         lineStartOffset = 0
-        feed(UnsafeBufferPointer(rebasing: buffer[index...]), into: &records)
+        feed(buffer.extracting(index...), into: &records)
     }
 
-    private mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>, into records: inout [TokenRecord]) {
+    private mutating func feed(_ buffer: Span<UInt8>, into records: inout [TokenRecord]) {
         var start = 0
         if mode == .undetermined {
             while start < buffer.count, buffer[start].isASCIIWhitespace {
@@ -176,18 +188,18 @@ public struct RecordSplitter: Sendable {
             }
         }
         if mode == .json {
-            feedDocument(UnsafeBufferPointer(rebasing: buffer[start...]))
+            feedDocument(buffer.extracting(start...))
             return
         }
         while start < buffer.count {
-            let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: buffer.span, from: start)
+            let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: buffer, from: start)
             let end = newline ?? buffer.count
             if !lineOverflow {
                 if line.count + (end - start) > configuration.maxRecordBytes {
                     lineOverflow = true
                     line = []
                 } else {
-                    line.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<end]))
+                    line.append(copying: buffer.extracting(start..<end))
                 }
             }
             consumed += end - start
@@ -198,7 +210,7 @@ public struct RecordSplitter: Sendable {
         }
     }
 
-    private mutating func feedDocument(_ chunk: UnsafeBufferPointer<UInt8>) {
+    private mutating func feedDocument(_ chunk: Span<UInt8>) {
         consumed += chunk.count
         documentBytes += chunk.count
         guard !documentOverflow else { return }
@@ -209,7 +221,7 @@ public struct RecordSplitter: Sendable {
             return
         }
         guard document?.hasFailed == false else { return }
-        document?.feed(chunk.span)
+        document?.feed(chunk)
     }
 
     private static let signatureInfoPrefix = Array("<signatureInfo".utf8)
