@@ -202,3 +202,37 @@ extension Array where Element == UInt8 {
 extension ArraySlice where Element == UInt8 {
     func withSpan<R>(_ body: (Span<UInt8>) -> R) -> R { body(span) }
 }
+
+/// The splitter's `Span` entry point cuts what its collection entry points cut,
+/// wherever the chunks end (a BOM split across chunks, a line across chunks).
+@Suite struct RecordSplitterSpanTests {
+    private func cut(_ input: [UInt8], chunk: Int, asSpan: Bool) -> [String] {
+        var splitter = RecordSplitter()
+        var records: [TokenRecord] = []
+        var start = 0
+        while start < input.count {
+            let piece = Array(input[start..<min(input.count, start + chunk)])
+            records += asSpan ? splitter.feed(piece.span) : splitter.feed(piece)
+            start += chunk
+        }
+        records += splitter.finish()
+        return records.map { "\($0.index)@\($0.byteOffset):\($0.line) \(String(decoding: $0.bytes, as: UTF8.self)) \($0.error?.code.rawValue ?? "-")" }
+    }
+
+    @Test func spanAndArrayFeedsCutTheSameRecords() {
+        let input = ByteRules.byteOrderMark + Array("PHRva2VuLz4=\n  dG9rZW4y\r\n\n<x/>\n".utf8)
+        let whole = cut(input, chunk: input.count, asSpan: false)
+        #expect(whole.count == 3)
+        for chunk in 1...7 {
+            #expect(cut(input, chunk: chunk, asSpan: true) == whole, "chunk \(chunk)")
+            #expect(cut(input, chunk: chunk, asSpan: false) == whole, "chunk \(chunk)")
+        }
+        // A slice and a non-contiguous collection go through the same path.
+        var splitter = RecordSplitter()
+        let fromSlice = splitter.feed(input[0...]) + splitter.finish()
+        var other = RecordSplitter()
+        let fromSequence = other.feed(input.lazy.map { $0 }) + other.finish()
+        #expect(fromSlice.map(\.bytes) == fromSequence.map(\.bytes))
+        #expect(fromSlice.count == 3)
+    }
+}

@@ -28,12 +28,6 @@ struct GrowableBytes: ~Copyable {
         try body(Span(_unsafeElements: UnsafeBufferPointer(start: base, count: count)))
     }
 
-    /// The same, for code that faces C (it hands the bytes to a C function).
-    @inline(__always)
-    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        body(UnsafeRawBufferPointer(start: base, count: count))
-    }
-
     /// The bytes decoded as UTF-8 (invalid sequences become U+FFFD).
     var string: String {
         String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
