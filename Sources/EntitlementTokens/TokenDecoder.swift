@@ -29,12 +29,11 @@ public final class TokenDecoder {
     /// `Collection` witness table).
     @inlinable
     public func decode(_ record: some Collection<UInt8>, envelope: RESTEnvelope? = nil) throws(TokenError) -> DecodedToken {
-        let result = record.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(TokenError) in try decode(buffer, envelope: envelope) }
-        } ?? Array(record).withUnsafeBufferPointer { buffer in
-            Result { () throws(TokenError) in try decode(buffer, envelope: envelope) }
-        }
-        return try result.get()
+        // An array or array slice is read in place; other collections are copied once.
+        if let array = record as? [UInt8] { return try decode(array.span, envelope: envelope) }
+        if let slice = record as? ArraySlice<UInt8> { return try decode(slice.span, envelope: envelope) }
+        let copy = Array(record)
+        return try decode(copy.span, envelope: envelope)
     }
 
     /// Decodes one token given as text (its UTF-8 bytes).
@@ -43,16 +42,14 @@ public final class TokenDecoder {
     }
 
     @usableFromInline
-    func decode(_ record: UnsafeBufferPointer<UInt8>, envelope: RESTEnvelope?) throws(TokenError) -> DecodedToken {
+    func decode(_ record: Span<UInt8>, envelope: RESTEnvelope?) throws(TokenError) -> DecodedToken {
         let payload = try transport.decode(record, envelope: envelope?.version)
         let xml = payload.xml
         let frame = try TokenFrame(xml: xml)
         let element = frame.tokenElement
         let parsed: ParsedElement
         do {
-            parsed = try xml.withUnsafeBufferPointer { (buffer) throws(TokenError) in
-                try parser.parse(UnsafeBufferPointer(rebasing: buffer[element]), allowedRoots: EntitlementToken.roots)
-            }
+            parsed = try parser.parse(xml.span.extracting(element), allowedRoots: EntitlementToken.roots)
         } catch {
             var error = Self.relocated(error, elementStart: element.lowerBound, in: xml)
             error.fieldsBeforeError = parser.fieldsReadSoFar
@@ -88,12 +85,10 @@ public final class TokenDecoder {
     static func relocated(_ error: TokenError, elementStart: Int, in xml: [UInt8]) -> TokenError {
         var error = error
         guard let location = error.location else { return error }
-        xml.withUnsafeBufferPointer { buffer in
-            let element = UnsafeBufferPointer(rebasing: buffer[elementStart...])
-            let inner = location.line.map { SAXState.PendingFailure.offset(line: $0, column: location.column ?? 1, in: element) }
-                ?? location.byteOffset
-            error.location = SourceLocation(offset: elementStart + inner, in: buffer)
-        }
+        let inner = location.line.map {
+            SourcePositions.byteOffset(line: $0, column: location.column ?? 1, in: xml.span.extracting(elementStart...))
+        } ?? location.byteOffset
+        error.location = SourceLocation(offset: elementStart + inner, in: xml)
         return error
     }
 }

@@ -19,7 +19,7 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
     }
 
     /// Computes line and column of `offset` in `bytes` (columns count bytes).
-    init(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) {
+    init(offset: Int, in bytes: Span<UInt8>) {
         var line = 1
         var lineStart = 0
         let end = min(offset, bytes.count)
@@ -35,7 +35,7 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
     }
 
     init(offset: Int, in bytes: [UInt8]) {
-        self = bytes.withUnsafeBufferPointer { SourceLocation(offset: offset, in: $0) }
+        self.init(offset: offset, in: bytes.span)
     }
 
     public var description: String {

@@ -62,6 +62,10 @@ final class OutputStream {
 
     /// Bytes rendered elsewhere: copied into the buffer, or written straight
     /// through when they would fill it anyway.
+    func write(_ bytes: Span<UInt8>) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
     func write(_ bytes: UnsafeRawBufferPointer) {
         if buffer.count + bytes.count >= 1 << 16 {
             flush()

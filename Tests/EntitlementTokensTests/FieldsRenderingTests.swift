@@ -21,7 +21,7 @@ import Testing
             report.write(to: &json, showSignedBytes: false)
             json.raw("\n")
         }
-        return json.withBytes { Array($0) }
+        return json.bytes
     }
 
     @Test func repeatedPathsBecomeArraysAndUnicodeTwinsStayApart() throws {

@@ -12,7 +12,7 @@ import Testing
         json.element()
         json.string(text)
         json.endArray()
-        return json.withBytes { String(decoding: $0, as: UTF8.self) }
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     private func roundTrip(_ text: String) throws -> String? {
@@ -68,8 +68,8 @@ import Testing
                 }
             }
         }
-        let memoisedText = memoised.withBytes { String(decoding: $0, as: UTF8.self) }
-        let plainText = plain.withBytes { String(decoding: $0, as: UTF8.self) }
+        let memoisedText = String(decoding: memoised.bytes, as: UTF8.self)
+        let plainText = String(decoding: plain.bytes, as: UTF8.self)
         #expect(memoisedText == plainText)
         #expect(plainText.contains("null"))
     }
@@ -82,7 +82,7 @@ import Testing
         json.key("third \"quoted\""); json.beginArray(); json.element(); json.int(0); json.element(); json.string(nil as String?); json.endArray()
         json.endObject()
         json.raw("\n")
-        let text = json.withBytes { String(decoding: $0, as: UTF8.self) }
+        let text = String(decoding: json.bytes, as: UTF8.self)
         #expect(text == #"{"first":-12,"second":null,"third \"quoted\"":[0,null]}"# + "\n")
     }
 }

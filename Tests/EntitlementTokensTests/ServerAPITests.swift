@@ -125,7 +125,7 @@ import Testing
     @Test func aSlowStoreDoesNotHoldOtherVerifications() async {
         let slowToken = Self.mediaToken(4, resource: "TNT")
         let decoded = try! TokenDecoder().decode(slowToken)
-        let identity = decoded.signedBytes.withUnsafeBytes { ReplayIdentity(sha256Of: $0) }
+        let identity = ReplayIdentity(sha256Of: decoded.signedBytes.span)
         let store = GatedForOneStore(slow: identity)
         let verifier = Self.verifier(store: store, deadline: .seconds(600))
         let slowDone = Flag()

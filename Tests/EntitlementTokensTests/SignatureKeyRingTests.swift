@@ -41,7 +41,8 @@ struct SignatureKeyRingTests {
                                           ("test-ed25519.pem", "test-ed25519.pub.pem"),
                                           ("test-rsapss2048.pem", "test-rsapss2048.pub.pem")] {
             let signature = try F.signingKey(privateName).signature(for: F.tokenMessage)
-            let key = F.tokenMessage.withUnsafeBytes { ring.verifyingKey(for: signature, message: $0) }
+            let message = F.tokenMessage
+            let key = ring.verifyingKey(for: signature, message: message.span)
             #expect(key == (try F.publicKey(publicName)), "\(privateName)")
             #expect(key?.source == directory.appendingPathComponent(publicName).path)
         }

@@ -30,12 +30,14 @@ struct SignatureRoundTripTests {
             #expect(verifies)
             let signersKeyVerifies = signer.publicKey.isValidSignature(signature, for: message)
             #expect(signersKeyVerifies)
-            message.withUnsafeBytes { buffer in
-                let verifiesBuffer = verifier.isValidSignature(signature, for: buffer)
-                #expect(verifiesBuffer)
-                let verifiesRaw = signature.withUnsafeBytes { verifier.isValidSignature($0, for: buffer) }
-                #expect(verifiesRaw)
-            }
+            let verifiesSpan = verifier.isValidSignature(signature, for: message.span)
+            #expect(verifiesSpan)
+            let verifiesSpans = verifier.isValidSignature(signature.span, for: message.span)
+            #expect(verifiesSpans)
+            // A message that is a slice of a larger buffer (a token's signed bytes).
+            let framed = [0x3C] + message + [0x3E]
+            let verifiesSlice = verifier.isValidSignature(signature, for: framed[1..<(framed.count - 1)].span)
+            #expect(verifiesSlice)
         }
     }
 
@@ -191,11 +193,10 @@ struct SignatureRoundTripTests {
 
     @Test func ecdsaRawToDEREncoding() {
         func encode(_ raw: [UInt8]) -> [UInt8] {
-            raw.withUnsafeBytes { raw in
-                var out = [UInt8](repeating: 0, count: ECDSASignatureEncoding.maximumDERByteCount)
-                let length = out.withUnsafeMutableBytes { ECDSASignatureEncoding.derFromRaw(raw, into: $0) }
-                return Array(out.prefix(length))
-            }
+            var out = [UInt8](repeating: 0, count: ECDSASignatureEncoding.maximumDERByteCount)
+            var output = out.mutableSpan
+            let length = ECDSASignatureEncoding.derFromRaw(raw.span, into: &output)
+            return Array(out.prefix(length))
         }
         let highBit = [UInt8](repeating: 0x80, count: 32)
         let small = [UInt8](repeating: 0, count: 31) + [0x05]

@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// A resumable lexer for the top level of a token: the signature block, the
 /// token element's extent, and the markup that must never appear.
 ///
@@ -58,6 +52,14 @@ struct FrameScanner {
     private var tokenStart: Int?
     private var tokenEnd: Int?
     private(set) var firstError: TokenError?
+    /// Whether plain tags take the one-step path (``scanPlainTag(at:in:)``).
+    /// Off only to check that path against the general one, which must read
+    /// every input the same (FrameScannerPathTests, and the fuzz oracle).
+    private let takesPlainTagsInOneStep: Bool
+
+    init(takesPlainTagsInOneStep: Bool = true) {
+        self.takesPlainTagsInOneStep = takesPlainTagsInOneStep
+    }
 
     /// A signature block and a token element are both complete and nothing is open.
     var isComplete: Bool {
@@ -80,7 +82,7 @@ struct FrameScanner {
 
     // MARK: - Scanning
 
-    mutating func scan(_ buffer: UnsafeBufferPointer<UInt8>) {
+    mutating func scan(_ buffer: Span<UInt8>) {
         while true {
             if case .none = pending {} else {
                 guard resumePending(buffer) else { return }
@@ -89,31 +91,31 @@ struct FrameScanner {
             guard position < buffer.count else { return }
             switch mode {
             case .top:
-                if position == 0, buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
-                    position = 3
+                if position == 0, ByteRules.startsWithByteOrderMark(buffer) {
+                    position = ByteRules.byteOrderMarkCount
                     continue
                 }
                 let byte = buffer[position]
                 if byte.isASCIIWhitespace {
                     position += 1
                 } else if byte == UInt8(ascii: "<") {
-                    if scanPlainTag(at: position, in: buffer) { continue }
+                    if takesPlainTagsInOneStep, scanPlainTag(at: position, in: buffer) { continue }
                     pending = .markup(start: position)
                 } else {
                     fail(.unexpectedTopLevelContent, "text outside the token element and the signature block", at: position)
                     atDocumentStart = false
-                    position = Self.index(of: UInt8(ascii: "<"), in: buffer, from: position) ?? buffer.count
+                    position = ByteSearch.firstIndex(of: UInt8(ascii: "<"), in: buffer, from: position) ?? buffer.count
                 }
             case .signatureText, .content:
                 // Plain tag after plain tag without going round the outer loop,
                 // whose test of `pending` (a large enum) costs more than the tag.
                 while true {
-                    guard let next = Self.index(of: UInt8(ascii: "<"), in: buffer, from: position) else {
+                    guard let next = ByteSearch.firstIndex(of: UInt8(ascii: "<"), in: buffer, from: position) else {
                         position = buffer.count
                         return
                     }
                     position = next
-                    guard scanPlainTag(at: next, in: buffer) else {
+                    guard takesPlainTagsInOneStep, scanPlainTag(at: next, in: buffer) else {
                         pending = .markup(start: next)
                         break
                     }
@@ -129,13 +131,13 @@ struct FrameScanner {
     /// and the tag continuations) does for such a tag; false, having changed
     /// nothing, for anything else, which then goes the general way.
     @inline(__always)
-    private mutating func scanPlainTag(at start: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+    private mutating func scanPlainTag(at start: Int, in buffer: Span<UInt8>) -> Bool {
         var index = start &+ 1
         guard index < buffer.count else { return false }
         if buffer[index] == UInt8(ascii: "/") {
             // Inside the token element any end tag just closes a child, whatever
             // its name and contents (libxml2 checks those): find its `>`.
-            guard mode == .content, let close = Self.index(of: UInt8(ascii: ">"), in: buffer, from: index &+ 1) else { return false }
+            guard mode == .content, let close = ByteSearch.firstIndex(of: UInt8(ascii: ">"), in: buffer, from: index &+ 1) else { return false }
             atDocumentStart = false
             position = close &+ 1
             depth -= 1
@@ -154,25 +156,16 @@ struct FrameScanner {
         guard index < buffer.count, buffer[index] == UInt8(ascii: ">") else { return false }
         atDocumentStart = false
         position = index &+ 1
-        let role = roleOfStartTag(name: UnsafeBufferPointer(rebasing: buffer[nameStart..<index]), at: start)
+        let role = roleOfStartTag(name: buffer.extracting(nameStart..<index), at: start)
         finishStartTag(role: role, start: start, end: index &+ 1, selfClosing: false, clean: true)
         return true
     }
 
     /// The first white space, `/` or `>` at or after `from`, or `buffer.count`:
-    /// what ``nameEnd(in:from:)`` finds, eight bytes at a time while none of
-    /// them is below 0x40 (letters, `_` and non-ASCII bytes are all above; the
-    /// delimiters all below), then byte by byte.
+    /// what ``nameEnd(in:from:)`` finds.
     @inline(__always)
-    private static func plainNameEnd(in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
+    private static func plainNameEnd(in buffer: Span<UInt8>, from: Int) -> Int {
         var index = from
-        let base = buffer.baseAddress!
-        while index &+ 8 <= buffer.count {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            // Some byte below 0x40 (exact for "some": the borrow trick's lowest flag is always right).
-            if (word &- 0x4040_4040_4040_4040) & ~word & 0x8080_8080_8080_8080 != 0 { break }
-            index &+= 8
-        }
         while index < buffer.count {
             let byte = buffer[index]
             if byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") || byte.isASCIIWhitespace { return index }
@@ -182,7 +175,7 @@ struct FrameScanner {
     }
 
     /// Continues the markup in progress; false when it needs more bytes.
-    private mutating func resumePending(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+    private mutating func resumePending(_ buffer: Span<UInt8>) -> Bool {
         switch pending {
         case .none:
             return true
@@ -204,7 +197,7 @@ struct FrameScanner {
     private static var cdataOpen: StaticString { "<![CDATA[" }
     private static var doctypeOpen: StaticString { "<!DOCTYPE" }
 
-    private mutating func classifyMarkup(at start: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+    private mutating func classifyMarkup(at start: Int, in buffer: Span<UInt8>) -> Bool {
         guard start + 1 < buffer.count else { return false }
         let wasAtStart = atDocumentStart
         atDocumentStart = false
@@ -218,7 +211,7 @@ struct FrameScanner {
             // Comment, then CDATA (unrolled: no list built per markup).
             for kind in 0..<2 {
                 let (prefix, delimited) = kind == 0 ? (Self.commentOpen, Delimited.comment) : (Self.cdataOpen, Delimited.cdata)
-                switch Self.match(prefix, in: buffer, at: start) {
+                switch ByteSearch.matches(prefix, in: buffer, at: start) {
                 case .some(true):
                     pending = .delimited(start: start, kind: delimited, resume: start + prefix.utf8CodeUnitCount)
                     return true
@@ -229,7 +222,7 @@ struct FrameScanner {
                     continue
                 }
             }
-            switch Self.match(Self.doctypeOpen, in: buffer, at: start) {
+            switch ByteSearch.matches(Self.doctypeOpen, in: buffer, at: start) {
             case .some(true):
                 pending = .doctype(start: start, resume: start + Self.doctypeOpen.utf8CodeUnitCount, brackets: 0, quote: 0)
             case .none:
@@ -250,7 +243,7 @@ struct FrameScanner {
     }
 
     private mutating func continueStartTag(start: Int, nameEnd: Int?, role: TagRole, resume: Int, quote: UInt8, clean: Bool,
-                                           in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+                                           in buffer: Span<UInt8>) -> Bool {
         var role = role
         var nameEnd = nameEnd
         var resume = resume
@@ -258,7 +251,7 @@ struct FrameScanner {
             guard let end = Self.nameEnd(in: buffer, from: start + 1) else { return false }
             nameEnd = end
             resume = end
-            role = roleOfStartTag(name: UnsafeBufferPointer(rebasing: buffer[(start + 1)..<end]), at: start)
+            role = roleOfStartTag(name: buffer.extracting((start + 1)..<end), at: start)
         }
         var quote = quote
         var clean = clean
@@ -285,12 +278,12 @@ struct FrameScanner {
         return false
     }
 
-    private mutating func roleOfStartTag(name: UnsafeBufferPointer<UInt8>, at start: Int) -> TagRole {
-        let isSignature = ReservedName.isSignatureInfo(name)
+    private mutating func roleOfStartTag(name: Span<UInt8>, at start: Int) -> TagRole {
+        let isSignature = ByteRules.isSignatureInfo(name)
         switch mode {
         case .content:
             // Every field of every token comes here: the errors are made out of line.
-            if isSignature || ReservedName.isTokenRoot(name) {
+            if isSignature || ByteRules.isTokenRoot(name) {
                 reservedNameInsideToken(name, isSignature: isSignature, at: start)
             }
             return .child
@@ -308,31 +301,31 @@ struct FrameScanner {
             if tokenElements > 1 {
                 secondTokenElement(name, at: start)
             } else {
-                tokenElementHasUnknownName = !ReservedName.isTokenRoot(name)
+                tokenElementHasUnknownName = !ByteRules.isTokenRoot(name)
             }
             return .tokenOpen
         }
     }
 
     @inline(never)
-    private mutating func reservedNameInsideToken(_ name: UnsafeBufferPointer<UInt8>, isSignature: Bool, at start: Int) {
+    private mutating func reservedNameInsideToken(_ name: Span<UInt8>, isSignature: Bool, at start: Int) {
         if isSignature {
             fail(.duplicateSignatureBlock, "a second signatureInfo, nested inside the token element", at: start)
         } else {
-            fail(.duplicateTokenElement, "a second token element <\(String(decoding: name, as: UTF8.self))>, nested inside the token element", at: start)
+            fail(.duplicateTokenElement, "a second token element <\(name.decodedAsUTF8)>, nested inside the token element", at: start)
         }
     }
 
     @inline(never)
-    private mutating func startTagInSignatureText(name: UnsafeBufferPointer<UInt8>, at start: Int) -> TagRole {
-        fail(.unterminatedSignatureBlock, "signatureInfo is not closed before <\(String(decoding: name, as: UTF8.self))>", at: start)
+    private mutating func startTagInSignatureText(name: Span<UInt8>, at start: Int) -> TagRole {
+        fail(.unterminatedSignatureBlock, "signatureInfo is not closed before <\(name.decodedAsUTF8)>", at: start)
         closeSignatureText(at: start, form: nil)
         return roleOfStartTag(name: name, at: start)
     }
 
     @inline(never)
-    private mutating func secondTokenElement(_ name: UnsafeBufferPointer<UInt8>, at start: Int) {
-        fail(.duplicateTokenElement, "a second token element <\(String(decoding: name, as: UTF8.self))>", at: start)
+    private mutating func secondTokenElement(_ name: Span<UInt8>, at start: Int) {
+        fail(.duplicateTokenElement, "a second token element <\(name.decodedAsUTF8)>", at: start)
     }
 
     private mutating func finishStartTag(role: TagRole, start: Int, end: Int, selfClosing: Bool, clean: Bool) {
@@ -375,7 +368,7 @@ struct FrameScanner {
     }
 
     private mutating func continueEndTag(start: Int, nameEnd: Int?, role: TagRole, resume: Int, clean: Bool,
-                                         in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+                                         in buffer: Span<UInt8>) -> Bool {
         var nameEnd = nameEnd
         var resume = resume
         var role = role
@@ -383,13 +376,13 @@ struct FrameScanner {
             guard let end = Self.nameEnd(in: buffer, from: start + 2) else { return false }
             nameEnd = end
             resume = end
-            let name = UnsafeBufferPointer(rebasing: buffer[(start + 2)..<end])
+            let name = buffer.extracting((start + 2)..<end)
             switch mode {
             case .signatureText:
-                if ReservedName.isSignatureInfo(name) {
+                if ByteRules.isSignatureInfo(name) {
                     role = .signatureClose(.closed)
                 } else {
-                    fail(.unterminatedSignatureBlock, "signatureInfo is not closed before </\(String(decoding: name, as: UTF8.self))>", at: start)
+                    fail(.unterminatedSignatureBlock, "signatureInfo is not closed before </\(name.decodedAsUTF8)>", at: start)
                     closeSignatureText(at: start, form: nil)
                     fail(.unexpectedTopLevelContent, "an end tag outside any element", at: start)
                 }
@@ -433,15 +426,14 @@ struct FrameScanner {
     private static var cdataClose: StaticString { "]]>" }
     private static var bogusClose: StaticString { ">" }
 
-    private mutating func continueDelimited(start: Int, kind: Delimited, resume: Int, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
-        let terminator: StaticString
-        switch kind {
-        case .comment: terminator = Self.commentClose
-        case .processingInstruction: terminator = Self.processingInstructionClose
-        case .cdata: terminator = Self.cdataClose
-        case .bogus: terminator = Self.bogusClose
+    private mutating func continueDelimited(start: Int, kind: Delimited, resume: Int, in buffer: Span<UInt8>) -> Bool {
+        let terminator: StaticString = switch kind {
+        case .comment: Self.commentClose
+        case .processingInstruction: Self.processingInstructionClose
+        case .cdata: Self.cdataClose
+        case .bogus: Self.bogusClose
         }
-        guard let found = Self.index(of: terminator, in: buffer, from: resume) else {
+        guard let found = ByteSearch.firstIndex(of: terminator, in: buffer, from: resume) else {
             // Keep the last bytes that could be the start of the terminator.
             pending = .delimited(start: start, kind: kind, resume: max(resume, buffer.count - terminator.utf8CodeUnitCount + 1))
             return false
@@ -452,8 +444,10 @@ struct FrameScanner {
         case .comment:
             fail(.commentForbidden, "comments are not allowed in a token", at: start)
         case .processingInstruction:
-            if atDocumentStart, let declaration = Self.declarationBody(buffer, start: start, end: found) {
-                validateDeclaration(declaration, at: start)
+            if atDocumentStart, let declaration = XMLDeclaration.body(in: buffer, start: start, end: found) {
+                if let (code, message) = XMLDeclaration.problem(in: buffer.extracting(declaration)) {
+                    fail(code, message, at: start)
+                }
             } else {
                 fail(.processingInstructionForbidden,
                      "processing instructions are not allowed in a token (an XML declaration only at the very start)", at: start)
@@ -471,7 +465,7 @@ struct FrameScanner {
         return true
     }
 
-    private mutating func continueDoctype(start: Int, resume: Int, brackets: Int, quote: UInt8, in buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+    private mutating func continueDoctype(start: Int, resume: Int, brackets: Int, quote: UInt8, in buffer: Span<UInt8>) -> Bool {
         var brackets = brackets
         var quote = quote
         var index = resume
@@ -500,7 +494,7 @@ struct FrameScanner {
     // MARK: - Result
 
     /// The frame of a complete record, or the first problem found in it.
-    func frame(in buffer: UnsafeBufferPointer<UInt8>) throws(TokenError) -> TokenFrame {
+    func frame(in buffer: Span<UInt8>) throws(TokenError) -> TokenFrame {
         func located(_ error: TokenError) -> TokenError {
             var error = error
             if let offset = error.location?.byteOffset { error.location = SourceLocation(offset: offset, in: buffer) }
@@ -513,7 +507,7 @@ struct FrameScanner {
         case .none: break
         case .startTag(let start, _, let role, _, _, _):
             if case .tokenOpen = role { openTokenElement = true }
-            if mode == .top, Self.match(ReservedName.signatureInfo, in: buffer, at: start + 1) != true {
+            if mode == .top, !Self.mayStartSignatureInfo(buffer, at: start + 1) {
                 openTokenElement = true  // a top-level start tag cut off before its name ended
             }
             openStart = start
@@ -550,64 +544,14 @@ struct FrameScanner {
         firstError = TokenError(code, stage: .framing, message, at: SourceLocation(byteOffset: offset))
     }
 
-    private mutating func validateDeclaration(_ body: UnsafeBufferPointer<UInt8>, at start: Int) {
-        // Pseudo-attributes: version (1.0), then optional encoding (UTF-8 only) and standalone.
-        let text = String(decoding: body, as: UTF8.self)
-        var attributes: [(String, String)] = []
-        var rest = Substring(text)
-        while true {
-            rest = rest.drop(while: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
-            if rest.isEmpty { break }
-            guard let equals = rest.firstIndex(of: "=") else { return fail(.invalidXMLDeclaration, "malformed XML declaration", at: start) }
-            let name = String(rest[..<equals]).trimmingTrailingNewlines()
-            var after = rest[rest.index(after: equals)...].drop(while: { $0 == " " })
-            guard let quote = after.first, quote == "\"" || quote == "'" else {
-                return fail(.invalidXMLDeclaration, "malformed XML declaration", at: start)
-            }
-            after = after.dropFirst()
-            guard let close = after.firstIndex(of: quote) else { return fail(.invalidXMLDeclaration, "malformed XML declaration", at: start) }
-            attributes.append((String(name), String(after[..<close])))
-            rest = after[after.index(after: close)...]
-        }
-        guard attributes.first?.0 == "version", attributes.first?.1 == "1.0" else {
-            return fail(.invalidXMLDeclaration, "the XML declaration must start with version=\"1.0\"", at: start)
-        }
-        for (name, value) in attributes.dropFirst() {
-            switch name {
-            case "encoding":
-                if value.lowercased() != "utf-8" {
-                    firstError = firstError ?? TokenError(.unsupportedEncoding, stage: .framing,
-                                                          "the XML declaration names \(value); tokens must be UTF-8",
-                                                          at: SourceLocation(byteOffset: start))
-                }
-            case "standalone" where value == "yes" || value == "no":
-                break
-            default:
-                return fail(.invalidXMLDeclaration, "unexpected '\(name)=\"\(value)\"' in the XML declaration", at: start)
-            }
-        }
-    }
-
-    /// The text after `<?xml` when the processing instruction's target is exactly `xml`.
-    private static func declarationBody(_ buffer: UnsafeBufferPointer<UInt8>, start: Int, end: Int) -> UnsafeBufferPointer<UInt8>? {
-        let target: StaticString = "<?xml"
-        let count = target.utf8CodeUnitCount
-        guard end - start > count, match(target, in: buffer, at: start) == true,
-              buffer[start + count].isASCIIWhitespace else { return nil }
-        return UnsafeBufferPointer(rebasing: buffer[(start + count)..<end])
-    }
-
     /// true/false when decidable, nil when the buffer ends before a mismatch.
-    private static func match(_ prefix: StaticString, in buffer: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool? {
-        let bytes = prefix.utf8Start
-        let count = prefix.utf8CodeUnitCount
-        if start + count <= buffer.count {
-            return memcmp(buffer.baseAddress! + start, bytes, count) == 0
-        }
-        for offset in 0..<count {
-            let index = start + offset
-            guard index < buffer.count else { return nil }
-            if buffer[index] != bytes[offset] { return false }
+    /// Whether the bytes from `start` are `signatureInfo`, or its beginning where `buffer` ends.
+    private static func mayStartSignatureInfo(_ buffer: Span<UInt8>, at start: Int) -> Bool {
+        var index = start
+        for byte in ByteRules.signatureInfo.utf8 {
+            guard index < buffer.count else { return true }
+            if buffer[index] != byte { return false }
+            index += 1
         }
         return true
     }
@@ -617,34 +561,12 @@ struct FrameScanner {
     }
 
     /// The end of the tag name starting at `from`, or nil if the buffer ends first.
-    private static func nameEnd(in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+    private static func nameEnd(in buffer: Span<UInt8>, from: Int) -> Int? {
         var index = from
         while index < buffer.count {
             let byte = buffer[index]
             if byte.isASCIIWhitespace || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") { return index }
             index += 1
-        }
-        return nil
-    }
-
-    static func index(of byte: UInt8, in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        guard from < buffer.count, let base = buffer.baseAddress else { return nil }
-        guard let found = memchr(base + from, Int32(byte), buffer.count - from) else { return nil }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-    }
-
-    static func index(of needleString: StaticString, in buffer: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-        let needle = UnsafeBufferPointer(start: needleString.utf8Start, count: needleString.utf8CodeUnitCount)
-        var searchFrom = from
-        while let candidate = index(of: needle[0], in: buffer, from: searchFrom) {
-            guard candidate + needle.count <= buffer.count else { return nil }
-            var matched = true
-            for offset in 1..<needle.count where buffer[candidate + offset] != needle[offset] {
-                matched = false
-                break
-            }
-            if matched { return candidate }
-            searchFrom = candidate + 1
         }
         return nil
     }

@@ -1,7 +1,7 @@
 /// An authentication (AuthN) token: proof that a device's user signed in with an MVPD.
 public struct AuthenticationToken: Sendable, Hashable {
     /// The root element name.
-    public static let root = "simpleAuthenticationToken"
+    public static var root: String { ByteRules.simpleAuthenticationToken }
 
     /// `simpleTokenAuthenticationGuid`.
     public var guid: String?

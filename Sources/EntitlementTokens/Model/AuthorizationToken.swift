@@ -1,7 +1,7 @@
 /// An authorization (AuthZ) token: one requestor may play one resource until a date.
 public struct AuthorizationToken: Sendable, Hashable {
     /// The root element name.
-    public static let root = "simpleAuthorizationToken"
+    public static var root: String { ByteRules.simpleAuthorizationToken }
 
     /// `simpleTokenRequestorID`.
     public var requestorID: String

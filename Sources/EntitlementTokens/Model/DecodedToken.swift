@@ -101,9 +101,7 @@ public struct DecodedToken: Sendable, Equatable {
     /// The signature's bytes, or nil when the text is not Base64 (then the
     /// verdict is `INVALID_SIGNATURE`, not a format error).
     public var signatureBytes: [UInt8]? {
-        try? xml[frame.signatureText].withUnsafeBufferPointer { (text) throws(Base64.Failure) in
-            try Base64.decode(text, whitespace: .any)
-        }.bytes
+        try? Base64.decode(xml[frame.signatureText].span, whitespace: .any).bytes
     }
 
     /// The value of the first field at `path` (an element path relative to the root),

@@ -30,8 +30,12 @@ public struct MediaRSSResource: Sendable, Hashable {
     /// True when `text` is meant as an RSS document rather than a bare id.
     static func looksLikeRSS(_ text: String) -> Bool {
         // The string's own UTF-8 (iterating its `utf8` view byte by byte costs more).
-        var text = text
-        return text.withUTF8 { bytes in bytes.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "<") }
+        let utf8 = text.utf8
+        let bytes = utf8.span
+        for index in bytes.indices where !bytes[index].isASCIIWhitespace {
+            return bytes[index] == UInt8(ascii: "<")
+        }
+        return false
     }
 
     /// Parses an RSS document with `parser`; nil with a reason when it is not
@@ -39,9 +43,8 @@ public struct MediaRSSResource: Sendable, Hashable {
     /// channel, more than one item, or more than one title or guid in one
     /// scope. Which one an issuer meant cannot be told, so none is picked (SPEC §5).
     static func parse(_ text: String, with parser: XMLPushParser) -> Result<MediaRSSResource, TokenError> {
-        var copy = text
-        let parsed = copy.withUTF8 { bytes in
-            Result { () throws(TokenError) in try parser.parse(bytes, allowedRoots: rssRoot, recordingContainers: true) }
+        let parsed = Result { () throws(TokenError) in
+            try parser.parse(text.utf8.span, allowedRoots: rssRoot, recordingContainers: true)
         }
         switch parsed {
         case .failure(let error):
@@ -98,10 +101,9 @@ public struct MediaRSSResource: Sendable, Hashable {
     }
 
     /// The reading of `text` (which ``looksLikeRSS(_:)``) with the decoder's limits,
-    /// on a shared parser: for resources that are not a token's `resourceID`
-    /// (an authentication token's authorized resources, an expected resource).
+    /// on a parser of the configuration's shared ``TokenDecoderPool``.
     static func reading(of text: String, configuration: DecoderConfiguration) -> Result<MediaRSSResource, TokenError> {
-        SharedXMLParsers.withParser(configuration: configuration) { parse(text, with: $0) }
+        TokenDecoderPool.shared(for: configuration).withDecoder { parse(text, with: $0.parser) }
     }
 }
 
@@ -111,7 +113,7 @@ public struct MediaRSSResource: Sendable, Hashable {
 /// Only a resource check that is not an exact match, and people looking at
 /// the token, need it; the signature and the other checks do not. The nested
 /// document goes through the same hardened parser as the token, with the
-/// decoder's limits, on a parser borrowed from ``SharedXMLParsers`` (making a
+/// decoder's limits, on a parser borrowed from ``TokenDecoderPool`` (making a
 /// libxml2 context per call would cost more than the parse).
 final class LazyMediaRSS: Sendable {
     let text: String
@@ -143,25 +145,5 @@ final class LazyMediaRSS: Sendable {
             return "resourceID is ambiguous: \(error.message); it matches an expected resource only byte for byte"
         }
         return "resourceID looks like XML but is not a Media RSS document (\(error.message)); it is compared as an opaque string"
-    }
-}
-
-/// Parsers for work that is not tied to one ``TokenDecoder``: each is used by
-/// one caller at a time and kept for the next, a few per configuration.
-enum SharedXMLParsers {
-    /// `XMLPushParser` is not Sendable; each one is only touched by the single
-    /// caller that took it out of the locked list.
-    private struct Idle: @unchecked Sendable { let parser: XMLPushParser }
-    private static let idle = Mutex<[Idle]>([])
-    private static let capacity = 16
-
-    static func withParser<Result>(configuration: DecoderConfiguration, _ body: (XMLPushParser) -> Result) -> Result {
-        let reused = idle.withLock { list -> Idle? in
-            guard let index = list.lastIndex(where: { $0.parser.configuration == configuration }) else { return nil }
-            return list.remove(at: index)
-        }
-        let taken = reused ?? Idle(parser: XMLPushParser(configuration: configuration))
-        defer { idle.withLock { if $0.count < capacity { $0.append(taken) } } }
-        return body(taken.parser)
     }
 }

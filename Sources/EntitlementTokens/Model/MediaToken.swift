@@ -4,8 +4,24 @@
 /// `<shortAuthorizationToken>`. Both mean the same.
 public struct MediaToken: Sendable, Hashable {
     /// The two root elements a media token is seen with.
-    public enum Root: String, Sendable, Hashable, CaseIterable {
+    public enum Root: Sendable, Hashable, CaseIterable, RawRepresentable {
         case authToken, shortAuthorizationToken
+
+        /// The element name (``ByteRules`` holds each root name once).
+        public var rawValue: String {
+            switch self {
+            case .authToken: ByteRules.authToken
+            case .shortAuthorizationToken: ByteRules.shortAuthorizationToken
+            }
+        }
+
+        public init?(rawValue: String) {
+            switch rawValue {
+            case ByteRules.authToken: self = .authToken
+            case ByteRules.shortAuthorizationToken: self = .shortAuthorizationToken
+            default: return nil
+            }
+        }
     }
 
     /// Which root element the token has.
@@ -54,23 +70,11 @@ public struct MediaToken: Sendable, Hashable {
 
     /// A non-negative decimal integer that fits in 63 bits; nothing else (no sign, no spaces).
     static func milliseconds(_ field: TokenField) throws(TokenError) -> Int64 {
-        var text = field.value
+        let text = field.value
         // Every byte a digit, then the value, from the string's own UTF-8
         // (`allSatisfy` over a small string's `utf8` view costs more than the token's dates).
-        let parsed: Int64?? = text.withUTF8 { bytes in
-            guard !bytes.isEmpty else { return .none }
-            var value: Int64 = 0
-            var fits = true
-            for byte in bytes {
-                guard byte.isASCIIDigit else { return .none }
-                if fits {
-                    let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
-                    let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte &- UInt8(ascii: "0")))
-                    if overflow1 || overflow2 { fits = false } else { value = sum }
-                }
-            }
-            return .some(fits ? value : nil)
-        }
+        let utf8 = text.utf8
+        let parsed = decimalValue(utf8.span)
         guard let fitting = parsed else {
             throw TokenError(.invalidFieldValue, stage: .model,
                              "ttl '\(text.prefix(40))' is not a non-negative decimal number of milliseconds",
@@ -81,5 +85,23 @@ public struct MediaToken: Sendable, Hashable {
                              at: KnownFields.location(of: field))
         }
         return value
+    }
+
+    /// nil when `bytes` are empty or not all digits; `.some(nil)` when the
+    /// digits do not fit in 63 bits.
+    private static func decimalValue(_ bytes: Span<UInt8>) -> Int64?? {
+        guard !bytes.isEmpty else { return .none }
+        var value: Int64 = 0
+        var fits = true
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard byte.isASCIIDigit else { return .none }
+            if fits {
+                let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte &- UInt8(ascii: "0")))
+                if overflow1 || overflow2 { fits = false } else { value = sum }
+            }
+        }
+        return .some(fits ? value : nil)
     }
 }

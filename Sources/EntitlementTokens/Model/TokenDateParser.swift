@@ -47,16 +47,8 @@ public enum TokenDateParser {
     }
 
     private static func parse(_ text: String, allowingEpochMilliseconds: Bool) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
-        var utf8 = text  // withUTF8 needs a var; a native string is not copied
-        let result = utf8.withUTF8 { bytes in
-            Result { () throws(Failure) in try parse(bytes, text: text, allowingEpochMilliseconds: allowingEpochMilliseconds) }
-        }
-        return try result.get()
-    }
-
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, text: String,
-                              allowingEpochMilliseconds: Bool) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
-        var cursor = Cursor(bytes: bytes, text: text)
+        var cursor = Cursor(text: text)
+        let bytes = text.utf8
         guard !bytes.isEmpty else { throw Failure(text: text, reason: "empty") }
         if bytes.allSatisfy(\.isASCIIDigit) {
             guard allowingEpochMilliseconds else {
@@ -141,9 +133,16 @@ public enum TokenDateParser {
 
     private struct Cursor {
         enum Colon { case optional, forbidden }
-        let bytes: UnsafeBufferPointer<UInt8>
         let text: String
+        /// The text's bytes: a short copy (a date is about 25 bytes) that the
+        /// cursor indexes with bounds checks.
+        let bytes: [UInt8]
         var index = 0
+
+        init(text: String) {
+            self.text = text
+            bytes = Array(text.utf8)
+        }
 
         var atEnd: Bool { index >= bytes.count }
         func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }

@@ -43,7 +43,8 @@ public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConver
         if (0...9999).contains(year) {
             // Written byte by byte: verdict output shows two of these per token,
             // and string interpolation of padded parts costs several allocations.
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            var buffer = InlineArray<24, UInt8>(repeating: 0)
+            do {
                 var count = 0
                 func put(_ value: Int64, _ width: Int) {
                     var value = value
@@ -64,7 +65,7 @@ public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConver
                     put(milliseconds, 3)
                 }
                 put(UInt8(ascii: "Z"))
-                return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+                return buffer.span.extracting(0..<count).decodedAsUTF8
             }
         }
         var text = "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T"

@@ -11,7 +11,7 @@ extension TokenReport {
     public func json(showSignedBytes: Bool = false, showDecodedXML: Bool = false) -> [UInt8] {
         var json = JSONWriter(capacity: 2048)
         write(to: &json, showSignedBytes: showSignedBytes, showDecodedXML: showDecodedXML)
-        return json.withBytes { Array($0) }
+        return json.bytes
     }
 
     /// Reports as one JSON array (UTF-8), one object per line.
@@ -23,7 +23,7 @@ extension TokenReport {
             report.write(to: &json, showSignedBytes: showSignedBytes, showDecodedXML: showDecodedXML)
         }
         json.raw(reports.isEmpty ? "]\n" : "\n]\n")
-        return json.withBytes { Array($0) }
+        return json.bytes
     }
 
     func write(to json: inout JSONWriter, showSignedBytes: Bool, showDecodedXML: Bool = false) {

@@ -17,24 +17,18 @@ enum ECDSASignatureEncoding {
 
     /// Writes the DER form of the 64-byte raw signature `raw` into `output`
     /// (at least ``maximumDERByteCount`` bytes) and returns its length.
-    static func derFromRaw(_ raw: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+    static func derFromRaw(_ raw: Span<UInt8>, into output: inout MutableSpan<UInt8>) -> Int {
         precondition(raw.count == rawByteCount && output.count >= maximumDERByteCount)
-        let r = UnsafeRawBufferPointer(rebasing: raw[0..<scalarByteCount])
-        let s = UnsafeRawBufferPointer(rebasing: raw[scalarByteCount..<rawByteCount])
         var position = 2
-        position = writeInteger(r, into: output, at: position)
-        position = writeInteger(s, into: output, at: position)
+        position = writeInteger(raw.extracting(0..<scalarByteCount), into: &output, at: position)
+        position = writeInteger(raw.extracting(scalarByteCount..<rawByteCount), into: &output, at: position)
         output[0] = 0x30
         output[1] = UInt8(position - 2)  // at most 70: short-form length
         return position
     }
 
     /// Writes `magnitude` (big-endian, unsigned) as a minimal DER INTEGER.
-    private static func writeInteger(
-        _ magnitude: UnsafeRawBufferPointer,
-        into output: UnsafeMutableRawBufferPointer,
-        at start: Int
-    ) -> Int {
+    private static func writeInteger(_ magnitude: Span<UInt8>, into output: inout MutableSpan<UInt8>, at start: Int) -> Int {
         var first = 0
         while first < magnitude.count - 1 && magnitude[first] == 0 { first += 1 }
         let needsPad = magnitude[first] & 0x80 != 0

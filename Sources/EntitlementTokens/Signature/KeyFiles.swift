@@ -1,14 +1,6 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// Reads key files and key directories, with errors that name the path.
 ///
-/// Plain POSIX calls rather than Foundation: the messages then carry the
+/// Plain POSIX calls (through ``LibC``) rather than Foundation: the messages then carry the
 /// system's own reason (`No such file or directory`, `Permission denied`),
 /// the library's key loading has no Foundation dependency, and the file type
 /// can be checked on the very descriptor that is read.
@@ -63,18 +55,13 @@ enum KeyFiles {
     /// - Throws: `unreadable` when the directory cannot be listed, or for a
     ///   dangling symlink: a key the operator meant to trust is gone.
     static func entries(ofDirectory path: String) throws(KeyError) -> [DirectoryEntry] {
-        guard let directory = opendir(path) else {
-            throw KeyError(.unreadable, path, "cannot list key directory: \(lastErrorText())")
+        var names: [[CChar]]
+        do {
+            names = try LibC.directoryEntryNames(atPath: path)
+        } catch {
+            throw KeyError(.unreadable, path, "cannot list key directory: \(error.text)")
         }
-        defer { closedir(directory) }
-        var names: [[CChar]] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                raw.prefix { $0 != 0 }.map { CChar(bitPattern: $0) }
-            }
-            if name.first == CChar(UInt8(ascii: ".")) { continue }
-            names.append(name)
-        }
+        names.removeAll { $0.first == CChar(UInt8(ascii: ".")) }
         names.sort { $0.lexicographicallyPrecedes($1) { UInt8(bitPattern: $0) < UInt8(bitPattern: $1) } }
         let base = Array((path.hasSuffix("/") ? path : path + "/").utf8).map { CChar(bitPattern: $0) }
         var entries: [DirectoryEntry] = []
@@ -97,11 +84,11 @@ enum KeyFiles {
     // MARK: Implementation
 
     private static func type(ofSystemPath systemPath: [CChar], display: String) throws(KeyError) -> FileType {
-        var status = stat()
-        guard stat(systemPath, &status) == 0 else {
-            throw KeyError(.unreadable, display, "cannot read key: \(lastErrorText())")
+        do {
+            return fileType(try LibC.fileKind(atPath: systemPath))
+        } catch {
+            throw KeyError(.unreadable, display, "cannot read key: \(error.text)")
         }
-        return fileType(status.st_mode)
     }
 
     private static func read(systemPath: [CChar], display path: String) throws(KeyError) -> [UInt8] {
@@ -112,74 +99,37 @@ enum KeyFiles {
         case .directory: throw KeyError(.unreadable, path, "cannot read key: is a directory, not a key file")
         case .other(let what): throw KeyError(.notARegularFile, path, notRegularDetail(what))
         }
-        // O_NONBLOCK and fstat close the race with a path swapped for a FIFO
-        // between the stat above and this open: the open cannot block, and
-        // the check below is on what was actually opened.
-        let descriptor = open(systemPath, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw KeyError(.unreadable, path, "cannot read key: \(lastErrorText())")
+        // The read itself rechecks the type on the opened descriptor (a path
+        // swapped for a FIFO between the check above and the open).
+        let contents: LibC.FileContents
+        do {
+            contents = try LibC.readRegularFile(atPath: systemPath, byteLimit: maximumFileSize)
+        } catch {
+            throw KeyError(.unreadable, path, "cannot read key: \(error.text)")
         }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw KeyError(.unreadable, path, "cannot read key: \(lastErrorText())")
-        }
-        guard case .regular = fileType(status.st_mode) else {
-            throw KeyError(.notARegularFile, path, notRegularDetail(description(ofMode: status.st_mode)))
-        }
-        guard Int(status.st_size) <= maximumFileSize else { throw tooLarge(path) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { posixRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw KeyError(.unreadable, path, "cannot read key: \(lastErrorText())")
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-            // The file may grow after fstat; the bound holds for what is read.
-            if bytes.count > maximumFileSize { throw tooLarge(path) }
-        }
-        return bytes
-    }
-
-    private static func tooLarge(_ path: String) -> KeyError {
-        KeyError(.unreadable, path, "larger than \(maximumFileSize / 1024) KiB; not a key file")
-    }
-
-    private static func fileType(_ mode: mode_t) -> FileType {
-        switch mode & S_IFMT {
-        case S_IFREG: .regular
-        case S_IFDIR: .directory
-        default: .other(description(ofMode: mode))
+        switch contents {
+        case .bytes(let bytes): return bytes
+        case .notRegular(let kind): throw KeyError(.notARegularFile, path, notRegularDetail(description(of: kind)))
+        case .tooLarge: throw KeyError(.unreadable, path, "larger than \(maximumFileSize / 1024) KiB; not a key file")
         }
     }
 
-    private static func description(ofMode mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFIFO: "a FIFO (named pipe)"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        case S_IFDIR: "a directory"
-        default: "a special file"
+    private static func fileType(_ kind: LibC.FileKind) -> FileType {
+        switch kind {
+        case .regular: .regular
+        case .directory: .directory
+        default: .other(description(of: kind))
         }
     }
 
-    private static func lastErrorText() -> String {
-        String(cString: strerror(errno))
+    private static func description(of kind: LibC.FileKind) -> String {
+        switch kind {
+        case .fifo: "a FIFO (named pipe)"
+        case .characterDevice: "a character device"
+        case .blockDevice: "a block device"
+        case .socket: "a socket"
+        case .directory: "a directory"
+        case .regular, .other: "a special file"
+        }
     }
-}
-
-/// `read(2)`, named apart from the ``KeyFiles/read(_:)`` above.
-@inline(__always)
-private func posixRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.read(descriptor, buffer, count)
-    #elseif canImport(Musl)
-    return Musl.read(descriptor, buffer, count)
-    #else
-    return Darwin.read(descriptor, buffer, count)
-    #endif
 }

@@ -27,15 +27,16 @@ public struct KeyRing: Sendable {
     /// The message is hashed at most once however many keys are tried.
     /// Keys whose signature length cannot match are skipped without any
     /// OpenSSL call.
-    public func verifyingKey(for signature: [UInt8], message: UnsafeRawBufferPointer) -> PublicKey? {
-        signature.withUnsafeBytes { signature in
-            var digest = SignedMessageDigest()
-            return keys.first { $0.isValidSignature(signature, for: message, digest: &digest) }
+    public func verifyingKey(for signature: [UInt8], message: Span<UInt8>) -> PublicKey? {
+        var digest = SignedMessageDigest()
+        for key in keys where key.isValidSignature(signature.span, for: message, digest: &digest) {
+            return key
         }
+        return nil
     }
 
     /// Convenience for a message held in an array.
     public func verifyingKey(for signature: [UInt8], message: [UInt8]) -> PublicKey? {
-        message.withUnsafeBytes { verifyingKey(for: signature, message: $0) }
+        verifyingKey(for: signature, message: message.span)
     }
 }

@@ -90,30 +90,26 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// ECDSA signatures may be DER or raw 64-byte `r‖s`.
     ///
     /// The signature is a `[UInt8]` because that is what Base64 decoding of
-    /// `signatureInfo` yields; the message is a buffer so the signed bytes can
-    /// be checked where they lie in the token, without a copy. The
-    /// `UnsafeRawBufferPointer` overload takes any contiguous storage.
-    public func isValidSignature(_ signature: [UInt8], for message: UnsafeRawBufferPointer) -> Bool {
-        signature.withUnsafeBytes { isValidSignature($0, for: message) }
+    /// `signatureInfo` yields; the message is a `Span` so the signed bytes can
+    /// be checked where they lie in the token, without a copy
+    /// (`token.signedBytes.span`). The `Span` overload takes any contiguous storage.
+    public func isValidSignature(_ signature: [UInt8], for message: Span<UInt8>) -> Bool {
+        isValidSignature(signature.span, for: message)
     }
 
     /// Convenience for a message held in an array.
     public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        message.withUnsafeBytes { isValidSignature(signature, for: $0) }
+        isValidSignature(signature.span, for: message.span)
     }
 
     /// The zero-copy form: signature and message in any contiguous storage.
-    public func isValidSignature(_ signature: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer) -> Bool {
+    public func isValidSignature(_ signature: Span<UInt8>, for message: Span<UInt8>) -> Bool {
         var digest = SignedMessageDigest()
         return storage.verifier.isValid(signature, message: message, digest: &digest)
     }
 
     /// Verify with a digest shared across the keys of a ring.
-    func isValidSignature(
-        _ signature: UnsafeRawBufferPointer,
-        for message: UnsafeRawBufferPointer,
-        digest: inout SignedMessageDigest
-    ) -> Bool {
+    func isValidSignature(_ signature: Span<UInt8>, for message: Span<UInt8>, digest: inout SignedMessageDigest) -> Bool {
         storage.verifier.isValid(signature, message: message, digest: &digest)
     }
 

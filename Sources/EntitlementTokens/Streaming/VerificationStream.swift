@@ -67,7 +67,7 @@ public final class VerificationStream {
 
     private let evaluator: RecordEvaluator
     private let limits: Limits
-    private let write: (UnsafeRawBufferPointer) -> Void
+    private let write: (Span<UInt8>) -> Void
     private var batch: [QueuedRecord] = []
     private var batchBytes = 0
     private var inFlight: InFlightBatch?
@@ -84,11 +84,11 @@ public final class VerificationStream {
     /// - Parameter decoderConfiguration: for `inspect` without a verifier
     ///   (a verifier decodes with its own).
     public init(mode: Mode, format: Format, limits: Limits = Limits(), decoderConfiguration: DecoderConfiguration = .default,
-                write: @escaping (UnsafeRawBufferPointer) -> Void) {
+                write: @escaping (Span<UInt8>) -> Void) {
         let decoders: TokenDecoderPool
         switch mode {
         case .verify(let verifier, _), .inspect(let verifier?): decoders = verifier.decoders
-        case .inspect(nil): decoders = TokenDecoderPool(configuration: decoderConfiguration)
+        case .inspect(nil): decoders = TokenDecoderPool.shared(for: decoderConfiguration)
         }
         evaluator = RecordEvaluator(mode: mode, format: format, decoders: decoders)
         self.limits = limits
@@ -146,8 +146,10 @@ public final class VerificationStream {
         for status in chunk.statuses { summary.add(status) }
     }
 
-    private func emit(_ text: StaticString) {
-        text.withUTF8Buffer { write(UnsafeRawBufferPointer($0)) }
+    /// The few bytes around the records (`[`, `]`): once per stream.
+    private func emit(_ text: String) {
+        let bytes = Array(text.utf8)
+        write(bytes.span)
     }
 
     /// Consecutive records cut by count and by bytes.
@@ -200,8 +202,8 @@ final class RenderedChunk: @unchecked Sendable {
         self.pending = pending
     }
 
-    func withBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
-        output.withBytes(body)
+    func withBytes(_ body: (Span<UInt8>) -> Void) {
+        output.withSpan(body)
     }
 }
 

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// Equality and hashing of strings by their UTF-8 bytes (SPEC §5).
 ///
 /// Swift's `==`, `Hashable` and `Set<String>` use Unicode canonical
@@ -22,7 +14,7 @@ extension String {
         guard count == other.utf8.count else { return false }
         let equal = utf8.withContiguousStorageIfAvailable { mine in
             other.utf8.withContiguousStorageIfAvailable { theirs in
-                count == 0 || memcmp(mine.baseAddress!, theirs.baseAddress!, count) == 0
+                count == 0 || LibC.bytesEqual(mine.baseAddress!, theirs.baseAddress!, count: count)
             }
         }
         // Every native and small string lends its bytes; bridged ones are compared byte by byte.

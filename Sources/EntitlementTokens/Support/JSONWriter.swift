@@ -2,10 +2,7 @@
 /// buffer of its own (a `[UInt8]` would check uniqueness and capacity on
 /// each of the few hundred appends a token's object takes).
 struct JSONWriter: ~Copyable {
-    // Unsafe by design: Support/ owns the one growable byte buffer (STYLE 15).
-    private var base: UnsafeMutablePointer<UInt8>
-    private var count = 0
-    private var capacity: Int
+    private var output: GrowableBytes
     /// Bit n set: the container at depth n has no member yet.
     private var empty: UInt64 = 0
     private var depth = 0
@@ -20,18 +17,16 @@ struct JSONWriter: ~Copyable {
     }
 
     init(capacity: Int = 4096) {
-        self.capacity = max(16, capacity)
-        base = .allocate(capacity: self.capacity)
-    }
-
-    deinit {
-        base.deallocate()
+        output = GrowableBytes(capacity: capacity)
     }
 
     /// What was written so far, without a copy.
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        body(UnsafeRawBufferPointer(start: base, count: count))
+    func withSpan<R>(_ body: (Span<UInt8>) -> R) -> R {
+        output.withSpan(body)
     }
+
+    /// A copy of what was written.
+    var bytes: [UInt8] { output.array }
 
     /// Text as it is, outside any JSON value (separators, newlines, a text block).
     mutating func raw(_ text: StaticString) {
@@ -39,8 +34,7 @@ struct JSONWriter: ~Copyable {
     }
 
     mutating func raw(_ text: String) {
-        var text = text
-        text.withUTF8 { append($0) }
+        output.append(text)
     }
 
     mutating func beginObject() { open(UInt8(ascii: "{")) }
@@ -52,19 +46,20 @@ struct JSONWriter: ~Copyable {
     @inline(__always) mutating func key(_ key: String) {
         element()
         string(key)
-        append(UInt8(ascii: ":"))
+        output.append(UInt8(ascii: ":"))
     }
 
     /// The same for a key known to need no escaping (the fixed keys of an object).
     mutating func member(_ key: StaticString) {
         element()
         let length = key.utf8CodeUnitCount
-        reserve(length &+ 3)
-        base[count] = UInt8(ascii: "\"")
-        (base + (count &+ 1)).update(from: key.utf8Start, count: length)
-        base[count &+ 1 &+ length] = UInt8(ascii: "\"")
-        base[count &+ 2 &+ length] = UInt8(ascii: ":")
-        count &+= length &+ 3
+        output.appendInPlace(maximumCount: length &+ 3) { out in
+            out[0] = UInt8(ascii: "\"")
+            (out + 1).update(from: key.utf8Start, count: length)
+            out[1 &+ length] = UInt8(ascii: "\"")
+            out[2 &+ length] = UInt8(ascii: ":")
+            return length &+ 3
+        }
     }
 
     /// The comma before an array element, unless it is the first.
@@ -73,7 +68,7 @@ struct JSONWriter: ~Copyable {
         if empty & bit != 0 {
             empty &= ~bit
         } else {
-            append(UInt8(ascii: ","))
+            output.append(UInt8(ascii: ","))
         }
     }
 
@@ -87,21 +82,14 @@ struct JSONWriter: ~Copyable {
 
     mutating func int(_ value: Int?) {
         guard let value else { return null() }
-        if value < 0 { append(UInt8(ascii: "-")) }
+        if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits = 1
         var scale: UInt = 1
-        while magnitude / scale >= 10 {
-            scale *= 10
-            digits += 1
-        }
-        reserve(digits)
-        while digits > 0 {
-            base[count] = UInt8(ascii: "0") + UInt8(magnitude / scale)
-            count += 1
+        while magnitude / scale >= 10 { scale *= 10 }
+        while scale > 0 {
+            output.append(UInt8(ascii: "0") + UInt8(magnitude / scale))
             magnitude %= scale
             scale /= 10
-            digits -= 1
         }
     }
 
@@ -130,15 +118,13 @@ struct JSONWriter: ~Copyable {
     mutating func string(_ text: String?, repeating slot: Int) {
         guard let text else { return null() }
         if slot < memos.count, let memo = memos[slot], Self.sameBytes(memo.text, text) {
-            reserve(memo.count)  // first: growing moves `base`, so the source is taken after
-            (base + count).update(from: base + memo.start, count: memo.count)
-            count &+= memo.count
+            output.appendCopy(of: memo.start..<(memo.start + memo.count))
             return
         }
-        let start = count
+        let start = output.count
         string(text)
         if slot >= memos.count { memos.append(contentsOf: repeatElement(nil, count: slot + 1 - memos.count)) }
-        memos[slot] = Memo(text: text, start: start, count: count - start)
+        memos[slot] = Memo(text: text, start: start, count: output.count - start)
     }
 
     /// Byte equality: `==` would reuse the bytes of `Café` composed for `Café`
@@ -152,23 +138,45 @@ struct JSONWriter: ~Copyable {
     }
 
     private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
-        let length = utf8.count
         // Room for the worst case (every byte as \u00XX) up front, so the
         // copying below needs no capacity checks.
-        reserve(length &* 6 &+ 2)
-        base[count] = UInt8(ascii: "\"")
-        count &+= 1
+        output.appendInPlace(maximumCount: utf8.count &* 6 &+ 2) { out in
+            Self.writeQuoted(utf8, to: out)
+        }
+    }
+
+    /// Writes `utf8` quoted and escaped at `out` (room for 6 bytes per input
+    /// byte and the quotes) and returns the number of bytes written.
+    private static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        let length = utf8.count
+        var written = 0
+        out[0] = UInt8(ascii: "\"")
+        written = 1
         guard let source = utf8.baseAddress else {
-            base[count] = UInt8(ascii: "\"")
-            count &+= 1
-            return
+            out[written] = UInt8(ascii: "\"")
+            return written &+ 1
+        }
+        @inline(__always) func copyRun(_ start: Int, count runLength: Int) {
+            guard runLength > 0 else { return }
+            (out + written).update(from: source + start, count: runLength)
+            written &+= runLength
+        }
+        @inline(__always) func put(_ first: UInt8, _ second: UInt8) {
+            out[written] = first
+            out[written &+ 1] = second
+            written &+= 2
+        }
+        @inline(__always) func putUnicodeEscape(_ scalar: UInt32) {
+            put(UInt8(ascii: "\\"), UInt8(ascii: "u"))
+            put(ByteRules.lowercaseHexDigit(UInt8(scalar >> 12 & 0xF)), ByteRules.lowercaseHexDigit(UInt8(scalar >> 8 & 0xF)))
+            put(ByteRules.lowercaseHexDigit(UInt8(scalar >> 4 & 0xF)), ByteRules.lowercaseHexDigit(UInt8(scalar & 0xF)))
         }
         var runStart = 0
         var index = 0
         while index < length {
             // Eight bytes at a time while none needs escaping (the usual case).
             if index &+ 8 <= length,
-               !Self.mayNeedEscaping(UnsafeRawPointer(source + index).loadUnaligned(as: UInt64.self)) {
+               !mayNeedEscaping(UnsafeRawPointer(source + index).loadUnaligned(as: UInt64.self)) {
                 index &+= 8
                 continue
             }
@@ -179,16 +187,16 @@ struct JSONWriter: ~Copyable {
                 if byte >= 0x80 {
                     // A character that could drive a terminal (C1, bidi, the
                     // line separators, BOM): written as \uXXXX, the same string.
-                    let sequence = Self.unsafeSequenceLength(source + (index &- 1), available: length &- index &+ 1)
+                    let sequence = unsafeSequenceLength(source + (index &- 1), available: length &- index &+ 1)
                     guard sequence > 0 else { continue }
-                    copyRun(source + runStart, count: index &- 1 &- runStart)
-                    writeEscapedScalar(source + (index &- 1), length: sequence)
+                    copyRun(runStart, count: index &- 1 &- runStart)
+                    putUnicodeEscape(escapedScalar(source + (index &- 1), length: sequence))
                     index &+= sequence &- 1
                     runStart = index
                     continue
                 }
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else { continue }
-                copyRun(source + runStart, count: index &- 1 &- runStart)
+                copyRun(runStart, count: index &- 1 &- runStart)
                 runStart = index
                 switch byte {
                 case UInt8(ascii: "\""): put(UInt8(ascii: "\\"), UInt8(ascii: "\""))
@@ -197,13 +205,13 @@ struct JSONWriter: ~Copyable {
                 case UInt8(ascii: "\r"): put(UInt8(ascii: "\\"), UInt8(ascii: "r"))
                 case UInt8(ascii: "\t"): put(UInt8(ascii: "\\"), UInt8(ascii: "t"))
                 default:
-                    writeUnicodeEscape(UInt32(byte))
+                    putUnicodeEscape(UInt32(byte))
                 }
             }
         }
-        copyRun(source + runStart, count: length &- runStart)
-        base[count] = UInt8(ascii: "\"")
-        count &+= 1
+        copyRun(runStart, count: length &- runStart)
+        out[written] = UInt8(ascii: "\"")
+        return written &+ 1
     }
 
     /// The length of the UTF-8 sequence at `start` when it encodes a scalar
@@ -224,33 +232,11 @@ struct JSONWriter: ~Copyable {
         }
     }
 
-    /// `\uXXXX` for the scalar of the 2- or 3-byte sequence at `start`.
-    private mutating func writeEscapedScalar(_ start: UnsafePointer<UInt8>, length: Int) {
-        let scalar = length == 2
+    /// The scalar of the 2- or 3-byte sequence at `start`.
+    @inline(__always) private static func escapedScalar(_ start: UnsafePointer<UInt8>, length: Int) -> UInt32 {
+        length == 2
             ? UInt32(start[0] & 0x1F) << 6 | UInt32(start[1] & 0x3F)
             : UInt32(start[0] & 0x0F) << 12 | UInt32(start[1] & 0x3F) << 6 | UInt32(start[2] & 0x3F)
-        writeUnicodeEscape(scalar)
-    }
-
-    /// Six bytes, within the room ``appendQuoted(_:)`` reserved (6 per input byte).
-    @inline(__always) private mutating func writeUnicodeEscape(_ scalar: UInt32) {
-        let hex: StaticString = "0123456789abcdef"
-        put(UInt8(ascii: "\\"), UInt8(ascii: "u"))
-        put(hex.utf8Start[Int(scalar >> 12 & 0xF)], hex.utf8Start[Int(scalar >> 8 & 0xF)])
-        put(hex.utf8Start[Int(scalar >> 4 & 0xF)], hex.utf8Start[Int(scalar & 0xF)])
-    }
-
-    /// Appends without a capacity check (``appendQuoted(_:)`` reserved it).
-    @inline(__always) private mutating func copyRun(_ start: UnsafePointer<UInt8>, count runLength: Int) {
-        guard runLength > 0 else { return }
-        (base + count).update(from: start, count: runLength)
-        count &+= runLength
-    }
-
-    @inline(__always) private mutating func put(_ first: UInt8, _ second: UInt8) {
-        base[count] = first
-        base[count &+ 1] = second
-        count &+= 2
     }
 
     /// True when some byte of `word` is a control character, `"`, `\\`, DEL or
@@ -266,37 +252,11 @@ struct JSONWriter: ~Copyable {
     }
 
     private mutating func literal(_ text: StaticString) {
-        text.withUTF8Buffer { append($0) }
-    }
-
-    @inline(__always) private mutating func reserve(_ extra: Int) {
-        if count &+ extra > capacity { grow(count &+ extra) }
-    }
-
-    private mutating func grow(_ needed: Int) {
-        let newCapacity = max(capacity * 2, needed)
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
-        base.deallocate()
-        base = newBase
-        capacity = newCapacity
-    }
-
-    @inline(__always) private mutating func append(_ byte: UInt8) {
-        reserve(1)
-        base[count] = byte
-        count &+= 1
-    }
-
-    private mutating func append(_ buffer: UnsafeBufferPointer<UInt8>) {
-        guard let source = buffer.baseAddress, buffer.count > 0 else { return }
-        reserve(buffer.count)
-        (base + count).update(from: source, count: buffer.count)
-        count &+= buffer.count
+        output.append(text)
     }
 
     private mutating func open(_ bracket: UInt8) {
-        append(bracket)
+        output.append(bracket)
         depth += 1
         empty |= 1 << UInt64(depth)
     }
@@ -304,6 +264,6 @@ struct JSONWriter: ~Copyable {
     private mutating func close(_ bracket: UInt8) {
         empty &= ~(1 << UInt64(depth))
         depth -= 1
-        append(bracket)
+        output.append(bracket)
     }
 }

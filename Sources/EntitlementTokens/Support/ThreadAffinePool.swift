@@ -1,11 +1,4 @@
 internal import Synchronization
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
 
 /// Idle objects that are costly to set up and used by one thread at a time —
 /// a libxml2 parser context, an OpenSSL verify context — kept for reuse, each
@@ -46,7 +39,7 @@ final class ThreadAffinePool<Element: AnyObject>: @unchecked Sendable {
 
     /// Twice the processor count, at least 8: enough for every core to use
     /// one at once, with slack for threads that block.
-    static var defaultCapacity: Int { max(8, 2 * onlineProcessorCount) }
+    static var defaultCapacity: Int { max(8, 2 * LibC.onlineProcessorCount) }
 
     /// Two cache lines, so the adjacent-line prefetcher does not pair slots.
     private static var slotStride: Int { 128 }
@@ -118,29 +111,18 @@ final class ThreadAffinePool<Element: AnyObject>: @unchecked Sendable {
     }
 }
 
-/// The number of online processors, read once (a generic class cannot
-/// hold a stored static, so it lives here).
-private let onlineProcessorCount: Int = {
-    let count = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-    return count > 0 ? Int(count) : 1
-}()
-
 /// A small number per thread, handed out in order of first use: threads that
 /// run at the same time get different numbers, so ``ThreadAffinePool`` can
 /// give them different home slots.
 enum ThreadIndex {
     private static let next = Atomic<Int>(1)
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        // Never fails short of PTHREAD_KEYS_MAX keys; the value needs no destructor.
-        precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
-        return key
-    }()
+    private static let stored = LibC.ThreadLocalWord()
 
     static var current: Int {
-        if let stored = pthread_getspecific(key) { return Int(bitPattern: stored) }
+        let known = stored.value
+        if known != 0 { return known }
         let index = next.add(1, ordering: .relaxed).oldValue
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: index))
+        stored.set(index)
         return index
     }
 }

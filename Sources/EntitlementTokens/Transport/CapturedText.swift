@@ -37,8 +37,8 @@ enum CapturedText {
         var steps: [String] = []
         for _ in 0..<maxLayers {
             guard let first = text.first, first != UInt8(ascii: "<") else { break }
-            if text.starts(with: byteOrderMark) {
-                text = trimmed(text.dropFirst(byteOrderMark.count))
+            if ByteRules.startsWithByteOrderMark(text) {
+                text = trimmed(text.dropFirst(ByteRules.byteOrderMarkCount))
                 steps.append("skipped a UTF-8 byte order mark before the token")
             } else if let (inner, step) = unquoted(text) {
                 text = inner
@@ -70,11 +70,11 @@ enum CapturedText {
     /// by a form encoder (`URLSearchParams`, Python's `urlencode`): `+` for a
     /// space. Such a value holds `+` and never `%20`; a percent-encoder that
     /// writes `%20` leaves a literal `+` meaning `+`.
-    static func isFormEncoded(_ value: some Collection<UInt8>) -> Bool {
+    static func isFormEncoded(_ value: Span<UInt8>) -> Bool {
         var sawPlus = false
-        var iterator = value.makeIterator()
         var window: (UInt8, UInt8) = (0, 0)
-        while let byte = iterator.next() {
+        for index in value.indices {
+            let byte = value[index]
             if byte == UInt8(ascii: "+") { sawPlus = true }
             if window.0 == UInt8(ascii: "%"), window.1 == UInt8(ascii: "2"), byte == UInt8(ascii: "0") { return false }
             window = (window.1, byte)
@@ -83,15 +83,18 @@ enum CapturedText {
     }
 
     /// The value with each `+` turned into a space, ready for percent decoding.
-    static func formSpaces(_ value: some Collection<UInt8>) -> [UInt8] {
-        value.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }
+    static func formSpaces(_ value: Span<UInt8>) -> [UInt8] {
+        var spaced = [UInt8]()
+        spaced.reserveCapacity(value.count)
+        for index in value.indices {
+            spaced.append(value[index] == UInt8(ascii: "+") ? UInt8(ascii: " ") : value[index])
+        }
+        return spaced
     }
 
     static let formEncodingWarning = "read '+' as a space: the raw XML was form-encoded (as URLSearchParams and urlencode write it)"
 
     // MARK: Layers
-
-    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     private static func trimmed(_ text: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         var text = text
@@ -173,7 +176,7 @@ enum CapturedText {
         guard index + 4 <= body.endIndex else { return nil }
         var value: UInt32 = 0
         for offset in 0..<4 {
-            guard let digit = PercentDecoding.hexValue(body[index + offset]) else { return nil }
+            guard let digit = ByteRules.hexValue(body[index + offset]) else { return nil }
             value = value << 4 | UInt32(digit)
         }
         return value
@@ -190,10 +193,10 @@ enum CapturedText {
     }
 
     /// The text after `prefix` (ASCII, compared without case), or nil.
-    private static func afterPrefix(_ prefix: StaticString, of text: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
-        let count = prefix.utf8CodeUnitCount
+    private static func afterPrefix(_ prefix: String, of text: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let count = prefix.utf8.count
         guard text.count >= count else { return nil }
-        for offset in 0..<count where text[text.startIndex + offset] | 0x20 != prefix.utf8Start[offset] {
+        for (offset, expected) in prefix.utf8.enumerated() where text[text.startIndex + offset] | 0x20 != expected {
             return nil
         }
         return text.dropFirst(count)
@@ -246,12 +249,8 @@ enum CapturedText {
     /// once leaves more `%XX` escapes and neither raw XML nor Base64 (which
     /// never hold `%`).
     private static func secondPercentLayer(_ value: [UInt8]) -> [UInt8]? {
-        value.withUnsafeBufferPointer { buffer in
-            guard PercentDecoding.looksEncoded(buffer), let once = try? PercentDecoding.decode(buffer) else { return nil }
-            let stillEncoded = once.withUnsafeBufferPointer {
-                !TransportDecoder.startsLikeXML($0) && PercentDecoding.looksEncoded($0)
-            }
-            return stillEncoded ? once : nil
-        }
+        guard PercentDecoding.looksEncoded(value.span), let once = try? PercentDecoding.decode(value.span) else { return nil }
+        let stillEncoded = !TransportDecoder.startsLikeXML(once.span) && PercentDecoding.looksEncoded(once.span)
+        return stillEncoded ? once : nil
     }
 }

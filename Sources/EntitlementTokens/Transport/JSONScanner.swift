@@ -127,9 +127,13 @@ struct JSONScanner {
     private var utf8Remaining = 0
     private var utf8Low: UInt8 = 0x80
     private var utf8High: UInt8 = 0xBF
-    private var literalExpected: StaticString = "true"
+    /// The literal being matched (`true`, `false`, `null`) as its UTF-8 bytes.
+    private var literalExpected: [UInt8] = Self.trueLiteral
     private var literalMatched = 0
     private var literalKind = JSONScalar.true
+    private static let trueLiteral = Array("true".utf8)
+    private static let falseLiteral = Array("false".utf8)
+    private static let nullLiteral = Array("null".utf8)
 
     init(maxDepth: Int, maxStringBytes: Int, startingAt start: JSONPosition = JSONPosition(offset: 0, line: 1, column: 1)) {
         self.maxDepth = maxDepth
@@ -244,10 +248,10 @@ struct JSONScanner {
                     continue  // the number ended before this byte, which is read again
                 }
             case .literal:
-                let expected = literalExpected.utf8Start[literalMatched]
+                let expected = literalExpected[literalMatched]
                 guard byte == expected else { throw fail("invalid literal: expected 'true', 'false' or 'null'") }
                 literalMatched += 1
-                if literalMatched == literalExpected.utf8CodeUnitCount {
+                if literalMatched == literalExpected.count {
                     advance(by: 1)
                     index += 1
                     try endScalar(literalKind, with: &handler)
@@ -340,8 +344,8 @@ struct JSONScanner {
             state = .number(byte == UInt8(ascii: "-") ? .minus : byte == UInt8(ascii: "0") ? .zero : .integer)
         case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
             if skippedDepth == 0 { _ = try handler.valueStarts(.literal, at: position) }
-            (literalExpected, literalKind) = byte == UInt8(ascii: "t") ? ("true", .true)
-                : byte == UInt8(ascii: "f") ? ("false", .false) : ("null", .null)
+            (literalExpected, literalKind) = byte == UInt8(ascii: "t") ? (Self.trueLiteral, .true)
+                : byte == UInt8(ascii: "f") ? (Self.falseLiteral, .false) : (Self.nullLiteral, .null)
             literalMatched = 1
             state = .literal
         default:

@@ -6,7 +6,7 @@
 enum PercentDecoding {
     struct Failure: Error { var offset: Int }
 
-    static func decode(_ input: UnsafeBufferPointer<UInt8>) throws(Failure) -> [UInt8] {
+    static func decode(_ input: Span<UInt8>) throws(Failure) -> [UInt8] {
         var output = [UInt8]()
         output.reserveCapacity(input.count)
         var index = 0
@@ -18,7 +18,7 @@ enum PercentDecoding {
                 continue
             }
             guard index + 2 < input.count,
-                  let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
+                  let high = ByteRules.hexValue(input[index + 1]), let low = ByteRules.hexValue(input[index + 2])
             else { throw Failure(offset: index) }
             output.append(high << 4 | low)
             index += 3
@@ -26,22 +26,13 @@ enum PercentDecoding {
         return output
     }
 
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
     /// True when `input` holds at least one `%XX` escape.
-    static func looksEncoded(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func looksEncoded(_ input: Span<UInt8>) -> Bool {
         // memchr to each `%`: most records (Base64, raw XML) hold none at all.
         var index = 0
-        while let percent = FrameScanner.index(of: UInt8(ascii: "%"), in: input, from: index) {
+        while let percent = ByteSearch.firstIndex(of: UInt8(ascii: "%"), in: input, from: index) {
             guard percent + 2 < input.count else { return false }
-            if hexValue(input[percent + 1]) != nil, hexValue(input[percent + 2]) != nil {
+            if ByteRules.hexValue(input[percent + 1]) != nil, ByteRules.hexValue(input[percent + 2]) != nil {
                 return true
             }
             index = percent + 1

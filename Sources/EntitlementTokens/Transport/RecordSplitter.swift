@@ -106,10 +106,20 @@ public struct RecordSplitter: Sendable {
     var retainedBytes: Int { line.capacity + raw.capacity + (document?.retainedBytes ?? 0) + wrapped.capacity + wrapDecoded.capacity }
 
     /// Feeds the next chunk; returns the records it completed, in order.
+    ///
+    /// An array or array slice is read in place; other collections are copied once.
+    @inlinable
     public mutating func feed(_ bytes: some Collection<UInt8>) -> [TokenRecord] {
+        if let array = bytes as? [UInt8] { return feed(array.span) }
+        if let slice = bytes as? ArraySlice<UInt8> { return feed(slice.span) }
+        let copy = Array(bytes)
+        return feed(copy.span)
+    }
+
+    /// Feeds the next chunk, read in place; returns the records it completed, in order.
+    public mutating func feed(_ bytes: Span<UInt8>) -> [TokenRecord] {
         var records: [TokenRecord] = []
-        let done: Void? = bytes.withContiguousStorageIfAvailable { feedSkippingByteOrderMark($0, into: &records) }
-        if done == nil { Array(bytes).withUnsafeBufferPointer { feedSkippingByteOrderMark($0, into: &records) } }
+        feedSkippingByteOrderMark(bytes, into: &records)
         return records
     }
 
@@ -119,7 +129,8 @@ public struct RecordSplitter: Sendable {
         if !byteOrderMarkDecided {
             // A prefix of a byte order mark and then the end: those bytes are input.
             byteOrderMarkDecided = true
-            Self.byteOrderMark.withUnsafeBufferPointer { feed(UnsafeBufferPointer(rebasing: $0[..<byteOrderMarkMatched]), into: &records) }
+            let mark = ByteRules.byteOrderMark
+            feed(mark.span.extracting(..<byteOrderMarkMatched), into: &records)
         }
         switch mode {
         case .undetermined:
@@ -134,17 +145,16 @@ public struct RecordSplitter: Sendable {
         return records
     }
 
-    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-
-    private mutating func feedSkippingByteOrderMark(_ buffer: UnsafeBufferPointer<UInt8>, into records: inout [TokenRecord]) {
+    private mutating func feedSkippingByteOrderMark(_ buffer: Span<UInt8>, into records: inout [TokenRecord]) {
         guard !byteOrderMarkDecided else { return feed(buffer, into: &records) }
         var index = 0
         while index < buffer.count, byteOrderMarkMatched < 3 {
-            guard buffer[index] == Self.byteOrderMark[byteOrderMarkMatched] else {
+            guard buffer[index] == ByteRules.byteOrderMark[byteOrderMarkMatched] else {
                 // Not a byte order mark: what matched so far is input after all.
                 byteOrderMarkDecided = true
-                Self.byteOrderMark.withUnsafeBufferPointer { feed(UnsafeBufferPointer(rebasing: $0[..<byteOrderMarkMatched]), into: &records) }
-                return feed(UnsafeBufferPointer(rebasing: buffer[index...]), into: &records)
+                let mark = ByteRules.byteOrderMark
+                feed(mark.span.extracting(..<byteOrderMarkMatched), into: &records)
+                return feed(buffer.extracting(index...), into: &records)
             }
             byteOrderMarkMatched += 1
             index += 1
@@ -153,10 +163,10 @@ public struct RecordSplitter: Sendable {
         byteOrderMarkDecided = true
         consumed += 3
         lineStartOffset = 0
-        feed(UnsafeBufferPointer(rebasing: buffer[index...]), into: &records)
+        feed(buffer.extracting(index...), into: &records)
     }
 
-    private mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>, into records: inout [TokenRecord]) {
+    private mutating func feed(_ buffer: Span<UInt8>, into records: inout [TokenRecord]) {
         var start = 0
         if mode == .undetermined {
             while start < buffer.count, buffer[start].isASCIIWhitespace {
@@ -178,18 +188,18 @@ public struct RecordSplitter: Sendable {
             }
         }
         if mode == .json {
-            feedDocument(UnsafeBufferPointer(rebasing: buffer[start...]))
+            feedDocument(buffer.extracting(start...))
             return
         }
         while start < buffer.count {
-            let newline = FrameScanner.index(of: UInt8(ascii: "\n"), in: buffer, from: start)
+            let newline = ByteSearch.firstIndex(of: UInt8(ascii: "\n"), in: buffer, from: start)
             let end = newline ?? buffer.count
             if !lineOverflow {
                 if line.count + (end - start) > configuration.maxRecordBytes {
                     lineOverflow = true
                     line = []
                 } else {
-                    line.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<end]))
+                    line.append(copying: buffer.extracting(start..<end))
                 }
             }
             consumed += end - start
@@ -200,7 +210,7 @@ public struct RecordSplitter: Sendable {
         }
     }
 
-    private mutating func feedDocument(_ chunk: UnsafeBufferPointer<UInt8>) {
+    private mutating func feedDocument(_ chunk: Span<UInt8>) {
         consumed += chunk.count
         documentBytes += chunk.count
         guard !documentOverflow else { return }
@@ -211,7 +221,7 @@ public struct RecordSplitter: Sendable {
             return
         }
         guard document?.hasFailed == false else { return }
-        document?.feed(chunk.span)
+        document?.feed(chunk)
     }
 
     private static let signatureInfoPrefix = Array("<signatureInfo".utf8)
@@ -289,7 +299,7 @@ public struct RecordSplitter: Sendable {
     private mutating func startWrapped(_ line: [UInt8]) -> Bool {
         var bytes = line
         // A UTF-8 BOM at the start of the input is skipped (SPEC §2), also before wrapped Base64.
-        if nextIndex == 1, bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
+        if nextIndex == 1, ByteRules.startsWithByteOrderMark(bytes) { bytes.removeFirst(ByteRules.byteOrderMarkCount) }
         guard Self.wrapWidths.contains(bytes.count), bytes.allSatisfy(Base64.isAlphabetOrPadding) else { return false }
         wrapActive = true
         wrapWidth = bytes.count
@@ -326,7 +336,8 @@ public struct RecordSplitter: Sendable {
     private mutating func absorbWrappedLine(_ bytes: [UInt8]) -> Bool {
         guard wrapWidth % 4 == 0, let decoded = try? Base64.decode(bytes, whitespace: .lineBreaks) else { return false }
         wrapDecoded.append(contentsOf: decoded.bytes)
-        wrapDecoded.withUnsafeBufferPointer { wrapScanner.scan($0) }
+        let soFar = wrapDecoded
+        wrapScanner.scan(soFar.span)
         return wrapScanner.isComplete
     }
 
@@ -349,7 +360,8 @@ public struct RecordSplitter: Sendable {
             // The line break goes in now: the scanner must see that the line
             // ended (a `<` at its end starts no markup).
             if terminator != 0 { raw.append(terminator) }
-            raw.withUnsafeBufferPointer { scanner.scan($0) }
+            let bytes = raw
+            scanner.scan(bytes.span)
         }
         // A record that has failed ends with its line: its framing found an error, or
         // its element is no token (the parser refuses it), so nothing after it can mend it.

@@ -13,22 +13,20 @@ struct TransportDecoder: Sendable {
         var warnings: [String]
     }
 
-    func decode(_ record: UnsafeBufferPointer<UInt8>, envelope: TransportForm.Envelope? = nil) throws(TokenError) -> Payload {
+    func decode(_ record: Span<UInt8>, envelope: TransportForm.Envelope? = nil) throws(TokenError) -> Payload {
         do {
             return try decodeAsGiven(record, envelope: envelope)
         } catch where error.stage == .transport && error.code != .inputTooLarge {
             // Only a record that cannot be read as it stands is looked into
             // for a token wrapped in what was pasted (a URL, quotes, `Bearer`).
             let found: CapturedText.Unwrapped
-            switch CapturedText.unwrap(Array(record), parameterNames: configuration.queryParameterNames) {
+            switch CapturedText.unwrap(record.copiedToArray, parameterNames: configuration.queryParameterNames) {
             case .none: throw error
             case .missingParameter(let message): throw TokenError(.tokenParameterMissing, stage: .transport, message)
             case .unwrapped(let unwrapped): found = unwrapped
             }
             do {
-                var payload = try found.token.withUnsafeBufferPointer { (buffer) throws(TokenError) in
-                    try decodeAsGiven(buffer, envelope: envelope)
-                }
+                var payload = try decodeAsGiven(found.token.span, envelope: envelope)
                 payload.warnings = found.steps + payload.warnings
                 return payload
             } catch {
@@ -39,7 +37,7 @@ struct TransportDecoder: Sendable {
         }
     }
 
-    private func decodeAsGiven(_ record: UnsafeBufferPointer<UInt8>, envelope: TransportForm.Envelope?) throws(TokenError) -> Payload {
+    private func decodeAsGiven(_ record: Span<UInt8>, envelope: TransportForm.Envelope?) throws(TokenError) -> Payload {
         guard record.count <= configuration.maxRecordBytes else {
             throw TokenError(.inputTooLarge, stage: .transport,
                              "record is \(record.count) bytes; the limit is \(configuration.maxRecordBytes) (maxRecordBytes)",
@@ -52,21 +50,21 @@ struct TransportDecoder: Sendable {
         guard start < end else {
             throw TokenError(.emptyInput, stage: .transport, "the record holds no token")
         }
-        let trimmed = UnsafeBufferPointer(rebasing: record[start..<end])
+        let trimmed = record.extracting(start..<end)
 
         if let encoding = Self.nonUTF8Encoding(trimmed) {
             throw TokenError(.unsupportedEncoding, stage: .transport,
                              "input is \(encoding); tokens must be UTF-8", at: SourceLocation(byteOffset: start))
         }
         if Self.startsLikeXML(trimmed) {
-            return try xmlPayload(Array(trimmed), form: TransportForm(envelope: envelope, encoding: .raw), warnings: [])
+            return try xmlPayload(trimmed.copiedToArray, form: TransportForm(envelope: envelope, encoding: .raw), warnings: [])
         }
 
         // A query parameter as captured: `auth=…` or `token=…`.
         var body = trimmed
         var bodyOffset = start
         if let valueStart = Self.queryParameterValueStart(trimmed) {
-            body = UnsafeBufferPointer(rebasing: trimmed[valueStart...])
+            body = trimmed.extracting(valueStart...)
             bodyOffset += valueStart
         }
 
@@ -82,12 +80,12 @@ struct TransportDecoder: Sendable {
             }
             percentEncoded = true
         }
-        if var decoded, decoded.withUnsafeBufferPointer({ Self.startsLikeXML($0) }) {
+        if var decoded, Self.startsLikeXML(decoded.span) {
             var warnings: [String] = []
             if CapturedText.isFormEncoded(body) {
                 // Spaces pass through percent decoding unchanged, and the `%XX`
                 // escapes were valid a moment ago.
-                decoded = (try? CapturedText.formSpaces(body).withUnsafeBufferPointer { try PercentDecoding.decode($0) }) ?? decoded
+                decoded = (try? PercentDecoding.decode(CapturedText.formSpaces(body).span)) ?? decoded
                 warnings.append(CapturedText.formEncodingWarning)
             }
             return try xmlPayload(decoded, form: TransportForm(envelope: envelope, percentEncoded: true, encoding: .raw), warnings: warnings)
@@ -100,14 +98,12 @@ struct TransportDecoder: Sendable {
         do {
             // The record's own bytes unless percent decoding made new ones (no copy).
             if let decoded {
-                result = try decoded.withUnsafeBufferPointer { (buffer) throws(Base64.Failure) in
-                    try Base64.decode(buffer, whitespace: .lineBreaks, spacesArePlus: configuration.repairsSpacesAsPlus)
-                }
+                result = try Base64.decode(decoded.span, whitespace: .lineBreaks, spacesArePlus: configuration.repairsSpacesAsPlus)
             } else {
                 result = try Base64.decode(body, whitespace: .lineBreaks, spacesArePlus: configuration.repairsSpacesAsPlus)
             }
         } catch {
-            let base64Input = decoded ?? Array(body)
+            let base64Input = decoded ?? body.copiedToArray
             var failure = error
             // Blame a lost '+' only when spaces are the sole problem.
             if case .space = failure.reason, let invalid = Base64.firstInvalidCharacter(in: base64Input) {
@@ -118,14 +114,16 @@ struct TransportDecoder: Sendable {
         // More text than the decoded bytes need: line breaks were skipped
         // (`base64` wraps at 76 columns). Counted only then, off the common path.
         if body.count > (result.bytes.count + 2) / 3 * 4 + 2 {
-            let breaks = (decoded.map { $0.count { $0 == UInt8(ascii: "\n") } } ?? body.count { $0 == UInt8(ascii: "\n") })
+            let breaks = decoded.map { $0.count { $0 == UInt8(ascii: "\n") } } ?? Self.count(of: UInt8(ascii: "\n"), in: body)
             if breaks > 0 { warnings.append("joined Base64 wrapped over \(breaks + 1) lines") }
         }
-        if configuration.repairsSpacesAsPlus, (decoded.map { $0.contains(UInt8(ascii: " ")) } ?? body.contains(UInt8(ascii: " "))) {
+        if configuration.repairsSpacesAsPlus,
+           decoded.map({ $0.contains(UInt8(ascii: " ")) }) ?? (ByteSearch.firstIndex(of: UInt8(ascii: " "), in: body) != nil) {
             warnings.append("repaired: spaces in the Base64 were read as '+' (the token was taken from a query string without percent-encoding)")
         }
-        guard result.bytes.withUnsafeBufferPointer({ Self.startsLikeXML($0) }) else {
-            if let encoding = result.bytes.withUnsafeBufferPointer({ Self.nonUTF8Encoding($0) }) {
+        let decodedBytes = result.bytes
+        guard Self.startsLikeXML(decodedBytes.span) else {
+            if let encoding = Self.nonUTF8Encoding(decodedBytes.span) {
                 throw TokenError(.unsupportedEncoding, stage: .transport, "\(assumed) decodes to \(encoding); tokens must be UTF-8")
             }
             throw TokenError(.notXML, stage: .transport,
@@ -141,7 +139,7 @@ struct TransportDecoder: Sendable {
             throw TokenError(.tokenTooLarge, stage: .transport,
                              "token is \(xml.count) bytes of XML; the limit is \(configuration.maxTokenBytes) (maxTokenBytes)")
         }
-        if let invalid = xml.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0) }) {
+        if let invalid = UTF8Validation.firstInvalidOffset(in: xml.span) {
             throw TokenError(.invalidUTF8, stage: .transport, "byte \(invalid) of the XML is not valid UTF-8",
                              at: SourceLocation(offset: invalid, in: xml))
         }
@@ -176,15 +174,14 @@ struct TransportDecoder: Sendable {
     }
 
     /// `<` first, after an optional UTF-8 byte order mark.
-    static func startsLikeXML(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = 0
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+    static func startsLikeXML(_ bytes: Span<UInt8>) -> Bool {
+        var index = ByteRules.startsWithByteOrderMark(bytes) ? ByteRules.byteOrderMarkCount : 0
         while index < bytes.count, bytes[index].isASCIIWhitespace { index += 1 }
         return index < bytes.count && bytes[index] == UInt8(ascii: "<")
     }
 
     /// UTF-16 or UTF-32 by byte order mark or by the NUL bytes around an ASCII `<`.
-    static func nonUTF8Encoding(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    static func nonUTF8Encoding(_ bytes: Span<UInt8>) -> String? {
         guard bytes.count >= 2 else { return nil }
         if bytes.count >= 4, bytes[0] == 0, bytes[1] == 0, (bytes[2] == 0xFE || bytes[3] == UInt8(ascii: "<")) { return "UTF-32BE" }
         if bytes.count >= 4, bytes[2] == 0, bytes[3] == 0, (bytes[0] == 0xFF || bytes[0] == UInt8(ascii: "<")) { return "UTF-32LE" }
@@ -196,14 +193,8 @@ struct TransportDecoder: Sendable {
     /// The offset of the value in `name=value`, when the record is one query parameter.
     /// Base64 cannot contain `=` before its end, so a name followed by `=` and a
     /// value that does not itself start with `=` is unambiguous.
-    /// `1` at the index of each byte a parameter name may hold (ASCII letters,
-    /// digits, `_`, `.`), `0` at every other ASCII byte: a table in constant data.
-    private static var queryNameBytes: StaticString {
-        "00000000000000000000000000000000000000000000001011111111110000000111111111111111111111111110000101111111111111111111111111100000"
-    }
-
-    static func queryParameterValueStart(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let first = bytes.first, first.isASCIILetter else { return nil }
+    static func queryParameterValueStart(_ bytes: Span<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes[0].isASCIILetter else { return nil }
         var index = 1
         while index < bytes.count {
             let byte = bytes[index]
@@ -212,22 +203,21 @@ struct TransportDecoder: Sendable {
                 guard valueStart < bytes.count, bytes[valueStart] != UInt8(ascii: "=") else { return nil }
                 return valueStart
             }
-            // A Base64 record runs through here until its first `+` or `/`: one table load per byte.
-            guard byte < 128, queryNameBytes.utf8Start[Int(byte)] == UInt8(ascii: "1") else { return nil }
+            // A parameter name: ASCII letters, digits, `_`, `.`. A Base64
+            // record runs through here until its first `+` or `/`.
+            guard byte.isASCIILetter || byte.isASCIIDigit || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") else { return nil }
             index += 1
         }
         return nil
     }
-}
 
-extension UInt8 {
-    @inline(__always) var isASCIIWhitespace: Bool {
-        self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09
-    }
-    @inline(__always) var isASCIILetter: Bool {
-        (self | 0x20) >= UInt8(ascii: "a") && (self | 0x20) <= UInt8(ascii: "z")
-    }
-    @inline(__always) var isASCIIDigit: Bool {
-        self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9")
+    private static func count(of byte: UInt8, in bytes: Span<UInt8>) -> Int {
+        var count = 0
+        var from = 0
+        while let found = ByteSearch.firstIndex(of: byte, in: bytes, from: from) {
+            count += 1
+            from = found + 1
+        }
+        return count
     }
 }

@@ -1,5 +1,3 @@
-internal import COpenSSL
-
 /// `DEVICE_MISMATCH` when the token is bound to another device, or to none
 /// while the server expects one. Compared in constant time: the fingerprint
 /// is a credential, and how much of it matched must not leak through timing.
@@ -33,25 +31,14 @@ struct DevicePolicy: TokenPolicy {
 public enum DeviceFingerprint {
     /// Lowercase hex digest of `deviceID`: SHA-256 for 64 digits, SHA-1 for 40, MD5 for 32.
     public static func hash(_ deviceID: String, hexLength: Int) -> String? {
-        let md: OpaquePointer?
+        let algorithm: OpenSSLDigest.Algorithm
         switch hexLength {
-        case 64: md = EVP_sha256()
-        case 40: md = EVP_sha1()
-        case 32: md = EVP_md5()
+        case 64: algorithm = .sha256
+        case 40: algorithm = .sha1
+        case 32: algorithm = .md5
         default: return nil
         }
-        guard let md else { return nil }
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let bytes = Array(deviceID.utf8)
-        let ok = bytes.withUnsafeBytes { input in
-            EVP_Digest(input.baseAddress, input.count, &digest, &length, md, nil)
-        }
-        guard ok == 1 else { return nil }
-        return digest[0..<Int(length)].map { byte in
-            let hex = Array("0123456789abcdef".utf8)
-            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
-        }.joined()
+        return OpenSSLDigest.digest(of: Array(deviceID.utf8).span, with: algorithm).map { ByteRules.lowercaseHex($0) }
     }
 
     /// Equal-length strings compared without an early exit; the length itself is not secret.

@@ -19,7 +19,7 @@ struct ReplayPolicy: Sendable {
 
     func pending(for token: DecodedToken) -> Question {
         guard token.kind == .media else { return .skip("only media tokens are one-time use") }
-        let identity = token.signedBytes.withUnsafeBytes { ReplayIdentity(sha256Of: $0) }
+        let identity = ReplayIdentity(sha256Of: token.signedBytes.span)
         return .ask(identity, until: token.token.expiresAt.adding(milliseconds: leewayMilliseconds) ?? .latest)
     }
 

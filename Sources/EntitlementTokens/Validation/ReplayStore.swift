@@ -1,4 +1,3 @@
-internal import COpenSSL
 internal import Synchronization
 
 /// The identity of a token for one-time use: SHA-256 of its signed bytes.
@@ -9,11 +8,10 @@ public struct ReplayIdentity: Sendable, Hashable {
     /// An identity from its digest.
     public init(digest: [UInt8]) { self.digest = digest }
 
-    init(sha256Of bytes: UnsafeRawBufferPointer) {
-        var output = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        _ = EVP_Digest(bytes.baseAddress, bytes.count, &output, &length, EVP_sha256(), nil)
-        digest = output
+    init(sha256Of bytes: Span<UInt8>) {
+        // Only an allocation failure inside OpenSSL makes no digest; the
+        // identity is then 32 zero bytes, as it was before (EVP_Digest's result unchecked).
+        digest = OpenSSLDigest.digest(of: bytes, with: .sha256) ?? [UInt8](repeating: 0, count: 32)
     }
 }
 

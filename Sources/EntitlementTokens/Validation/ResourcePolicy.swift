@@ -20,10 +20,10 @@ struct ResourcePolicy: TokenPolicy {
     /// Reasons name at most this many of an authentication token's resources.
     private static let resourcesNamed = 3
 
-    init(expected raw: String, parser: XMLPushParser) {
+    init(expected raw: String, configuration: DecoderConfiguration) {
         expectedRaw = raw
-        configuration = parser.configuration
-        expected = ResourceIdentity.reading(raw) { MediaRSSResource.parse(raw, with: parser) }
+        self.configuration = configuration
+        expected = ResourceIdentity.reading(raw) { MediaRSSResource.reading(of: raw, configuration: configuration) }
         switch expected {
         case .success(let identity): expectedSummary = identity.summary
         case .failure(let error): expectedSummary = ResourceIdentity.opaqueSummary(raw, error)

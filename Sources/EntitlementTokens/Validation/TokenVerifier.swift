@@ -41,7 +41,7 @@ public final class TokenVerifier: Sendable {
     public init(signature: SignatureRequirement, policy: VerificationPolicy = .init(),
                 decoderConfiguration: DecoderConfiguration = .default) {
         self.decoderConfiguration = decoderConfiguration
-        decoders = TokenDecoderPool(configuration: decoderConfiguration)
+        decoders = TokenDecoderPool.shared(for: decoderConfiguration)
         leewayMilliseconds = max(0, policy.leewayMilliseconds)
         clock = policy.clock
         requestor = policy.requestorID.map { RequestorPolicy(expected: $0) }
@@ -159,12 +159,15 @@ public final class TokenVerifier: Sendable {
 
     @inlinable
     func decode(_ record: some Collection<UInt8>, envelope: RESTEnvelope?) -> Result<DecodedToken, TokenError> {
-        record.withContiguousStorageIfAvailable { decode(contiguous: $0, envelope: envelope) }
-            ?? Array(record).withUnsafeBufferPointer { decode(contiguous: $0, envelope: envelope) }
+        // An array or array slice is read in place; other collections are copied once.
+        if let array = record as? [UInt8] { return decode(contiguous: array.span, envelope: envelope) }
+        if let slice = record as? ArraySlice<UInt8> { return decode(contiguous: slice.span, envelope: envelope) }
+        let copy = Array(record)
+        return decode(contiguous: copy.span, envelope: envelope)
     }
 
     @usableFromInline
-    func decode(contiguous record: UnsafeBufferPointer<UInt8>, envelope: RESTEnvelope?) -> Result<DecodedToken, TokenError> {
+    func decode(contiguous record: Span<UInt8>, envelope: RESTEnvelope?) -> Result<DecodedToken, TokenError> {
         if envelope == nil, Self.isJSONDocument(record) { return decodeDocument(record) }
         return decoders.withDecoder { decoder in
             Result { () throws(TokenError) in try decoder.decode(record, envelope: envelope) }
@@ -173,16 +176,15 @@ public final class TokenVerifier: Sendable {
 
     /// True when the first byte that is not white space (or a BOM) is `{`:
     /// a REST JSON response, given whole.
-    private static func isJSONDocument(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var index = 0
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+    private static func isJSONDocument(_ bytes: Span<UInt8>) -> Bool {
+        var index = ByteRules.startsWithByteOrderMark(bytes) ? ByteRules.byteOrderMarkCount : 0
         while index < bytes.count, bytes[index].isASCIIWhitespace { index += 1 }
         return index < bytes.count && bytes[index] == UInt8(ascii: "{")
     }
 
     /// A REST response holding one token is that token, with its envelope; one
     /// holding several names the entry point that takes them all.
-    private func decodeDocument(_ document: UnsafeBufferPointer<UInt8>) -> Result<DecodedToken, TokenError> {
+    private func decodeDocument(_ document: Span<UInt8>) -> Result<DecodedToken, TokenError> {
         var splitter = RecordSplitter(configuration: decoderConfiguration)
         let records = splitter.feed(document) + splitter.finish()
         guard records.count == 1, let record = records.first else {
@@ -303,7 +305,7 @@ public final class TokenVerifier: Sendable {
         var skipped = trust.skippedSignature
         if let requestor { policies.append(requestor) } else { skipped.append(.init(check: .requestor, reason: "no expected requestor configured")) }
         if let resource = expectations.resourceID {
-            policies.append(decoders.withDecoder { ResourcePolicy(expected: resource, parser: $0.parser) })
+            policies.append(ResourcePolicy(expected: resource, configuration: decoderConfiguration))
         } else { skipped.append(.init(check: .resource, reason: "no expected resource given")) }
         if let mvpds { policies.append(mvpds) } else { skipped.append(.init(check: .mvpd, reason: "no MVPD allow-list configured")) }
         if let device = expectations.device {
@@ -341,13 +343,11 @@ public final class TokenVerifier: Sendable {
         }
         let signature: [UInt8]
         do {
-            signature = try text.withUnsafeBufferPointer { (buffer) throws(Base64.Failure) in
-                try Base64.decode(buffer, whitespace: .any)
-            }.bytes
+            signature = try Base64.decode(text.span, whitespace: .any).bytes
         } catch {
             return .failure(SignatureFailure(reason: "signatureInfo is not valid Base64 (at its byte \(error.offset))"))
         }
-        let verifyingKey = token.signedBytes.withUnsafeBytes { ring.verifyingKey(for: signature, message: $0) }
+        let verifyingKey = ring.verifyingKey(for: signature, message: token.signedBytes.span)
         if let verifyingKey { return .success(verifyingKey) }
         var reason = "no trusted key verifies the signature (\(signature.count) bytes; \(ring.keys.count) trusted key\(ring.keys.count == 1 ? "" : "s"))"
         if !ring.keys.contains(where: { Self.signatureSizes(of: $0).contains(signature.count) }) {

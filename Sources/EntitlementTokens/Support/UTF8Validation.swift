@@ -4,8 +4,17 @@
 /// Done once on the decoded XML, before any parsing, so that every invalid
 /// byte gets the same error code and an exact offset, whatever libxml2 would
 /// have said about it.
+///
+/// A hot kernel: its ASCII fast path reads 32 bytes per step through
+/// unaligned word loads, so it lives in Support/ behind a `Span` API
+/// (docs/PERFORMANCE.md, "Internal architecture (issue 12)").
 enum UTF8Validation {
-    static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// The offset of the first byte that does not begin a valid UTF-8 sequence, or nil.
+    static func firstInvalidOffset(in bytes: Span<UInt8>) -> Int? {
+        bytes.withUnsafeBufferPointer { firstInvalidOffset(in: $0) }
+    }
+
+    private static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var index = 0
         let count = bytes.count
         while index < count {

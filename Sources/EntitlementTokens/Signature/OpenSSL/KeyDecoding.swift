@@ -63,7 +63,7 @@ enum KeyDecoding {
 
     private static func decodePublicKeys(from input: [UInt8], source: String, inDirectory: Bool) throws(KeyError) -> DecodedFile {
         let bytes = withoutByteOrderMark(input)
-        if bytes.allSatisfy(isASCIIWhitespace) {
+        if bytes.allSatisfy(\.isASCIIWhitespace) {
             let detail = bytes.isEmpty ? "file is empty" : "holds only whitespace"
             guard inDirectory else { throw KeyError(.noKeysFound, source, detail) }
             return DecodedFile(skipped: [Skipped(code: .holdsNoKey, detail: "holds no key (\(detail))")])
@@ -211,7 +211,7 @@ enum KeyDecoding {
 
     static func privateKey(from input: [UInt8], source: String) throws(KeyError) -> OpenSSLKey {
         let bytes = withoutByteOrderMark(input)
-        if bytes.allSatisfy(isASCIIWhitespace) {
+        if bytes.allSatisfy(\.isASCIIWhitespace) {
             throw KeyError(.noKeysFound, source, bytes.isEmpty ? "file is empty" : "holds only whitespace")
         }
         guard PEMBlocks.looksLikePEM(bytes) else {
@@ -280,10 +280,6 @@ enum KeyDecoding {
     /// Drops a leading UTF-8 byte order mark, which editors on Windows add
     /// and which would hide the first `-----BEGIN` line from the PEM reader.
     private static func withoutByteOrderMark(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.starts(with: [0xef, 0xbb, 0xbf]) ? Array(bytes.dropFirst(3)) : bytes
-    }
-
-    private static func isASCIIWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d
+        ByteRules.startsWithByteOrderMark(bytes) ? Array(bytes.dropFirst(ByteRules.byteOrderMarkCount)) : bytes
     }
 }

@@ -59,14 +59,7 @@ final class OpenSSLSHA256: @unchecked Sendable {
             out.withUnsafeMutableBytes { digest(message, into: $0) }
         }
         guard ok else { return nil }
-        let digits = Array("0123456789abcdef".utf8)
-        var hex = [UInt8]()
-        hex.reserveCapacity(out.count * 2)
-        for byte in out {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        return ByteRules.lowercaseHex(out)
     }
 }
 

@@ -48,7 +48,13 @@ final class SignatureVerifier: Sendable {
 
     /// True only when `signature` is a valid signature over `message`.
     /// `digest` caches SHA-256(`message`) across keys.
-    func isValid(
+    func isValid(_ signature: Span<UInt8>, message: Span<UInt8>, digest: inout SignedMessageDigest) -> Bool {
+        signature.withUnsafeBytes { signature in
+            message.withUnsafeBytes { message in isValid(signature, message: message, digest: &digest) }
+        }
+    }
+
+    private func isValid(
         _ signature: UnsafeRawBufferPointer,
         message: UnsafeRawBufferPointer,
         digest: inout SignedMessageDigest
@@ -79,11 +85,14 @@ final class SignatureVerifier: Sendable {
     ) -> Bool {
         if signature.count == ECDSASignatureEncoding.rawByteCount {
             let rawVerified = withUnsafeTemporaryAllocation(
-                byteCount: ECDSASignatureEncoding.maximumDERByteCount, alignment: 1
+                of: UInt8.self, capacity: ECDSASignatureEncoding.maximumDERByteCount
             ) { buffer in
-                let length = ECDSASignatureEncoding.derFromRaw(signature, into: buffer)
+                var output = MutableSpan(_unsafeElements: buffer)
+                let length = ECDSASignatureEncoding.derFromRaw(
+                    Span(_unsafeElements: signature.assumingMemoryBound(to: UInt8.self)), into: &output
+                )
                 return verifyDigest(
-                    UnsafeRawBufferPointer(rebasing: buffer[0..<length]),
+                    UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[0..<length])),
                     message: message, digest: &digest, pool: pool
                 )
             }
