@@ -1,4 +1,4 @@
-import EntitlementTokens
+@_spi(TokenTestSupport) import EntitlementTokens
 
 /// FuzzDecode: any bytes through transport decoding, framing and parsing.
 ///
@@ -13,7 +13,10 @@ import EntitlementTokens
 /// - the same input decodes the same way twice with one reused decoder (no
 ///   state leaks from one token into the next through the libxml2 context);
 /// - tighter limits only ever refuse: a token that decodes under them decodes
-///   identically under the defaults.
+///   identically under the defaults;
+/// - the framing's one-step path for plain tags reads the input (and a
+///   token's decoded XML) exactly as the general path does, fed whole and in
+///   pieces (`FramingPathComparison`).
 public final class DecodeOracle {
     public static let target = "FuzzDecode"
 
@@ -33,9 +36,12 @@ public final class DecodeOracle {
         let first = Result { () throws(TokenError) in try decoder.decode(input) }
         let summary = Summary.of(first)
         switch first {
-        case .success(let token): Self.checkToken(token, input: input, decoder: decoder)
+        case .success(let token):
+            Self.checkToken(token, input: input, decoder: decoder)
+            Self.checkFramingPaths(token.xml)
         case .failure(let error): Self.checkError(error, inputCount: input.count)
         }
+        Self.checkFramingPaths(input)
 
         let again = Summary.of(Result { () throws(TokenError) in try decoder.decode(input) })
         if again != summary {
@@ -67,6 +73,17 @@ public final class DecodeOracle {
                    .doctypeForbidden],
         .model: [.duplicateField, .missingField, .invalidFieldValue, .ambiguousMediaRSS],
     ]
+
+    /// Both framing paths, fed whole and then in pieces: byte by byte for a
+    /// short input, else in runs whose length the input decides.
+    static func checkFramingPaths(_ bytes: [UInt8]) {
+        let step = bytes.count <= 512 ? 1 : 7 + bytes.count % 61
+        for cuts in [[], Array(stride(from: step, to: bytes.count, by: step))] {
+            if let difference = FramingPathComparison.difference(bytes, cuts: cuts) {
+                oracleFailure(target, "the framing's two paths differ (cut every \(cuts.isEmpty ? "never" : "\(step)") bytes): \(difference)")
+            }
+        }
+    }
 
     public static func checkError(_ error: TokenError, inputCount: Int, target: String = target) {
         if codesByStage[error.stage]?.contains(error.code) != true {

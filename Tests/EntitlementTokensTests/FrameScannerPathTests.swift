@@ -1,40 +1,18 @@
 import Testing
-@testable import EntitlementTokens
+@_spi(TokenTestSupport) @testable import EntitlementTokens
 
 /// The framing's one-step path for plain tags (`<name>`, and end tags inside
 /// the token element) must read every input exactly as the general path does:
 /// it exists only for speed (docs/PERFORMANCE.md, "Internal architecture").
 /// The fuzz oracle makes the same comparison on every fuzz input.
 @Suite struct FrameScannerPathTests {
-    /// Everything the scanner says about `bytes` fed up to each of `cuts` (then to the end).
-    struct Reading: Equatable {
-        var afterEachCut: [[Bool]] = []
-        var firstErrors: [TokenError?] = []
-        var frame: Result<TokenFrame, TokenError>
-    }
-
-    static func reading(_ bytes: [UInt8], cuts: [Int], plainTags: Bool) -> Reading {
-        var scanner = FrameScanner(takesPlainTagsInOneStep: plainTags)
-        var afterEachCut: [[Bool]] = []
-        var firstErrors: [TokenError?] = []
-        for end in cuts.filter({ $0 > 0 && $0 < bytes.count }).sorted() + [bytes.count] {
-            let prefix = Array(bytes[..<end])
-            scanner.scan(prefix.span)
-            afterEachCut.append([scanner.isComplete, scanner.isMarkupOpen, scanner.sawOnlyDeclaration, scanner.tokenElementHasUnknownName])
-            firstErrors.append(scanner.firstError)
-        }
-        let frame = Result { () throws(TokenError) in try scanner.frame(in: bytes.span) }
-        return Reading(afterEachCut: afterEachCut, firstErrors: firstErrors, frame: frame)
-    }
-
     static func expectSamePaths(_ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
         let bytes = Array(text.utf8)
         // Whole, byte by byte, and in runs of a few lengths that fall at every kind of place.
         let cutSets: [[Int]] = [[], Array(0..<bytes.count)] + [3, 7, 13, 64].map { Array(stride(from: $0, to: bytes.count, by: $0)) }
         for cuts in cutSets {
-            let fast = reading(bytes, cuts: cuts, plainTags: true)
-            let general = reading(bytes, cuts: cuts, plainTags: false)
-            #expect(fast == general, "\(text.prefix(120)) cut at \(cuts.prefix(8))", sourceLocation: sourceLocation)
+            let difference = FramingPathComparison.difference(bytes, cuts: cuts)
+            #expect(difference == nil, "\(text.prefix(120)) cut at \(cuts.prefix(8)): \(difference ?? "")", sourceLocation: sourceLocation)
         }
     }
 
