@@ -303,16 +303,8 @@ import Testing
                       ["serve", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT", "--debugger",
                        "--listen", "0.0.0.0:0"]])
     func refusesANonLoopbackAddress(arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = ExecutableTests.binary
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        try await offloaded { process.waitUntilExit() }
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 64)
+        let (status, text) = try await ExecutableTests.run(arguments)
+        #expect(status == 64)
         #expect(text.contains("loopback"), "\(text)")
     }
 }

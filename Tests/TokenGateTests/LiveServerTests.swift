@@ -68,18 +68,23 @@ import Testing
         return candidates.map { $0.appendingPathComponent("tokengate") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
-    @Test(.enabled(if: binary != nil, "the tokengate executable is not built"))
-    func refusesToStartWithoutARequestorAndExplainsWhy() async throws {
+    /// Runs the executable to its end: its exit status and standard error.
+    static func run(_ arguments: [String]) async throws -> (status: Int32, errors: String) {
         let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--key", GateFixtures.publicKey, "--resource", "TNT"]
+        process.executableURL = binary
+        process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         try await offloaded { process.waitUntilExit() }
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 64)
+        return (process.terminationStatus, String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    @Test(.enabled(if: binary != nil, "the tokengate executable is not built"))
+    func refusesToStartWithoutARequestorAndExplainsWhy() async throws {
+        let (status, text) = try await Self.run(["serve", "--key", GateFixtures.publicKey, "--resource", "TNT"])
+        #expect(status == 64)
         #expect(text.contains("--requestor"))
     }
 

@@ -194,3 +194,15 @@ public struct GateConfigurationError: Error, Sendable, Equatable, CustomStringCo
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
+
+extension KeyRing {
+    /// The keys a gate or a debugger starts with: a key that cannot be loaded
+    /// stops the start, with the library's reason.
+    static func loadAtStart(paths: [String], options: KeyLoadingOptions) throws(GateConfigurationError) -> KeyRing {
+        do {
+            return try KeyRing.load(paths: paths, options: options)
+        } catch {
+            throw GateConfigurationError("cannot load the keys: \(error.description)")
+        }
+    }
+}

@@ -16,12 +16,7 @@ public final class DebuggerServer: Sendable {
                 clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now) throws(GateConfigurationError) {
         self.configuration = configuration
         self.logger = logger
-        let ring: KeyRing
-        do {
-            ring = try KeyRing.load(paths: configuration.keyPaths, options: configuration.keyLoading)
-        } catch {
-            throw GateConfigurationError("cannot load the keys: \(error.description)")
-        }
+        let ring = try KeyRing.loadAtStart(paths: configuration.keyPaths, options: configuration.keyLoading)
         endpoints = DebuggerEndpoints(keys: GateVerifier(ring: ring, policy: VerificationPolicy()), clock: clock)
     }
 

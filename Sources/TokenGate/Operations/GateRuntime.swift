@@ -53,12 +53,7 @@ public final class GateRuntime: Sendable {
         self.replay = replay
         let metrics = GateMetrics()
         self.metrics = metrics
-        let ring: KeyRing
-        do {
-            ring = try KeyRing.load(paths: configuration.keyPaths, options: configuration.keyLoading)
-        } catch {
-            throw GateConfigurationError("cannot load the keys: \(error.description)")
-        }
+        let ring = try KeyRing.loadAtStart(paths: configuration.keyPaths, options: configuration.keyLoading)
         let store = replay.store.map {
             GuardedReplayStore($0, timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
                                failure: configuration.replayFailure, innerKeepsDeadline: replay.keepsDeadline,
