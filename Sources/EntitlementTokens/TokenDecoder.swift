@@ -41,6 +41,15 @@ public final class TokenDecoder {
         try decode(Array(text.utf8), envelope: envelope)
     }
 
+    /// The XML a record holds once its transport form is undone (Base64,
+    /// percent-encoding, a REST envelope's string…), before framing: what the
+    /// location of a framing, parsing or model error points into, for a tool
+    /// that shows the error in place (the web debugger). Throws the record's
+    /// transport error, if it has one.
+    public func decodedXML(of record: [UInt8], envelope: RESTEnvelope? = nil) throws(TokenError) -> [UInt8] {
+        try transport.decode(record.span, envelope: envelope?.version).xml
+    }
+
     @usableFromInline
     func decode(_ record: Span<UInt8>, envelope: RESTEnvelope?) throws(TokenError) -> DecodedToken {
         let payload = try transport.decode(record, envelope: envelope?.version)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import EntitlementTokens
 
@@ -8,6 +9,18 @@ import Testing
     @Test func rawXMLWithDeclarationAndWhitespace() throws {
         let decoded = try Fixtures.decode("  \n<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\(Self.raw)\n\n")
         #expect(decoded.transport == TransportForm(encoding: .raw))
+    }
+
+    /// What a later stage's error location points into: the XML with the
+    /// transport form undone, even when that XML does not frame or parse.
+    @Test func decodedXMLUndoesTheTransportFormOnly() throws {
+        let broken = "<signatureInfo>AAAA<signatureInfo>\n<authToken>\n</authTok"
+        let decoder = TokenDecoder()
+        #expect(try decoder.decodedXML(of: Array(broken.utf8)) == Array(broken.utf8))
+        #expect(try decoder.decodedXML(of: Array(Fixtures.base64(broken).utf8)) == Array(broken.utf8))
+        let percent = broken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        #expect(try decoder.decodedXML(of: Array(percent.utf8)) == Array(broken.utf8))
+        #expect(throws: TokenError(.invalidBase64, stage: .transport, "")) { try decoder.decodedXML(of: Array("PHNpZ25h*dHVyZQ".utf8)) }
     }
 
     @Test func rawXMLWithUTF8ByteOrderMark() throws {

@@ -77,6 +77,8 @@ struct DebuggerBrowserTests {
                 GateFixtures.token(withUnknownField),
                 GateFixtures.token(expired),
                 GateFixtures.token(key: GateFixtures.untrustedKey),
+                // Before the raw one, whose open element would take the next line into its record.
+                Data(Self.malformed.utf8).base64EncodedString(),
                 Self.malformed,
             ]
             let page = try await offloadedPage { () -> [String: Any] in
@@ -116,9 +118,9 @@ struct DebuggerBrowserTests {
                     """) as? [String: Any] ?? [:]
             }
             let reports = try #require(page["reports"] as? [[String: Any]])
-            #expect(reports.map { $0["status"] as? String } == ["VALID_TOKEN", "TOKEN_EXPIRED", "INVALID_SIGNATURE", "INVALID_TOKEN_FORMAT"])
-            try #require(reports.count == 4)
-            let (valid, expiredReport, forged, broken) = (reports[0], reports[1], reports[2], reports[3])
+            #expect(reports.map { $0["status"] as? String } == ["VALID_TOKEN", "TOKEN_EXPIRED", "INVALID_SIGNATURE", "INVALID_TOKEN_FORMAT", "INVALID_TOKEN_FORMAT"])
+            try #require(reports.count == 5)
+            let (valid, expiredReport, forged, brokenInBase64, broken) = (reports[0], reports[1], reports[2], reports[3], reports[4])
             #expect(valid["colour"] as? String == "rgb(30, 125, 50)")
             #expect(forged["colour"] as? String == "rgb(179, 38, 30)")
             #expect(valid["kind"] as? String == "media")
@@ -142,11 +144,16 @@ struct DebuggerBrowserTests {
             #expect(valid["unknown"] as? [String] == ["deviceHint"])
             #expect(valid["fieldCount"] as? Int == 7)
             #expect(forged["verifiedBy"] as? String == "no trusted key")
-            // The malformed token: its record starts on line 4 of the input; the error is at 2:1 of its XML.
+            // The malformed token: its record starts on line 5 of the input; the error is at 2:1 of its XML.
             #expect(broken["errorCode"] as? String == "unterminatedTokenElement")
             #expect(broken["errorMark"] as? String == "<")
-            #expect(broken["errorMarkTitle"] as? String == "line 5, column 1")
-            #expect(broken["errorLine"] as? String == "    5 | <authToken>\n", "\(broken["errorLine"] ?? "")")
+            #expect(broken["errorMarkTitle"] as? String == "line 6, column 1")
+            #expect(broken["errorLine"] as? String == "    6 | <authToken>\n", "\(broken["errorLine"] ?? "")")
+            // The same XML pasted as Base64: the mark is in the XML it decoded to, at its own 2:1.
+            #expect(brokenInBase64["errorCode"] as? String == "unterminatedTokenElement")
+            #expect(brokenInBase64["errorMark"] as? String == "<")
+            #expect(brokenInBase64["errorMarkTitle"] as? String == "line 2, column 1")
+            #expect(brokenInBase64["errorLine"] as? String == "    2 | <authToken>\n", "\(brokenInBase64["errorLine"] ?? "")")
             #expect(page["stored"] as? Int == 0)
             #expect(page["href"] as? String == origin + "/debugger#resource=TNT")
         }

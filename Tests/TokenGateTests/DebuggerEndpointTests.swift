@@ -128,6 +128,26 @@ import Testing
         }
     }
 
+    /// A format error past the transport stage comes with the XML it points
+    /// into, so the page can mark it even when the token arrived in Base64;
+    /// a token, and a transport error, come with null.
+    @Test func aFormatErrorComesWithTheXMLItPointsInto() async throws {
+        let server = try debuggerServer()
+        let malformedXML = "<signatureInfo>AAAA<signatureInfo>\n<authToken>\n  <requestorID>TNT</requestorID\n</authToken>"
+        let body = [GateFixtures.token(), Data(malformedXML.utf8).base64EncodedString(), "%%%notbase64"].joined(separator: "\n")
+        try await server.application().test(.router) { client in
+            let response = try await client.executeRequest(uri: "/debugger/report", method: .post, headers: [:], body: ByteBuffer(string: body))
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            let reports = try #require(object["reports"] as? [[String: Any]])
+            #expect(reports.map { $0["status"] as? String } == ["VALID_TOKEN", "INVALID_TOKEN_FORMAT", "INVALID_TOKEN_FORMAT"])
+            let errorXML = try #require(object["errorXML"] as? [Any])
+            #expect(errorXML.count == 3)
+            #expect(errorXML.first is NSNull)
+            #expect(errorXML.dropFirst().first as? String == malformedXML)
+            #expect(errorXML.last is NSNull)
+        }
+    }
+
     /// The page's expectations reach the debugger's route; the production
     /// route of the same gate ignores them and keeps the configured requestor.
     @Test func onlyTheDebuggerRouteTakesTheRequestorMVPDAndLeeway() async throws {

@@ -10,7 +10,10 @@ import HummingbirdCore
 ///   install beside it);
 /// - `POST /debugger/report`: the tokens of the body verified against the
 ///   page's expectations (``DebuggerExpectations``), answered as
-///   `{"now": ISO 8601, "reports": [SPEC §6 objects with decodedXML]}`;
+///   `{"now": ISO 8601, "reports": [SPEC §6 objects with decodedXML],
+///   "errorXML": [per report, the decoded XML its format error points into,
+///   or null]}` — so the page can mark an error inside a token that arrived
+///   Base64- or percent-encoded;
 /// - `POST /debugger/csp-report`, `GET /debugger/csp-reports`: the browser's
 ///   Content-Security-Policy violation reports, kept (bounded) so a test or a
 ///   curious engineer can see that nothing was blocked.
@@ -96,8 +99,23 @@ struct DebuggerEndpoints: Sendable {
         }
         var body = Array("{\"now\":\"\(now.iso8601)\",\"reports\":".utf8)
         body += TokenReport.jsonArray(reports, showDecodedXML: true)
-        body += Array("}\n".utf8)
+        body += Array(",\"errorXML\":[".utf8)
+        let decoder = TokenDecoder()
+        for (index, report) in reports.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body += Array(Self.errorXML(report, record: records[index], decoder: decoder).utf8)
+        }
+        body += Array("]}\n".utf8)
         return DebuggerHeaders.response(.ok, contentType: "application/json", bytes: body)
+    }
+
+    /// The decoded XML a format error of a later stage than transport points
+    /// into, as a JSON string; `null` for a token, or a transport error.
+    static func errorXML(_ report: TokenReport, record: TokenRecord, decoder: TokenDecoder) -> String {
+        guard let error = report.error, error.stage != .transport,
+              let xml = try? decoder.decodedXML(of: record.bytes, envelope: record.envelope)
+        else { return "null" }
+        return GateLogHandler.jsonString(String(decoding: xml, as: UTF8.self))
     }
 
     private func collectViolation(_ request: Request) async -> Response {

@@ -173,7 +173,7 @@ enum DebuggerScript {
         return excerpt;
       }
 
-      function renderReport(report, nowIso, inputLines) {
+      function renderReport(report, nowIso, inputLines, errorXML) {
         const element = node('section', 'report');
         element.dataset.input = report.input;
         element.dataset.status = report.status || 'NOT_VERIFIED';
@@ -230,8 +230,15 @@ enum DebuggerScript {
             : error.offset !== null ? 'byte ' + error.offset : null;
           const content = [table('error', [['code', error.code], ['stage', error.stage], ['message', error.message], ['at', where]])];
           const position = errorPosition(report, inputLines);
-          if (position) content.push(errorExcerpt(position, inputLines));
-          else if (where) content.push(node('p', 'note', 'at ' + where + ' of the decoded XML (not shown: it did not decode)'));
+          if (position) {
+            content.push(errorExcerpt(position, inputLines));
+          } else if (typeof errorXML === 'string' && error.line !== null && error.column !== null) {
+            // The token arrived encoded (Base64, percent-encoded, in JSON): mark the XML it decoded to.
+            content.push(node('p', 'note', 'in the XML the token decoded to:'));
+            content.push(errorExcerpt({ line: error.line - 1, column: error.column }, errorXML.split('\n')));
+          } else if (where) {
+            content.push(node('p', 'note', 'at ' + where + ' of the decoded XML'));
+          }
           section(element, 'Format error', 'error', ...content);
         }
         if (report.checksRun) {
@@ -318,7 +325,8 @@ enum DebuggerScript {
         if (mine !== generation) return;
         const inputLines = text.split('\n');
         try {
-          results.replaceChildren(...answer.reports.map((report) => renderReport(report, answer.now, inputLines)));
+          results.replaceChildren(...answer.reports.map((report, index) =>
+            renderReport(report, answer.now, inputLines, (answer.errorXML || [])[index])));
         } catch (error) {
           // A bug of the page's, not of the token: said as such rather than a spinner forever.
           results.replaceChildren(node('p', 'request-error', 'the page could not show this answer: ' + String(error.message || error)));
