@@ -18,26 +18,6 @@ public struct SourceLocation: Sendable, Hashable, Codable, CustomStringConvertib
         self.column = column
     }
 
-    /// Computes line and column of `offset` in `bytes` (columns count bytes).
-    init(offset: Int, in bytes: Span<UInt8>) {
-        var line = 1
-        var lineStart = 0
-        let end = min(offset, bytes.count)
-        var index = 0
-        while index < end {
-            if bytes[index] == UInt8(ascii: "\n") {
-                line += 1
-                lineStart = index + 1
-            }
-            index += 1
-        }
-        self.init(byteOffset: offset, line: line, column: offset - lineStart + 1)
-    }
-
-    init(offset: Int, in bytes: [UInt8]) {
-        self.init(offset: offset, in: bytes.span)
-    }
-
     public var description: String {
         if let line, let column { return "\(line):\(column)" }
         return "byte \(byteOffset)"

@@ -1,9 +1,33 @@
-/// Source positions in a document: byte offsets and 1-based line:column.
+/// Source positions in a document: byte offsets and 1-based line:column, for
+/// every stage's errors — computed here and only here.
 ///
 /// libxml2 reports line:column with columns counted in characters; the framing
-/// scanner reports byte offsets. Errors carry both: the parser's character
-/// columns are turned into byte offsets and back here, and only here (a byte
-/// offset's line and byte column is ``SourceLocation/init(offset:in:)``).
+/// scanner and the transport report byte offsets. Errors carry both: a byte
+/// offset's line and byte column is ``SourceLocation/init(offset:in:)``; the
+/// parser's character columns are turned into byte offsets and back by
+/// ``SourcePositions``.
+extension SourceLocation {
+    /// Computes line and column of `offset` in `bytes` (columns count bytes).
+    init(offset: Int, in bytes: Span<UInt8>) {
+        var line = 1
+        var lineStart = 0
+        let end = min(offset, bytes.count)
+        var index = 0
+        while index < end {
+            if bytes[index] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        self.init(byteOffset: offset, line: line, column: offset - lineStart + 1)
+    }
+
+    init(offset: Int, in bytes: [UInt8]) {
+        self.init(offset: offset, in: bytes.span)
+    }
+}
+
 enum SourcePositions {
     /// The byte offset of `line`:`column` (columns in characters, as libxml2
     /// counts them): lines are found by `\n`, characters by UTF-8 lead bytes.
