@@ -7,7 +7,7 @@ public struct MediaToken: Sendable, Hashable {
     public enum Root: Sendable, Hashable, CaseIterable, RawRepresentable {
         case authToken, shortAuthorizationToken
 
-        /// The element name (``ByteRules`` holds each root name once).
+        /// The element name (`ByteRules` holds each root name once).
         public var rawValue: String {
             switch self {
             case .authToken: ByteRules.authToken
