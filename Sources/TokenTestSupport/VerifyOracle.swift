@@ -248,7 +248,17 @@ public final class VerifyOracle {
     static func transportCandidates(_ record: [UInt8]) -> [[UInt8]] {
         var candidates: [[UInt8]] = [record]
         var body = record[...]
-        while let first = body.first, [0x20, 0x09, 0x0A, 0x0D].contains(first) { body = body.dropFirst() }
+        // Leading white space and UTF-8 BOMs, in any order (a pasted record
+        // may carry an editor's BOM before or after its indentation).
+        while true {
+            if let first = body.first, [0x20, 0x09, 0x0A, 0x0D].contains(first) {
+                body = body.dropFirst()
+            } else if body.starts(with: [0xEF, 0xBB, 0xBF]) {
+                body = body.dropFirst(3)
+            } else {
+                break
+            }
+        }
         while let last = body.last, [0x20, 0x09, 0x0A, 0x0D].contains(last) { body = body.dropLast() }
         if let equals = body.firstIndex(of: UInt8(ascii: "=")), equals > body.startIndex,
            body[body.startIndex..<equals].allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2E }) {
