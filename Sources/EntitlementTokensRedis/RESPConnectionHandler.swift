@@ -1,3 +1,4 @@
+internal import Synchronization
 internal import NIOCore
 internal import NIOSSL
 internal import RedisRESP
@@ -45,8 +46,20 @@ final class RESPConnectionHandler: ChannelInboundHandler {
     private let stalledTimeout: TimeAmount
     private let budget: OutstandingBudget
 
+    /// Why the connection closed, readable from any thread: a channel can
+    /// close (a TLS handshake refused at once) before its opener gets to the
+    /// handler, and the opener must still give that reason, not "not found".
+    let firstCloseReason: CloseReason
+
+    final class CloseReason: Sendable {
+        private let reason = Mutex<RedisClientError?>(nil)
+        func record(_ error: RedisClientError) { reason.withLock { if $0 == nil { $0 = error } } }
+        var value: RedisClientError? { reason.withLock { $0 } }
+    }
+
     init(endpointDescription: String, operationTimeout: Duration, stalledTimeout: TimeAmount,
-         replyLimits: RESPLimits, budget: OutstandingBudget) {
+         replyLimits: RESPLimits, budget: OutstandingBudget, firstCloseReason: CloseReason = CloseReason()) {
+        self.firstCloseReason = firstCloseReason
         self.decoder = RESPDecoder(limits: replyLimits)
         self.endpointDescription = endpointDescription
         self.timeoutError = RedisClientError(.timedOut, "no answer from \(endpointDescription) within \(operationTimeout.milliseconds) ms")
@@ -161,6 +174,7 @@ final class RESPConnectionHandler: ChannelInboundHandler {
     /// Fails every waiting request with `reason` and closes the channel; the first reason stays.
     private func close(because reason: RedisClientError) {
         if closeReason == nil { closeReason = reason }
+        firstCloseReason.record(reason)
         stallCheck?.cancel()
         stallCheck = nil
         while let request = pending.popFirst() {

@@ -41,6 +41,7 @@ final class RedisConnection: Sendable {
         let endpoint = configuration.endpoint
         let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
         let serverHostname = isIPAddress(endpoint.host) ? nil : endpoint.host
+        let closeReason = RESPConnectionHandler.CloseReason()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(configuration.connectTimeout.timeAmount)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -55,7 +56,8 @@ final class RedisConnection: Sendable {
                         operationTimeout: configuration.connectTimeout,
                         stalledTimeout: configuration.stalledConnectionTimeout.timeAmount,
                         replyLimits: configuration.replyLimits,
-                        budget: budget))
+                        budget: budget,
+                        firstCloseReason: closeReason))
                 }
             }
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
@@ -64,8 +66,15 @@ final class RedisConnection: Sendable {
             }
             .flatMap { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let handler = try channel.pipeline.syncOperations.handler(type: RESPConnectionHandler.self)
-                    return RedisConnection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+                    do {
+                        let handler = try channel.pipeline.syncOperations.handler(type: RESPConnectionHandler.self)
+                        return RedisConnection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+                    } catch {
+                        // The channel closed between connecting and here, its
+                        // handlers gone: say why it closed (TLS refused…).
+                        throw closeReason.value
+                            ?? RedisClientError(.connectionClosed, "the connection to \(endpoint) closed as it opened")
+                    }
                 }
             }
             .flatMap { (connection: RedisConnection) -> EventLoopFuture<RedisConnection> in
