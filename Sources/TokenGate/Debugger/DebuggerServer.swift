@@ -26,14 +26,9 @@ public final class DebuggerServer: Sendable {
     /// The HTTP application, on the configured address unless `port` overrides it (0: any free port).
     public func application(port: Int? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let http1 = HTTP1Channel.Configuration(
-            idleTimeout: GateRuntime.idleTimeout,
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: GateRuntime.maximumHeaderFieldBytes,
-                                            maxHeaderListSize: GateRuntime.maximumHeaderListBytes,
-                                            maxHeaderFieldCount: GateRuntime.maximumHeaderFields))
-        return Application(
+        Application(
             responder: DebuggerResponder(endpoints: endpoints),
-            server: .http1(configuration: http1),
+            server: .http1(configuration: GateRuntime.http1),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
                                                     serverName: nil),
             onServerRunning: onServerRunning,

@@ -33,6 +33,11 @@ public final class GateRuntime: Sendable {
     /// A connection with nothing to read for this long is closed (a proxy's
     /// keep-alive pool reconnects; a stalled client stops holding a slot).
     public static let idleTimeout = TimeAmount.seconds(30)
+    /// Those limits as the HTTP/1 server's configuration, for the gate and the debugger alike.
+    static let http1 = HTTP1Channel.Configuration(
+        idleTimeout: idleTimeout,
+        httpDecoderConfiguration: .init(maxHeaderFieldSize: maximumHeaderFieldBytes, maxHeaderListSize: maximumHeaderListBytes,
+                                        maxHeaderFieldCount: maximumHeaderFields))
 
     /// Loads the keys and session secrets and builds the gate. `clock` is
     /// injectable for tests; `keyPollInterval` is how often key files are checked.
@@ -85,14 +90,9 @@ public final class GateRuntime: Sendable {
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let responder = GateResponder(gate: gate, reports: ReportEndpoints(verifier: verifier), debugger: debugger, metrics: metrics,
                                       readiness: readiness, logger: logger)
-        let http1 = HTTP1Channel.Configuration(
-            idleTimeout: Self.idleTimeout,
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: Self.maximumHeaderFieldBytes,
-                                            maxHeaderListSize: Self.maximumHeaderListBytes,
-                                            maxHeaderFieldCount: Self.maximumHeaderFields))
         return Application(
             responder: responder,
-            server: .http1(configuration: http1),
+            server: .http1(configuration: Self.http1),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
                                                     serverName: nil),
             onServerRunning: onServerRunning,
