@@ -174,6 +174,13 @@ import Testing
         #"{"decisions":[{"token":{"serializedToken":"T","notAfter":1,"notAfter":2}}]}"#,
         #"{"decisions":[{"token":{"serializedToken":"T"},"token":{"serializedToken":"T"}}]}"#,
         #"{"decisions":[{"resource":"A","resource":"B","token":{"serializedToken":"T"}}]}"#,
+        // A missing token does not hide an ambiguity after it (found by FuzzJSON: a
+        // last-wins reader takes the second serializedToken).
+        #"{"serializedToken":0.5e+10,"serializedToken":"T"}"#,
+        #"{"serializedToken":{},"decisions":[{"token":{"serializedToken":"T"}}]}"#,
+        #"{"decisions":1,"serializedToken":"T"}"#,
+        #"{"decisions":{},"decisions":[{"token":{"serializedToken":"T"}}]}"#,
+        #"{"decisions":[{"token":{"serializedToken":1,"serializedToken":"T"}}]}"#,
     ])
     func ambiguousEnvelopesAreInvalidTokenFormat(template: String) {
         let json = template.replacingOccurrences(of: #""T""#, with: "\"\(Self.token)\"")
@@ -200,6 +207,16 @@ import Testing
         // RFC 8259 leaves duplicate names to the reader; members the envelope never reads are not read.
         let json = #"{"x":{"a":1,"a":2},"y":[{"serializedToken":1},{"serializedToken":2}],"serializedToken":"\#(Self.token)"}"#
         #expect(Self.records(json).map(\.errorCode) == [nil])
+    }
+
+    @Test func aMissingTokenIsReportedWhereNothingOutranksIt() throws {
+        let notAString = try #require(Self.error(#"{"serializedToken":5,"x":"serializedToken"}"#))
+        #expect(notAString.code == .jsonWithoutToken)
+        #expect(notAString.message == "serializedToken is not a string")
+        let first = try #require(Self.error(#"{"serializedToken":5,"decisions":1}"#))
+        #expect(first.code == .ambiguousEnvelope)
+        let notAnArray = try #require(Self.error(#"{"decisions":"x","expires":"1"}"#))
+        #expect(notAnArray.message == "decisions is not an array")
     }
 
     // MARK: - REST v2

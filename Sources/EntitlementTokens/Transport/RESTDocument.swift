@@ -98,6 +98,9 @@ private struct EnvelopeReader: JSONEventHandler {
 
     private var v1Token: [UInt8]?
     private var rootFields: [(key: String, value: RESTEnvelope.Value)] = []
+    /// A `serializedToken` or `decisions` member at the top, whatever its type
+    /// (for the v1-and-v2 ambiguity).
+    private var sawV1Token = false
     private var sawDecisions = false
     private var decisions: [Decision] = []
     private var current: Decision?
@@ -117,13 +120,18 @@ private struct EnvelopeReader: JSONEventHandler {
         return total
     }
 
-    /// The first thing wrong with the envelope (`ambiguousEnvelope`, `jsonWithoutToken`):
-    /// from then on nothing is kept, but the scan goes on, because a document that
-    /// is not JSON at all must say so (the syntax error wins).
-    private(set) var problem: TokenError?
+    /// Why the envelope gives no token, if it does not. An ambiguity outranks a
+    /// missing token: `{"serializedToken": 5, "serializedToken": "PHN…"}` is read
+    /// two ways (a last-wins reader finds a token), so reading goes on past a
+    /// missing token, and only an ambiguity stops it. The scan itself always goes
+    /// on, because a document that is not JSON at all must say so (the syntax
+    /// error wins over both).
+    var problem: TokenError? { ambiguity ?? missingToken }
+    private var ambiguity: TokenError?
+    private var missingToken: TokenError?
 
     mutating func valueStarts(_ kind: JSONValueKind, at position: JSONPosition) throws(TokenError) -> JSONCapture {
-        guard problem == nil else { return .skip }
+        guard ambiguity == nil else { return .skip }
         do {
             return try read(kind, at: position)
         } catch {
@@ -133,12 +141,12 @@ private struct EnvelopeReader: JSONEventHandler {
     }
 
     mutating func keyStarts() -> Bool {
-        guard problem == nil, let frame = frames.last else { return false }
+        guard ambiguity == nil, let frame = frames.last else { return false }
         return frame != .decisions
     }
 
     mutating func key(_ bytes: [UInt8], at position: JSONPosition) throws(TokenError) {
-        guard problem == nil else { return }
+        guard ambiguity == nil else { return }
         do {
             try readKey(bytes, at: position)
         } catch {
@@ -149,8 +157,11 @@ private struct EnvelopeReader: JSONEventHandler {
     /// Limits and the top-level value end the scan at once; the envelope's own
     /// problems wait for the end of the document.
     private mutating func setAside(_ error: TokenError) throws(TokenError) {
-        guard error.code == .ambiguousEnvelope || error.code == .jsonWithoutToken else { throw error }
-        problem = error
+        switch error.code {
+        case .ambiguousEnvelope: ambiguity = error
+        case .jsonWithoutToken: missingToken = missingToken ?? error
+        default: throw error
+        }
     }
 
     private mutating func read(_ kind: JSONValueKind, at position: JSONPosition) throws(TokenError) -> JSONCapture {
@@ -169,6 +180,7 @@ private struct EnvelopeReader: JSONEventHandler {
         case .root:
             if name == "serializedToken" {
                 if sawDecisions { throw Self.mixedVersions(at: position) }
+                sawV1Token = true
                 guard kind == .string else {
                     throw TokenError(.jsonWithoutToken, stage: .transport, "serializedToken is not a string", at: position.location)
                 }
@@ -176,11 +188,11 @@ private struct EnvelopeReader: JSONEventHandler {
                 return .keep(limit: configuration.maxRecordBytes)
             }
             if name == "decisions" {
-                if v1Token != nil { throw Self.mixedVersions(at: position) }
+                if sawV1Token { throw Self.mixedVersions(at: position) }
+                sawDecisions = true
                 guard kind == .array else {
                     throw TokenError(.jsonWithoutToken, stage: .transport, "decisions is not an array", at: position.location)
                 }
-                sawDecisions = true
                 open(.decisions)
                 return Self.read
             }
@@ -240,7 +252,7 @@ private struct EnvelopeReader: JSONEventHandler {
 
     mutating func scalar(_ kind: JSONScalar, text: [UInt8]) throws(TokenError) {
         defer { target = .none }
-        guard problem == nil else { return }
+        guard problem == nil else { return }  // a refused envelope keeps no values
         let value: RESTEnvelope.Value
         switch kind {
         case .string: value = .string(String(decoding: text, as: UTF8.self))
@@ -261,7 +273,7 @@ private struct EnvelopeReader: JSONEventHandler {
     }
 
     mutating func containerEnds() throws(TokenError) {
-        guard problem == nil else { return }
+        guard ambiguity == nil else { return }
         let frame = frames.removeLast()
         names.removeLast()
         if frame == .decision, let current {
