@@ -14,7 +14,9 @@ import Foundation
 ///   unpredictable; the scanner refuses it), a trailing comma (the reference takes
 ///   it, the RFC's grammar does not), a number beyond a Double's range (the
 ///   reference refuses it; §9 lets a parser take any number of the grammar, and
-///   the scanner keeps numbers as written), an ambiguous envelope
+///   the scanner keeps numbers as written), a document holding a NUL byte
+///   (the reference takes one with NULs early on for UTF-16 or UTF-32; no JSON
+///   text holds one, so no record of it may carry a token), an ambiguous envelope
 ///   (`ambiguousEnvelope`; the reference keeps one of two duplicate members and
 ///   cannot say, so the oracle only checks that v1 and v2 members together are
 ///   refused), and U+FEFF at the start of a string (the reference's NSString drops
@@ -80,6 +82,16 @@ public final class JSONOracle {
         let documentError = records.count == 1 ? records[0].error : nil
         if let code = documentError?.code, [.jsonTooDeep, .jsonLimitExceeded, .inputTooLarge].contains(code) {
             return  // beyond the limits: the reference has none to compare
+        }
+        if document.contains(0) {
+            // A NUL byte is never in a UTF-8 JSON text, not even raw in a string; and
+            // the reference reads a document with NULs among its first bytes as
+            // UTF-16 or UTF-32 (RFC 4627's detection: `{\0}\0` is `{}` to it), so it
+            // is no reference here. No record may carry a token.
+            if records.contains(where: { $0.error == nil }) {
+                oracleFailure(target, "a document holding a NUL byte gave a token\n\(shown())")
+            }
+            return
         }
         let reference = try? JSONSerialization.jsonObject(with: Data(document), options: [])
         if let error = documentError, error.code == .invalidJSON {
