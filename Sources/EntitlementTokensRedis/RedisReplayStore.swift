@@ -87,6 +87,29 @@ public final class RedisReplayStore: ReplayStore {
         try await client.ping()
     }
 
+    /// The key the write check sets: under the prefix, so an ACL key pattern
+    /// that admits the replay keys admits it, and holding a `.`, which no
+    /// replay key (Base64url) holds.
+    public var writeCheckKey: String { keyPrefix + ".write-check" }
+
+    /// Whether this client may write the store's keys the way ``accept(_:until:now:)``
+    /// does: `SET <prefix>.write-check 1 PXAT <now + 10 s>`. A user that may
+    /// `PING` but not `SET`, or not these keys (`NOPERM`), and a server older
+    /// than Redis 6.2 (no `PXAT`: a syntax error) fail here, at start-up,
+    /// rather than on every media token. Without `NX`, so servers starting
+    /// together all pass.
+    public func checkWriteAccess(now: TokenTimestamp = .now()) async throws(RedisClientError) {
+        let expiry = now.millisecondsSince1970 + 10_000
+        let command = RESPCommand([Self.setArguments[0], Array(writeCheckKey.utf8), Self.setArguments[1],
+                                   Self.setArguments[3], Array(String(expiry).utf8)])
+        let reply = try await client.send(command)
+        switch reply {
+        case _ where reply.isOK: return
+        case .error: throw RedisClientError.errorReply("SET", reply)
+        default: throw RedisClientError.unexpectedReply("SET", reply)
+        }
+    }
+
     /// Closes the client's connections.
     public func shutdown() async {
         await client.shutdown()

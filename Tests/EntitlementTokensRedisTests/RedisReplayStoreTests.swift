@@ -107,20 +107,35 @@ extension RedisIntegrationTests {
             }
         }
 
-        @Test("an ACL user logs in with AUTH user pass; without +set the write is refused (NOPERM)")
+        @Test("an ACL user logs in with AUTH user pass; without +set, or without the prefix's keys, the write is refused (NOPERM) and the write check says so")
         func aclUser() async throws {
             try await withRedisServer { server in
                 let admin = try adminClient(server.url)
-                #expect(try await admin.command("ACL", "SETUSER", "gate", "on", ">gatepw", "~tokeninspect:*", "+set", "+ping").isOK)
+                #expect(try await admin.command("ACL", "SETUSER", "gate", "on", ">gatepw", "~tokeninspect:replay:*", "+set", "+ping").isOK)
                 #expect(try await admin.command("ACL", "SETUSER", "reader", "on", ">readpw", "~*", "+get", "+ping").isOK)
+                #expect(try await admin.command("ACL", "SETUSER", "elsewhere", "on", ">elsepw", "~other:*", "+set", "+ping").isOK)
                 var generator = SplitMix64(seed: 2)
                 let gate = try makeStore("redis://gate:gatepw@127.0.0.1:\(server.port)")
                 #expect(await gate.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
-                let reader = try makeStore("redis://reader:readpw@127.0.0.1:\(server.port)")
-                try await reader.checkHealth()
-                let decision = await reader.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
-                #expect(decision.isUnavailable && decision.reason.contains("NOPERM"), "\(decision)")
-                for store in [gate, reader] { await store.shutdown() }
+                try await gate.checkWriteAccess()
+                // The check's key holds its prefix and expires within 10 s; twice is fine (no NX).
+                let ttl = try #require(try await admin.integer("PTTL", gate.writeCheckKey))
+                #expect(ttl > 0 && ttl <= 10_000, "PTTL \(ttl)")
+                try await gate.checkWriteAccess()
+                for (user, password) in [("reader", "readpw"), ("elsewhere", "elsepw")] {
+                    let store = try makeStore("redis://\(user):\(password)@127.0.0.1:\(server.port)")
+                    try await store.checkHealth()   // PING passes …
+                    let decision = await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
+                    #expect(decision.isUnavailable && decision.reason.contains("NOPERM"), "\(user): \(decision)")
+                    do throws(RedisClientError) {  // … the write check does not
+                        try await store.checkWriteAccess()
+                        Issue.record("\(user): the write check passed")
+                    } catch {
+                        #expect(error.code == .errorReply && error.message.contains("NOPERM"), "\(user): \(error)")
+                    }
+                    await store.shutdown()
+                }
+                await gate.shutdown()
                 await admin.shutdown()
             }
         }

@@ -162,6 +162,29 @@ struct FleetTests {
         }
     }
 
+    @Test func aUserThatMayPingButNotWriteTheKeysIsAClearStartUpError() async throws {
+        let users = ["--user", "reader", "on", ">readpw", "~*", "+get", "+ping",
+                     "--user", "elsewhere", "on", ">elsepw", "~other:*", "+set", "+ping",
+                     "--user", "gate", "on", ">gatepw", "~tokeninspect:replay:*", "+set", "+ping"]
+        try await withRedisServer(users) { redis in
+            for user in ["reader", "elsewhere"] {
+                let gate = try GateProcess(["--replay", "redis://\(user):\(user.prefix(4))pw@127.0.0.1:\(redis.port)"],
+                                           waitUntilServing: false)
+                defer { gate.stop() }
+                let status = try await offloaded { gate.waitForExit(seconds: 20) }
+                #expect(status == 2, "\(user): the gate did not exit 2: \(gate.log.suffix(1000))")
+                let log = gate.log
+                #expect(log.contains("cannot start") && log.contains("NOPERM"), "\(user): \(log.suffix(1000))")
+                #expect(!log.contains("\(user.prefix(4))pw"), "the password is in the log")
+            }
+            // The least the docs ask for is enough.
+            let gate = try GateProcess(["--replay", "redis://gate:gatepw@127.0.0.1:\(redis.port)"])
+            defer { gate.stop() }
+            let answer = try RawHTTP.get(port: gate.port, "/readyz")
+            #expect(answer.status == 200, "\(gate.log.suffix(1000))")
+        }
+    }
+
     @Test func shutdownClosesTheRedisClientAfterTheServerStops() async throws {
         try await withRedisServer { redis in
             let runtime = try GateFixtures.runtime(["--replay", redis.url, "--shutdown-grace", "0"])

@@ -66,7 +66,9 @@ enum ReplayStartupCheck: Sendable, Equatable {
     /// setting, so the gate does not start.
     case refused(String)
 
-    /// Pings through a client of its own with a longer deadline, then closes it.
+    /// Pings, then writes the way a media token will (`SET … PXAT` under the
+    /// key prefix), through a client of its own with a longer deadline, then
+    /// closes it: a user that may ping but not write its keys is found here.
     static func redis(url: String) async -> ReplayStartupCheck {
         let store: RedisReplayStore
         do {
@@ -77,6 +79,7 @@ enum ReplayStartupCheck: Sendable, Equatable {
         let result: ReplayStartupCheck
         do throws(RedisClientError) {
             try await store.checkHealth()
+            try await store.checkWriteAccess()
             result = .ready
         } catch {
             result = classify(error)
@@ -90,10 +93,16 @@ enum ReplayStartupCheck: Sendable, Equatable {
         case .authenticationFailed, .databaseSelectionFailed, .invalidURL, .invalidConfiguration, .tlsFailed:
             return .refused(error.description)
         case .errorReply, .unexpectedReply:
-            // An ACL user without the right to PING is refused the same way
-            // at every attempt; other error replies (LOADING, BUSY) pass.
+            // An ACL user without the right to PING or to SET the store's
+            // keys is refused the same way at every attempt, and so is a
+            // server without SET … PXAT (Redis < 6.2 answers a syntax error);
+            // other error replies (LOADING, BUSY, OOM, READONLY) may pass.
             let permission = ["NOPERM", "NOAUTH", "WRONGPASS"].contains { error.message.contains($0) }
-            return permission ? .refused(error.description) : .unreachable(error.description)
+            if permission { return .refused(error.description) }
+            if error.message.contains("ERR syntax error") {
+                return .refused(error.description + " (SET … PXAT needs Redis 6.2 or later, or Valkey)")
+            }
+            return .unreachable(error.description)
         default:
             return .unreachable(error.description)
         }
