@@ -138,6 +138,7 @@ let package = Package(
                 "TokenGate",
                 "EntitlementTokens",
                 "EntitlementTokensRedis",
+                "RedisRESP",
                 "IntegrationSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

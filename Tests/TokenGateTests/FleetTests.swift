@@ -2,6 +2,7 @@ import EntitlementTokens
 import EntitlementTokensRedis
 import Foundation
 import IntegrationSupport
+import RedisRESP
 import Testing
 @testable import TokenGate
 
@@ -115,6 +116,63 @@ struct FleetTests {
                 let green = eventually(within: 5) { try RawHTTP.get(port: gate.port, "/readyz").status == 200 }
                 #expect(green.held, "readiness still red \(green.after) s after Redis came back")
             }
+        }
+    }
+
+    @Test func aFrozenOrFullRedisRefusesMediaTokensAndNeverAllowsOneTwice() async throws {
+        try await withRedisServer(["--maxmemory-policy", "noeviction"]) { redis in
+            let gate = try await gates(1, ["--replay", redis.url, "--replay-timeout", "50"])[0]
+            defer { gate.stop() }
+            try await waitUntilReady([gate])
+            let admin = try RedisClient(configuration: RedisClientConfiguration(url: redis.url))
+            @Sendable func media(_ token: String) throws -> (status: Int, tokenStatus: String?) {
+                try KeepAliveHTTP(port: gate.port).get("/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(token)")])
+            }
+            // Frozen (SIGSTOP: connections and bytes accepted, nothing answers).
+            let frozenTokens = try (0..<5).map { _ in try FleetLoad.mediaTokenForms()[2] }
+            redis.pause()
+            try await offloaded {
+                defer { redis.resume() }
+                for token in frozenTokens {
+                    let start = Date()
+                    let answer = try media(token)
+                    #expect(answer == (503, "REPLAY_CHECK_UNAVAILABLE"))
+                    let seconds = Date().timeIntervalSince(start)
+                    #expect(seconds < 1.5, "a refusal took \(seconds) s")
+                }
+                let red = eventually(within: 5) { try RawHTTP.get(port: gate.port, "/readyz").status == 503 }
+                #expect(red.held, "readiness still green \(red.after) s into the freeze")
+            }
+            // Thawed: a SET that was sent during the freeze may have been applied
+            // late (docs/REDIS.md), so a frozen-out token is allowed at most once.
+            try await offloaded {
+                let fresh = try FleetLoad.mediaTokenForms()[2]
+                let resumed = eventually(within: 5) { try media(fresh) == (200, "VALID_TOKEN") }
+                #expect(resumed.held, "media tokens still refused \(resumed.after) s after SIGCONT")
+                for token in frozenTokens {
+                    let answers = try (0..<3).map { _ in try media(token) }
+                    #expect(answers.filter { $0 == (200, "VALID_TOKEN") }.count <= 1, "\(answers)")
+                    #expect(answers.dropFirst().allSatisfy { $0 == (403, "TOKEN_REPLAYED") }, "\(answers)")
+                }
+            }
+            // Full (maxmemory under noeviction): OOM is 503, and the refused write
+            // was not applied, so the token is allowed once Redis has room again.
+            #expect(try await admin.send(RESPCommand(["CONFIG", "SET", "maxmemory", "1"].map { Array($0.utf8) })).isOK)
+            let full = try FleetLoad.mediaTokenForms()[2]
+            try await offloaded {
+                for _ in 0..<3 {
+                    let answer = try media(full)
+                    #expect(answer == (503, "REPLAY_CHECK_UNAVAILABLE"))
+                }
+                let logged = eventually(within: 2) { gate.log.contains("OOM") }
+                #expect(logged.held, "the refusal's reason is not logged:\n\(gate.log.suffix(1500))")
+            }
+            #expect(try await admin.send(RESPCommand(["CONFIG", "SET", "maxmemory", "0"].map { Array($0.utf8) })).isOK)
+            try await offloaded {
+                let answers = try [media(full), media(full)]
+                #expect(answers[0] == (200, "VALID_TOKEN") && answers[1] == (403, "TOKEN_REPLAYED"), "\(answers)")
+            }
+            await admin.shutdown()
         }
     }
 
