@@ -75,6 +75,15 @@ import Testing
         #expect(CredentialLocator.parameter("token", inURI: "/a?token=") == nil)
         #expect(CredentialLocator.parameter("token", inURI: "/a") == nil)
         #expect(CredentialLocator.parameter(["auth", "token"], inURI: uri) == "def")
+        // A slice of a longer string, with multi-byte characters before and in the query.
+        let line = "GET /é/ü.m3u8?ä=ö&token=T%C3%A9&b= HTTP/1.1"
+        let target = line.dropFirst(4).prefix { $0 != " " }
+        #expect(CredentialLocator.parameter("token", inURI: target) == "T%C3%A9")
+        #expect(CredentialLocator.parameter("ä", inURI: target) == "ö")
+        #expect(CredentialLocator.parameter("b", inURI: target) == nil)
+        #expect(CredentialLocator.parameter("tok", inURI: target) == nil)
+        #expect(CredentialLocator.parameter("token", inURI: "?token=x") == "x")
+        #expect(CredentialLocator.parameter("token", inURI: "/a?=x&token") == nil)
     }
 
     @Test func cookiesAreFoundByExactName() {
