@@ -73,10 +73,7 @@ public final class RedisClient: Sendable {
     /// `PING`, expecting `PONG`: the server answers through this client now.
     public func ping() async throws(RedisClientError) {
         let reply = try await send(RESPCommand("PING"))
-        guard reply == .simpleString(Array("PONG".utf8)) else {
-            if case .error = reply { throw .errorReply("PING", reply) }
-            throw .unexpectedReply("PING", reply)
-        }
+        guard reply == .simpleString(Array("PONG".utf8)) else { throw .notExpected("PING", reply) }
     }
 
     /// Closes every connection; later requests fail with ``RedisClientError/Code/shutDown``.

@@ -59,6 +59,13 @@ public struct RedisClientError: Error, Sendable, Hashable, CustomStringConvertib
     static func unexpectedReply(_ command: String, _ reply: RESPReply) -> RedisClientError {
         RedisClientError(.unexpectedReply, "\(command) answered \(reply.summary)")
     }
+
+    /// A reply other than the one `command` expects: the server's error
+    /// reply, or a reply of another kind.
+    static func notExpected(_ command: String, _ reply: RESPReply) -> RedisClientError {
+        if case .error = reply { return errorReply(command, reply) }
+        return unexpectedReply(command, reply)
+    }
 }
 
 extension RESPReply {

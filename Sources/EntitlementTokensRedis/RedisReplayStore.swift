@@ -27,7 +27,7 @@ public final class RedisReplayStore: ReplayStore {
     public let client: RedisClient
     public let keyPrefix: String
     private let keyPrefixBytes: [UInt8]
-    private static let setArguments: [[UInt8]] = ["SET", "1", "NX", "PXAT"].map { Array($0.utf8) }
+    private static let (setWord, oneWord, nxWord, pxatWord) = (Array("SET".utf8), Array("1".utf8), Array("NX".utf8), Array("PXAT".utf8))
 
     public init(client: RedisClient, keyPrefix: String = RedisReplayStore.defaultKeyPrefix) {
         self.client = client
@@ -51,28 +51,27 @@ public final class RedisReplayStore: ReplayStore {
         // PXAT must be positive; an entry that would already be gone cannot
         // stop a replay, so keep it at least a millisecond past `now`.
         let expiry = max(until.millisecondsSince1970, now.millisecondsSince1970 + 1, 1)
-        let command = RESPCommand([Self.setArguments[0], key, Self.setArguments[1], Self.setArguments[2],
-                                   Self.setArguments[3], Array(String(expiry).utf8)])
         let reply: RESPReply
         do {
-            reply = try await client.send(command)
+            reply = try await client.send(Self.setCommand(key, expiringAt: expiry, onlyIfAbsent: true))
         } catch {
             return .unavailable(error.description)
         }
         return Self.decision(for: reply)
     }
 
+    /// `SET <key> 1 [NX] PXAT <milliseconds>`: how a token is recorded, and the write check.
+    static func setCommand(_ key: [UInt8], expiringAt milliseconds: Int64, onlyIfAbsent: Bool) -> RESPCommand {
+        let expiry = Array(String(milliseconds).utf8)
+        return RESPCommand(onlyIfAbsent ? [setWord, key, oneWord, nxWord, pxatWord, expiry] : [setWord, key, oneWord, pxatWord, expiry])
+    }
+
     /// What a reply to `SET … NX PXAT` means for the token.
     static func decision(for reply: RESPReply) -> ReplayDecision {
         switch reply {
-        case _ where reply.isOK:
-            return .accepted
-        case .null:
-            return .replayed
-        case .error:
-            return .unavailable(RedisClientError.errorReply("SET", reply).description)
-        default:
-            return .unavailable(RedisClientError.unexpectedReply("SET", reply).description)
+        case _ where reply.isOK: .accepted
+        case .null: .replayed
+        default: .unavailable(RedisClientError.notExpected("SET", reply).description)
         }
     }
 
@@ -99,15 +98,9 @@ public final class RedisReplayStore: ReplayStore {
     /// rather than on every media token. Without `NX`, so servers starting
     /// together all pass.
     public func checkWriteAccess(now: TokenTimestamp = .now()) async throws(RedisClientError) {
-        let expiry = now.millisecondsSince1970 + 10_000
-        let command = RESPCommand([Self.setArguments[0], Array(writeCheckKey.utf8), Self.setArguments[1],
-                                   Self.setArguments[3], Array(String(expiry).utf8)])
+        let command = Self.setCommand(Array(writeCheckKey.utf8), expiringAt: now.millisecondsSince1970 + 10_000, onlyIfAbsent: false)
         let reply = try await client.send(command)
-        switch reply {
-        case _ where reply.isOK: return
-        case .error: throw RedisClientError.errorReply("SET", reply)
-        default: throw RedisClientError.unexpectedReply("SET", reply)
-        }
+        guard reply.isOK else { throw .notExpected("SET", reply) }
     }
 
     /// Closes the client's connections.

@@ -98,8 +98,8 @@ private struct EnvelopeReader: JSONEventHandler {
 
     private var v1Token: [UInt8]?
     private var rootFields: [(key: String, value: RESTEnvelope.Value)] = []
-    /// A `serializedToken` or `decisions` member at the top, whatever its type
-    /// (for the v1-and-v2 ambiguity).
+    /// Whether the document has a `serializedToken` (v1) or a `decisions` (v2)
+    /// member, whatever its type: both together are ambiguous.
     private var sawV1Token = false
     private var sawDecisions = false
     private var decisions: [Decision] = []

@@ -25,7 +25,7 @@ enum CredentialLocator {
         while start < end {
             let pairEnd = next(UInt8(ascii: "&"), from: start, before: end)
             let equals = next(UInt8(ascii: "="), from: start, before: pairEnd)
-            if equals < pairEnd, Self.bytes(bytes, from: start, to: equals, equal: name) {
+            if equals < pairEnd, Self.span(bytes, from: start, to: equals, holds: name) {
                 guard equals + 1 < pairEnd else { return nil }
                 let utf8 = uri.utf8
                 return uri[utf8.index(utf8.startIndex, offsetBy: equals + 1)..<utf8.index(utf8.startIndex, offsetBy: pairEnd)]
@@ -35,7 +35,8 @@ enum CredentialLocator {
         return nil
     }
 
-    private static func bytes(_ bytes: Span<UInt8>, from start: Int, to end: Int, equal name: String) -> Bool {
+    /// Whether `bytes[start..<end]` is exactly `name`'s UTF-8.
+    private static func span(_ bytes: Span<UInt8>, from start: Int, to end: Int, holds name: String) -> Bool {
         var index = start
         for byte in name.utf8 {
             guard index < end, bytes[index] == byte else { return false }
