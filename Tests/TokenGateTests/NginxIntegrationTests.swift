@@ -5,20 +5,34 @@ import Testing
 @testable import TokenGate
 
 /// nginx in front of tokengate, with the shipped `deploy/nginx/tokengate.conf`
-/// (ports substituted) and nginx itself as the media origin, echoing the
-/// `X-Token-*` values it received as `X-Seen-Token-*`.
+/// (ports and the access log's path substituted) and nginx itself as the
+/// media origin, echoing the `X-Token-*` values it received as
+/// `X-Seen-Token-*` and recording every request line it receives.
 @Suite(.serialized, .enabled(if: Nginx.available,
                              "nginx is not installed (apt-get install nginx-light); TOKENINSPECT_INTEGRATION=require makes this a failure"))
 struct NginxIntegrationTests {
     struct Stack: Sendable {
         var port: Int       // nginx, the shipped server block
         var extraPort: Int  // nginx, the test-only locations
+        var gatePort: Int   // the gate the shipped site asks (closed for `.unreachable`)
         var clock: GateFixtures.Clock
         var nginx: Nginx
 
         func get(_ target: String, headers: [(String, String)] = [], extra: Bool = false) async throws -> RawHTTP.Answer {
             try await RawHTTP.fetch(port: extra ? extraPort : port, target, headers: headers)
         }
+
+        /// Every request line the media origin received, in order, byte for byte.
+        var originRequests: [String] { nginx.logLines("origin.log") }
+        /// The shipped site's access log (its `tokengate` format).
+        var accessLog: [String] { nginx.logLines("tokengate.access.log") }
+    }
+
+    /// The gate the shipped site's `upstream tokengate` points at.
+    enum SiteGate {
+        case verifying       // verifies, memory replay store, sessions
+        case refusingWrites  // any resource; its replay store refuses every write (503 REPLAY_CHECK_UNAVAILABLE)
+        case unreachable     // a loopback port nothing listens on
     }
 
     static let files = [
@@ -31,7 +45,7 @@ struct NginxIntegrationTests {
         "noresource/a.ts": "no resource",
     ]
 
-    func withStack(_ body: @Sendable (Stack) async throws -> Void) async throws {
+    func withStack(gate siteGate: SiteGate = .verifying, _ body: @Sendable (Stack) async throws -> Void) async throws {
         let clock = GateFixtures.Clock()
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -47,27 +61,36 @@ struct NginxIntegrationTests {
                 let port = try RawHTTP.freePort()
                 let originPort = try RawHTTP.freePort()
                 let extraPort = try RawHTTP.freePort()
+                let gatePort = switch siteGate {
+                case .verifying: gateClient.port!
+                case .refusingWrites: openClient.port!
+                case .unreachable: try RawHTTP.freePort()
+                }
                 let shipped = try String(contentsOf: GateFixtures.repository.appendingPathComponent("deploy/nginx/tokengate.conf"),
                                          encoding: .utf8)
                 let site = shipped
-                    .replacingOccurrences(of: "server 127.0.0.1:8089;", with: "server 127.0.0.1:\(gateClient.port!);")
+                    .replacingOccurrences(of: "server 127.0.0.1:8089;", with: "server 127.0.0.1:\(gatePort);")
                     .replacingOccurrences(of: "server 127.0.0.1:8080;", with: "server 127.0.0.1:\(originPort);")
                     .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
+                    .replacingOccurrences(of: "/var/log/nginx/tokengate.access.log", with: "{{prefix}}/logs/tokengate.access.log")
                 #expect(site != shipped)
                 let http = site + Self.testServers(origin: originPort, extra: extraPort, open: openClient.port!)
                 let nginx = try await offloaded { try Nginx(http: http, port: port, files: Self.files) }
                 defer { nginx.stop() }
-                try await body(Stack(port: port, extraPort: extraPort, clock: clock, nginx: nginx))
+                try await body(Stack(port: port, extraPort: extraPort, gatePort: gatePort, clock: clock, nginx: nginx))
             }
         }
     }
 
     static func testServers(origin: Int, extra: Int, open: Int) -> String {
         """
-        # The media origin: serves the files and echoes what it received.
+        # The media origin: serves the files, echoes what it received, and
+        # records every request line it receives, raw (escape=none).
+        log_format origin_request escape=none '$request';
         server {
             listen 127.0.0.1:\(origin);
             root {{prefix}}/www;
+            access_log {{prefix}}/logs/origin.log origin_request;
             location / {
                 add_header X-Seen-Token-Status $http_x_token_status;
                 add_header X-Seen-Token-Kind $http_x_token_kind;
@@ -166,6 +189,7 @@ struct NginxIntegrationTests {
                 let answer = try await stack.get(target)
                 #expect(answer.status == status, "\(target)")
                 #expect(answer["X-Token-Status"] == tokenStatus, "\(target)")
+                Self.expectNoInternals(answer, target)
                 if status != 200 {
                     #expect(answer["X-Seen-Token-Kind"] == nil, "a refusal reached the origin")
                     #expect(answer["Set-Cookie"] == nil)
@@ -247,6 +271,159 @@ struct NginxIntegrationTests {
             #expect(answer["X-Seen-Token-Resource"] == resource, "the origin got another value")
             #expect(answer["X-Got-Mvpd"] == "MVPD%0ASet-Cookie:%20stolen=1")
             #expect(answer.rawHead.allSatisfy { $0 == 0x0D || $0 == 0x0A || ($0 >= 0x20 && $0 < 0x7F) })
+        }
+    }
+
+    /// The gate's internal headers (SPEC §9) never reach a client of the shipped site.
+    static func expectNoInternals(_ answer: RawHTTP.Answer, _ what: String,
+                                  sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        #expect(answer["X-Token-Reason"] == nil, "X-Token-Reason reached the client: \(what)", sourceLocation: sourceLocation)
+        #expect(answer["X-Token-Set-Cookie"] == nil, "X-Token-Set-Cookie reached the client: \(what)", sourceLocation: sourceLocation)
+    }
+
+    /// The site's access-log line of the request whose target is `target` (the last one, polled briefly).
+    static func logged(_ stack: Stack, _ target: String) async throws -> TokenGateLogLine? {
+        for _ in 0..<20 {
+            if let line = stack.accessLog.reversed().compactMap(TokenGateLogLine.init).first(where: { $0.request == "GET \(target) HTTP/1.1" }) {
+                return line
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+
+    @Test func theOriginNeverSeesTheGatesCredentialsAndKeepsEveryOtherParameter() async throws {
+        try await withStack { stack in
+            // `auth` holds the same raw bytes as `token` (not ambiguous); `tgs` is no session, so the token decides.
+            let token = GateFixtures.token()
+            let start = try await stack.get("/hls/tnt/master.m3u8?token=\(token)&x=1&tgs=not-a-session&auth=\(token)")
+            #expect(start.status == 200, "\(stack.nginx.errorLog)")
+            #expect(start["X-Token-Status"] == "VALID_TOKEN")
+            #expect(start.body.hasPrefix("#EXTM3U"))
+            Self.expectNoInternals(start, "an allow")
+            #expect(stack.originRequests.last == "GET /hls/tnt/master.m3u8?x=1 HTTP/1.1", "\(stack.originRequests)")
+
+            // A segment on the session parameter: every other parameter, in order, byte for byte.
+            let cookie = try #require(start["Set-Cookie"])
+            let session = try #require(cookie.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last)
+            let segment = try await stack.get("/hls/tnt/seg1.ts?b=2&tgs=\(session)&a=%41&c&tokens=kept&TGS=\(session)")
+            #expect(segment.status == 200)
+            #expect(segment["X-Token-Status"] == "VALID_SESSION")
+            Self.expectNoInternals(segment, "a session allow")
+            #expect(stack.originRequests.last == "GET /hls/tnt/seg1.ts?b=2&a=%41&c&tokens=kept HTTP/1.1", "\(stack.originRequests)")
+            // No request line the origin recorded holds a credential.
+            let origin = stack.originRequests
+            #expect(origin.count == 2, "\(origin)")
+            for line in origin {
+                let query = line.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
+                for pair in query.split(separator: "&") {
+                    let name = pair.split(separator: "=", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+                    #expect(!["token", "auth", "tgs"].contains(name), "the origin got \(pair) in \(line)")
+                }
+                #expect(!line.contains(token), "the origin got the token: \(line)")
+                #expect(!line.contains(String(session)), "the origin got the session: \(line)")
+            }
+        }
+    }
+
+    @Test func aPathTheOriginCouldReadAnotherWayIsRefusedBeforeTheGateAsks() async throws {
+        try await withStack { stack in
+            let token = GateFixtures.token()
+            let paths = [
+                #"/hls/tnt/..;/cnn/seg1.ts"#, "/hls/tnt/%2e%2e/cnn/seg1.ts", "/hls/tnt/%2E./cnn/seg1.ts",
+                "/hls/tnt/./seg1.ts", "/hls/tnt/a%2Fb.ts", "/hls/tnt/a%2fb.ts", "/hls/tnt/a%5cb.ts", "/hls/tnt/a%5Cb.ts",
+                "/hls/tnt/a%3Bb.ts", "/hls/tnt/a;b.ts", #"/hls/tnt/a\b.ts"#, #"/hls/tnt/..\..\cnn\seg1.ts"#,
+            ]
+            for path in paths {
+                let answer = try await stack.get("\(path)?token=\(token)")
+                #expect(answer.status == 400, "\(path): \(answer.status)")
+                #expect(answer["X-Token-Status"] == "BAD_REQUEST", "\(path)")
+                #expect(!answer.body.contains("segment"), "\(path) was served")
+                Self.expectNoInternals(answer, path)
+            }
+            #expect(stack.originRequests.isEmpty, "the origin got \(stack.originRequests)")
+            // The gate was never asked: the same token still starts playback.
+            let play = try await stack.get("/hls/tnt/seg1.ts?token=\(token)")
+            #expect(play.status == 200, "the refused requests spent the token: \(play.status) \(play["X-Token-Status"] ?? "-")")
+            #expect(play["X-Token-Status"] == "VALID_TOKEN")
+            #expect(play.body == "segment one")
+            #expect(stack.originRequests == ["GET /hls/tnt/seg1.ts HTTP/1.1"])
+            // Names that merely resemble a dot segment are paths like any other.
+            let dots = try await stack.get("/hls/tnt/...ts?token=\(GateFixtures.token())")
+            #expect(dots.status == 404)
+            #expect(dots["X-Token-Status"] == "VALID_TOKEN")
+            let line = try await Self.logged(stack, "/hls/tnt/..;/cnn/seg1.ts?token=\(token)")
+            #expect(line?.status == 400)
+            #expect(line?.tokenStatus == "BAD_REQUEST")
+            #expect(line?.gate == "-", "the gate was asked")
+        }
+    }
+
+    @Test func theGatesReasonIsLoggedAndNeverReachesTheClient() async throws {
+        try await withStack { stack in
+            let token = GateFixtures.token()
+            let cases: [(String, Int, String)] = [
+                ("/hls/tnt/seg1.ts?token=\(token)", 200, "VALID_TOKEN"),
+                ("/hls/tnt/seg2.ts?token=\(token)", 403, "TOKEN_REPLAYED"),
+                ("/hls/tnt/seg1.ts", 401, "NO_TOKEN"),
+                ("/hls/tnt/seg1.ts?token=\(GateFixtures.token(key: GateFixtures.untrustedKey))", 403, "INVALID_SIGNATURE"),
+                ("/hls/tnt/seg1.ts?token=\(GateFixtures.token())&auth=\(GateFixtures.token())", 400, "BAD_REQUEST"),
+            ]
+            for (target, status, tokenStatus) in cases {
+                let answer = try await stack.get(target)
+                #expect(answer.status == status, "\(target): \(answer.status)")
+                #expect(answer["X-Token-Status"] == tokenStatus, "\(target)")
+                Self.expectNoInternals(answer, tokenStatus)
+                let line = try #require(try await Self.logged(stack, target), "no access-log line for \(tokenStatus): \(stack.accessLog)")
+                #expect(line.status == status)
+                #expect(line.gate == "\(status)", "the gate's own status, logged")
+                #expect(line.tokenStatus == tokenStatus)
+                // The reason the gate sends is the one logged. Asked directly, the gate answers the same
+                // (the allow's token is spent by now: it answers TOKEN_REPLAYED, so only "a reason" is compared).
+                let direct = try await RawHTTP.fetch(port: stack.gatePort, "/v1/auth-request",
+                                                     headers: [("X-Original-URI", target), ("X-Token-Resource", "TNT")])
+                switch (direct["X-Token-Reason"], tokenStatus) {
+                case (nil, _):
+                    // A gate that sends no X-Token-Reason yet: nothing can be logged but the status.
+                    #expect(line.reason == "", "\(tokenStatus): a reason the gate did not send")
+                case (.some, "VALID_TOKEN"):
+                    #expect(!line.reason.isEmpty, "the allow's reason was not logged")
+                case (.some(let reason), _):
+                    #expect(line.reason == reason, "\(tokenStatus): logged \(line.reason), the gate says \(reason)")
+                }
+            }
+        }
+    }
+
+    @Test func outagesLookLikeOutages() async throws {
+        try await withStack(gate: .unreachable) { stack in
+            let target = "/hls/tnt/seg1.ts?token=\(GateFixtures.token())"
+            for _ in 0..<2 {   // a refused connection, then nginx's "no live upstreams"
+                let down = try await stack.get(target)
+                #expect(down.status == 503, "\(stack.nginx.errorLog)")
+                #expect(down["X-Token-Status"] == "GATE_UNAVAILABLE")
+                #expect(down["Cache-Control"] == "no-store")
+                #expect(!down.body.contains("segment"))
+                Self.expectNoInternals(down, "gate down")
+            }
+            #expect(stack.originRequests.isEmpty)
+            let line = try await Self.logged(stack, target)
+            #expect(line?.status == 503)
+            #expect(line?.tokenStatus == "GATE_UNAVAILABLE")
+            #expect(line?.gate.hasPrefix("502") == true, "\(line?.gate ?? "no line")")
+        }
+        try await withStack(gate: .refusingWrites) { stack in
+            let target = "/hls/tnt/seg1.ts?token=\(GateFixtures.token())"
+            let unavailable = try await stack.get(target)
+            #expect(unavailable.status == 503, "\(stack.nginx.errorLog)")
+            #expect(unavailable["X-Token-Status"] == "REPLAY_CHECK_UNAVAILABLE")
+            #expect(!unavailable.body.contains("segment"))
+            Self.expectNoInternals(unavailable, "replay store down")
+            #expect(stack.originRequests.isEmpty)
+            let line = try await Self.logged(stack, target)
+            #expect(line?.status == 503)
+            #expect(line?.gate == "503")
+            #expect(line?.tokenStatus == "REPLAY_CHECK_UNAVAILABLE")
         }
     }
 }
