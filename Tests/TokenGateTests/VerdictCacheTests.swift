@@ -73,7 +73,7 @@ import Testing
             let allowance = Allowance(token: verified.token, expectedResource: nil)
             for cache in [byCount, byBytes] {
                 cache.insert(VerdictCache.key(token: token.utf8, resource: nil, deviceID: nil), verdict: verified,
-                             allowance: allowance, tokenID: "0123456789ab")
+                             allowance: allowance, tokenID: "0123456789ab", generation: cache.generation)
             }
             #expect(byCount.count <= 3)
             #expect(byBytes.bytes <= 1000)

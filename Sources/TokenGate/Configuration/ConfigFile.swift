@@ -20,7 +20,7 @@ import Foundation
 /// wins and repeatable ones add up.
 public enum ConfigFile {
     /// The switches among the options: they take `true` or `false` here.
-    static let flags: Set<String> = ["allow-insecure-keys", "allow-any-requestor", "allow-any-resource", "debugger"]
+    static let flags: Set<String> = ["allow-insecure-keys", "allow-any-requestor", "allow-any-resource", "allow-unbound-device", "debugger"]
     /// A settings file is small; a larger one is a mistake (a key file given by accident).
     static let maximumBytes = 64 * 1024
 

@@ -28,6 +28,8 @@ public struct GateConfiguration: Sendable {
     public var tokenHeader: String?
     public var tokenCookie: String?
     public var deviceHeader: String
+    /// `--allow-unbound-device` (insecure): a device-bound credential passes a request that names no device.
+    public var allowUnboundDevice: Bool
     public var leewayMilliseconds: Int64
     public var replay: ReplaySetting
     public var replayFailure: ReplayFailureMode
@@ -42,6 +44,10 @@ public struct GateConfiguration: Sendable {
     public var shutdownGraceSeconds: Double
     /// `--debugger`: the web debugger's routes beside the gate's, on loopback only.
     public var debugger: Bool
+    /// The deadline of a whole request, head and body (`--request-timeout`).
+    public var requestTimeoutMilliseconds: Int64
+    /// The connection limits and the body budget (SPEC §9, "Limits, deadlines and revocation").
+    public var limits: ConnectionLimits
 
     /// The default places a token is looked for in the original URI.
     public static let defaultTokenParams = ["token", "auth"]
@@ -92,6 +98,7 @@ public struct GateConfiguration: Sendable {
         if let name = options.tokenHeader { tokenHeader = try Self.headerName(name, option: "--token-header") }
         if let name = options.tokenCookie { tokenCookie = try Self.cookieName(name, option: "--token-cookie") }
         deviceHeader = try Self.headerName(options.deviceHeader, option: "--device-header")
+        allowUnboundDevice = options.allowUnboundDevice
 
         guard options.leeway.isFinite, options.leeway >= 0, options.leeway <= 86_400 else {
             throw GateConfigurationError("--leeway must be between 0 and 86400 seconds")
@@ -129,6 +136,22 @@ public struct GateConfiguration: Sendable {
                 + "this gate listens on \(options.listen). Run `tokengate debugger` on the machine you look from instead")
         }
         debugger = options.debugger
+        guard options.requestTimeout.isFinite, options.requestTimeout >= 0.1, options.requestTimeout <= 600 else {
+            throw GateConfigurationError("--request-timeout must be between 0.1 and 600 seconds")
+        }
+        requestTimeoutMilliseconds = Int64((options.requestTimeout * 1000).rounded())
+        guard (1...1_000_000).contains(options.maxConnections) else {
+            throw GateConfigurationError("--max-connections must be between 1 and 1000000")
+        }
+        guard (0...1_000_000).contains(options.maxConnectionsPerPeer) else {
+            throw GateConfigurationError("--max-connections-per-peer must be between 0 (no limit) and 1000000")
+        }
+        guard (ReportEndpoints.maximumBodyBytes...(1 << 40)).contains(options.maxBodyBytesInFlight) else {
+            throw GateConfigurationError("--max-body-bytes-in-flight must be at least \(ReportEndpoints.maximumBodyBytes) (one whole body)")
+        }
+        limits = ConnectionLimits(maximumConnections: options.maxConnections,
+                                  maximumConnectionsPerPeer: options.maxConnectionsPerPeer == 0 ? nil : options.maxConnectionsPerPeer,
+                                  maximumBodyBytesInFlight: options.maxBodyBytesInFlight)
     }
 
     /// `HOST:PORT`, `[IPv6]:PORT`.
@@ -168,6 +191,24 @@ public struct GateConfiguration: Sendable {
     static func isParameterName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "&")
             && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "#") && $0 != UInt8(ascii: "+") }
+    }
+}
+
+/// How many connections the gate holds open and how many body bytes it
+/// buffers at once, whatever the clients do (SPEC §9).
+public struct ConnectionLimits: Sendable, Equatable {
+    /// Past it the gate stops accepting; new connections wait in the listen backlog.
+    public var maximumConnections: Int
+    /// One peer address holds at most this many (nil: no per-peer limit).
+    public var maximumConnectionsPerPeer: Int?
+    /// Request bodies in flight share this budget; a request that would exceed it gets 503 before its body is read.
+    public var maximumBodyBytesInFlight: Int
+
+    public init(maximumConnections: Int = 4096, maximumConnectionsPerPeer: Int? = 1024,
+                maximumBodyBytesInFlight: Int = 32 * 1024 * 1024) {
+        self.maximumConnections = maximumConnections
+        self.maximumConnectionsPerPeer = maximumConnectionsPerPeer
+        self.maximumBodyBytesInFlight = maximumBodyBytesInFlight
     }
 }
 

@@ -54,6 +54,12 @@ public struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The request header holding the device id; hashed as the token's fingerprint is (SPEC §5).", valueName: "NAME"))
     public var deviceHeader: String = "X-Token-Device-Id"
 
+    @Flag(help: """
+        Let a device-bound token or session through a request that names no device id. Insecure: a client that omits the \
+        device header plays a token bound to another device.
+        """)
+    public var allowUnboundDevice = false
+
     @Option(help: ArgumentHelp("Tolerated clock skew each way, in seconds.", valueName: "SECONDS"))
     public var leeway: Double = 30
 
@@ -88,6 +94,21 @@ public struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Verdicts of authentication and authorization tokens kept in memory (never media tokens); 0 switches the cache off.",
                                valueName: "N"))
     public var verdictCacheSize: Int = 10_000
+
+    @Option(help: ArgumentHelp(
+        "The deadline of a whole request, head and body, from its first byte: an incomplete head is closed, an incomplete body gets 408.",
+        valueName: "SECONDS"))
+    public var requestTimeout: Double = 10
+
+    @Option(help: ArgumentHelp("Open connections at most; past it new connections wait in the listen backlog.", valueName: "N"))
+    public var maxConnections: Int = 4096
+
+    @Option(help: ArgumentHelp("Open connections at most from one peer address (0: no per-peer limit).", valueName: "N"))
+    public var maxConnectionsPerPeer: Int = 1024
+
+    @Option(help: ArgumentHelp("Bytes of request bodies in flight at most, all requests together; past it a request gets 503.",
+                               valueName: "BYTES"))
+    public var maxBodyBytesInFlight: Int = 32 * 1024 * 1024
 
     @Option(help: ArgumentHelp("Log lines as json or text.", valueName: "json|text"))
     public var logFormat: LogFormat = .text

@@ -1,38 +1,47 @@
 import HTTPTypes
 
-/// Finds a token or a session credential in a request: in the query of the
+/// Finds every token or session credential in a request: in the query of the
 /// original URI (raw, still percent-encoded: the library decodes transport
 /// forms itself), in a header, or in a cookie.
 ///
-/// Names are compared byte for byte; the first match wins. Every scan is
-/// linear in the header's length, and headers are bounded by the server.
+/// Every occurrence is returned, never only the first: a request that names a
+/// credential twice with different values reads two ways (the gate's reading
+/// and the proxy's, or the origin's), and SPEC §9 answers that with 400 — which
+/// the decision can only do if it sees both. Names are compared byte for byte,
+/// undecoded, as nginx's `$arg_` does. Every scan is linear in the input, and
+/// headers are bounded by the server.
 enum CredentialLocator {
-    /// The raw value of query parameter `name` in `uri` (`/path?a=1&token=…`).
-    static func parameter(_ name: String, inURI uri: Substring) -> Substring? {
+    /// The raw values of query parameter `name` in `uri` (`/path?a=1&token=…`),
+    /// in order, empty values included (`token=` is a value: `token=&token=x`
+    /// is two readings).
+    ///
+    /// The query is what lies between the first `?` and the first `#` (RFC
+    /// 3986 §3.5): a `?` after a fragment mark opens no query, and a `token=`
+    /// after it is not a token. `%23` is data and ends nothing.
+    static func parameters(_ name: String, inURI uri: Substring) -> [Substring] {
         // Bytes through a Span, not Characters nor the UTF-8 view's generic
         // index walk: a token is a kilobyte of ASCII, scanned for each name
         // the gate looks for (docs/PERFORMANCE.md).
         let bytes = uri.utf8.span
-        func next(_ byte: UInt8, from start: Int, before end: Int) -> Int {
-            var index = start
-            while index < end, bytes[index] != byte { index += 1 }
-            return index
-        }
-        let question = next(UInt8(ascii: "?"), from: 0, before: bytes.count)
-        guard question < bytes.count else { return nil }
-        let end = next(UInt8(ascii: "#"), from: question + 1, before: bytes.count)
-        var start = question + 1
+        var index = 0
+        while index < bytes.count, bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") { index += 1 }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "?") else { return [] }
+        var end = index + 1
+        while end < bytes.count, bytes[end] != UInt8(ascii: "#") { end += 1 }
+        var values: [Substring] = []
+        var start = index + 1
         while start < end {
-            let pairEnd = next(UInt8(ascii: "&"), from: start, before: end)
-            let equals = next(UInt8(ascii: "="), from: start, before: pairEnd)
+            var pairEnd = start
+            while pairEnd < end, bytes[pairEnd] != UInt8(ascii: "&") { pairEnd += 1 }
+            var equals = start
+            while equals < pairEnd, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
             if equals < pairEnd, Self.span(bytes, from: start, to: equals, holds: name) {
-                guard equals + 1 < pairEnd else { return nil }
                 let utf8 = uri.utf8
-                return uri[utf8.index(utf8.startIndex, offsetBy: equals + 1)..<utf8.index(utf8.startIndex, offsetBy: pairEnd)]
+                values.append(uri[utf8.index(utf8.startIndex, offsetBy: equals + 1)..<utf8.index(utf8.startIndex, offsetBy: pairEnd)])
             }
             start = pairEnd + 1
         }
-        return nil
+        return values
     }
 
     /// Whether `bytes[start..<end]` is exactly `name`'s UTF-8.
@@ -45,16 +54,26 @@ enum CredentialLocator {
         return index == end
     }
 
-    /// The first parameter of `names` present in `uri`.
+    /// The first non-empty value of the first parameter of `names` present in
+    /// `uri` — the reading of a single well-formed request (the ambiguity rule
+    /// of the decision looks at ``parameters(_:inURI:)``).
     static func parameter(_ names: [String], inURI uri: Substring) -> Substring? {
         for name in names {
-            if let value = parameter(name, inURI: uri) { return value }
+            if let value = parameters(name, inURI: uri).first(where: { !$0.isEmpty }) { return value }
         }
         return nil
     }
 
-    /// The value of cookie `name` in the request's `Cookie` headers.
-    static func cookie(_ name: String, in headers: HTTPFields) -> Substring? {
+    /// ``parameter(_:inURI:)`` for one name.
+    static func parameter(_ name: String, inURI uri: Substring) -> Substring? {
+        parameter([name], inURI: uri)
+    }
+
+    /// Every non-empty value of cookie `name` in the request's `Cookie`
+    /// headers, in order: browsers send two cookies of one name whenever two
+    /// paths match, and only the decision can tell which one is valid.
+    static func cookies(_ name: String, in headers: HTTPFields) -> [Substring] {
+        var values: [Substring] = []
         for line in headers[values: .cookie] {
             let bytes = line.utf8
             var start = bytes.startIndex
@@ -68,17 +87,31 @@ enum CredentialLocator {
                     if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
                         value = value.dropFirst().dropLast()
                     }
-                    return value.isEmpty ? nil : line[value.startIndex..<value.endIndex]
+                    if !value.isEmpty { values.append(line[value.startIndex..<value.endIndex]) }
                 }
                 start = pairEnd == bytes.endIndex ? pairEnd : bytes.index(after: pairEnd)
             }
         }
-        return nil
+        return values
+    }
+
+    /// The first value of cookie `name`.
+    static func cookie(_ name: String, in headers: HTTPFields) -> Substring? {
+        cookies(name, in: headers).first
     }
 
     /// A non-empty header value.
     static func header(_ name: HTTPField.Name, in headers: HTTPFields) -> Substring? {
         guard let value = headers[name], !value.isEmpty else { return nil }
         return value[...]
+    }
+
+    /// How many field lines of `name` the request has. Two lines cannot be
+    /// told apart from one joined `a, b` value once merged, and URIs hold
+    /// commas, so the count of lines is what decides ambiguity.
+    static func fieldLineCount(_ name: HTTPField.Name, in headers: HTTPFields) -> Int {
+        var count = 0
+        for field in headers where field.name == name { count += 1 }
+        return count
     }
 }

@@ -14,6 +14,7 @@ struct GateResponder: HTTPResponder {
     typealias Context = BasicRequestContext
 
     let gate: AuthGate
+    let reader: GateRequestReader
     let reports: ReportEndpoints
     /// With `serve --debugger` (loopback only): `/debugger` and below.
     let debugger: DebuggerEndpoints?
@@ -31,6 +32,7 @@ struct GateResponder: HTTPResponder {
         static let mvpd = HTTPField.Name("X-Token-Mvpd")!
         static let expires = HTTPField.Name("X-Token-Expires")!
         static let session = HTTPField.Name("X-Token-Session")!
+        static let reason = HTTPField.Name("X-Token-Reason")!
         static let originalURI = HTTPField.Name("X-Original-URI")!
         static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
         static let forwardedMethod = HTTPField.Name("X-Forwarded-Method")!
@@ -97,7 +99,7 @@ struct GateResponder: HTTPResponder {
         if let methods, !methods.contains(request.method) {
             return Self.plain(.methodNotAllowed, "use GET\n")
         }
-        let answer = await gate.decide(originalURI: originalURI, headers: request.headers)
+        let answer = await gate.decide(reader.read(originalURI: originalURI, headers: request.headers, now: gate.clock()))
         record(answer, endpoint: endpoint, request: request)
         return Self.render(answer)
     }
@@ -128,9 +130,11 @@ struct GateResponder: HTTPResponder {
 
     static func render(_ answer: GateAnswer) -> Response {
         var headers: HTTPFields = [:]
-        headers.reserveCapacity(9)
+        headers.reserveCapacity(10)
         headers[Header.status] = answer.status.rawValue
         headers[.cacheControl] = "no-store"
+        // For the proxy's access log; every shipped site keeps it from clients.
+        headers[Header.reason] = HeaderValue.encode(answer.reason, maximumBytes: HeaderValue.maximumReasonBytes)
         if let allowance = answer.allowance {
             headers[Header.kind] = allowance.kind
             headers[Header.requestor] = allowance.requestor

@@ -15,13 +15,15 @@ public enum HeaderValue {
     /// Encoded bytes kept per value: well within nginx's default 4 KiB
     /// `proxy_buffer_size` for all the `X-Token-*` headers together.
     public static let maximumBytes = 512
+    /// `X-Token-Reason` is for a log line (SPEC §9): shorter.
+    public static let maximumReasonBytes = 256
     static let ellipsis = "%E2%80%A6"
 
-    public static func encode(_ text: some StringProtocol) -> String {
-        encode(text.utf8)
+    public static func encode(_ text: some StringProtocol, maximumBytes: Int = HeaderValue.maximumBytes) -> String {
+        encode(text.utf8, maximumBytes: maximumBytes)
     }
 
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    public static func encode(_ bytes: some Collection<UInt8>, maximumBytes: Int = HeaderValue.maximumBytes) -> String {
         // The common case (an id like `TNT`) is already safe: no copy byte by byte.
         if bytes.count <= maximumBytes, bytes.allSatisfy(isPlain) {
             return String(decoding: bytes, as: UTF8.self)

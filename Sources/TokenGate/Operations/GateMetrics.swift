@@ -22,8 +22,12 @@ public final class GateMetrics: Sendable {
     private let sessions: [String: CoreMetrics.Counter]
     let keysLoaded: CoreMetrics.Gauge
     private let keyReloads: [String: CoreMetrics.Counter]
-    /// Not in SPEC §9's list: requests cut off by a limit (413, 431…).
+    /// Not in SPEC §9's list: requests cut off by a limit (413, 431, 503 when the body budget is spent).
     let limitRefusals: CoreMetrics.Counter
+    let connectionsOpen: CoreMetrics.Meter
+    private let connectionsRefused: [String: CoreMetrics.Counter]
+    /// Requests whose head or body did not arrive within `--request-timeout`.
+    let requestTimeouts: CoreMetrics.Counter
 
     /// The endpoints timed in `tokengate_request_duration_seconds`.
     public enum Endpoint: String, Sendable, CaseIterable {
@@ -63,12 +67,26 @@ public final class GateMetrics: Sendable {
                                          ["accepted", "replayed", "unavailable"], factory)
         replayDuration = CoreMetrics.Timer(label: "tokengate_replay_store_duration_seconds", factory: factory)
         replayFailOpen = CoreMetrics.Counter(label: "tokengate_replay_fail_open_total", factory: factory)
-        cache = Self.counters("tokengate_verdict_cache_total", "result", ["hit", "miss", "insert", "eviction", "flush"], factory)
+        cache = Self.counters("tokengate_verdict_cache_total", "result", ["hit", "miss", "insert", "eviction", "flush", "stale"], factory)
         sessions = Self.counters("tokengate_sessions_total", "result", ["issued", "valid", "expired", "invalid"], factory)
         keysLoaded = CoreMetrics.Gauge(label: "tokengate_keys_loaded", factory: factory)
         keyReloads = Self.counters("tokengate_key_reloads_total", "result", ["success", "failure"], factory)
         limitRefusals = CoreMetrics.Counter(label: "tokengate_limit_refusals_total", factory: factory)
+        connectionsOpen = CoreMetrics.Meter(label: "tokengate_connections_open", factory: factory)
+        connectionsRefused = Self.counters("tokengate_connections_refused_total", "reason",
+                                           ConnectionRefusal.allCases.map(\.rawValue), factory)
+        requestTimeouts = CoreMetrics.Counter(label: "tokengate_request_timeouts_total", factory: factory)
     }
+
+    /// Why a connection was not served: the cap was reached (accepting
+    /// paused: new connections wait in the backlog), a connection accepted in
+    /// the same read as the one that reached it was closed, or one peer
+    /// address had its share.
+    enum ConnectionRefusal: String, CaseIterable {
+        case acceptPaused = "accept-paused", maximumConnections = "max-connections", perPeer = "per-peer"
+    }
+
+    func countConnectionRefused(_ reason: ConnectionRefusal) { connectionsRefused[reason.rawValue]?.increment() }
 
     private static func counters(_ name: String, _ label: String, _ values: [String],
                                  _ factory: PrometheusMetricsFactory) -> [String: CoreMetrics.Counter] {
@@ -92,7 +110,7 @@ public final class GateMetrics: Sendable {
         }
     }
 
-    enum CacheResult: String { case hit, miss, insert, eviction, flush }
+    enum CacheResult: String { case hit, miss, insert, eviction, flush, stale }
     func countCache(_ result: CacheResult, by amount: Int = 1) {
         if amount > 0 { cache[result.rawValue]?.increment(by: amount) }
     }

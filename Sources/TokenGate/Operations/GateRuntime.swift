@@ -52,7 +52,7 @@ public final class GateRuntime: Sendable {
     /// As the public initializer, with the replay store given (tests put a
     /// store that fails here, to see the gate fail closed or open).
     init(configuration: GateConfiguration, logger: Logger, clock: @escaping @Sendable () -> TokenTimestamp,
-         keyPollInterval: Duration, replay: ReplayStoreFactory.Made) throws(GateConfigurationError) {
+         keyPollInterval: Duration, replay: ReplayStoreFactory.Made, hooks: AuthGate.Hooks = .init()) throws(GateConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         self.replay = replay
@@ -75,8 +75,8 @@ public final class GateRuntime: Sendable {
         cache = VerdictCache(maximumEntries: configuration.verdictCacheSize, metrics: metrics)
         let sessions = configuration.sessionSecretPaths.isEmpty ? nil
             : try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds)
-        gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, clock: clock)
-        debugger = configuration.debugger ? DebuggerEndpoints(keys: verifier, clock: clock) : nil
+        gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, clock: clock, hooks: hooks)
+        debugger = configuration.debugger ? DebuggerEndpoints(keys: verifier, hosts: DebuggerHosts(listenHost: configuration.host, port: configuration.port), clock: clock) : nil
         readiness = Readiness(replayProbe: replay.probe)
         readiness.setKeysLoaded(ring.keys.count)
         metrics.keysLoaded.record(ring.keys.count)
@@ -88,11 +88,17 @@ public final class GateRuntime: Sendable {
     /// `port` overrides it (0: any free port, for tests).
     public func application(port: Int? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let responder = GateResponder(gate: gate, reports: ReportEndpoints(verifier: verifier), debugger: debugger, metrics: metrics,
+        let responder = GateResponder(gate: gate, reader: GateRequestReader(configuration: configuration), reports: ReportEndpoints(verifier: verifier), debugger: debugger, metrics: metrics,
                                       readiness: readiness, logger: logger)
+        let limiter = ConnectionLimiter(limits: configuration.limits, metrics: metrics)
+        let requestTimeout = TimeAmount.milliseconds(configuration.requestTimeoutMilliseconds)
+        let metrics = self.metrics
         return Application(
             responder: responder,
-            server: .http1(configuration: Self.http1),
+            server: HTTPServerBuilder { responder in
+                LimitedHTTP1Channel(responder: responder, configuration: Self.http1, requestTimeout: requestTimeout,
+                                    limiter: limiter, metrics: metrics)
+            },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
                                                     serverName: nil),
             onServerRunning: onServerRunning,

@@ -6,32 +6,67 @@ import Foundation
 /// playlist and segments of that resource are let through on a stateless
 /// credential, without touching the replay store.
 ///
-/// The credential is the Base64url (no padding) of
+/// The credential (version 2) is the Base64url (no padding) of
 ///
 /// | bytes | what |
 /// |---|---|
-/// | 1 | version, 1 |
+/// | 1 | version, 2 |
 /// | 8 | expiry, milliseconds since 1970, big-endian |
 /// | 32 | SHA-256 of the expected resource of the request that made it (zeros when the gate checks no resource) |
 /// | 32 | SHA-256 of the device id of that request (zeros when it gave none: any device) |
-/// | 32 | HMAC-SHA256 of the 73 bytes above, with the first secret |
+/// | 32 | SHA-256 of the gate's configured requestor (zeros under `--allow-any-requestor`) |
+/// | 8 | the key that admitted the session: the first 8 bytes of the SHA-256 of its SubjectPublicKeyInfo |
+/// | 32 | HMAC-SHA256 of the 113 bytes above, with the first secret |
 ///
-/// Every secret verifies (rotation: add the new secret first, drop the old
-/// one after a lifetime); tags are compared in constant time.
+/// The requestor binding keeps a gate of another requestor that shares the
+/// secret from honouring the session; the key binding ends the session when
+/// its key leaves the ring (revocation, SPEC §9). Every secret verifies
+/// (rotation: add the new secret first, drop the old one after a lifetime);
+/// tags are compared in constant time. Version 1 (no requestor, no key) is
+/// refused with a reason that tells the player to start again.
 public struct PlaybackSessions: Sendable {
     public enum Check: Sendable, Equatable {
         case valid(expires: TokenTimestamp)
         /// Genuine but past its expiry: 401 `SESSION_EXPIRED`.
         case expired
-        /// Bad tag, malformed, another resource or another device: 403 `INVALID_SESSION`.
+        /// Genuine, bound to another device or to a device while the request
+        /// names none: 403 `DEVICE_MISMATCH`.
+        case deviceMismatch(String)
+        /// Bad tag, malformed, old version, another resource or requestor, or
+        /// a key that left the ring: 403 `INVALID_SESSION`.
         case invalid(String)
     }
 
-    static let version: UInt8 = 1
-    static let signedLength = 1 + 8 + 32 + 32
+    /// What a credential is checked against: the request and the gate.
+    public struct Expectation: Sendable {
+        public var resource: String?
+        public var deviceID: String?
+        /// The gate's configured requestor (nil: any requestor).
+        public var requestor: String?
+        /// A device-bound session passes a request that names no device.
+        public var allowsUnboundDevice = false
+        public var now: TokenTimestamp
+
+        public init(resource: String?, deviceID: String?, requestor: String?, allowsUnboundDevice: Bool = false,
+                    now: TokenTimestamp) {
+            self.resource = resource
+            self.deviceID = deviceID
+            self.requestor = requestor
+            self.allowsUnboundDevice = allowsUnboundDevice
+            self.now = now
+        }
+    }
+
+    static let version: UInt8 = 2
+    static let signedLength = 1 + 8 + 32 + 32 + 32 + 8
     static let credentialLength = signedLength + 32
+    static let textLength = (credentialLength * 4 + 2) / 3
+    /// Version 1's layout (version, expiry, resource, device, tag), recognised only to name it.
+    static let versionOneLength = 1 + 8 + 32 + 32 + 32
     /// Shorter secrets are guessable offline from one captured credential.
     public static let minimumSecretBytes = 32
+    /// A secret file larger than this is not a secret (a key or a log given by mistake).
+    public static let maximumSecretFileBytes = 4096
 
     /// Raw bytes: swift-crypto's `SymmetricKey` is not `Sendable`; a key is made per use (a copy of 32 bytes).
     private let secrets: [[UInt8]]
@@ -46,44 +81,73 @@ public struct PlaybackSessions: Sendable {
         lifetimeMilliseconds = Int64(lifetimeSeconds) * 1000
     }
 
-    /// Reads each `--session-secret` file: its bytes less trailing whitespace
-    /// (the newline `echo` and editors add).
+    /// Reads each `--session-secret` file whole, by SPEC §11's secret-file
+    /// rule: binary content is used as it is; text (printable ASCII) loses
+    /// one trailing newline (`\n` or `\r\n`, what `echo` and editors add).
+    /// A random 32-byte file whose last byte happens to be 0x0A is binary and
+    /// keeps all 32 bytes.
     public static func load(paths: [String], lifetimeSeconds: Int) throws(GateConfigurationError) -> PlaybackSessions {
         var secrets: [[UInt8]] = []
         for path in paths {
             let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
-            guard type == .typeRegular, let data = FileManager.default.contents(atPath: path), data.count <= 4096 else {
+            guard type == .typeRegular, let data = FileManager.default.contents(atPath: path), data.count <= maximumSecretFileBytes else {
                 throw GateConfigurationError("--session-secret \(path): not a readable regular file of at most 4 KiB")
             }
-            var bytes = [UInt8](data)
-            while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 || last == 0x09 { bytes.removeLast() }
+            let bytes = secretBytes(of: [UInt8](data))
             guard bytes.count >= minimumSecretBytes else {
-                throw GateConfigurationError("--session-secret \(path): holds \(bytes.count) bytes; at least \(minimumSecretBytes) are needed (e.g. `openssl rand -hex 32 > \(path)`)")
+                throw GateConfigurationError("--session-secret \(path): the file holds \(data.count) bytes, of which \(bytes.count) are used "
+                    + "(a text file loses its trailing newline); at least \(minimumSecretBytes) are needed (e.g. `openssl rand -hex 32 > \(path)`)")
             }
             secrets.append(bytes)
         }
         return try PlaybackSessions(secrets: secrets, lifetimeSeconds: lifetimeSeconds)
     }
 
-    /// A credential for `resource` (nil: the gate checks no resource) and the
-    /// device that asked, valid from `now` for the lifetime.
-    public func issue(resource: String?, deviceID: String?, now: TokenTimestamp) -> (credential: String, expires: TokenTimestamp) {
+    /// The bytes of a secret file that are the secret (SPEC §11).
+    static func secretBytes(of file: [UInt8]) -> [UInt8] {
+        var body = file[...]
+        if body.last == 0x0A {
+            body = body.dropLast()
+            if body.last == 0x0D { body = body.dropLast() }
+        }
+        let isText = !body.isEmpty && body.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+        return isText ? Array(body) : file
+    }
+
+    /// The 8-byte id a credential records of the key that admitted it.
+    public static func keyID(of key: PublicKey) -> UInt64 {
+        SHA256.hash(data: key.derRepresentation).withUnsafeBytes { raw in
+            raw.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        }
+    }
+
+    /// A credential for `resource` (nil: the gate checks no resource), the
+    /// device that asked, the gate's requestor and the key that verified the
+    /// media token, valid from `now` for the lifetime.
+    public func issue(resource: String?, deviceID: String?, requestor: String?, keyID: UInt64,
+                      now: TokenTimestamp) -> (credential: String, expires: TokenTimestamp) {
         let expires = now.adding(milliseconds: lifetimeMilliseconds) ?? .latest
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.credentialLength)
         bytes.append(Self.version)
-        for shift in stride(from: 56, through: 0, by: -8) {
-            bytes.append(UInt8(truncatingIfNeeded: expires.millisecondsSince1970 >> Int64(shift)))
-        }
+        Self.appendBigEndian(UInt64(bitPattern: expires.millisecondsSince1970), to: &bytes)
         bytes += Self.binding(resource)
         bytes += Self.binding(deviceID)
+        bytes += Self.binding(requestor)
+        Self.appendBigEndian(keyID, to: &bytes)
         bytes += HMAC<SHA256>.authenticationCode(for: bytes, using: SymmetricKey(data: secrets[0]))
         return (Base64URL.encode(bytes), expires)
     }
 
-    /// Whether `credential` lets this request through.
-    public func check(_ credential: some Collection<UInt8>, resource: String?, deviceID: String?, now: TokenTimestamp) -> Check {
-        guard credential.count == (Self.credentialLength * 4 + 2) / 3, let bytes = Base64URL.decode(credential),
+    /// Whether `credential` lets this request through; `trusts` says whether
+    /// a key id is in the ring now.
+    public func check(_ credential: some Collection<UInt8>, against expectation: Expectation,
+                      trusts: (UInt64) -> Bool) -> Check {
+        if credential.count == (Self.versionOneLength * 4 + 2) / 3, let old = Base64URL.decode(credential),
+           old.count == Self.versionOneLength, old[0] == 1 {
+            return .invalid("session credential version 1 is no longer accepted; start playback again")
+        }
+        guard credential.count == Self.textLength, let bytes = Base64URL.decode(credential),
               bytes.count == Self.credentialLength else {
             return .invalid("the session credential is malformed")
         }
@@ -94,21 +158,36 @@ public struct PlaybackSessions: Sendable {
         guard secrets.contains(where: { HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: signed, using: SymmetricKey(data: $0)) }) else {
             return .invalid("the session credential's tag does not verify")
         }
-        guard constantTimeEquals(bytes[9..<41], Self.binding(resource)) else {
+        guard constantTimeEquals(bytes[73..<105], Self.binding(expectation.requestor)) else {
+            return .invalid("the session was made for another requestor")
+        }
+        guard constantTimeEquals(bytes[9..<41], Self.binding(expectation.resource)) else {
             return .invalid("the session was made for another resource")
+        }
+        let keyID = bytes[105..<113].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard trusts(keyID) else {
+            return .invalid("the key that admitted this session was removed")
         }
         let device = bytes[41..<73]
         if device.contains(where: { $0 != 0 }) {
-            guard let deviceID, constantTimeEquals(device, Self.binding(deviceID)) else {
-                return .invalid("the session was made for another device")
+            if let deviceID = expectation.deviceID {
+                guard constantTimeEquals(device, Self.binding(deviceID)) else {
+                    return .deviceMismatch("the session is bound to another device")
+                }
+            } else if !expectation.allowsUnboundDevice {
+                return .deviceMismatch("the session is bound to a device; the request names none")
             }
         }
         let expiry = bytes[1..<9].reduce(Int64(0)) { $0 << 8 | Int64($1) }
         guard let expires = TokenTimestamp(millisecondsSince1970: expiry) else {
             return .invalid("the session credential's expiry is out of range")
         }
-        guard now <= expires else { return .expired }
+        guard expectation.now <= expires else { return .expired }
         return .valid(expires: expires)
+    }
+
+    private static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 
     /// SHA-256 of the value, or 32 zeros when there is none.

@@ -1,78 +1,134 @@
 import EntitlementTokens
-import HTTPTypes
 
-/// The decision of the auth endpoints, whatever the proxy convention: where
-/// the credential is, which check applies, and what the answer is (SPEC §9,
-/// §11). The HTTP layer only finds the original URI and renders the answer.
+/// The decision of the auth endpoints, whatever the proxy convention: a
+/// ``GateRequest`` in, a ``GateAnswer`` out (SPEC §9, §11). The HTTP layer
+/// only reads the request into that value and renders the answer.
 ///
-/// Order: a valid playback session lets the request through without a
-/// token; otherwise a token decides; a session that failed and no token
-/// answers the session's failure; nothing at all is `NO_TOKEN`.
+/// Order (SPEC §11, "the valid one wins"): (1) a request that reads two ways
+/// is 400; (2) any valid session candidate lets the request through, and a
+/// token beside it is not spent; (3) else a token decides as if no session had
+/// been sent; (4) else the best candidate's failure (`SESSION_EXPIRED` before
+/// `DEVICE_MISMATCH` before `INVALID_SESSION`); (5) else `NO_TOKEN`, naming
+/// what was looked for.
 final class AuthGate: Sendable {
     let configuration: GateConfiguration
     let verifier: GateVerifier
     let cache: VerdictCache
     let sessions: PlaybackSessions?
     let clock: @Sendable () -> TokenTimestamp
-    private let resourceHeader: HTTPField.Name?
-    private let deviceHeader: HTTPField.Name
-    private let tokenHeader: HTTPField.Name?
-    private let sessionHeader: HTTPField.Name
+    let hooks: Hooks
+
+    /// Points where a test can hold a request, to make a race deterministic.
+    struct Hooks: Sendable {
+        /// Runs after a reusable token was verified and allowed, before its
+        /// verdict is offered to the cache.
+        var beforeCacheInsert: (@Sendable () async -> Void)? = nil
+    }
+
+    /// Session cookies considered per request (browsers send one per matching
+    /// path); more is a 400, not a linear cost in HMACs.
+    static let maximumSessionCookies = 8
 
     init(configuration: GateConfiguration, verifier: GateVerifier, cache: VerdictCache, sessions: PlaybackSessions?,
-         clock: @escaping @Sendable () -> TokenTimestamp) {
+         clock: @escaping @Sendable () -> TokenTimestamp, hooks: Hooks = Hooks()) {
         self.configuration = configuration
         self.verifier = verifier
         self.cache = cache
         self.sessions = sessions
         self.clock = clock
-        // Names were checked as RFC 9110 tokens by the configuration.
-        if case .header(let name) = configuration.resource { resourceHeader = HTTPField.Name(name)! } else { resourceHeader = nil }
-        deviceHeader = HTTPField.Name(configuration.deviceHeader)!
-        tokenHeader = configuration.tokenHeader.map { HTTPField.Name($0)! }
-        sessionHeader = HTTPField.Name(configuration.sessionHeader)!
+        self.hooks = hooks
     }
 
-    /// Decides one request whose original URI (path and query, as the client
-    /// sent it) is `originalURI`, with the request's headers.
-    func decide(originalURI: Substring?, headers: HTTPFields) async -> GateAnswer {
+    /// Decides one request.
+    func decide(_ request: GateRequest) async -> GateAnswer {
+        if let ambiguity = ambiguity(of: request) {
+            return GateAnswer(status: .badRequest, reason: ambiguity, kindLabel: "none")
+        }
         let resource: String?
         switch configuration.resource {
         case .fixed(let fixed): resource = fixed
         case .any: resource = nil
-        case .header:
-            guard let name = resourceHeader, let value = CredentialLocator.header(name, in: headers) else {
+        case .header(let name):
+            guard let fromProxy = request.resource else {
                 return GateAnswer(status: .noExpectedResource,
-                                  reason: "the request has no \(resourceHeader?.rawName ?? "resource") header: the proxy must set it for this location",
+                                  reason: "the request has no \(name) header: the proxy must set it for this location",
                                   kindLabel: "none")
             }
-            resource = String(value)
+            resource = fromProxy
         }
-        let deviceID = CredentialLocator.header(deviceHeader, in: headers).map(String.init)
 
-        var sessionFailure: GateAnswer? = nil
-        if let sessions, let credential = sessionCredential(originalURI: originalURI, headers: headers) {
-            switch sessions.check(credential.utf8, resource: resource, deviceID: deviceID, now: clock()) {
-            case .valid(let expires):
-                return GateAnswer(status: .validSession, reason: "valid playback session",
-                                  allowance: Allowance(sessionFor: resource, requestor: configuration.requestorID, expires: expires),
-                                  kindLabel: "session")
-            case .expired:
-                sessionFailure = GateAnswer(status: .sessionExpired, reason: "the playback session has expired", kindLabel: "session")
-            case .invalid(let reason):
-                sessionFailure = GateAnswer(status: .invalidSession, reason: reason, kindLabel: "session")
+        var sessionFailure: (rank: Int, answer: GateAnswer)? = nil
+        if let sessions, !request.sessions.isEmpty {
+            let expectation = PlaybackSessions.Expectation(
+                resource: resource, deviceID: request.deviceID, requestor: configuration.requestorID,
+                allowsUnboundDevice: configuration.allowUnboundDevice, now: request.now)
+            let trusted = verifier.trustedKeyIDs
+            for candidate in request.sessions {
+                let failure: (rank: Int, answer: GateAnswer)
+                switch sessions.check(candidate.value.utf8, against: expectation, trusts: { trusted.contains($0) }) {
+                case .valid(let expires):
+                    return GateAnswer(status: .validSession, reason: "valid playback session (\(candidate.carrier))",
+                                      allowance: Allowance(sessionFor: resource, requestor: configuration.requestorID, expires: expires),
+                                      kindLabel: "session")
+                case .expired:
+                    failure = (0, GateAnswer(status: .sessionExpired, reason: "the playback session has expired (\(candidate.carrier))",
+                                             kindLabel: "session"))
+                case .deviceMismatch(let reason):
+                    failure = (1, GateAnswer(status: .verdict(.deviceMismatch), reason: "\(reason) (\(candidate.carrier))",
+                                             kindLabel: "session"))
+                case .invalid(let reason):
+                    failure = (2, GateAnswer(status: .invalidSession, reason: "\(reason) (\(candidate.carrier))", kindLabel: "session"))
+                }
+                if sessionFailure == nil || failure.rank < sessionFailure!.rank { sessionFailure = failure }
             }
         }
 
-        guard let token = locateToken(originalURI: originalURI, headers: headers) else {
-            return sessionFailure ?? GateAnswer(status: .noToken, reason: "the request carries no token", kindLabel: "none")
+        guard let token = request.tokens.first else {
+            return sessionFailure?.answer
+                ?? GateAnswer(status: .noToken, reason: "the request carries no token and no session: looked for \(lookedFor)",
+                              kindLabel: "none")
         }
-        return await decide(token: token.utf8, resource: resource, deviceID: deviceID)
+        return await decide(token: token.value.utf8, resource: resource, deviceID: request.deviceID)
+    }
+
+    /// What the gate looks for, for the reason of `NO_TOKEN`.
+    var lookedFor: String {
+        var places = ["query parameter " + configuration.tokenParams.joined(separator: " or ")]
+        if let header = configuration.tokenHeader { places.append("header \(header)") }
+        if let cookie = configuration.tokenCookie { places.append("cookie \(cookie)") }
+        if sessions != nil {
+            places.append("session cookie \(configuration.sessionCookie), query parameter \(configuration.sessionParam) "
+                          + "or header \(configuration.sessionHeader)")
+        }
+        return places.joined(separator: "; ")
+    }
+
+    /// Why the request reads two ways (SPEC §9), or nil when it reads one way.
+    func ambiguity(of request: GateRequest) -> String? {
+        if let field = request.doubledFields.first {
+            return "the request has more than one \(field) field: it reads two ways"
+        }
+        if let first = request.tokens.first,
+           let other = request.tokens.dropFirst().first(where: { !$0.value.utf8.elementsEqual(first.value.utf8) }) {
+            return "the request carries two different tokens (\(first.carrier), \(other.carrier)): it reads two ways"
+        }
+        let parameters = request.sessions.filter { if case .query = $0.carrier { true } else { false } }
+        if let first = parameters.first, parameters.dropFirst().contains(where: { !$0.value.utf8.elementsEqual(first.value.utf8) }) {
+            return "the request carries two different session parameters (\(first.carrier)): it reads two ways"
+        }
+        let cookies = request.sessions.count { if case .cookie = $0.carrier { true } else { false } }
+        if cookies > Self.maximumSessionCookies {
+            return "the request carries \(cookies) session cookies; at most \(Self.maximumSessionCookies) are read"
+        }
+        return nil
     }
 
     /// The token's verdict, from the cache when a reusable token was allowed before.
     func decide(token: Substring.UTF8View, resource: String?, deviceID: String?) async -> GateAnswer {
         var cacheKey: VerdictCache.Key? = nil
+        // Read before the verifier reads its ring: a verdict made with a ring
+        // that a reload replaced meanwhile is then refused by the cache.
+        let generation = cache.generation
         if cache.isEnabled {
             let key = VerdictCache.key(token: token, resource: resource, deviceID: deviceID)
             if let hit = cache.lookup(key, now: clock()) {
@@ -87,27 +143,26 @@ final class AuthGate: Sendable {
         guard let verified = verdict.verified else {
             return GateAnswer(status: .verdict(verdict.status), reason: verdict.reason, tokenID: tokenID, kindLabel: kindLabel)
         }
+        // SPEC §9: a device-bound credential does not pass a request that
+        // simply omits the device header (the library skips a check with no
+        // expectation, as the CLI must).
+        if deviceID == nil, verified.token.fingerprint != nil, !configuration.allowUnboundDevice {
+            return GateAnswer(status: .verdict(.deviceMismatch),
+                              reason: "the token is bound to a device; the request names none (\(configuration.deviceHeader))",
+                              tokenID: tokenID, kindLabel: kindLabel)
+        }
         let allowance = Allowance(token: verified.token, expectedResource: resource)
         var session: String? = nil
         if verified.token.kind == .media {
-            session = sessions?.issue(resource: resource, deviceID: deviceID, now: clock()).credential
+            if let sessions, let key = verified.key {
+                session = sessions.issue(resource: resource, deviceID: deviceID, requestor: configuration.requestorID,
+                                         keyID: PlaybackSessions.keyID(of: key), now: clock()).credential
+            }
         } else if let cacheKey, let tokenID {
-            cache.insert(cacheKey, verdict: verified, allowance: allowance, tokenID: tokenID)
+            if let hold = hooks.beforeCacheInsert { await hold() }
+            cache.insert(cacheKey, verdict: verified, allowance: allowance, tokenID: tokenID, generation: generation)
         }
         return GateAnswer(status: .verdict(.validToken), reason: verdict.reason, allowance: allowance, session: session,
                           tokenID: tokenID, kindLabel: kindLabel)
-    }
-
-    private func locateToken(originalURI: Substring?, headers: HTTPFields) -> Substring? {
-        if let originalURI, let value = CredentialLocator.parameter(configuration.tokenParams, inURI: originalURI) { return value }
-        if let tokenHeader, let value = CredentialLocator.header(tokenHeader, in: headers) { return value }
-        if let name = configuration.tokenCookie, let value = CredentialLocator.cookie(name, in: headers) { return value }
-        return nil
-    }
-
-    private func sessionCredential(originalURI: Substring?, headers: HTTPFields) -> Substring? {
-        if let value = CredentialLocator.cookie(configuration.sessionCookie, in: headers) { return value }
-        if let originalURI, let value = CredentialLocator.parameter(configuration.sessionParam, inURI: originalURI) { return value }
-        return CredentialLocator.header(sessionHeader, in: headers)
     }
 }

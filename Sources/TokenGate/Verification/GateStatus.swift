@@ -12,6 +12,9 @@ public enum GateStatus: Sendable, Hashable {
     /// The gate takes the expected resource from a request header and this
     /// request has none: the proxy is misconfigured, not the client (500).
     case noExpectedResource
+    /// The request reads two ways (SPEC §9: a doubled field, two different
+    /// tokens, two session parameters): 400, never a merge.
+    case badRequest
 
     public var rawValue: String {
         switch self {
@@ -21,16 +24,17 @@ public enum GateStatus: Sendable, Hashable {
         case .invalidSession: "INVALID_SESSION"
         case .sessionExpired: "SESSION_EXPIRED"
         case .noExpectedResource: "NO_EXPECTED_RESOURCE"
+        case .badRequest: "BAD_REQUEST"
         }
     }
 
     public static let allCases: [GateStatus] = VerificationStatus.allCases.map(GateStatus.verdict)
-        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource]
+        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest]
 
     /// The HTTP status of SPEC §9: 200 allow; 401 no usable credential; 403 a
     /// refused credential; 503 the replay check could not be made (fail
     /// closed: nginx turns it into an error, never an allow); 500 the gate is
-    /// misconfigured for this request.
+    /// misconfigured for this request; 400 the request reads two ways.
     public var httpStatus: Int {
         switch self {
         case .verdict(.validToken), .validSession: 200
@@ -39,6 +43,7 @@ public enum GateStatus: Sendable, Hashable {
              .verdict(.untrustedMVPD), .verdict(.deviceMismatch), .verdict(.tokenReplayed): 403
         case .verdict(.replayCheckUnavailable): 503
         case .noExpectedResource: 500
+        case .badRequest: 400
         }
     }
 

@@ -1,4 +1,5 @@
 import EntitlementTokens
+import Synchronization
 
 /// The only place the gate calls the library's verifier (SPEC §8): one
 /// `TokenVerifier` built at start-up with what is the same for every request
@@ -13,8 +14,10 @@ final class GateVerifier: Sendable {
     private let verifier: TokenVerifier
     private let reporting: TokenVerifier
     private let reportPolicy: VerificationPolicy
+    private let keyIDs: Mutex<Set<UInt64>>
 
     init(ring: KeyRing, policy: VerificationPolicy) {
+        keyIDs = Mutex(Self.ids(of: ring))
         verifier = TokenVerifier(signature: .trustedKeys(ring), policy: policy)
         var reportPolicy = policy
         reportPolicy.replayStore = nil
@@ -43,6 +46,15 @@ final class GateVerifier: Sendable {
     func replaceKeys(with ring: KeyRing) throws(KeyError) {
         try verifier.replaceKeys(with: ring)
         try reporting.replaceKeys(with: ring)
+        keyIDs.withLock { $0 = Self.ids(of: ring) }
+    }
+
+    /// The session key ids (``PlaybackSessions/keyID(of:)``) of the keys in
+    /// force: a session whose admitting key left the ring ends with it.
+    var trustedKeyIDs: Set<UInt64> { keyIDs.withLock { $0 } }
+
+    private static func ids(of ring: KeyRing) -> Set<UInt64> {
+        Set(ring.keys.map(PlaybackSessions.keyID(of:)))
     }
 
     /// The verdict for one token, for a request for `resource` from `deviceID`

@@ -13,6 +13,12 @@ import Synchronization
 /// (``removeAll()``). Only allows are cached: refusals are cheap to repeat and
 /// would let anyone fill the cache with forged tokens.
 ///
+/// Revocation is exact (SPEC §9): every flush starts a new generation, and an
+/// insert made under an older generation — a verification that began before a
+/// key reload and finished after its flush — is dropped, under the same lock
+/// that flushes. Otherwise such an allow would outlive the key it rests on
+/// until the token expires.
+///
 /// Bounded in entries and in bytes; when full, the oldest entry goes first.
 final class VerdictCache: Sendable {
     struct Key: Hashable {
@@ -35,6 +41,8 @@ final class VerdictCache: Sendable {
         var head = 0
         var sequence: UInt64 = 0
         var bytes = 0
+        /// Counts flushes; kept across them.
+        var generation: UInt64 = 0
     }
 
     let maximumEntries: Int
@@ -52,6 +60,8 @@ final class VerdictCache: Sendable {
     var isEnabled: Bool { maximumEntries > 0 }
     var count: Int { store.withLock { $0.entries.count } }
     var bytes: Int { store.withLock { $0.bytes } }
+    /// The generation a caller reads before it verifies, and hands to ``insert(_:verdict:allowance:tokenID:generation:)``.
+    var generation: UInt64 { store.withLock { $0.generation } }
 
     static func key(token: some Collection<UInt8>, resource: String?, deviceID: String?) -> Key {
         var hasher = SHA256()
@@ -79,13 +89,16 @@ final class VerdictCache: Sendable {
         return found
     }
 
-    /// Keeps an allow of a reusable token. Media tokens are refused here too,
-    /// so that no caller can cache one by mistake.
-    func insert(_ key: Key, verdict: VerifiedToken, allowance: Allowance, tokenID: String) {
+    /// Keeps an allow of a reusable token, made while ``generation`` was
+    /// `generation`; an allow from an older generation (the keys were
+    /// reloaded since) is dropped and counted as `stale`. Media tokens are
+    /// refused here too, so that no caller can cache one by mistake.
+    func insert(_ key: Key, verdict: VerifiedToken, allowance: Allowance, tokenID: String, generation: UInt64) {
         guard isEnabled, verdict.token.kind != .media else { return }
         let cost = allowance.byteCost + tokenID.utf8.count
         guard cost <= maximumBytes else { return }
-        let evicted = store.withLock { store -> Int in
+        let evicted = store.withLock { store -> Int? in
+            guard store.generation == generation else { return nil }
             var evicted = 0
             if let old = store.entries.removeValue(forKey: key) { store.bytes -= old.cost }
             while store.entries.count >= maximumEntries || store.bytes + cost > maximumBytes, store.head < store.order.count {
@@ -112,6 +125,7 @@ final class VerdictCache: Sendable {
             }
             return evicted
         }
+        guard let evicted else { return metrics.countCache(.stale) }
         metrics.countCache(.insert)
         metrics.countCache(.eviction, by: evicted)
     }
@@ -120,7 +134,7 @@ final class VerdictCache: Sendable {
     func removeAll() {
         let flushed = store.withLock { store -> Int in
             let count = store.entries.count
-            store = Store()
+            store = Store(generation: store.generation &+ 1)
             return count
         }
         metrics.countCache(.flush, by: flushed)

@@ -1,0 +1,80 @@
+import EntitlementTokens
+import HTTPTypes
+
+/// Turns one auth request into the ``GateRequest`` the decision judges: the
+/// HTTP layer's whole share of the decision (SPEC §9, "The request path").
+///
+/// It finds every credential and counts the field lines of every field that
+/// must come once, but judges nothing: two readings are the decision's to
+/// refuse, so that every proxy convention gets the same rule.
+struct GateRequestReader: Sendable {
+    let configuration: GateConfiguration
+    private let resourceHeader: HTTPField.Name?
+    private let deviceHeader: HTTPField.Name
+    private let tokenHeader: HTTPField.Name?
+    private let sessionHeader: HTTPField.Name
+    /// The fields that must come on one line at most, with the one that
+    /// carries the original URI for this endpoint first.
+    private let singleFields: [HTTPField.Name]
+
+    static let originalURI = HTTPField.Name("X-Original-URI")!
+    static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
+    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    static let cookiePath = HTTPField.Name("X-Token-Cookie-Path")!
+
+    init(configuration: GateConfiguration) {
+        self.configuration = configuration
+        // Names were checked as RFC 9110 tokens by the configuration.
+        if case .header(let name) = configuration.resource { resourceHeader = HTTPField.Name(name)! } else { resourceHeader = nil }
+        deviceHeader = HTTPField.Name(configuration.deviceHeader)!
+        tokenHeader = configuration.tokenHeader.map { HTTPField.Name($0)! }
+        sessionHeader = HTTPField.Name(configuration.sessionHeader)!
+        var single = [Self.originalURI, Self.forwardedURI, Self.forwardedProto, Self.cookiePath, deviceHeader, sessionHeader]
+        if let resourceHeader { single.append(resourceHeader) }
+        if let tokenHeader { single.append(tokenHeader) }
+        singleFields = single
+    }
+
+    /// The request whose original URI (path and query as the client sent it)
+    /// is `originalURI`, with `headers`, at `now`.
+    func read(originalURI: Substring?, headers: HTTPFields, now: TokenTimestamp) -> GateRequest {
+        var request = GateRequest(now: now)
+        for name in singleFields where CredentialLocator.fieldLineCount(name, in: headers) > 1 {
+            request.doubledFields.append(name.rawName)
+        }
+        if let resourceHeader { request.resource = CredentialLocator.header(resourceHeader, in: headers).map(String.init) }
+        request.deviceID = CredentialLocator.header(deviceHeader, in: headers).map(String.init)
+
+        if let originalURI {
+            for name in configuration.tokenParams {
+                for value in CredentialLocator.parameters(name, inURI: originalURI) {
+                    request.tokens.append(.init(value: value, carrier: .query(name)))
+                }
+            }
+        }
+        // An empty parameter is a second reading only beside another value
+        // (`token=&token=x`); alone, it is no token.
+        if request.tokens.allSatisfy({ $0.value.isEmpty }) { request.tokens = [] }
+        if let tokenHeader, let value = CredentialLocator.header(tokenHeader, in: headers) {
+            request.tokens.append(.init(value: value, carrier: .header(tokenHeader.rawName)))
+        }
+        if let name = configuration.tokenCookie {
+            for value in CredentialLocator.cookies(name, in: headers) { request.tokens.append(.init(value: value, carrier: .cookie(name))) }
+        }
+
+        // Sessions are read only where the gate issues them.
+        guard !configuration.sessionSecretPaths.isEmpty else { return request }
+        for value in CredentialLocator.cookies(configuration.sessionCookie, in: headers) {
+            request.sessions.append(.init(value: value, carrier: .cookie(configuration.sessionCookie)))
+        }
+        if let originalURI {
+            for value in CredentialLocator.parameters(configuration.sessionParam, inURI: originalURI) where !value.isEmpty {
+                request.sessions.append(.init(value: value, carrier: .query(configuration.sessionParam)))
+            }
+        }
+        if let value = CredentialLocator.header(sessionHeader, in: headers) {
+            request.sessions.append(.init(value: value, carrier: .header(sessionHeader.rawName)))
+        }
+        return request
+    }
+}

@@ -1,0 +1,54 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+
+/// Hummingbird's HTTP/1 child channel with the gate's limits around it: each
+/// accepted connection is admitted by the ``ConnectionLimiter`` (or closed at
+/// once), and gets a ``RequestDeadline`` before and after the HTTP decoder.
+/// Everything else — decoding, keep-alive, the idle timeout, the responder —
+/// is Hummingbird's, unchanged.
+struct LimitedHTTP1Channel: ServerChildChannel {
+    typealias Value = HTTP1Channel.Value
+
+    let responder: HTTPChannelHandler.Responder
+    let configuration: HTTP1Channel.Configuration
+    let requestTimeout: TimeAmount
+    let limiter: ConnectionLimiter
+    let metrics: GateMetrics
+    private let handling: HTTP1Channel
+
+    init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration,
+         requestTimeout: TimeAmount, limiter: ConnectionLimiter, metrics: GateMetrics) {
+        self.responder = responder
+        self.configuration = configuration
+        self.requestTimeout = requestTimeout
+        self.limiter = limiter
+        self.metrics = metrics
+        handling = HTTP1Channel(responder: responder, configuration: configuration)
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        guard limiter.admit(channel) else {
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        let deadline = RequestDeadline(timeout: requestTimeout, limiter: limiter, metrics: metrics)
+        let (firstByte, parts) = deadline.handlers()
+        do {
+            try channel.pipeline.syncOperations.addHandler(firstByte)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        // Built per connection, so that its handler list holds this connection's deadline.
+        let bound = NIOLoopBound(parts, eventLoop: channel.eventLoop)
+        var perConnection = configuration
+        let others = configuration.additionalChannelHandlers
+        perConnection.additionalChannelHandlers = { [bound] in [bound.value] + others() }
+        return HTTP1Channel(responder: responder, configuration: perConnection).setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await handling.handle(value: value, logger: logger)
+    }
+}

@@ -1,0 +1,51 @@
+import EntitlementTokens
+
+/// What the proxy reported about one request, unjudged: the value the HTTP
+/// layer makes of a request and the decision (``AuthGate``) judges (SPEC §9,
+/// "The request path").
+///
+/// It holds every credential that was present, not a chosen one, so that the
+/// decision can apply the ambiguity rule (two readings are a 400) and "the
+/// valid one wins" (SPEC §11). It holds no requestor: the requestor a request
+/// is checked against is the gate's configuration, never the request's.
+struct GateRequest: Sendable {
+    /// Where a credential was found.
+    enum Carrier: Sendable, Equatable, CustomStringConvertible {
+        case query(String)
+        case header(String)
+        case cookie(String)
+
+        var description: String {
+            switch self {
+            case .query(let name): "query parameter \(name)"
+            case .header(let name): "header \(name)"
+            case .cookie(let name): "cookie \(name)"
+            }
+        }
+    }
+
+    /// A credential as sent: raw bytes, still percent-encoded.
+    struct Credential: Sendable {
+        var value: Substring
+        var carrier: Carrier
+    }
+
+    /// The expected resource the proxy named (`--resource-header`), when the
+    /// gate takes it from the request; nil when the header is absent or the
+    /// gate's resource is fixed.
+    var resource: String?
+    /// The device id header's value, when present and not empty.
+    var deviceID: String?
+    /// Every token value found: each token parameter's every value, the token
+    /// header and every token cookie.
+    var tokens: [Credential] = []
+    /// Every session credential: every session cookie (browsers send several),
+    /// then each session parameter value, then the session header.
+    var sessions: [Credential] = []
+    /// Names of the fields that must appear at most once and came on two or
+    /// more field lines (SPEC §9: `X-Original-URI`, the resource, device,
+    /// token and session headers…).
+    var doubledFields: [String] = []
+    /// "Now", read once for the whole decision.
+    var now: TokenTimestamp
+}

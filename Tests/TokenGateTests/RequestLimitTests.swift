@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SPEC §9 "Limits, deadlines and revocation", against the built `tokengate`
+/// executable: a deadline for the whole request, a cap on connections in all
+/// and per peer, and one budget for bodies in flight. Clients here are raw
+/// sockets, so that they can misbehave byte by byte.
+@Suite(.serialized, .enabled(if: GateProcess.binary != nil, "the tokengate executable is not built"))
+struct RequestLimitTests {
+    /// A raw connection from `address` (any of 127.0.0.0/8).
+    final class Client {
+        let socket: Int32
+
+        init(port: Int, from address: String = "127.0.0.1") throws {
+            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard socket >= 0 else { throw RawHTTP.Failure(description: "socket failed") }
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(address)
+            _ = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            var remote = sockaddr_in()
+            remote.sin_family = sa_family_t(AF_INET)
+            remote.sin_port = in_port_t(UInt16(port).bigEndian)
+            remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let result = withUnsafePointer(to: &remote) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard result == 0 else {
+                close(socket)
+                throw RawHTTP.Failure(description: "connect failed: errno \(errno)")
+            }
+        }
+
+        deinit { close(socket) }
+
+        /// Sends what it can; false once the peer has closed.
+        @discardableResult
+        func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+        @discardableResult
+        func send(_ bytes: [UInt8]) -> Bool {
+            var sent = 0
+            while sent < bytes.count {
+                let written = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard written > 0 else { return false }
+                sent += written
+            }
+            return true
+        }
+
+        /// What arrives within `seconds`, until the peer closes; `closed` says whether it did.
+        func receive(within seconds: Double) -> (text: String, closed: Bool) {
+            var received: [UInt8] = []
+            let deadline = Date().addingTimeInterval(seconds)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while Date() < deadline {
+                var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                let left = Int32(max(1, deadline.timeIntervalSinceNow * 1000))
+                guard poll(&poller, 1, left) > 0 else { continue }
+                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+                received += buffer[..<count]
+            }
+            return (String(decoding: received, as: UTF8.self), false)
+        }
+    }
+
+    static func metric(_ gate: GateProcess, _ series: String) -> Double? {
+        guard let text = try? RawHTTP.get(port: gate.port, "/metrics").body else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1))
+        }
+        return nil
+    }
+
+    @Test func aHeadStillIncompleteAtTheDeadlineIsClosedWithNoAnswer() async throws {
+        let gate = try GateProcess(["--request-timeout", "1"])
+        try await offloaded {
+            let client = try Client(port: gate.port)
+            client.send("GET /healthz HTTP/1.1\r\nHost: gate\r\n")
+            let start = Date()
+            var closed = false
+            // One byte every 300 ms: the idle timeout alone would never fire.
+            while !closed, Date().timeIntervalSince(start) < 4 {
+                _ = client.send("X")
+                let answer = client.receive(within: 0.3)
+                #expect(answer.text.isEmpty, "an incomplete head got an answer: \(answer.text)")
+                closed = answer.closed
+            }
+            #expect(closed, "a trickled head kept its connection past the 1 s deadline")
+            #expect(Date().timeIntervalSince(start) < 2.5)
+        }
+        #expect(Self.metric(gate, "tokengate_request_timeouts_total") == 1)
+    }
+
+    @Test func aBodyStillIncompleteAtTheDeadlineGets408() async throws {
+        let gate = try GateProcess(["--request-timeout", "1"])
+        try await offloaded {
+            let client = try Client(port: gate.port)
+            client.send("POST /v1/verify HTTP/1.1\r\nHost: gate\r\nContent-Length: 1000\r\n\r\nabc")
+            let start = Date()
+            var answer = (text: "", closed: false)
+            while !answer.closed, Date().timeIntervalSince(start) < 4 {
+                _ = client.send("d")
+                let part = client.receive(within: 0.3)
+                answer = (answer.text + part.text, part.closed)
+            }
+            #expect(answer.text.hasPrefix("HTTP/1.1 408"), "\(answer.text.prefix(80))")
+            #expect(answer.text.lowercased().contains("connection: close"))
+            #expect(answer.closed)
+            // A well-behaved request on a new connection is still answered.
+            #expect(try RawHTTP.get(port: gate.port, "/healthz").status == 200)
+        }
+    }
+
+    @Test func bodiesInFlightShareOneBudget() async throws {
+        let gate = try GateProcess(["--max-body-bytes-in-flight", "1048576"])
+        try await offloaded {
+            let holder = try Client(port: gate.port)
+            holder.send("POST /v1/verify HTTP/1.1\r\nHost: gate\r\nContent-Length: 1048576\r\n\r\nabc")
+            Thread.sleep(forTimeInterval: 0.2)
+            let refused = try Client(port: gate.port)
+            refused.send("POST /v1/verify HTTP/1.1\r\nHost: gate\r\nContent-Length: 10\r\n\r\n")
+            let answer = refused.receive(within: 3)
+            #expect(answer.text.hasPrefix("HTTP/1.1 503"), "\(answer.text.prefix(80))")
+            #expect(answer.text.lowercased().contains("retry-after: 1"))
+            // A request with no body needs no budget.
+            #expect(try RawHTTP.get(port: gate.port, "/healthz").status == 200)
+        }
+    }
+
+    @Test func pastTheCapNewConnectionsWaitAndOnePeerCannotTakeAll() async throws {
+        let gate = try GateProcess(["--max-connections", "4", "--max-connections-per-peer", "3"])
+        try await offloaded {
+            // One peer: its fourth connection is closed at once.
+            var own = try (0..<3).map { _ in try Client(port: gate.port) }
+            let fourth = try Client(port: gate.port)
+            fourth.send("GET /healthz HTTP/1.1\r\nHost: gate\r\n\r\n")
+            let refused = fourth.receive(within: 2)
+            #expect(refused.closed && refused.text.isEmpty, "a peer over its share was served: \(refused.text.prefix(40))")
+            // Another peer takes the last place; the next one waits in the backlog.
+            let other = try Client(port: gate.port, from: "127.0.0.2")
+            other.send("GET /healthz HTTP/1.1\r\nHost: gate\r\n\r\n")
+            #expect(other.receive(within: 2).text.hasPrefix("HTTP/1.1 200"))
+            let waiting = try Client(port: gate.port, from: "127.0.0.3")
+            waiting.send("GET /healthz HTTP/1.1\r\nHost: gate\r\n\r\n")
+            #expect(waiting.receive(within: 1).text.isEmpty, "a connection past the cap was served")
+            // One closes: the waiting one is accepted and answered.
+            own.removeFirst()
+            #expect(waiting.receive(within: 3).text.hasPrefix("HTTP/1.1 200"), "the waiting connection was not served once a place freed")
+            #expect(own.count == 2)
+        }
+        #expect((Self.metric(gate, #"tokengate_connections_refused_total{reason="per-peer"}"#) ?? 0) >= 1)
+        #expect((Self.metric(gate, #"tokengate_connections_refused_total{reason="accept-paused"}"#) ?? 0) >= 1)
+    }
+
+    /// 1,000 clients announce nearly a MiB of body each and trickle it; the
+    /// gate's peak memory stays flat and other requests are answered on time.
+    @Test func aThousandTricklingClientsDoNotHoldMemoryOrDelayOthers() async throws {
+        let gate = try GateProcess(["--request-timeout", "3"])
+        let pid = gate.process.processIdentifier
+        func status(_ field: String) -> Int {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let line = text.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+        }
+        _ = try RawHTTP.get(port: gate.port, "/healthz")
+        let baseline = status("VmRSS")
+        let result = try await offloaded { () -> (slowest: Double, clients: Int) in
+            let chunk = [UInt8](repeating: UInt8(ascii: "A"), count: 256 * 1024)
+            var clients: [Client] = []
+            for index in 0..<1000 {
+                guard let client = try? Client(port: gate.port, from: "127.0.1.\(index % 250 + 1)") else { continue }
+                var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+                setsockopt(client.socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                client.send("POST /v1/verify HTTP/1.1\r\nHost: gate\r\nContent-Length: 1048575\r\n\r\n")
+                client.send(chunk)
+                clients.append(client)
+            }
+            var slowest = 0.0
+            let start = Date()
+            while Date().timeIntervalSince(start) < 4 {
+                for client in clients { _ = Glibc.send(client.socket, "x", 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                let probe = Date()
+                let answer = try RawHTTP.get(port: gate.port, "/healthz")
+                #expect(answer.status == 200)
+                slowest = max(slowest, Date().timeIntervalSince(probe))
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+            return (slowest, clients.count)
+        }
+        let peak = status("VmHWM")
+        print("trickling clients: \(result.clients), gate RSS before \(baseline / 1024) MiB, peak \(peak / 1024) MiB, slowest probe \(Int(result.slowest * 1000)) ms")
+        #expect(result.clients >= 900)
+        #expect(peak - baseline < 64 * 1024, "the gate's peak RSS grew by \((peak - baseline) / 1024) MiB under trickling clients")
+        #expect(result.slowest < 1.0, "a request waited \(result.slowest) s behind the trickling clients")
+        #expect((Self.metric(gate, "tokengate_connections_open") ?? 1000) < 10, "trickling connections outlived the deadline")
+    }
+}
