@@ -12,4 +12,5 @@
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
 #include <openssl/objects.h>
+#include <openssl/rand.h>
 #endif

@@ -39,7 +39,7 @@ struct MintCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The proxy MVPD id (media tokens).", valueName: "ID"))
     var proxyMvpd: String?
 
-    @Option(help: ArgumentHelp("The session GUID (media) or authentication GUID.", valueName: "GUID"))
+    @Option(help: ArgumentHelp("The session GUID (media) or authentication GUID. (default: a fresh random one, as issuers write)", valueName: "GUID"))
     var sessionGuid: String?
 
     @Option(help: ArgumentHelp("Lifetime from the issue time: milliseconds, or a number with ms, s, min or h. (default: 7min, as servers issue them)", valueName: "TTL"))
@@ -100,7 +100,7 @@ struct MintCommand: ParsableCommand {
         request.mediaRoot = MediaToken.Root(rawValue: root) ?? .authToken
         request.mvpdID = mvpd
         request.proxyMvpdID = proxyMvpd
-        request.sessionGUID = sessionGuid
+        if let sessionGuid { request.sessionGUID = sessionGuid }
         request.ttlMilliseconds = Self.milliseconds(ttl ?? Self.defaultTTL)!
         request.fingerprint = fingerprint ?? deviceId.flatMap { DeviceFingerprint.hash($0, hexLength: 64) }
         request.extraFields = fields.map { field in

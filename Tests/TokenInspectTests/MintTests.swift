@@ -67,6 +67,49 @@ import Testing
     }
 }
 
+/// Issue 20 item 9: `mint` issues what issuers issue — a fresh random GUID per
+/// token, so two mints with the same inputs and clock are two tokens (a replay
+/// check would refuse the second copy of one).
+@Suite struct MintGUIDTests {
+    static func mint(_ kind: String, _ extra: [String] = []) throws -> String {
+        let minted = try CLI.run(["mint", "--key", "Samples/keys/test-rsa2048.pem", "--kind", kind, "--requestor", "TNT",
+                                  "--resource", "TNT", "--issue-time", "2026-01-15T12:00:00Z"] + extra)
+        #expect(minted.status == 0, "\(minted.stderr)")
+        return minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func guid(_ token: String, field: String) throws -> String? {
+        let inspected = try CLI.run(["inspect", "--format", "jsonl", token])
+        let object = try #require(try CLI.jsonLines(inspected.stdout).first)
+        return (object["fields"] as? [String: Any])?[field] as? String
+    }
+
+    static func isUUIDv4(_ text: String) -> Bool {
+        let groups = text.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
+        let hex = text.utf8.allSatisfy { ("0"..."9").contains(Character(UnicodeScalar($0))) || ("a"..."f").contains(Character(UnicodeScalar($0))) || $0 == UInt8(ascii: "-") }
+        return groups == [8, 4, 4, 4, 12] && hex && Array(text)[14] == "4" && "89ab".contains(Array(text)[19])
+    }
+
+    @Test(arguments: [("media", "sessionGUID"), ("authentication", "simpleTokenAuthenticationGuid")])
+    func twoMintsOfTheSameInputsDiffer(kind: String, field: String) throws {
+        let first = try Self.mint(kind), second = try Self.mint(kind)
+        #expect(first != second)
+        let guids = try [Self.guid(first, field: field), Self.guid(second, field: field)]
+        let (a, b) = (try #require(guids[0]), try #require(guids[1]))
+        #expect(a != b)
+        #expect(Self.isUUIDv4(a), "\(a)")
+        #expect(Self.isUUIDv4(b), "\(b)")
+    }
+
+    @Test(arguments: [("media", "sessionGUID"), ("authentication", "simpleTokenAuthenticationGuid")])
+    func sessionGuidSetsIt(kind: String, field: String) throws {
+        let token = try Self.mint(kind, ["--session-guid", "chosen-guid-1"])
+        #expect(try Self.guid(token, field: field) == "chosen-guid-1")
+        // Chosen, the token is reproducible again (RSA PKCS #1 v1.5 signatures are deterministic).
+        #expect(try Self.mint(kind, ["--session-guid", "chosen-guid-1"]) == token)
+    }
+}
+
 /// Issue 10 class 11 and issue 15 item 4: `mint` never issues a token its own
 /// `verify` would call malformed; such requests are usage errors naming the part.
 @Suite struct MintRefusalTests {

@@ -22,7 +22,11 @@ public struct MintRequest: Sendable {
     public var mvpdID: String?
     /// The proxy MVPD id (media tokens).
     public var proxyMvpdID: String?
-    /// The session GUID (media) or authentication GUID.
+    /// The session GUID (media) or authentication GUID: a fresh random one
+    /// (``TokenMinter/randomGUID()``) unless set, as issuers write one per token —
+    /// two tokens minted in the same millisecond must still differ, or a replay
+    /// check would refuse the second. `nil` writes none. Authorization tokens
+    /// carry no GUID.
     public var sessionGUID: String?
     /// Media tokens: lifetime from `issueTime`. Authentication/authorization
     /// tokens: their expiry is `issueTime + ttl`.
@@ -47,6 +51,7 @@ public struct MintRequest: Sendable {
         self.requestorID = requestorID
         self.resourceID = resourceID
         self.issueTime = issueTime
+        self.sessionGUID = TokenMinter.randomGUID()
     }
 }
 
@@ -56,6 +61,20 @@ public enum TokenMinter {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         /// What is wrong with the request.
         public var description: String
+    }
+
+    /// A fresh GUID in the UUID version 4 shape issuers use
+    /// (`2d6c1e3a-1f8b-4c6e-9a6f-0c5d3b1e9f21`): 122 bits from OpenSSL's CSPRNG,
+    /// so no one can predict the next token's GUID from the last.
+    public static func randomGUID() -> String {
+        var bytes = OpenSSLRandom.bytes(16)
+        bytes[6] = (bytes[6] & 0x0F) | 0x40   // version 4: random
+        bytes[8] = (bytes[8] & 0x3F) | 0x80   // the RFC 9562 variant
+        let hex = ByteRules.lowercaseHex(bytes)
+        let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+            hex.utf8.dropFirst(range.lowerBound).prefix(range.count)
+        }
+        return groups.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "-")
     }
 
     /// The token element's XML for `request` (what gets signed).
