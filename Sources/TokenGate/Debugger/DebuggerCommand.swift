@@ -26,7 +26,10 @@ public struct Debugger: AsyncParsableCommand {
 
             The page talks only to this process and stores nothing. The debugger never records a \
             media token as used (verify it as often as you like, the player can still use it once). \
-            It listens on loopback only, unless --insecure-listen-anywhere. `tokengate serve \
+            It listens on loopback only, unless --insecure-listen-anywhere, and answers only its own \
+            name: a Host other than localhost, 127.0.0.1, [::1] or the listen host (with no port or \
+            the listen port) gets 421, so a web page cannot reach it through DNS rebinding; \
+            --allowed-host adds a name behind --insecure-listen-anywhere. `tokengate serve \
             --debugger` serves the same page beside a loopback gate. See docs/DEBUGGER.md.
             """
     )

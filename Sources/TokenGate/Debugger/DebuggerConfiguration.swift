@@ -6,6 +6,8 @@ public struct DebuggerConfiguration: Sendable {
     public var keyLoading: KeyLoadingOptions
     public var host: String
     public var port: Int
+    /// `--allowed-host` names, besides loopback and the listen host (``DebuggerHosts``).
+    public var allowedHosts: [String]
 
     public init(_ options: DebuggerOptions) throws(GateConfigurationError) {
         guard !options.keys.isEmpty else {
@@ -18,6 +20,14 @@ public struct DebuggerConfiguration: Sendable {
             throw GateConfigurationError("--listen \(options.listen) is not a loopback address: the debugger answers anyone who reaches it; "
                 + "use 127.0.0.1 (or --insecure-listen-anywhere, insecure)")
         }
+        guard options.allowedHosts.isEmpty || options.insecureListenAnywhere else {
+            throw GateConfigurationError("--allowed-host needs --insecure-listen-anywhere: on loopback the debugger answers "
+                + "localhost, 127.0.0.1 and [::1] only")
+        }
+        for name in options.allowedHosts where !DebuggerHosts.isHostName(name) {
+            throw GateConfigurationError("--allowed-host '\(name)' is not a host name (no port, no scheme: the listen port applies)")
+        }
+        allowedHosts = options.allowedHosts
     }
 
     /// What to open in a browser.

@@ -32,13 +32,16 @@ struct DebuggerEndpoints: Sendable {
     }
 
     let keys: GateVerifier
+    /// The `Host` names every route here answers to; any other gets 421.
+    let hosts: DebuggerHosts
     let violations: CSPViolationLog
     /// The server's clock, when the page does not set "now".
     let clock: @Sendable () -> TokenTimestamp
 
-    init(keys: GateVerifier, violations: CSPViolationLog = CSPViolationLog(),
+    init(keys: GateVerifier, hosts: DebuggerHosts, violations: CSPViolationLog = CSPViolationLog(),
          clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now) {
         self.keys = keys
+        self.hosts = hosts
         self.violations = violations
         self.clock = clock
     }
@@ -47,9 +50,11 @@ struct DebuggerEndpoints: Sendable {
         path == Path.page || path.hasPrefix(Path.page + "/")
     }
 
-    /// The answer for a path that ``handles(_:)``.
+    /// The answer for a path that ``handles(_:)``: 421 first, for a `Host`
+    /// that is not this server's (DNS rebinding, see ``DebuggerHosts``).
     func respond(to request: Request) async -> Response {
-        switch (request.uri.path, request.method) {
+        guard hosts.allows(request) else { return DebuggerHosts.refusal }
+        return switch (request.uri.path, request.method) {
         case (Path.page, .get), (Path.page, .head):
             DebuggerHeaders.response(.ok, contentType: "text/html; charset=utf-8", DebuggerPage.html)
         case (Path.script, .get), (Path.script, .head):

@@ -24,4 +24,11 @@ public struct DebuggerOptions: ParsableArguments {
         verified against any requestor and time, and sees what they paste in clear (no TLS).
         """)
     public var insecureListenAnywhere = false
+
+    @Option(name: .customLong("allowed-host"), help: ArgumentHelp("""
+        With --insecure-listen-anywhere: a name people open the debugger by, answered besides localhost, \
+        127.0.0.1, [::1] and the listen host (with no port or the listen port). Any other Host gets 421 \
+        (DNS rebinding). Repeatable.
+        """, valueName: "NAME"))
+    public var allowedHosts: [String] = []
 }

@@ -17,21 +17,27 @@ public final class DebuggerServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         let ring = try KeyRing.loadAtStart(paths: configuration.keyPaths, options: configuration.keyLoading)
-        endpoints = DebuggerEndpoints(keys: GateVerifier(ring: ring, policy: VerificationPolicy()), clock: clock)
+        let hosts = DebuggerHosts(listenHost: configuration.host, port: configuration.port, allowedHosts: configuration.allowedHosts)
+        endpoints = DebuggerEndpoints(keys: GateVerifier(ring: ring, policy: VerificationPolicy()), hosts: hosts, clock: clock)
     }
 
     /// The number of keys loaded.
     public var keyCount: Int { endpoints.keys.keyCount }
 
     /// The HTTP application, on the configured address unless `port` overrides it (0: any free port).
+    /// The `Host` names it answers to take the port actually bound.
     public func application(port: Int? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        Application(
+        let hosts = endpoints.hosts
+        return Application(
             responder: DebuggerResponder(endpoints: endpoints),
             server: .http1(configuration: GateRuntime.http1),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
                                                     serverName: nil),
-            onServerRunning: onServerRunning,
+            onServerRunning: { channel in
+                hosts.bound(port: channel.localAddress?.port)
+                await onServerRunning(channel)
+            },
             logger: logger
         )
     }
@@ -47,6 +53,8 @@ struct DebuggerResponder: HTTPResponder {
         if DebuggerEndpoints.handles(path) { return await endpoints.respond(to: request) }
         switch path {
         case "/":
+            // The redirect names the page, so it answers the page's names only.
+            guard endpoints.hosts.allows(request) else { return DebuggerHosts.refusal }
             var headers = DebuggerHeaders.fields(contentType: "text/plain; charset=utf-8")
             headers[.location] = DebuggerEndpoints.Path.page
             return Response(status: .seeOther, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "see /debugger\n")))
