@@ -86,23 +86,13 @@ struct KeyOptions: ParsableArguments {
         }
     }
 
-    /// The longest epoch number read as seconds: 11 digits reach the year 5138,
-    /// while milliseconds need 12 digits from 2001-09-09 on.
-    static let maxEpochSecondsDigits = 11
-
-    /// `--now` read: an ISO 8601 or token date, or an epoch number by magnitude;
-    /// `readAs` names the unit when it was a number (people cannot see which).
+    /// `--now` read by the library's one reading of "now" (SPEC §9), which
+    /// the gate and the debugger use too; `readAs` names the unit when it was
+    /// a number (people cannot see which).
     static func parsedNow(_ text: String) throws -> (timestamp: TokenTimestamp, readAs: String?) {
-        if !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-           let value = Int64(text) {
-            let seconds = text.utf8.count <= maxEpochSecondsDigits
-            guard let timestamp = TokenTimestamp(millisecondsSince1970: seconds ? value * 1000 : value) else {
-                throw ValidationError("--now: \(text) is beyond the year 9999")
-            }
-            return (timestamp, seconds ? "epoch seconds" : "epoch milliseconds")
-        }
         do {
-            return (try TokenDateParser.parse(text).timestamp, nil)
+            let now = try TokenDateParser.parseNow(text)
+            return (now.timestamp, now.epochUnit?.rawValue)
         } catch {
             throw ValidationError("--now: \(error)")
         }

@@ -9,8 +9,9 @@
 ///
 /// Token fields take the first three shapes only (SPEC §4): an `issueTime` of
 /// `2026` is malformed, not 1970. ``parse(_:)`` reads a token field;
-/// ``parseAllowingEpochMilliseconds(_:)`` reads the REST envelope and the
-/// command line, where epoch milliseconds are what people have.
+/// ``parseNow(_:)`` reads "now" for every front end (the CLI's `--now`, the
+/// gate's `now=` and the debugger's), where people paste `$(date +%s)` as
+/// often as epoch milliseconds.
 ///
 /// Strict: every field is range-checked (month, day of that month, hour,
 /// minute, second, offset up to ±14:00), a zone is required, and nothing
@@ -41,8 +42,39 @@ public enum TokenDateParser {
         try parse(text, allowingEpochMilliseconds: false)
     }
 
-    /// A date from the REST envelope or the command line: a token field's shapes, or epoch milliseconds.
-    public static func parseAllowingEpochMilliseconds(_ text: String) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
+    /// How ``parseNow(_:)`` read an epoch number; `nil` there means a date was written.
+    public enum EpochUnit: String, Sendable, Hashable {
+        case seconds = "epoch seconds"
+        case milliseconds = "epoch milliseconds"
+    }
+
+    /// The longest epoch number ``parseNow(_:)`` reads as seconds: 11 digits
+    /// reach the year 5138, while milliseconds need 12 digits from 2001-09-09 on,
+    /// so the magnitude alone tells them apart for any date anyone means.
+    public static let maximumEpochSecondsDigits = 11
+
+    /// "Now" as a person or a test gives it, read the same way by every front
+    /// end (SPEC §6, §9): a token field's shapes (ISO 8601 among them), or an
+    /// epoch number read by magnitude — up to ``maximumEpochSecondsDigits``
+    /// digits are seconds, more are milliseconds. `epochUnit` says which was
+    /// read, for the note a front end shows (people cannot see it in the digits).
+    public static func parseNow(_ text: String) throws(Failure) -> (timestamp: TokenTimestamp, epochUnit: EpochUnit?) {
+        let bytes = text.utf8
+        guard !bytes.isEmpty, bytes.allSatisfy(\.isASCIIDigit) else {
+            return (try parse(text, allowingEpochMilliseconds: false).timestamp, nil)
+        }
+        let unit: EpochUnit = bytes.count <= maximumEpochSecondsDigits ? .seconds : .milliseconds
+        guard bytes.count <= 18, let value = Int64(text),
+              let timestamp = TokenTimestamp(millisecondsSince1970: unit == .seconds ? value * 1000 : value) else {
+            throw Failure(text: text, reason: "\(unit.rawValue) beyond the year 9999")
+        }
+        return (timestamp, unit)
+    }
+
+    /// A token field's shapes or epoch milliseconds whatever their magnitude:
+    /// the fuzz oracle's second reading of a date, which checks that token
+    /// fields never take a number. Front ends read "now" with ``parseNow(_:)``.
+    package static func parseAllowingEpochMilliseconds(_ text: String) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
         try parse(text, allowingEpochMilliseconds: true)
     }
 

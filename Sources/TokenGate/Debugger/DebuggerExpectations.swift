@@ -3,8 +3,9 @@ import Hummingbird
 
 /// What the debugger's page asks a token to be checked against, from the
 /// query of `POST /debugger/report`: `resource`, `requestor`, `mvpd`
-/// (repeatable), `device-id` or `fingerprint`, `now` (ISO 8601 or epoch
-/// milliseconds), `leeway` (seconds). Every one is optional:
+/// (repeatable), `device-id` or `fingerprint`, `now` (the one reading of
+/// ``TokenDateParser/parseNow(_:)``: ISO 8601, or an epoch number by
+/// magnitude), `leeway` (seconds). Every one is optional:
 /// a check without its expectation is skipped, and the report says so.
 ///
 /// Only the debugger's own route reads these. The production routes of
@@ -50,7 +51,7 @@ struct DebuggerExpectations: Sendable {
         }
         if let text = value("now") {
             do {
-                now = try TokenDateParser.parseAllowingEpochMilliseconds(text).timestamp
+                now = try TokenDateParser.parseNow(text).timestamp
             } catch {
                 throw Invalid(reason: "now: \(error)")
             }

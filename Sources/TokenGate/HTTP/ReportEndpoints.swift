@@ -9,7 +9,8 @@ import HummingbirdCore
 /// body or a record count over the limits.
 ///
 /// Expectations come as query parameters: `resource`, `device-id` or
-/// `fingerprint`, `now` (ISO 8601 or epoch milliseconds). The requestor, MVPD
+/// `fingerprint`, `now` (read by ``TokenDateParser/parseNow(_:)``, as the CLI's
+/// `--now`: ISO 8601, or epoch seconds or milliseconds by magnitude). The requestor, MVPD
 /// allow-list, leeway and keys are the gate's. These endpoints never touch the
 /// replay store (see ``GateVerifier``).
 struct ReportEndpoints: Sendable {
@@ -117,7 +118,7 @@ struct ReportEndpoints: Sendable {
     static func now(_ query: FlatDictionary<Substring, Substring>) throws(Failure) -> TokenTimestamp? {
         guard let text = query["now"] else { return nil }
         do {
-            return try TokenDateParser.parse(String(text)).timestamp
+            return try TokenDateParser.parseNow(String(text)).timestamp
         } catch {
             throw .badRequest("now: \(error)")
         }

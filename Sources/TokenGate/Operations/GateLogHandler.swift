@@ -1,3 +1,4 @@
+import EntitlementTokens
 import Foundation
 import Logging
 import Synchronization
@@ -6,9 +7,11 @@ import Synchronization
 /// people (`2026-11-22T18:40:00Z notice refused status=… reason="…"`) or
 /// `json` for collectors (one object a line).
 ///
-/// Every string is escaped: a reason can quote a hostile token field, and no
-/// field may start a forged log line (C0, DEL, C1, U+2028/2029 and bidi
-/// controls become `\u{…}` in text, `\uXXXX` in JSON).
+/// Every string is escaped by the library's one terminal-text rule
+/// (`TerminalText.isUnsafe`, SPEC §6 and §9): a reason can quote a hostile
+/// token field, and no field may start a forged log line or reorder one in a
+/// viewer (C0, DEL, C1, U+2028/2029, bidi controls and U+FEFF are shown as
+/// `TerminalText` shows them in text, and as `\uXXXX` in JSON).
 public struct GateLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
@@ -77,36 +80,24 @@ public struct GateLogHandler: LogHandler {
         return plain ? text : "\"" + textEscaped(text).replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    /// Scalars a terminal or a log viewer would act on.
-    static func isDangerous(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x061C: true
-        default: false
-        }
-    }
-
+    /// Text for a log line: `TerminalText`'s escapes, so the log, the CLI
+    /// and the debugger show one hostile string the same way; a backslash of
+    /// the input is doubled, so no escape in the log is one the input wrote.
     static func textEscaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { isDangerous($0) || $0 == "\\" }) else { return text }
-        var output = ""
-        for scalar in text.unicodeScalars {
-            if scalar == "\\" {
-                output += "\\\\"
-            } else if isDangerous(scalar) {
-                output += scalar.value <= 0xFF ? "\\x" + hex(scalar.value, width: 2) : "\\u{" + hex(scalar.value, width: 4) + "}"
-            } else {
-                output.unicodeScalars.append(scalar)
-            }
-        }
-        return output
+        guard text.utf8.contains(UInt8(ascii: "\\")) else { return TerminalText.escaped(text) }
+        return text.split(separator: "\\", omittingEmptySubsequences: false).map { TerminalText.escaped($0) }.joined(separator: "\\\\")
     }
 
+    /// A JSON string: valid JSON whatever the input, with every scalar the
+    /// library's terminal-text rule names written `\uXXXX` (a collector's
+    /// viewer is a terminal too).
     static func jsonString(_ text: String) -> String {
         var output = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
             case "\\": output += "\\\\"
-            case _ where isDangerous(scalar): output += "\\u" + hex(scalar.value, width: 4)
+            case _ where TerminalText.isUnsafe(scalar): output += "\\u" + hex(scalar.value, width: 4)
             default: output.unicodeScalars.append(scalar)
             }
         }
