@@ -88,6 +88,33 @@ import Testing
         }
     }
 
+    /// SPEC §11: the cookie comes from the gate, `Secure` unless the proxy
+    /// reported plain HTTP, its `Max-Age` the session's lifetime.
+    @Test func theCookieComesFromTheGate() async throws {
+        try await withSessions(lifetime: 600) { client, _ in
+            let proto = HTTPField.Name("X-Forwarded-Proto")!
+            let path = HTTPField.Name("X-Token-Cookie-Path")!
+            let https = try await client.authRequest("/hls/tnt/master.m3u8?token=\(GateFixtures.token())")
+            let session = try #require(https["X-Token-Session"])
+            #expect(https["X-Token-Set-Cookie"] == "tokengate_session=\(session); Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure")
+            #expect(https["Cache-Control"] == "no-store, private")
+            let plain = try await client.authRequest("/hls/tnt/master.m3u8?token=\(GateFixtures.token())",
+                                                     headers: [proto: "http", path: "/hls/tnt/"])
+            let plainSession = try #require(plain["X-Token-Session"])
+            #expect(plain["X-Token-Set-Cookie"] == "tokengate_session=\(plainSession); Path=/hls/tnt/; Max-Age=600; HttpOnly; SameSite=Lax")
+            let odd = try await client.authRequest("/a?token=\(GateFixtures.token())", headers: [proto: "HTTP"])
+            #expect(odd["X-Token-Set-Cookie"]?.hasSuffix("; Secure") == true, "an odd scheme must keep Secure")
+            let segment = try await client.authRequest("/hls/tnt/seg1.ts", headers: [.cookie: "tokengate_session=\(session)"])
+            #expect(segment.tokenStatus == "VALID_SESSION")
+            #expect(segment["X-Token-Set-Cookie"] == nil && segment["X-Token-Session"] == nil)
+            for bad in ["/hls/cnn/", "hls/", "/hls/tnt;x/", "/hls%2Ftnt/", "/hls/tnt/,"] {
+                let answer = try await client.authRequest("/hls/tnt/master.m3u8?token=\(GateFixtures.token())", headers: [path: bad])
+                #expect(answer.status == .internalServerError, "\(bad)")
+                #expect(answer.tokenStatus == "BAD_COOKIE_PATH")
+            }
+        }
+    }
+
     @Test func withoutSessionSecretsACredentialIsIgnored() async throws {
         let runtime = try GateFixtures.runtime(clock: clock)
         try await runtime.application().test(.router) { client in

@@ -44,6 +44,13 @@ struct GateRequestReader: Sendable {
         }
         if let resourceHeader { request.resource = CredentialLocator.header(resourceHeader, in: headers).map(String.init) }
         request.deviceID = CredentialLocator.header(deviceHeader, in: headers).map(String.init)
+        if CredentialLocator.fieldLineCount(Self.forwardedProto, in: headers) == 1 {
+            request.forwardedProto = headers[Self.forwardedProto]
+        }
+        request.cookiePath = headers[Self.cookiePath]
+        if let originalURI {
+            request.originalPath = originalURI.prefix { $0 != "?" && $0 != "#" }
+        }
 
         if let originalURI {
             for name in configuration.tokenParams {

@@ -33,6 +33,7 @@ struct GateResponder: HTTPResponder {
         static let expires = HTTPField.Name("X-Token-Expires")!
         static let session = HTTPField.Name("X-Token-Session")!
         static let reason = HTTPField.Name("X-Token-Reason")!
+        static let setCookie = HTTPField.Name("X-Token-Set-Cookie")!
         static let originalURI = HTTPField.Name("X-Original-URI")!
         static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
         static let forwardedMethod = HTTPField.Name("X-Forwarded-Method")!
@@ -142,7 +143,12 @@ struct GateResponder: HTTPResponder {
             headers[Header.mvpd] = allowance.mvpd
             headers[Header.expires] = allowance.expires
         }
-        if let session = answer.session { headers[Header.session] = session }
+        if let session = answer.session {
+            headers[Header.session] = session
+            // A response that carries a credential is nobody's to cache.
+            headers[.cacheControl] = "no-store, private"
+        }
+        if let cookie = answer.setCookie { headers[Header.setCookie] = cookie }
         return Response(status: .init(code: answer.status.httpStatus), headers: headers)
     }
 

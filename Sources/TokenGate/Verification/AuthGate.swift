@@ -57,6 +57,16 @@ final class AuthGate: Sendable {
             resource = fromProxy
         }
 
+        var cookiePath = "/"
+        if sessions != nil, let path = request.cookiePath {
+            guard Self.isCookiePath(path, of: request.originalPath) else {
+                return GateAnswer(status: .badCookiePath,
+                                  reason: "X-Token-Cookie-Path is not a plain path prefix of the original URI's path: the site must send one",
+                                  kindLabel: "none")
+            }
+            cookiePath = path
+        }
+
         var sessionFailure: (rank: Int, answer: GateAnswer)? = nil
         if let sessions, !request.sessions.isEmpty {
             let expectation = PlaybackSessions.Expectation(
@@ -88,7 +98,31 @@ final class AuthGate: Sendable {
                 ?? GateAnswer(status: .noToken, reason: "the request carries no token and no session: looked for \(lookedFor)",
                               kindLabel: "none")
         }
-        return await decide(token: token.value.utf8, resource: resource, deviceID: request.deviceID)
+        var answer = await decide(token: token.value.utf8, resource: resource, deviceID: request.deviceID)
+        if let session = answer.session, let lifetime = sessions?.lifetimeMilliseconds {
+            answer.setCookie = setCookie(session, path: cookiePath, maxAge: lifetime / 1000, secure: request.forwardedProto != "http")
+        }
+        return answer
+    }
+
+    /// The `Set-Cookie` value of a new session (SPEC §11). `Secure` unless the
+    /// proxy reported exactly one `X-Forwarded-Proto: http`: a missing or odd
+    /// value keeps it, so an HTTPS site never leaks the credential to port 80.
+    func setCookie(_ credential: String, path: String, maxAge: Int64, secure: Bool) -> String {
+        "\(configuration.sessionCookie)=\(credential); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+    }
+
+    /// `/` plus RFC 3986 path characters, without `;`, `,`, `%` or controls,
+    /// and a prefix of the request's path.
+    static func isCookiePath(_ path: String, of originalPath: Substring) -> Bool {
+        guard path.utf8.first == UInt8(ascii: "/") else { return false }
+        let allowed = path.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: "/-._~!$&'()*+=:@".utf8.contains(byte)
+            }
+        }
+        return allowed && originalPath.utf8.starts(with: path.utf8)
     }
 
     /// What the gate looks for, for the reason of `NO_TOKEN`.

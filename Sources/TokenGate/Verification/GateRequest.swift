@@ -46,6 +46,12 @@ struct GateRequest: Sendable {
     /// more field lines (SPEC §9: `X-Original-URI`, the resource, device,
     /// token and session headers…).
     var doubledFields: [String] = []
+    /// The path of the original URI (before `?` or `#`), raw.
+    var originalPath: Substring = "/"
+    /// The one `X-Forwarded-Proto` value, when exactly one field line came.
+    var forwardedProto: String?
+    /// `X-Token-Cookie-Path`: where the site wants the session cookie to apply.
+    var cookiePath: String?
     /// "Now", read once for the whole decision.
     var now: TokenTimestamp
 }

@@ -15,6 +15,9 @@ public enum GateStatus: Sendable, Hashable {
     /// The request reads two ways (SPEC §9: a doubled field, two different
     /// tokens, two session parameters): 400, never a merge.
     case badRequest
+    /// `X-Token-Cookie-Path` is not a path prefix of the original URI the
+    /// gate can put in a cookie: the site is misconfigured (500).
+    case badCookiePath
 
     public var rawValue: String {
         switch self {
@@ -25,11 +28,12 @@ public enum GateStatus: Sendable, Hashable {
         case .sessionExpired: "SESSION_EXPIRED"
         case .noExpectedResource: "NO_EXPECTED_RESOURCE"
         case .badRequest: "BAD_REQUEST"
+        case .badCookiePath: "BAD_COOKIE_PATH"
         }
     }
 
     public static let allCases: [GateStatus] = VerificationStatus.allCases.map(GateStatus.verdict)
-        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest]
+        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .badCookiePath]
 
     /// The HTTP status of SPEC §9: 200 allow; 401 no usable credential; 403 a
     /// refused credential; 503 the replay check could not be made (fail
@@ -42,7 +46,7 @@ public enum GateStatus: Sendable, Hashable {
         case .invalidSession, .verdict(.invalidSignature), .verdict(.invalidRequestorID), .verdict(.invalidResourceID),
              .verdict(.untrustedMVPD), .verdict(.deviceMismatch), .verdict(.tokenReplayed): 403
         case .verdict(.replayCheckUnavailable): 503
-        case .noExpectedResource: 500
+        case .noExpectedResource, .badCookiePath: 500
         case .badRequest: 400
         }
     }
@@ -89,6 +93,9 @@ public struct GateAnswer: Sendable {
     public var allowance: Allowance?
     /// A fresh playback session credential (allow of a media token, sessions on).
     public var session: String?
+    /// The whole `Set-Cookie` value that carries ``session`` (SPEC §11: the
+    /// cookie comes from the gate).
+    public var setCookie: String?
     /// The first 12 hex digits of the SHA-256 of the signed bytes, when a token was decoded.
     public var tokenID: String?
     /// The `kind` label of the verdict metric.
