@@ -1,8 +1,12 @@
 public import RedisRESP
+internal import Foundation
 
 /// Everything a ``RedisClient`` needs, with safe defaults, in one value.
 public struct RedisClientConfiguration: Sendable {
+    /// The data nodes' login, TLS and database; in standalone mode also their address.
     public var endpoint: RedisEndpoint
+    /// Standalone, Sentinel or Cluster: how the node to write to is found.
+    public var topology: RedisTopology = .standalone
     /// PEM file of the CA certificates that may sign the server's certificate
     /// (`rediss://` only); nil trusts the system's store.
     public var trustedCAFile: String?
@@ -45,9 +49,45 @@ public struct RedisClientConfiguration: Sendable {
         replyLimits = .default
     }
 
-    /// `redis://[[user]:password@]host[:port][/db]` or `rediss://…`.
-    public init(url: String, trustedCAFile: String? = nil) throws(RedisClientError) {
-        self.init(endpoint: try RedisEndpoint(url: url), trustedCAFile: trustedCAFile)
+    /// Any of SPEC §10's URL forms (see ``RedisTopology``):
+    /// `redis://[[user]:password@]host[:port][/db]`, `rediss://…`,
+    /// `redis-sentinel://[[user]:password@]host:port[,host:port…][/db]#primaryName`,
+    /// `rediss-sentinel://…`, `redis-cluster://[[user]:password@]host:port[,host:port…]`,
+    /// `rediss-cluster://…`, with the parameters `password-file=`,
+    /// `sentinel-password-file=`, `sentinel-user=`, `sentinel-password=` and
+    /// `tls-server-name=`. Password files are read now, a relative path under
+    /// `credentialsDirectory` (by default `$CREDENTIALS_DIRECTORY`), by SPEC
+    /// §11's secret-file rule.
+    public init(url: String, trustedCAFile: String? = nil,
+                credentialsDirectory: String? = nil) throws(RedisClientError) {
+        let parsed = try RedisURL.parse(url)
+        let credentialsDirectory = credentialsDirectory ?? ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
+        self.init(endpoint: parsed.endpoint, trustedCAFile: trustedCAFile)
+        topology = parsed.topology
+        if let file = parsed.passwordFile {
+            endpoint.password = try RedisURL.readSecret(file, parameter: "password-file", credentialsDirectory: credentialsDirectory)
+        }
+        if let file = parsed.sentinelPasswordFile, case .sentinel(var settings) = topology {
+            settings.password = try RedisURL.readSecret(file, parameter: "sentinel-password-file", credentialsDirectory: credentialsDirectory)
+            topology = .sentinel(settings)
+        }
+    }
+
+    /// Mode and address(es), never a password: "redis 10.0.0.5:6379",
+    /// "redis-sentinel mymaster via 10.0.0.7:26379,10.0.0.8:26379",
+    /// "redis-cluster via 10.0.0.5:6379,…". How logs and `/readyz` name the store.
+    public var target: String {
+        let tls = endpoint.usesTLS ? " (TLS)" : ""
+        switch topology {
+        case .standalone:
+            let host = endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host
+            return "redis \(host):\(endpoint.port)" + (endpoint.database != 0 ? "/\(endpoint.database)" : "") + tls
+        case .sentinel(let settings):
+            return "redis-sentinel \(RedisURL.escaped(settings.primaryName)) via "
+                + settings.sentinels.map(\.description).joined(separator: ",") + tls
+        case .cluster(let seeds):
+            return "redis-cluster via " + seeds.map(\.description).joined(separator: ",") + tls
+        }
     }
 
     func validate() throws(RedisClientError) {
@@ -62,6 +102,14 @@ public struct RedisClientConfiguration: Sendable {
         }
         guard stalledConnectionTimeout > .zero else { throw invalid("stalledConnectionTimeout must be positive") }
         guard endpoint.database >= 0 else { throw invalid("the database number must not be negative") }
+        switch topology {
+        case .standalone: break
+        case .sentinel(let settings):
+            guard !settings.sentinels.isEmpty, !settings.primaryName.isEmpty else { throw invalid("Sentinel needs sentinels and a primary name") }
+        case .cluster(let seeds):
+            guard !seeds.isEmpty else { throw invalid("Cluster needs at least one seed node") }
+            guard endpoint.database == 0 else { throw invalid("Redis Cluster has database 0 only") }
+        }
         if trustedCAFile != nil, !endpoint.usesTLS {
             throw invalid("a CA file is only used with rediss:// (TLS)")
         }

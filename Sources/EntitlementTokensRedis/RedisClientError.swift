@@ -33,6 +33,8 @@ public struct RedisClientError: Error, Sendable, Hashable, CustomStringConvertib
         case unexpectedReply
         /// The client was shut down.
         case shutDown
+        /// `replicated` durability: no replica acknowledged the write in time (`WAIT` answered 0).
+        case notReplicated
     }
 
     public let code: Code

@@ -7,20 +7,26 @@ internal import RedisRESP
 final class RedisConnection: Sendable {
     let channel: any Channel
     private let handler: NIOLoopBound<RESPConnectionHandler>
+    let load: ConnectionLoad
 
-    private init(channel: any Channel, handler: NIOLoopBound<RESPConnectionHandler>) {
+    private init(channel: any Channel, handler: NIOLoopBound<RESPConnectionHandler>, load: ConnectionLoad) {
         self.channel = channel
         self.handler = handler
+        self.load = load
     }
 
-    /// Sends `command` (already encoded); the future completes by `deadline`.
-    func send(_ command: [UInt8], budgetedBytes: Int?, deadline: NIODeadline) -> EventLoopFuture<RESPReply> {
+    /// Sends `command` (already encoded), after `prelude` in the same write
+    /// when given; the future completes by `deadline`.
+    func send(_ command: [UInt8], budgetedBytes: Int?, deadline: NIODeadline,
+              prelude: [UInt8]? = nil, afterReply: AfterReply = .nothing) -> EventLoopFuture<RESPReply> {
         let promise = channel.eventLoop.makePromise(of: RESPReply.self)
         if channel.eventLoop.inEventLoop {
-            handler.value.send(command, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline)
+            handler.value.send(command, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline,
+                               prelude: prelude, afterReply: afterReply)
         } else {
             channel.eventLoop.execute { [handler] in
-                handler.value.send(command, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline)
+                handler.value.send(command, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline,
+                                   prelude: prelude, afterReply: afterReply)
             }
         }
         return promise.futureResult
@@ -40,8 +46,11 @@ final class RedisConnection: Sendable {
     ) -> EventLoopFuture<RedisConnection> {
         let endpoint = configuration.endpoint
         let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
-        let serverHostname = isIPAddress(endpoint.host) ? nil : endpoint.host
+        // A name is checked against the certificate's DNS names; with no name,
+        // NIOSSL checks an IP address SAN against the address dialled.
+        let serverHostname = endpoint.tlsServerName ?? (isIPAddress(endpoint.host) ? nil : endpoint.host)
         let closeReason = RESPConnectionHandler.CloseReason()
+        let load = ConnectionLoad()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(configuration.connectTimeout.timeAmount)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -57,7 +66,8 @@ final class RedisConnection: Sendable {
                         stalledTimeout: configuration.stalledConnectionTimeout.timeAmount,
                         replyLimits: configuration.replyLimits,
                         budget: budget,
-                        firstCloseReason: closeReason))
+                        firstCloseReason: closeReason,
+                        load: load))
                 }
             }
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
@@ -68,7 +78,7 @@ final class RedisConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     do {
                         let handler = try channel.pipeline.syncOperations.handler(type: RESPConnectionHandler.self)
-                        return RedisConnection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+                        return RedisConnection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), load: load)
                     } catch {
                         // The channel closed between connecting and here, its
                         // handlers gone: say why it closed (TLS refused…).

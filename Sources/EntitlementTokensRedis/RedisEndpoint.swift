@@ -13,6 +13,9 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var username: String?
     public var password: String?
     public var database: Int
+    /// The name a TLS certificate must hold (`tls-server-name=`); nil: the
+    /// host when it is a name, else an IP address SAN equal to the address dialled.
+    public var tlsServerName: String?
 
     public init(host: String, port: Int = 6379, usesTLS: Bool = false,
                 username: String? = nil, password: String? = nil, database: Int = 0) {
@@ -129,7 +132,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
         return String(url[..<colon]) + ":***" + url[at...]
     }
 
-    private static func percentDecoded(_ text: Substring) -> String? {
+    static func percentDecoded(_ text: Substring) -> String? {
         var bytes: [UInt8] = []
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {

@@ -1,5 +1,18 @@
 public import EntitlementTokens
 internal import RedisRESP
+internal import NIOCore
+
+/// When an accepted token counts as recorded (SPEC §10 "Durability").
+public enum RedisDurability: String, Sendable, Hashable, CaseIterable {
+    /// The primary answered `OK`. A failover to a replica that had not yet
+    /// received the write forgets it: that token can play once more.
+    case primary
+    /// The primary answered `OK` and then at least one replica acknowledged
+    /// it (`WAIT 1 <remaining ms>` on the same connection); otherwise
+    /// `.unavailable` — and the token is spent (the write stands on the
+    /// primary), so the player's retry is `TOKEN_REPLAYED`.
+    case replicated
+}
 
 /// One-time use across a fleet (SPEC §10): every server that shares the
 /// Redis (≥ 6.2) or Valkey server accepts a media token at most once.
@@ -26,25 +39,35 @@ public final class RedisReplayStore: ReplayStore {
 
     public let client: RedisClient
     public let keyPrefix: String
+    public let durability: RedisDurability
     private let keyPrefixBytes: [UInt8]
     private static let (setWord, oneWord, nxWord, pxatWord) = (Array("SET".utf8), Array("1".utf8), Array("NX".utf8), Array("PXAT".utf8))
 
-    public init(client: RedisClient, keyPrefix: String = RedisReplayStore.defaultKeyPrefix) {
+    public init(client: RedisClient, keyPrefix: String = RedisReplayStore.defaultKeyPrefix,
+                durability: RedisDurability = .primary) {
         self.client = client
         self.keyPrefix = keyPrefix
+        self.durability = durability
         self.keyPrefixBytes = Array(keyPrefix.utf8)
     }
 
     /// - Parameters:
-    ///   - url: `redis://[[user]:password@]host[:port][/db]` or `rediss://…` (TLS).
-    ///   - timeout: the longest one decision may take; past it, `.unavailable`.
-    ///   - trustedCAFile: PEM CA certificates for `rediss://`; nil trusts the system store.
+    ///   - url: any of ``RedisClientConfiguration/init(url:trustedCAFile:credentialsDirectory:)``'s
+    ///     forms: `redis://`, `rediss://`, `redis-sentinel://…#primaryName`,
+    ///     `rediss-sentinel://`, `redis-cluster://`, `rediss-cluster://`.
+    ///   - timeout: the longest one decision may take (discovery, redirections and `WAIT` included); past it, `.unavailable`.
+    ///   - durability: when an accepted token counts as recorded.
+    ///   - trustedCAFile: PEM CA certificates for the TLS forms; nil trusts the system store.
     public convenience init(url: String, keyPrefix: String = RedisReplayStore.defaultKeyPrefix,
-                            timeout: Duration = .milliseconds(50), trustedCAFile: String? = nil) throws(RedisClientError) {
+                            timeout: Duration = .milliseconds(50), durability: RedisDurability = .primary,
+                            trustedCAFile: String? = nil) throws(RedisClientError) {
         var configuration = try RedisClientConfiguration(url: url, trustedCAFile: trustedCAFile)
         configuration.operationTimeout = timeout
-        self.init(client: try RedisClient(configuration: configuration), keyPrefix: keyPrefix)
+        self.init(client: try RedisClient(configuration: configuration), keyPrefix: keyPrefix, durability: durability)
     }
+
+    /// Mode and address(es) for logs and `/readyz`, never a password.
+    public var target: String { client.configuration.target }
 
     public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
         let key = ReplayKey.bytes(prefix: keyPrefixBytes, identity: identity)
@@ -52,8 +75,11 @@ public final class RedisReplayStore: ReplayStore {
         // stop a replay, so keep it at least a millisecond past `now`.
         let expiry = max(until.millisecondsSince1970, now.millisecondsSince1970 + 1, 1)
         let reply: RESPReply
+        let deadline = NIODeadline.now() + client.configuration.operationTimeout.timeAmount
         do {
-            reply = try await client.send(Self.setCommand(key, expiringAt: expiry, onlyIfAbsent: true))
+            reply = try await client.execute(Self.setCommand(key, expiringAt: expiry, onlyIfAbsent: true), key: key,
+                                             deadline: deadline,
+                                             afterReply: durability == .replicated ? .waitForReplicas(1) : .nothing)
         } catch {
             return .unavailable(error.description)
         }
@@ -67,10 +93,18 @@ public final class RedisReplayStore: ReplayStore {
     }
 
     /// What a reply to `SET … NX PXAT` means for the token.
+    /// With `replicated` durability an `OK` comes back as `[OK, WAIT's reply]`.
     static func decision(for reply: RESPReply) -> ReplayDecision {
         switch reply {
         case _ where reply.isOK: .accepted
         case .null: .replayed
+        case .array(let replies) where replies.count == 2 && replies[0].isOK:
+            switch replies[1] {
+            case .integer(let acknowledged) where acknowledged >= 1: .accepted
+            case .integer: .unavailable(RedisClientError(.notReplicated,
+                "no replica acknowledged the write within the deadline (WAIT 1 answered 0); the token is spent").description)
+            default: .unavailable(RedisClientError.notExpected("WAIT", replies[1]).description)
+            }
         default: .unavailable(RedisClientError.notExpected("SET", reply).description)
         }
     }
@@ -97,10 +131,34 @@ public final class RedisReplayStore: ReplayStore {
     /// than Redis 6.2 (no `PXAT`: a syntax error) fail here, at start-up,
     /// rather than on every media token. Without `NX`, so servers starting
     /// together all pass.
+    ///
+    /// In Cluster, one key on every primary: `<prefix>.write-check{<n>}`, the
+    /// hash tag `<n>` chosen so the key's slot is one that primary owns.
     public func checkWriteAccess(now: TokenTimestamp = .now()) async throws(RedisClientError) {
-        let command = Self.setCommand(Array(writeCheckKey.utf8), expiringAt: now.millisecondsSince1970 + 10_000, onlyIfAbsent: false)
-        let reply = try await client.send(command)
-        guard reply.isOK else { throw .notExpected("SET", reply) }
+        let expiry = now.millisecondsSince1970 + 10_000
+        let deadline = NIODeadline.now() + client.configuration.operationTimeout.timeAmount
+        let keys: [[UInt8]]
+        if let primaries = try await client.clusterPrimaries(deadline: deadline) {
+            keys = primaries.map { _, ranges in Self.writeCheckKey(prefix: writeCheckKey, slotIn: ranges) }
+        } else {
+            keys = [Array(writeCheckKey.utf8)]
+        }
+        for key in keys {
+            let reply = try await client.execute(Self.setCommand(key, expiringAt: expiry, onlyIfAbsent: false), key: key, deadline: deadline)
+            guard reply.isOK else { throw .notExpected("SET", reply) }
+        }
+    }
+
+    /// `<base>{<n>}` for the smallest n whose slot lies in `ranges`.
+    static func writeCheckKey(prefix base: String, slotIn ranges: [ClosedRange<Int>]) -> [UInt8] {
+        var n = 0
+        while true {
+            let tag = Array(String(n).utf8)
+            if ranges.contains(where: { $0.contains(RedisHashSlot.slot(of: tag)) }) {
+                return Array(base.utf8) + [UInt8(ascii: "{")] + tag + [UInt8(ascii: "}")]
+            }
+            n += 1
+        }
     }
 
     /// Closes the client's connections.

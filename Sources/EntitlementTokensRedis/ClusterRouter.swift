@@ -1,0 +1,309 @@
+internal import NIOCore
+internal import RedisRESP
+internal import Synchronization
+
+/// Hash-slot routing over a Redis Cluster (SPEC §10): a pool per primary,
+/// the topology from `CLUSTER SHARDS` (7.0+) or `CLUSTER SLOTS`, `MOVED` and
+/// `ASK` followed within the operation's deadline.
+///
+/// A replay key lives in exactly one slot, so `SET … NX` stays atomic with no
+/// hash tag. A redirection is safe to follow (the node that sent it did not
+/// execute the command); a failure after sending is not, and is
+/// `.unavailable`. The topology is refreshed in the background, one refresh
+/// at a time, on `MOVED`, on `CLUSTERDOWN` / `TRYAGAIN` / `NOREPLICAS` /
+/// `MASTERDOWN`, on a node that closes, refuses or times out, and for a slot
+/// with no primary; requests for slots on healthy shards never wait on it.
+final class ClusterRouter: Sendable {
+    /// Redirections followed per request before giving up (`ASK` then `MOVED` is two).
+    static let maxRedirects = 5
+    /// Refreshes start at most this often, however many requests ask.
+    static let refreshInterval = TimeAmount.milliseconds(100)
+
+    let configuration: RedisClientConfiguration
+    private let seeds: [RedisNodeAddress]
+    private let group: any EventLoopGroup
+    private let makePool: @Sendable (RedisEndpoint, Int?) -> RedisNodePool
+    private let state: Mutex<State>
+
+    private struct State {
+        var topology: ClusterTopology?
+        /// Slots a `MOVED` sent elsewhere since the last refresh.
+        var moved: [Int: RedisNodeAddress] = [:]
+        var pools: [RedisNodeAddress: RedisNodePool] = [:]
+        /// The running refresh; completes with the topology it read.
+        var refresh: EventLoopPromise<ClusterTopology>?
+        var refreshTask: Task<Void, Never>?
+        /// Another refresh was asked for while one ran.
+        var refreshAgain = false
+        var lastFailure: RedisClientError?
+        var isShutDown = false
+        var refreshes = 0
+    }
+
+    init(configuration: RedisClientConfiguration, seeds: [RedisNodeAddress], group: any EventLoopGroup,
+         makePool: @escaping @Sendable (RedisEndpoint, Int?) -> RedisNodePool) {
+        self.configuration = configuration
+        self.seeds = seeds
+        self.group = group
+        self.makePool = makePool
+        state = Mutex(State())
+    }
+
+    /// Topologies read since start, for tests.
+    var refreshCount: Int { state.withLock { $0.refreshes } }
+
+    /// The pool of `address`, made on first use.
+    private func pool(_ address: RedisNodeAddress, _ state: inout State) -> RedisNodePool {
+        if let pool = state.pools[address] { return pool }
+        var endpoint = configuration.endpoint
+        endpoint.host = address.host
+        endpoint.port = address.port
+        let pool = makePool(endpoint, nil)
+        state.pools[address] = pool
+        return pool
+    }
+
+    func execute(encoded command: [UInt8], slot: Int?, deadline: NIODeadline,
+                 afterReply: AfterReply) async throws(RedisClientError) -> RESPReply {
+        var target = try await owner(of: slot, before: deadline)
+        var asking = false
+        for _ in 0...Self.maxRedirects {
+            let pool = state.withLock { self.pool(target, &$0) }
+            let reply: RESPReply
+            do {
+                reply = try await pool.send(encoded: command, deadline: deadline,
+                                            prelude: asking ? Self.askingCommand : nil, afterReply: afterReply)
+            } catch {
+                switch error.code {
+                case .connectionClosed, .connectionFailed, .timedOut, .tlsFailed, .protocolError:
+                    requestRefresh()  // the node may be gone: a replica may be taking over
+                default:
+                    break
+                }
+                throw error
+            }
+            guard case .error(let message) = reply else { return reply }
+            let redirect: ClusterRedirect?
+            do {
+                redirect = try ClusterRedirect(errorReply: message)
+            } catch {
+                requestRefresh()
+                throw RedisClientError(.unexpectedReply, "\(target): \(error.message)")
+            }
+            guard let redirect else {
+                if Self.clusterStateErrors.contains(where: { message.starts(with: $0) }) { requestRefresh() }
+                return reply
+            }
+            guard let next = redirect.address(answeredBy: target) else {
+                throw RedisClientError(.unexpectedReply, "\(target) redirected to an invalid address")
+            }
+            switch redirect.kind {
+            case .moved:
+                // The slot's owner changed: from now on, and for everyone.
+                state.withLock { $0.moved[redirect.slot] = next }
+                requestRefresh()
+                asking = false
+            case .ask:
+                // This request only, during a migration: ASKING first, on the same connection.
+                asking = true
+            }
+            target = next
+        }
+        requestRefresh()
+        throw RedisClientError(.unexpectedReply, "more than \(Self.maxRedirects) redirections for slot \(slot.map(String.init) ?? "?")")
+    }
+
+    static let askingCommand = RESPCommand("ASKING").encoded()
+    /// Error replies that say the cluster's state changes: `.unavailable` to the caller, and a refresh.
+    static let clusterStateErrors = ["CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS", "MASTERDOWN"].map { Array($0.utf8) }
+
+    /// The primary of `slot` (any primary for nil), reading the topology first when none is known.
+    private func owner(of slot: Int?, before deadline: NIODeadline) async throws(RedisClientError) -> RedisNodeAddress {
+        if state.withLock({ $0.isShutDown }) { throw RedisClientError(.shutDown, "the Redis client was shut down") }
+        let known = state.withLock { state -> RedisNodeAddress?? in
+            guard let topology = state.topology else { return .none }
+            guard let slot else { return .some(topology.primaries.first) }
+            return .some(state.moved[slot] ?? topology.primary(forSlot: slot))
+        }
+        let topology: ClusterTopology
+        switch known {
+        case .some(.some(let address)):
+            return address
+        case .some(.none):
+            requestRefresh()
+            throw RedisClientError(.connectionFailed, "no primary serves slot \(slot.map(String.init) ?? "?") now (a shard is down or migrating)")
+        case .none:
+            topology = try await self.topology(before: deadline)
+        }
+        let address = slot.map { topology.primary(forSlot: $0) } ?? topology.primaries.first
+        guard let address else {
+            throw RedisClientError(.connectionFailed, "no primary serves slot \(slot.map(String.init) ?? "?") now (a shard is down or migrating)")
+        }
+        return address
+    }
+
+    /// The known topology, or the one a refresh reads by `deadline`.
+    func topology(before deadline: NIODeadline) async throws(RedisClientError) -> ClusterTopology {
+        let (known, running) = state.withLock { state -> (ClusterTopology?, EventLoopFuture<ClusterTopology>?) in
+            if let topology = state.topology { return (topology, nil) }
+            return (nil, startRefresh(&state))
+        }
+        if let known { return known }
+        guard let running else { throw RedisClientError(.shutDown, "the Redis client was shut down") }
+        let bounded = running.eventLoop.makePromise(of: ClusterTopology.self)
+        let timeout = running.eventLoop.scheduleTask(deadline: deadline) { [self] in
+            let why = self.state.withLock { $0.lastFailure }
+            bounded.fail(RedisClientError(.connectionFailed, "no cluster topology yet" + (why.map { ": \($0.message)" } ?? "")))
+        }
+        running.cascade(to: bounded)
+        bounded.futureResult.whenComplete { _ in timeout.cancel() }
+        do {
+            return try await bounded.futureResult.get()
+        } catch let error as RedisClientError {
+            throw error
+        } catch {
+            throw RedisClientError(.connectionFailed, "cluster topology: \(error)")
+        }
+    }
+
+    /// Readiness: at least one primary answers `PING` by `deadline`.
+    func pingAnyPrimary(deadline: NIODeadline) async throws(RedisClientError) {
+        let topology = try await topology(before: deadline)
+        let pools = state.withLock { state in topology.primaries.map { self.pool($0, &state) } }
+        let failures = await withTaskGroup(of: RedisClientError?.self) { group in
+            for pool in pools {
+                group.addTask {
+                    do throws(RedisClientError) {
+                        try RedisClient.expectPong(try await pool.send(encoded: RedisClient.pingCommand, deadline: deadline))
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            var failures: [RedisClientError] = []
+            for await result in group {
+                guard let result else {
+                    group.cancelAll()
+                    return [RedisClientError]?.none
+                }
+                failures.append(result)
+            }
+            return failures
+        }
+        if let failures {
+            requestRefresh()
+            let first = failures.first ?? RedisClientError(.connectionFailed, "no primary known")
+            throw RedisClientError(first.code, "no primary of the cluster answers: " + failures.map(\.message).joined(separator: "; "))
+        }
+    }
+
+    /// Asks for a refresh; one runs at a time, at most one per ``refreshInterval``.
+    func requestRefresh() {
+        state.withLock { state in
+            if state.refresh != nil { state.refreshAgain = true } else { _ = startRefresh(&state) }
+        }
+    }
+
+    private func startRefresh(_ state: inout State) -> EventLoopFuture<ClusterTopology>? {
+        guard !state.isShutDown else { return nil }
+        if let running = state.refresh { return running.futureResult }
+        let promise = group.next().makePromise(of: ClusterTopology.self)
+        state.refresh = promise
+        state.refreshTask = Task { [self] in await self.refreshLoop(promise) }
+        return promise.futureResult
+    }
+
+    /// Reads the topology until one read succeeds and nobody asked for another meanwhile.
+    private func refreshLoop(_ promise: EventLoopPromise<ClusterTopology>) async {
+        var completed = false
+        while !Task.isCancelled {
+            state.withLock { $0.refreshAgain = false }
+            if let topology = await readTopology() {
+                if !completed { promise.succeed(topology) }
+                completed = true
+            }
+            try? await Task.sleep(nanoseconds: UInt64(Self.refreshInterval.nanoseconds))
+            let again = state.withLock { state -> Bool in
+                if completed, !state.refreshAgain || state.isShutDown {
+                    state.refresh = nil
+                    state.refreshTask = nil
+                    return false
+                }
+                return !state.isShutDown
+            }
+            if !again { break }
+        }
+        if !completed { promise.fail(RedisClientError(.shutDown, "the Redis client was shut down")) }
+    }
+
+    /// Asks the known primaries, then the seeds, for `CLUSTER SHARDS` (or
+    /// `CLUSTER SLOTS` where SHARDS is unknown); installs the first answer.
+    private func readTopology() async -> ClusterTopology? {
+        let candidates = state.withLock { state -> [(RedisNodeAddress, RedisNodePool)] in
+            var addresses = (state.topology?.primaries ?? []).shuffled()
+            for seed in seeds where !addresses.contains(seed) { addresses.append(seed) }
+            return addresses.map { ($0, self.pool($0, &state)) }
+        }
+        for (address, pool) in candidates {
+            let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
+            do throws(RedisClientError) {
+                let shards = try await pool.send(encoded: RESPCommand("CLUSTER", "SHARDS").encoded(), deadline: deadline)
+                var slots: RESPReply?
+                if case .error = shards {
+                    let reply = try await pool.send(encoded: RESPCommand("CLUSTER", "SLOTS").encoded(), deadline: deadline)
+                    if case .error = reply { throw RedisClientError.notExpected("CLUSTER SLOTS", reply) }
+                    slots = reply
+                }
+                let topology: ClusterTopology
+                do throws(RedisReplyShapeError) {
+                    if let slots {
+                        topology = try ClusterTopology(slotsReply: slots, askedHost: address.host)
+                    } else {
+                        topology = try ClusterTopology(shardsReply: shards, askedHost: address.host,
+                                                       tls: configuration.endpoint.usesTLS)
+                    }
+                } catch {
+                    throw RedisClientError(.unexpectedReply, "\(address): \(error.message)")
+                }
+                guard topology.coveredSlotCount > 0 else {
+                    throw RedisClientError(.unexpectedReply, "\(address) serves no slot (not part of a cluster yet?)")
+                }
+                install(topology)
+                return topology
+            } catch {
+                state.withLock { $0.lastFailure = error }
+            }
+        }
+        return nil
+    }
+
+    private func install(_ topology: ClusterTopology) {
+        let retired = state.withLock { state -> [RedisNodePool] in
+            state.topology = topology
+            state.moved = [:]
+            state.lastFailure = nil
+            state.refreshes += 1
+            // Pools of nodes that are neither primaries nor seeds go.
+            let keep = Set(topology.primaries).union(seeds)
+            let gone = state.pools.filter { !keep.contains($0.key) }
+            for address in gone.keys { state.pools[address] = nil }
+            return Array(gone.values)
+        }
+        if !retired.isEmpty {
+            Task { for pool in retired { await pool.shutdown() } }
+        }
+    }
+
+    func shutdown() async {
+        let (pools, task) = state.withLock { state -> ([RedisNodePool], Task<Void, Never>?) in
+            state.isShutDown = true
+            let taken = (Array(state.pools.values), state.refreshTask)
+            state.pools = [:]
+            return taken
+        }
+        task?.cancel()
+        await task?.value
+        for pool in pools { await pool.shutdown() }
+    }
+}

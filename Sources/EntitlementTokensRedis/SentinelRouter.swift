@@ -1,0 +1,223 @@
+internal import NIOCore
+internal import RedisRESP
+internal import Synchronization
+
+/// Where the primary is, by the sentinels (SPEC §10): asks them
+/// `SENTINEL get-master-addr-by-name`, confirms the answer with `ROLE` on the
+/// node itself, and writes there until something says it moved.
+///
+/// Re-discovery starts on a `READONLY` reply (the node was demoted), a
+/// connection that closed or could not be made, or a timed-out request (a
+/// partitioned primary): the request that saw it is `.unavailable` (a write
+/// is never repeated elsewhere: it may have landed), and one discovery runs
+/// in the background, asking the sentinels again every ``retryDelay`` until
+/// one names a node that answers `ROLE` `master`. Until then requests go to
+/// the last primary and fail fast (its pool waits out its reconnect backoff),
+/// so the window of `.unavailable` is the sentinels' detection time plus one
+/// retry. No pub/sub: a failover that closes no connection of ours (the
+/// sentinels' reconfiguration kills the demoted primary's clients, and a
+/// killed or partitioned primary closes or stalls them) is not one that
+/// misdirects a write — a demoted node answers `READONLY`.
+final class SentinelRouter: Sendable {
+    static let retryDelay = TimeAmount.milliseconds(100)
+
+    let configuration: RedisClientConfiguration
+    let settings: RedisSentinelSettings
+    private let group: any EventLoopGroup
+    private let makePool: @Sendable (RedisEndpoint, Int?) -> RedisNodePool
+    private let sentinels: [RedisNodePool]
+    private let state: Mutex<State>
+
+    private struct State {
+        var primary: (address: RedisNodeAddress, pool: RedisNodePool)?
+        /// Completed when the running discovery confirms a primary.
+        var discovery: EventLoopPromise<RedisNodePool>?
+        var discoveryTask: Task<Void, Never>?
+        var lastFailure: RedisClientError?
+        /// The sentinel that answered last: asked first next time.
+        var preferredSentinel = 0
+        var isShutDown = false
+        var discoveries = 0
+    }
+
+    init(configuration: RedisClientConfiguration, settings: RedisSentinelSettings, group: any EventLoopGroup,
+         makePool: @escaping @Sendable (RedisEndpoint, Int?) -> RedisNodePool) {
+        self.configuration = configuration
+        self.settings = settings
+        self.group = group
+        self.makePool = makePool
+        let template = configuration.endpoint
+        sentinels = settings.sentinels.map { address in
+            var endpoint = RedisEndpoint(host: address.host, port: address.port, usesTLS: template.usesTLS,
+                                         username: settings.username, password: settings.password, database: 0)
+            endpoint.tlsServerName = template.tlsServerName
+            return makePool(endpoint, 1)
+        }
+        state = Mutex(State())
+    }
+
+    /// The primary now, for tests and messages.
+    var currentPrimary: RedisNodeAddress? { state.withLock { $0.primary?.address } }
+    /// Discoveries that confirmed a primary since start.
+    var discoveryCount: Int { state.withLock { $0.discoveries } }
+
+    func execute(encoded command: [UInt8], deadline: NIODeadline, afterReply: AfterReply) async throws(RedisClientError) -> RESPReply {
+        let pool = try await primaryPool(before: deadline)
+        do {
+            let reply = try await pool.send(encoded: command, deadline: deadline, afterReply: afterReply)
+            if case .error(let message) = reply, message.starts(with: "READONLY".utf8) {
+                rediscover(after: pool)
+            }
+            return reply
+        } catch {
+            switch error.code {
+            case .connectionClosed, .connectionFailed, .timedOut, .tlsFailed, .protocolError:
+                rediscover(after: pool)
+            default:
+                break
+            }
+            throw error
+        }
+    }
+
+    /// The confirmed primary's pool, or the running discovery's, waited for until `deadline`.
+    private func primaryPool(before deadline: NIODeadline) async throws(RedisClientError) -> RedisNodePool {
+        let (known, waitFor) = state.withLock { state -> (RedisNodePool?, EventLoopFuture<RedisNodePool>?) in
+            if let primary = state.primary { return (primary.pool, nil) }
+            return (nil, startDiscovery(&state))
+        }
+        if let known { return known }
+        guard let waitFor else { throw RedisClientError(.shutDown, "the Redis client was shut down") }
+        let bounded = waitFor.eventLoop.makePromise(of: RedisNodePool.self)
+        let timeout = waitFor.eventLoop.scheduleTask(deadline: deadline) { [self] in
+            let why = self.state.withLock { $0.lastFailure }
+            bounded.fail(RedisClientError(.connectionFailed,
+                "no primary of '\(RedisURL.escaped(self.settings.primaryName))' found through the sentinels yet"
+                + (why.map { ": \($0.message)" } ?? "")))
+        }
+        waitFor.cascade(to: bounded)
+        bounded.futureResult.whenComplete { _ in timeout.cancel() }
+        do {
+            return try await bounded.futureResult.get()
+        } catch let error as RedisClientError {
+            throw error
+        } catch {
+            throw RedisClientError(.connectionFailed, "sentinel discovery failed: \(error)")
+        }
+    }
+
+    /// Starts discovery when something says `pool` is no longer the primary's.
+    func rediscover(after pool: RedisNodePool) {
+        state.withLock { state in
+            guard state.primary?.pool === pool else { return }
+            _ = startDiscovery(&state)
+        }
+    }
+
+    /// The running discovery's future, starting one if none runs; nil once shut down.
+    private func startDiscovery(_ state: inout State) -> EventLoopFuture<RedisNodePool>? {
+        guard !state.isShutDown else { return nil }
+        if let running = state.discovery { return running.futureResult }
+        let promise = group.next().makePromise(of: RedisNodePool.self)
+        state.discovery = promise
+        state.discoveryTask = Task { [self] in await self.discover(promise) }
+        return promise.futureResult
+    }
+
+    /// Asks the sentinels, in turn, until one names a node that confirms it is the primary.
+    private func discover(_ promise: EventLoopPromise<RedisNodePool>) async {
+        while !Task.isCancelled {
+            let start = state.withLock { $0.preferredSentinel }
+            for step in sentinels.indices {
+                let index = (start + step) % sentinels.count
+                do throws(RedisClientError) {
+                    let pool = try await confirmPrimary(askingSentinel: index)
+                    promise.succeed(pool)
+                    return
+                } catch {
+                    state.withLock { $0.lastFailure = error }
+                }
+                if Task.isCancelled { break }
+            }
+            try? await Task.sleep(nanoseconds: UInt64(Self.retryDelay.nanoseconds))
+        }
+        promise.fail(RedisClientError(.shutDown, "the Redis client was shut down"))
+    }
+
+    private func confirmPrimary(askingSentinel index: Int) async throws(RedisClientError) -> RedisNodePool {
+        let sentinel = sentinels[index]
+        let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
+        let reply = try await sentinel.send(
+            encoded: RESPCommand("SENTINEL", "get-master-addr-by-name", settings.primaryName).encoded(), deadline: deadline)
+        if case .error = reply { throw RedisClientError.notExpected("SENTINEL get-master-addr-by-name", reply) }
+        let named: RedisNodeAddress?
+        do {
+            named = try SentinelReply.primaryAddress(reply)
+        } catch {
+            throw RedisClientError(.unexpectedReply, "sentinel \(sentinel.endpoint.host):\(sentinel.endpoint.port): \(error.message)")
+        }
+        guard let address = named else {
+            throw RedisClientError(.unexpectedReply, "sentinel \(sentinel.endpoint.host):\(sentinel.endpoint.port) knows no primary named '\(RedisURL.escaped(settings.primaryName))'")
+        }
+        // The current pool when the sentinels still name its node (a
+        // connection dropped, the node did not move), else a new one.
+        let current = state.withLock { $0.primary }
+        let pool: RedisNodePool
+        if let current, current.address == address, !current.pool.isShutDown {
+            pool = current.pool
+        } else {
+            var endpoint = configuration.endpoint
+            endpoint.host = address.host
+            endpoint.port = address.port
+            pool = makePool(endpoint, nil)
+        }
+        let role: RedisRole
+        do throws(RedisClientError) {
+            let roleReply = try await pool.send(encoded: RESPCommand("ROLE").encoded(), deadline: deadline)
+            if case .error = roleReply { throw RedisClientError.notExpected("ROLE", roleReply) }
+            do throws(RedisReplyShapeError) {
+                role = try RedisRole(roleReply: roleReply)
+            } catch {
+                throw RedisClientError(.unexpectedReply, "\(address): \(error.message)")
+            }
+        } catch {
+            if pool !== current?.pool { await pool.shutdown() }
+            throw error
+        }
+        guard role == .primary else {
+            if pool !== current?.pool { await pool.shutdown() }
+            throw RedisClientError(.unexpectedReply, "the sentinels name \(address) as the primary, and it answers ROLE \(role.rawValue)")
+        }
+        let (replaced, accepted) = state.withLock { state -> (RedisNodePool?, Bool) in
+            guard !state.isShutDown else { return (nil, false) }
+            let old = state.primary?.pool
+            state.primary = (address, pool)
+            state.preferredSentinel = index
+            state.discovery = nil
+            state.discoveryTask = nil
+            state.lastFailure = nil
+            state.discoveries += 1
+            return (old === pool ? nil : old, true)
+        }
+        guard accepted else {
+            await pool.shutdown()
+            throw RedisClientError(.shutDown, "the Redis client was shut down")
+        }
+        if let replaced { await replaced.shutdown() }
+        return pool
+    }
+
+    func shutdown() async {
+        let (primary, task) = state.withLock { state -> (RedisNodePool?, Task<Void, Never>?) in
+            state.isShutDown = true
+            let taken = (state.primary?.pool, state.discoveryTask)
+            state.primary = nil
+            state.discoveryTask = nil
+            return taken
+        }
+        task?.cancel()
+        await task?.value
+        await primary?.shutdown()
+        for sentinel in sentinels { await sentinel.shutdown() }
+    }
+}
