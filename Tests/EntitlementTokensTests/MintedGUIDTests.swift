@@ -13,7 +13,8 @@ import Testing
         let key = Minting.key()
         #expect(try TokenMinter.mint(first, key: key) != TokenMinter.mint(second, key: key))
         let field = kind == .media ? "sessionGUID" : "simpleTokenAuthenticationGuid"
-        #expect(try TokenMinter.element(for: first).contains("<\(field)>\(first.sessionGUID!)</\(field)>"))
+        let guid = try #require(first.sessionGUID)
+        #expect(try TokenMinter.element(for: first).contains("<\(field)>\(guid)</\(field)>"))
     }
 
     @Test func aChosenGUIDOrNoneIsKept() throws {
