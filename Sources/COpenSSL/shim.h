@@ -12,5 +12,4 @@
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
 #include <openssl/objects.h>
-#include <openssl/rand.h>
 #endif

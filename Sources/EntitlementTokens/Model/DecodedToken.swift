@@ -64,11 +64,11 @@ public struct DecodedToken: Sendable, Equatable {
         var transport: TransportForm
         var envelope: RESTEnvelope?
         var storedMediaRSS: MediaRSSResource?
-        var pendingMediaRSS: LazyMediaRSS?
+        var pendingMediaRSS: (any MediaRSSReading)?
         var storedWarnings: [String]
         /// The same reading as `pendingMediaRSS`: its warning, if the document
         /// is not Media RSS, comes after the transport's warnings.
-        var pendingWarning: LazyMediaRSS?
+        var pendingWarning: (any MediaRSSReading)?
     }
 
     private let box: Box
@@ -78,7 +78,7 @@ public struct DecodedToken: Sendable, Equatable {
     }
 
     init(token: EntitlementToken, fields: [TokenField], xml: [UInt8], frame: TokenFrame, transport: TransportForm,
-         envelope: RESTEnvelope?, mediaRSS: LazyMediaRSS?, warnings: [String]) {
+         envelope: RESTEnvelope?, mediaRSS: (any MediaRSSReading)?, warnings: [String]) {
         box = Box(Parts(token: token, fields: fields, xml: xml, frame: frame, transport: transport, envelope: envelope,
                         storedMediaRSS: nil, pendingMediaRSS: mediaRSS, storedWarnings: warnings, pendingWarning: mediaRSS))
     }
