@@ -20,6 +20,22 @@ final class RedisNodePool: Sendable {
         var slots: [Slot]
         var nextSlot = 0
         var isShutDown = false
+        /// A connection was lost and this pool may only reach its node again
+        /// once its owner confirms the node's role (Sentinel): the address may
+        /// now be an empty, restarted server that calls itself primary.
+        var isSuspended = false
+        var onLoss: (@Sendable () -> Void)?
+    }
+
+    /// After this, a lost connection suspends the pool and calls `onLoss`;
+    /// only requests sent with `confirming: true` get through until ``resume()``.
+    func suspendOnLoss(_ onLoss: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onLoss = onLoss }
+    }
+
+    /// The owner confirmed the node's role: requests flow again.
+    func resume() {
+        state.withLock { $0.isSuspended = false }
     }
 
     private enum Connection {
@@ -69,7 +85,7 @@ final class RedisNodePool: Sendable {
     /// Sends `command` (encoded) and returns its reply by `deadline`; see
     /// ``RESPConnectionHandler/send(_:budgetedBytes:promise:deadline:prelude:afterReply:)``.
     func send(encoded command: [UInt8], deadline: NIODeadline, prelude: [UInt8]? = nil,
-              afterReply: AfterReply = .nothing) async throws(RedisClientError) -> RESPReply {
+              afterReply: AfterReply = .nothing, confirming: Bool = false) async throws(RedisClientError) -> RESPReply {
         let bytes = command.count + (prelude?.count ?? 0)
         guard budget.reserve(bytes: bytes) else {
             throw RedisClientError(.overloaded,
@@ -77,7 +93,7 @@ final class RedisNodePool: Sendable {
         }
         let connection: RedisConnection
         do {
-            connection = try await self.connection(before: deadline)
+            connection = try await self.connection(before: deadline, confirming: confirming)
         } catch {
             budget.release(bytes: bytes)
             throw error
@@ -108,11 +124,14 @@ final class RedisNodePool: Sendable {
 
     /// An open connection (round robin), or one being opened, or the last
     /// connect failure while every slot waits out its backoff.
-    private func connection(before deadline: NIODeadline) async throws(RedisClientError) -> RedisConnection {
+    private func connection(before deadline: NIODeadline, confirming: Bool) async throws(RedisClientError) -> RedisConnection {
         let now = NIODeadline.now()
         var started: [Opening] = []
         let pick = state.withLock { state -> Pick in
             if state.isShutDown { return .fail(RedisClientError(.shutDown, "the Redis client was shut down")) }
+            if state.isSuspended, !confirming {
+                return .fail(RedisClientError(.connectionClosed, "the connection to \(endpoint) was lost; its role is being confirmed"))
+            }
             let count = state.slots.count
             // Open connections first, round robin; closed ones start opening now.
             var opening: EventLoopFuture<RedisConnection>?
@@ -222,11 +241,14 @@ final class RedisNodePool: Sendable {
     /// A closed connection leaves its slot; the next request opens a new one at once
     /// (a failure to do so then starts the backoff).
     private func forget(_ connection: RedisConnection, slot index: Int) {
-        state.withLock { state in
-            if case .open(let current) = state.slots[index].connection, current === connection {
-                state.slots[index].connection = .closed
-            }
+        let onLoss = state.withLock { state -> (@Sendable () -> Void)? in
+            guard case .open(let current) = state.slots[index].connection, current === connection else { return nil }
+            state.slots[index].connection = .closed
+            guard !state.isShutDown, let onLoss = state.onLoss else { return nil }
+            state.isSuspended = true
+            return onLoss
         }
+        onLoss?()
     }
 
     /// initial × 2^(failures−1), capped, then jittered to 50–100 % so a fleet

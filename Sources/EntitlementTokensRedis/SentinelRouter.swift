@@ -170,10 +170,17 @@ final class SentinelRouter: Sendable {
             endpoint.host = address.host
             endpoint.port = address.port
             pool = makePool(endpoint, nil)
+            // A lost connection is not silently reopened to the same
+            // address: that may now be a restarted, empty server calling
+            // itself primary. The sentinels are asked again first.
+            pool.suspendOnLoss { [weak self, weak pool] in
+                guard let self, let pool else { return }
+                self.rediscover(after: pool)
+            }
         }
         let role: RedisRole
         do throws(RedisClientError) {
-            let roleReply = try await pool.send(encoded: RESPCommand("ROLE").encoded(), deadline: deadline)
+            let roleReply = try await pool.send(encoded: RESPCommand("ROLE").encoded(), deadline: deadline, confirming: true)
             if case .error = roleReply { throw RedisClientError.notExpected("ROLE", roleReply) }
             do throws(RedisReplyShapeError) {
                 role = try RedisRole(roleReply: roleReply)
@@ -203,6 +210,7 @@ final class SentinelRouter: Sendable {
             await pool.shutdown()
             throw RedisClientError(.shutDown, "the Redis client was shut down")
         }
+        pool.resume()
         if let replaced { await replaced.shutdown() }
         return pool
     }

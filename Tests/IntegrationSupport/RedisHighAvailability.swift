@@ -150,7 +150,8 @@ public final class RedisSentinelGroup: @unchecked Sendable {
     public init(primaryName: String = "mymaster", replicaCount: Int = 2, sentinelCount: Int = 3,
                 downAfterMilliseconds: Int = 1000, dataPassword: String? = nil, sentinelPassword: String? = nil) throws {
         self.primaryName = primaryName
-        let auth = dataPassword.map { ["--requirepass", $0, "--masterauth", $0] } ?? []
+        // No 5 s wait before a diskless full sync (7.0's default), so replicas hold the data within a moment.
+        let auth = (dataPassword.map { ["--requirepass", $0, "--masterauth", $0] } ?? []) + ["--repl-diskless-sync-delay", "0"]
         // Equal replica-priority (the default 100) everywhere: the most complete replica wins.
         primary = try RedisServer(auth)
         var replicas: [RedisServer] = []
@@ -176,7 +177,12 @@ public final class RedisSentinelGroup: @unchecked Sendable {
         let replicaPorts = Set(replicas.map { String($0.port) })
         let sentinelAuth = sentinelPassword.map { ["--no-auth-warning", "-a", $0] } ?? []
         do {
-            try Integration.waitUntil("every sentinel knows every replica and every other sentinel", seconds: 30) {
+            let dataAuth = dataPassword.map { ["--no-auth-warning", "-a", $0] } ?? []
+            try Integration.waitUntil("every replica is in sync, and every sentinel knows every replica and every other sentinel", seconds: 30) {
+                for replica in replicas {
+                    let info = try Integration.redisCLI(["-p", String(replica.port)] + dataAuth + ["INFO", "replication"])
+                    guard info.contains("master_link_status:up") else { return false }
+                }
                 for sentinel in sentinels {
                     let base = ["-p", String(sentinel.port)] + sentinelAuth + ["SENTINEL"]
                     let known = try Integration.redisCLI(base + ["replicas", primaryName])
