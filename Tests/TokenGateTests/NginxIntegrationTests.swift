@@ -5,7 +5,8 @@ import Testing
 @testable import TokenGate
 
 /// nginx in front of tokengate, with the shipped `deploy/nginx/tokengate.conf`
-/// (ports and the access log's path substituted) and nginx itself as the
+/// and the snippets it includes (ports, the access log's path and the web
+/// player's origin substituted: ``ShippedNginxSite``) and nginx itself as the
 /// media origin, echoing the `X-Token-*` values it received as
 /// `X-Seen-Token-*` and recording every request line it receives.
 @Suite(.serialized, .enabled(if: Nginx.available,
@@ -15,6 +16,7 @@ struct NginxIntegrationTests {
         var port: Int       // nginx, the shipped server block
         var extraPort: Int  // nginx, the test-only locations
         var gatePort: Int   // the gate the shipped site asks (closed for `.unreachable`)
+        var httpsPort: Int?  // nginx, the shipped server block's HTTPS listener
         var clock: GateFixtures.Clock
         var nginx: Nginx
 
@@ -46,7 +48,12 @@ struct NginxIntegrationTests {
         "noresource/a.ts": "no resource",
     ]
 
-    func withStack(gate siteGate: SiteGate = .verifying, _ body: @Sendable (Stack) async throws -> Void) async throws {
+    /// The web player's origin the tests list in the site's CORS map.
+    static let playerOrigin = "http://player.test:8000"
+
+    /// `tls`: a certificate and key for the site's HTTPS listener (its commented lines, uncommented).
+    func withStack(gate siteGate: SiteGate = .verifying, tls: (certificate: String, key: String)? = nil,
+                   _ body: @Sendable (Stack) async throws -> Void) async throws {
         let clock = GateFixtures.Clock()
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -70,18 +77,15 @@ struct NginxIntegrationTests {
                 case .unreachable: try RawHTTP.freePort()
                 case .silent: silent!.port
                 }
-                let shipped = try String(contentsOf: GateFixtures.repository.appendingPathComponent("deploy/nginx/tokengate.conf"),
-                                         encoding: .utf8)
-                let site = shipped
-                    .replacingOccurrences(of: "server 127.0.0.1:8089;", with: "server 127.0.0.1:\(gatePort);")
-                    .replacingOccurrences(of: "server 127.0.0.1:8080;", with: "server 127.0.0.1:\(originPort);")
-                    .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
-                    .replacingOccurrences(of: "/var/log/nginx/tokengate.access.log", with: "{{prefix}}/logs/tokengate.access.log")
-                #expect(site != shipped)
-                let http = site + Self.testServers(origin: originPort, extra: extraPort, open: openClient.port!)
-                let nginx = try await offloaded { try Nginx(http: http, port: port, files: Self.files) }
+                let https = try tls.map { certificate in
+                    ShippedNginxSite.HTTPS(port: try RawHTTP.freePort(), certificate: certificate.certificate, key: certificate.key)
+                }
+                let site = try ShippedNginxSite(gate: gatePort, origin: originPort, port: port,
+                                                playerOrigin: Self.playerOrigin, https: https)
+                let http = site.http + Self.testServers(origin: originPort, extra: extraPort, open: openClient.port!)
+                let nginx = try await offloaded { try Nginx(http: http, port: port, files: Self.files, configFiles: site.snippets) }
                 defer { nginx.stop() }
-                try await body(Stack(port: port, extraPort: extraPort, gatePort: gatePort, clock: clock, nginx: nginx))
+                try await body(Stack(port: port, extraPort: extraPort, gatePort: gatePort, httpsPort: https?.port, clock: clock, nginx: nginx))
             }
         }
     }
@@ -235,20 +239,33 @@ struct NginxIntegrationTests {
 
     @Test func anHLSPlaylistAndItsSegmentsPlayOnTheSessionCookie() async throws {
         try await withStack { stack in
-            let master = try await stack.get("/hls/tnt/master.m3u8?token=\(GateFixtures.token())")
-            #expect(master.status == 200)
-            let setCookie = try #require(master["Set-Cookie"])
-            #expect(setCookie.hasPrefix("tokengate_session="))
-            #expect(setCookie.contains("Path=/hls/tnt/"))
-            #expect(setCookie.contains("HttpOnly"))
-            let pair = String(setCookie.split(separator: ";")[0])
+            // The client's own scheme and cookie path are not the site's: nginx replaces both.
+            let master = try await stack.get("/hls/tnt/master.m3u8?token=\(GateFixtures.token())",
+                                             headers: [("X-Forwarded-Proto", "https"), ("X-Token-Cookie-Path", "/")])
+            #expect(master.status == 200, "\(stack.nginx.errorLog)")
+            Self.expectNoInternals(master, "the answer that opens a session")
+            // The gate's cookie, whole: the channel's path, the gate's session lifetime, and no
+            // Secure on plain HTTP (a browser drops a Secure cookie set over http://).
+            let session = try #require(master["X-Token-Session"], "the credential for players without cookies")
+            #expect(master["Set-Cookie"] == "tokengate_session=\(session); Path=/hls/tnt/; Max-Age=600; HttpOnly; SameSite=Lax")
+            #expect(master.all("Set-Cookie").count == 1)
+            #expect(master["Cache-Control"] == "no-store, private")
+            let pair = "tokengate_session=\(session)"
             for segment in ["seg1.ts", "seg2.ts", "master.m3u8"] {
                 let answer = try await stack.get("/hls/tnt/\(segment)", headers: [("Cookie", pair)])
                 #expect(answer.status == 200, "\(segment)")
                 #expect(answer["X-Token-Status"] == "VALID_SESSION")
                 #expect(answer["X-Seen-Token-Kind"] == "session")
                 #expect(answer["Set-Cookie"] == nil)
+                #expect(answer["X-Token-Session"] == nil)
+                #expect(answer["Cache-Control"] == "no-store, private")
+                Self.expectNoInternals(answer, segment)
             }
+            // The same credential in the header (a web player on another origin) and nothing of it at the origin.
+            let byHeader = try await stack.get("/hls/tnt/seg1.ts", headers: [("X-Token-Session", session)])
+            #expect(byHeader.status == 200)
+            #expect(byHeader["X-Token-Status"] == "VALID_SESSION")
+            #expect(byHeader["X-Seen-Token-Kind"] == "session")
             let without = try await stack.get("/hls/tnt/seg1.ts")
             #expect(without.status == 401)
             #expect(without["X-Token-Status"] == "NO_TOKEN")
@@ -409,7 +426,7 @@ struct NginxIntegrationTests {
                 let down = try await stack.get(target)
                 #expect(down.status == 503, "\(stack.nginx.errorLog)")
                 #expect(down["X-Token-Status"] == "GATE_UNAVAILABLE")
-                #expect(down["Cache-Control"] == "no-store")
+                #expect(down["Cache-Control"] == "no-store, private")
                 #expect(!down.body.contains("segment"))
                 Self.expectNoInternals(down, "gate down")
             }
@@ -443,6 +460,149 @@ struct NginxIntegrationTests {
             #expect(line?.status == 503)
             #expect(line?.gate == "503")
             #expect(line?.tokenStatus == "REPLAY_CHECK_UNAVAILABLE")
+        }
+    }
+
+    @Test func oneLocationServesEveryChannelOfTheMap() async throws {
+        try await withStack { stack in
+            // CNN is a line of the map, not a location of its own: its resource and its cookie path.
+            let cnn = try await stack.get("/hls/cnn/seg1.ts?token=\(GateFixtures.token(GateFixtures.request(resource: "CNN")))")
+            #expect(cnn.status == 200, "\(stack.nginx.errorLog)")
+            #expect(cnn["X-Token-Status"] == "VALID_TOKEN")
+            #expect(cnn.body == "cnn segment")
+            #expect(cnn["Set-Cookie"]?.contains("; Path=/hls/cnn/;") == true, "\(cnn["Set-Cookie"] ?? "no cookie")")
+            let session = try #require(cnn["X-Token-Session"])
+            let tnt = try await stack.get("/hls/tnt/seg1.ts", headers: [("Cookie", "tokengate_session=\(session)")])
+            #expect(tnt.status == 403)
+            #expect(tnt["X-Token-Status"] == "INVALID_SESSION")
+            // A prefix the map does not name: the site answers, the gate is not asked, the token is not spent.
+            let token = GateFixtures.token()
+            let unknown = try await stack.get("/hls/nbc/seg1.ts?token=\(token)")
+            #expect(unknown.status == 404)
+            #expect(unknown["X-Token-Status"] == nil)
+            Self.expectNoInternals(unknown, "an unknown channel")
+            let line = try await Self.logged(stack, "/hls/nbc/seg1.ts?token=\(token)")
+            #expect(line?.gate == "-", "the gate was asked: \(line?.gate ?? "no line")")
+            let play = try await stack.get("/hls/tnt/seg1.ts?token=\(token)")
+            #expect(play["X-Token-Status"] == "VALID_TOKEN")
+        }
+    }
+
+    /// `curl -k` over the site's HTTPS listener: the status and header fields.
+    static func httpsHead(port: Int, _ target: String, headers: [(String, String)] = []) throws -> RawHTTP.Answer {
+        let curl = try #require(Browser.find(["curl"]), "curl is needed for the HTTPS listener (apt-get install curl)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: curl)
+        process.arguments = ["-sk", "-D", "-", "-o", "/dev/null", "--max-time", "10"]
+            + headers.flatMap { ["-H", "\($0.0): \($0.1)"] } + ["https://127.0.0.1:\(port)\(target)"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = lines[0].split(separator: " ")
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw RawHTTP.Failure(description: "curl: no answer from the HTTPS listener (\(process.terminationStatus))")
+        }
+        var fields: [(String, String)] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        return RawHTTP.Answer(status: status, headers: fields, body: "", rawHead: Array(data))
+    }
+
+    @Test func overHTTPSTheSameSiteSetsASecureCookieWhateverTheClientClaims() async throws {
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = try #require(try ShippedNginxSite.selfSignedCertificate(in: directory), "openssl is needed for the HTTPS listener")
+        try await withStack(tls: certificate) { stack in
+            let httpsPort = try #require(stack.httpsPort)
+            // A client that claims plain HTTP over TLS: the site sends the gate its own $scheme.
+            let secure = try await offloaded {
+                try Self.httpsHead(port: httpsPort, "/hls/tnt/master.m3u8?token=\(GateFixtures.token())",
+                                   headers: [("X-Forwarded-Proto", "http")])
+            }
+            #expect(secure.status == 200, "\(stack.nginx.errorLog)")
+            #expect(secure["X-Token-Status"] == "VALID_TOKEN")
+            let session = try #require(secure["X-Token-Session"])
+            #expect(secure["Set-Cookie"] == "tokengate_session=\(session); Path=/hls/tnt/; Max-Age=600; HttpOnly; SameSite=Lax; Secure")
+            Self.expectNoInternals(secure, "HTTPS allow")
+            let segment = try await offloaded {
+                try Self.httpsHead(port: httpsPort, "/hls/tnt/seg1.ts", headers: [("Cookie", "tokengate_session=\(session)")])
+            }
+            #expect(segment.status == 200)
+            #expect(segment["X-Token-Status"] == "VALID_SESSION")
+            // The same server block on plain HTTP, whatever this client claims.
+            let plain = try await stack.get("/hls/tnt/master.m3u8?token=\(GateFixtures.token())", headers: [("X-Forwarded-Proto", "https")])
+            #expect(plain.status == 200)
+            #expect(plain["Set-Cookie"]?.hasSuffix("; SameSite=Lax") == true, "\(plain["Set-Cookie"] ?? "no cookie")")
+        }
+    }
+
+    static func options(_ stack: Stack, _ target: String, origin: String, requestHeaders: String = "x-token-session") async throws -> RawHTTP.Answer {
+        try await offloaded {
+            try RawHTTP.get(port: stack.port, target, headers: [("Origin", origin), ("Access-Control-Request-Method", "GET"),
+                                                                ("Access-Control-Request-Headers", requestHeaders)],
+                            method: "OPTIONS")
+        }
+    }
+
+    @Test func corsPreflightsAreTheSitesAndOnlyListedOriginsReadTheAnswers() async throws {
+        try await withStack { stack in
+            // A preflight, even one with a token in its query, is answered by nginx: the gate is not asked.
+            let token = GateFixtures.token()
+            let preflight = try await Self.options(stack, "/hls/tnt/seg1.ts?token=\(token)", origin: Self.playerOrigin)
+            #expect(preflight.status == 204, "\(stack.nginx.errorLog)")
+            #expect(preflight["Access-Control-Allow-Origin"] == Self.playerOrigin)
+            #expect(preflight["Access-Control-Allow-Credentials"] == "true")
+            #expect(preflight["Access-Control-Allow-Headers"]?.lowercased().contains("x-token-session") == true)
+            #expect(preflight["Access-Control-Allow-Methods"]?.contains("GET") == true)
+            #expect(preflight["X-Token-Status"] == nil)
+            Self.expectNoInternals(preflight, "a preflight")
+            let line = try await Self.logged(stack, "/hls/tnt/seg1.ts?token=\(token)")
+            #expect(line == nil, "an OPTIONS line was read as a GET")
+            let optionsLine = stack.accessLog.compactMap(TokenGateLogLine.init).first { $0.request.hasPrefix("OPTIONS ") }
+            #expect(optionsLine?.status == 204)
+            #expect(optionsLine?.gate == "-", "the preflight reached the gate: \(optionsLine?.gate ?? "no line")")
+            #expect(stack.originRequests.isEmpty)
+
+            // The listed origin reads the allow, the credential and the status.
+            let allow = try await stack.get("/hls/tnt/master.m3u8?token=\(token)", headers: [("Origin", Self.playerOrigin)])
+            #expect(allow.status == 200, "the preflight spent the token: \(allow["X-Token-Status"] ?? "-")")
+            #expect(allow["Access-Control-Allow-Origin"] == Self.playerOrigin)
+            let exposed = Set((allow["Access-Control-Expose-Headers"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+            #expect(exposed.isSuperset(of: ["x-token-session", "x-token-status"]), "\(exposed)")
+            #expect(allow["X-Token-Session"] != nil)
+            #expect(allow.all("Vary").contains { $0.contains("Origin") })
+            Self.expectNoInternals(allow, "a cross-origin allow")
+            // ... and a refusal's status.
+            let refused = try await stack.get("/hls/tnt/seg1.ts", headers: [("Origin", Self.playerOrigin)])
+            #expect(refused.status == 401)
+            #expect(refused["Access-Control-Allow-Origin"] == Self.playerOrigin)
+            #expect(refused["X-Token-Status"] == "NO_TOKEN")
+
+            // Any other origin, however close to a listed one, gets no CORS permission at all.
+            for origin in ["http://evil.test", "http://player.test:8000.evil.test", "null", "http://player.test", "https://player.test:8000"] {
+                let other = try await Self.options(stack, "/hls/tnt/seg1.ts", origin: origin)
+                #expect(other.status == 204)
+                #expect(other["Access-Control-Allow-Origin"] == nil, "\(origin)")
+                #expect(other["Access-Control-Allow-Credentials"] == nil, "\(origin)")
+                let get = try await stack.get("/hls/tnt/seg1.ts", headers: [("Origin", origin)])
+                #expect(get["Access-Control-Allow-Origin"] == nil, "\(origin)")
+                #expect(get["Access-Control-Allow-Credentials"] == nil, "\(origin)")
+            }
+            // nginx matches map strings in any case; the answer is the listed origin, never the bytes sent.
+            let upper = try await stack.get("/hls/tnt/seg1.ts", headers: [("Origin", Self.playerOrigin.uppercased())])
+            #expect(upper["Access-Control-Allow-Origin"] != Self.playerOrigin.uppercased())
+            // The shipped map lists its example origin, as itself, and nothing by default.
+            let shipped = try String(contentsOf: ShippedNginxSite.directory.appendingPathComponent("tokengate.conf"), encoding: .utf8)
+            let example = "\"\(ShippedNginxSite.exampleOrigin)\""
+            let rules = shipped.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("#") }
+            #expect(rules.contains { $0.hasPrefix(example) && $0.hasSuffix("\(example);") })
+            #expect(!rules.contains { $0.contains("$http_origin") && !$0.hasPrefix("map ") }, "an Origin echoed as it came")
         }
     }
 }

@@ -24,7 +24,10 @@ final class Nginx: @unchecked Sendable {
 
     /// Starts nginx with `configuration` (the `http { … }` block's content;
     /// `{{prefix}}` stands for the prefix) and waits until `port` answers.
-    init(http configuration: String, port: Int, files: [String: String] = [:]) throws {
+    /// `files` go under `www/`; `configFiles` (files the configuration
+    /// includes by a relative path, `{{prefix}}` substituted) under the
+    /// prefix, which is nginx's configuration directory here.
+    init(http configuration: String, port: Int, files: [String: String] = [:], configFiles: [String: String] = [:]) throws {
         guard let binary = Self.binary else {
             throw RawHTTP.Failure(description: "nginx is required (TOKENINSPECT_INTEGRATION=require) but not installed: apt-get install nginx-light")
         }
@@ -39,6 +42,11 @@ final class Nginx: @unchecked Sendable {
             try Data(content.utf8).write(to: url)
         }
         let root = prefix.path
+        for (path, content) in configFiles {
+            let url = prefix.appendingPathComponent(path)
+            try manager.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(content.replacingOccurrences(of: "{{prefix}}", with: root).utf8).write(to: url)
+        }
         let user = geteuid() == 0 ? "user root;\n" : ""
         let text = """
             \(user)worker_processes 1;

@@ -34,7 +34,9 @@ final class Browser: @unchecked Sendable {
     let profile: URL
     private(set) var session: String?
 
-    init() throws {
+    /// `arguments` are added to Chromium's command line (for instance
+    /// `--host-resolver-rules=MAP media.test 127.0.0.1`).
+    init(arguments extra: [String] = []) throws {
         guard let chromium = Self.chromium, let chromedriver = Self.chromedriver else {
             throw Failure(description: "chromium and chromedriver are required (TOKENINSPECT_INTEGRATION=require) but not installed: "
                 + "apt-get install chromium chromium-driver")
@@ -60,6 +62,7 @@ final class Browser: @unchecked Sendable {
         var arguments = ["--headless=new", "--disable-gpu", "--window-size=1280,1800", "--user-data-dir=\(profile.path)",
                          "--no-first-run", "--disable-extensions", "--disable-background-networking", "--disable-sync"]
         if geteuid() == 0 { arguments.append("--no-sandbox") }
+        arguments += extra
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome",
             "goog:chromeOptions": ["binary": chromium, "args": arguments],
@@ -115,7 +118,9 @@ final class Browser: @unchecked Sendable {
         try command("POST", "\(sessionPath)/url", ["url": url])
     }
 
-    /// Runs `script` (a function body; `arguments` holds `args`) in the page.
+    /// Runs `script` (a function body; `arguments` holds `args`) in the page; a
+    /// promise it returns is awaited. Its answer must not be an object with an
+    /// `error` string: that is how WebDriver answers its own errors (``command(_:_:_:)`` throws).
     @discardableResult
     func execute(_ script: String, _ args: [Any] = []) throws -> Any? {
         try command("POST", "\(sessionPath)/execute/sync", ["script": script, "args": args])
@@ -135,6 +140,12 @@ final class Browser: @unchecked Sendable {
             throw Failure(description: "no screenshot")
         }
         return png
+    }
+
+    /// One Chrome DevTools Protocol command through chromedriver (`Network.getAllCookies`
+    /// sees HttpOnly cookies, which neither the page nor WebDriver's cookie list of the page's URL shows).
+    func devTools(_ method: String, _ parameters: [String: Any] = [:]) throws -> [String: Any] {
+        try command("POST", "\(sessionPath)/goog/cdp/execute", ["cmd": method, "params": parameters]) as? [String: Any] ?? [:]
     }
 
     /// The entries of a `goog:loggingPrefs` log (`browser`: console and network errors; `performance`: DevTools events).
