@@ -29,11 +29,11 @@ import Testing
 
     @Test func oversizedHeadersAreRefusedWithoutStallingOtherRequests() async throws {
         try await withServer { port, _, _ in
-            let huge = String(repeating: "a", count: GateRuntime.maximumHeaderFieldBytes + 1024)
+            let huge = String(repeating: "a", count: ServerLimits.maximumHeaderFieldBytes + 1024)
             // The server cuts such a request off before any handler runs: no answer of the gate's.
             let refused = try? await RawHTTP.fetch(port: port, "/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(huge)")])
             #expect(refused?.tokenStatus == nil, "an oversized header reached the gate: \(refused?.status ?? 0)")
-            let many = (0..<(GateRuntime.maximumHeaderFields + 10)).map { ("X-Filler-\($0)", "x") }
+            let many = (0..<(ServerLimits.maximumHeaderFields + 10)).map { ("X-Filler-\($0)", "x") }
             let tooMany = try? await RawHTTP.fetch(port: port, "/healthz", headers: many)
             #expect(tooMany == nil || tooMany!.status >= 400, "status \(tooMany?.status ?? 0)")
             let fine = try await RawHTTP.fetch(port: port, "/v1/auth-request",

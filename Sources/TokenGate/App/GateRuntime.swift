@@ -23,22 +23,6 @@ public final class GateRuntime: Sendable {
     /// The web debugger's routes, with `--debugger`.
     let debugger: DebuggerEndpoints?
 
-    /// Limits of the HTTP server (SPEC §9: header sizes and timeouts on every
-    /// request). A token travels in the original URI or one header; a real
-    /// one is under 4 KiB, and nginx's own default limit on a request line is
-    /// 8 KiB, so 16 KiB a field refuses nothing a proxy would pass on.
-    public static let maximumHeaderFieldBytes = 16 * 1024
-    public static let maximumHeaderListBytes = 32 * 1024
-    public static let maximumHeaderFields = 100
-    /// A connection with nothing to read for this long is closed (a proxy's
-    /// keep-alive pool reconnects; a stalled client stops holding a slot).
-    public static let idleTimeout = TimeAmount.seconds(30)
-    /// Those limits as the HTTP/1 server's configuration, for the gate and the debugger alike.
-    static let http1 = HTTP1Channel.Configuration(
-        idleTimeout: idleTimeout,
-        httpDecoderConfiguration: .init(maxHeaderFieldSize: maximumHeaderFieldBytes, maxHeaderListSize: maximumHeaderListBytes,
-                                        maxHeaderFieldCount: maximumHeaderFields))
-
     /// Loads the keys and session secrets and builds the gate. `clock` is
     /// injectable for tests; `keyPollInterval` is how often key files are checked.
     public convenience init(configuration: GateConfiguration, logger: Logger,
@@ -96,7 +80,7 @@ public final class GateRuntime: Sendable {
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in
-                LimitedHTTP1Channel(responder: responder, configuration: Self.http1, requestTimeout: requestTimeout,
+                LimitedHTTP1Channel(responder: responder, configuration: ServerLimits.http1, requestTimeout: requestTimeout,
                                     limiter: limiter, metrics: metrics)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),

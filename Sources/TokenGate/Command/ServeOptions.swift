@@ -123,15 +123,5 @@ public struct ServeOptions: ParsableArguments {
     public var config: String?
 }
 
-/// What the gate does when the replay store cannot answer.
-public enum ReplayFailureMode: String, Sendable, CaseIterable, ExpressibleByArgument {
-    /// Refuse with 503 `REPLAY_CHECK_UNAVAILABLE` (the safe default).
-    case closed
-    /// Accept, count `tokengate_replay_fail_open_total` and log each token. Insecure.
-    case open
-}
-
-/// The shape of log lines.
-public enum LogFormat: String, Sendable, CaseIterable, ExpressibleByArgument {
-    case json, text
-}
+extension ReplayFailureMode: ExpressibleByArgument {}
+extension LogFormat: ExpressibleByArgument {}

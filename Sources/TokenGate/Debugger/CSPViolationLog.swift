@@ -30,7 +30,7 @@ final class CSPViolationLog: Sendable {
     /// string (a browser's body is not trusted to be JSON).
     func json() -> [UInt8] {
         let (total, reports) = state.withLock { ($0.total, $0.reports) }
-        let items = reports.map(GateLogHandler.jsonString).joined(separator: ",")
+        let items = reports.map(JSONText.quoted).joined(separator: ",")
         return Array("{\"total\":\(total),\"reports\":[\(items)]}\n".utf8)
     }
 }

@@ -120,7 +120,7 @@ struct DebuggerEndpoints: Sendable {
         guard let error = report.error, error.stage != .transport,
               let xml = try? decoder.decodedXML(of: record.bytes, envelope: record.envelope)
         else { return "null" }
-        return GateLogHandler.jsonString(String(decoding: xml, as: UTF8.self))
+        return JSONText.quoted(String(decoding: xml, as: UTF8.self))
     }
 
     private func collectViolation(_ request: Request) async -> Response {
@@ -131,6 +131,6 @@ struct DebuggerEndpoints: Sendable {
     }
 
     static func error(_ status: HTTPResponse.Status, _ reason: String) -> Response {
-        DebuggerHeaders.response(status, contentType: "application/json", "{\"error\":\(GateLogHandler.jsonString(reason))}\n")
+        DebuggerHeaders.response(status, contentType: "application/json", "{\"error\":\(JSONText.quoted(reason))}\n")
     }
 }

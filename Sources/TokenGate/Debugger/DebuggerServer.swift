@@ -31,7 +31,7 @@ public final class DebuggerServer: Sendable {
         let hosts = endpoints.hosts
         return Application(
             responder: DebuggerResponder(endpoints: endpoints),
-            server: .http1(configuration: GateRuntime.http1),
+            server: .http1(configuration: ServerLimits.http1),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
                                                     serverName: nil),
             onServerRunning: { channel in

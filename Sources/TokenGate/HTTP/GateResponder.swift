@@ -67,7 +67,7 @@ struct GateResponder: HTTPResponder {
         case "/readyz":
             endpoint = .readyz
             if let reason = await readiness.notReadyReason() {
-                response = Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(GateLogHandler.jsonString(reason))}\n")
+                response = Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
             } else {
                 response = Self.json(.ok, "{\"ready\":true}\n")
             }

@@ -78,8 +78,8 @@ struct ReportEndpoints: Sendable {
 
     static func failure(_ failure: Failure) -> Response {
         switch failure {
-        case .badRequest(let reason): GateResponder.json(.badRequest, "{\"error\":\(GateLogHandler.jsonString(reason))}\n")
-        case .tooLarge(let reason): GateResponder.json(.contentTooLarge, "{\"error\":\(GateLogHandler.jsonString(reason))}\n")
+        case .badRequest(let reason): GateResponder.json(.badRequest, "{\"error\":\(JSONText.quoted(reason))}\n")
+        case .tooLarge(let reason): GateResponder.json(.contentTooLarge, "{\"error\":\(JSONText.quoted(reason))}\n")
         }
     }
 

@@ -45,8 +45,8 @@ public struct GateLogHandler: LogHandler {
             for key in keys { line += " \(key)=\(Self.textValue(all[key]!))" }
             write(line + "\n")
         case .json:
-            var line = "{\"time\":\"\(time)\",\"level\":\"\(event.level)\",\"message\":\(Self.jsonString(event.message.description))"
-            for key in keys { line += ",\(Self.jsonString(key)):\(Self.jsonString(Self.flatten(all[key]!)))" }
+            var line = "{\"time\":\"\(time)\",\"level\":\"\(event.level)\",\"message\":\(JSONText.quoted(event.message.description))"
+            for key in keys { line += ",\(JSONText.quoted(key)):\(JSONText.quoted(Self.flatten(all[key]!)))" }
             write(line + "}\n")
         }
     }
@@ -88,24 +88,4 @@ public struct GateLogHandler: LogHandler {
         return text.split(separator: "\\", omittingEmptySubsequences: false).map { TerminalText.escaped($0) }.joined(separator: "\\\\")
     }
 
-    /// A JSON string: valid JSON whatever the input, with every scalar the
-    /// library's terminal-text rule names written `\uXXXX` (a collector's
-    /// viewer is a terminal too).
-    static func jsonString(_ text: String) -> String {
-        var output = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case _ where TerminalText.isUnsafe(scalar): output += "\\u" + hex(scalar.value, width: 4)
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output + "\""
-    }
-
-    private static func hex(_ value: UInt32, width: Int) -> String {
-        let digits = String(value, radix: 16, uppercase: false)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
 }

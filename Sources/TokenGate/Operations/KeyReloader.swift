@@ -115,20 +115,3 @@ final class KeyReloader: Service {
         return snapshot
     }
 }
-
-/// On graceful shutdown (SIGTERM): readiness answers 503 at once, then after
-/// the grace period this service returns and the HTTP server (shut down after
-/// it, as services stop in reverse order) stops accepting and lets in-flight
-/// requests finish.
-struct DrainService: Service {
-    let readiness: Readiness
-    let grace: Duration
-    let logger: Logger
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        readiness.startDraining()
-        logger.info("shutting down: readiness is 503", metadata: ["grace_seconds": .stringConvertible(grace.components.seconds)])
-        try? await Task.sleep(for: grace)
-    }
-}
