@@ -38,6 +38,8 @@ final class ClusterRouter: Sendable {
         var lastFailure: RedisClientError?
         var isShutDown = false
         var refreshes = 0
+        var movedFollowed = 0
+        var askFollowed = 0
     }
 
     init(configuration: RedisClientConfiguration, seeds: [RedisNodeAddress], group: any EventLoopGroup,
@@ -51,6 +53,10 @@ final class ClusterRouter: Sendable {
 
     /// Topologies read since start, for tests.
     var refreshCount: Int { state.withLock { $0.refreshes } }
+    /// Why the last topology read failed, for tests and messages.
+    var lastRefreshFailure: RedisClientError? { state.withLock { $0.lastFailure } }
+    /// `MOVED` and `ASK` redirections followed since start, for tests.
+    var redirectsFollowed: (moved: Int, ask: Int) { state.withLock { ($0.movedFollowed, $0.askFollowed) } }
 
     /// The pool of `address`, made on first use.
     private func pool(_ address: RedisNodeAddress, _ state: inout State) -> RedisNodePool {
@@ -100,12 +106,16 @@ final class ClusterRouter: Sendable {
             switch redirect.kind {
             case .moved:
                 // The slot's owner changed: from now on, and for everyone.
-                state.withLock { $0.moved[redirect.slot] = next }
+                state.withLock { state in
+                    state.moved[redirect.slot] = next
+                    state.movedFollowed += 1
+                }
                 requestRefresh()
                 asking = false
             case .ask:
                 // This request only, during a migration: ASKING first, on the same connection.
                 asking = true
+                state.withLock { $0.askFollowed += 1 }
             }
             target = next
         }
@@ -140,6 +150,10 @@ final class ClusterRouter: Sendable {
             throw RedisClientError(.connectionFailed, "no primary serves slot \(slot.map(String.init) ?? "?") now (a shard is down or migrating)")
         }
         return address
+    }
+
+    func topology(timeout: Duration) async throws(RedisClientError) -> ClusterTopology {
+        try await topology(before: .now() + timeout.timeAmount)
     }
 
     /// The known topology, or the one a refresh reads by `deadline`.

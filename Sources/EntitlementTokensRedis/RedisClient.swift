@@ -123,6 +123,10 @@ public final class RedisClient: Sendable {
 
     /// In Cluster, each primary with the slot ranges it owns (the topology
     /// fetched first when unknown); nil in the other modes.
+    func clusterPrimaries(timeout: Duration) async throws(RedisClientError) -> [(RedisNodeAddress, [ClosedRange<Int>])]? {
+        try await clusterPrimaries(deadline: .now() + timeout.timeAmount)
+    }
+
     func clusterPrimaries(deadline: NIODeadline) async throws(RedisClientError) -> [(RedisNodeAddress, [ClosedRange<Int>])]? {
         guard case .cluster(let router) = route else { return nil }
         let topology = try await router.topology(before: deadline)

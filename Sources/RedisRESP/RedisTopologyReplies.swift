@@ -230,7 +230,7 @@ public struct ClusterTopology: Sendable, Hashable {
 
     /// `CLUSTER SHARDS` in RESP2: each shard a flat map `slots` `[start, end, …]`,
     /// `nodes` `[[id, …, port, …, ip, …, endpoint, …, role, master, health, online…], …]`.
-    /// A shard's slots go to its primary unless that primary's health is `failed`.
+    /// A shard's slots go to its primary while that primary's health is `online`.
     /// `tls` reads `tls-port` instead of `port` (the TLS forms).
     public init(shardsReply reply: RESPReply, askedHost: String, tls: Bool = false) throws(RedisReplyShapeError) {
         guard case .array(let shards) = reply else {
@@ -246,7 +246,8 @@ public struct ClusterTopology: Sendable, Hashable {
             var primary: RedisNodeAddress?
             for node in nodes {
                 let node = try Self.map(node, what: "a CLUSTER SHARDS node")
-                guard node["role"]?.stringValue == "master", node["health"]?.stringValue != "failed" else { continue }
+                // Health is `online`, `loading` or `failed` (`fail` in Redis 7.0): only an online primary serves.
+                guard node["role"]?.stringValue == "master", node["health"].map({ $0.stringValue == "online" }) ?? true else { continue }
                 guard primary == nil else { throw RedisReplyShapeError("a CLUSTER SHARDS shard with two healthy primaries") }
                 let endpoint = node["endpoint"]?.stringValue ?? node["ip"]?.stringValue
                 guard let endpoint, case .integer(let port)? = node[tls ? "tls-port" : "port"] else {

@@ -238,14 +238,18 @@ public final class RedisClusterGroup: @unchecked Sendable {
                 nodes.append(try RedisServer(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                                               "--cluster-port", String(try RedisServer.freePort()),
                                               "--cluster-node-timeout", String(nodeTimeoutMilliseconds),
-                                              "--cluster-require-full-coverage", "no"]))
+                                              "--cluster-require-full-coverage", "no",
+                                              // A replica that never synced cannot be promoted; sync at once.
+                                              "--repl-diskless-sync-delay", "0"]))
             }
             try Integration.redisCLI(["--cluster", "create"] + nodes.map { "127.0.0.1:\($0.port)" }
                                      + ["--cluster-replicas", String(replicasEach), "--cluster-yes"])
-            try Integration.waitUntil("every node says cluster_state:ok and knows every node", seconds: 30) {
+            try Integration.waitUntil("every node says cluster_state:ok and knows every node, and every replica is in sync", seconds: 30) {
                 for node in nodes {
                     let info = try Integration.redisCLI(["-p", String(node.port), "CLUSTER", "INFO"])
                     guard info.contains("cluster_state:ok"), info.contains("cluster_known_nodes:\(nodes.count)") else { return false }
+                    let replication = try Integration.redisCLI(["-p", String(node.port), "INFO", "replication"])
+                    guard replication.contains("role:master") || replication.contains("master_link_status:up") else { return false }
                 }
                 return true
             }
