@@ -108,12 +108,12 @@ struct RefusingReplayStore: ReplayStore {
         let metrics = GateMetrics()
         let identity = ReplayIdentity(digest: Array(repeating: 0xAB, count: 32))
         let now = GateFixtures.at(0)
-        let open = GuardedReplayStore(RefusingReplayStore(), timeout: .milliseconds(20), failure: .open, metrics: metrics, logger: logs.logger)
+        let open = GuardedReplayStore(RefusingReplayStore(), timeout: .milliseconds(20), failure: .open, events: metrics, logger: logs.logger)
         #expect(await open.accept(identity, until: now, now: now) == .accepted)
-        let closed = GuardedReplayStore(RefusingReplayStore(), timeout: .milliseconds(20), failure: .closed, metrics: metrics,
+        let closed = GuardedReplayStore(RefusingReplayStore(), timeout: .milliseconds(20), failure: .closed, events: metrics,
                                         logger: logs.logger)
         #expect(await closed.accept(identity, until: now, now: now) == .unavailable("OOM command not allowed"))
-        let silent = GuardedReplayStore(SilentReplayStore(), timeout: .milliseconds(20), failure: .closed, metrics: metrics,
+        let silent = GuardedReplayStore(SilentReplayStore(), timeout: .milliseconds(20), failure: .closed, events: metrics,
                                         logger: logs.logger)
         // The silent store would answer `.accepted` after 10 s: `.unavailable` means the
         // timeout won (no wall-clock bound: a loaded test run may delay any timer).

@@ -63,8 +63,8 @@ import Testing
 
     @Test func theCacheIsBoundedInEntriesAndBytes() throws {
         let metrics = GateMetrics()
-        let byCount = VerdictCache(maximumEntries: 3, metrics: metrics)
-        let byBytes = VerdictCache(maximumEntries: 1000, maximumBytes: 1000, metrics: metrics)
+        let byCount = VerdictCache(maximumEntries: 3, events: metrics)
+        let byBytes = VerdictCache(maximumEntries: 1000, maximumBytes: 1000, events: metrics)
         let verifier = TokenVerifier(signature: .trustedKeys(try KeyRing.load(paths: [GateFixtures.publicKey])),
                                      policy: VerificationPolicy(clock: { GateFixtures.at(60_000) }))
         for index in 0..<50 {

@@ -10,9 +10,9 @@ import UnixSignals
 /// keys, verifier, replay store, sessions, verdict cache, metrics, readiness,
 /// and the services that run beside the HTTP server (key reloads, drain on
 /// shutdown).
-public final class GateRuntime: Sendable {
-    public let configuration: GateConfiguration
-    public let metrics: GateMetrics
+final class GateRuntime: Sendable {
+    let configuration: GateConfiguration
+    let metrics: GateMetrics
     let readiness: Readiness
     let verifier: GateVerifier
     let cache: VerdictCache
@@ -25,7 +25,7 @@ public final class GateRuntime: Sendable {
 
     /// Loads the keys and session secrets and builds the gate. `clock` is
     /// injectable for tests; `keyPollInterval` is how often key files are checked.
-    public convenience init(configuration: GateConfiguration, logger: Logger,
+    convenience init(configuration: GateConfiguration, logger: Logger,
                             clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now,
                             keyPollInterval: Duration = .seconds(5)) throws(GateConfigurationError) {
         try self.init(configuration: configuration, logger: logger, clock: clock, keyPollInterval: keyPollInterval,
@@ -33,7 +33,7 @@ public final class GateRuntime: Sendable {
                                                       timeout: .milliseconds(configuration.replayTimeoutMilliseconds)))
     }
 
-    /// As the public initializer, with the replay store given (tests put a
+    /// As the initializer, with the replay store given (tests put a
     /// store that fails here, to see the gate fail closed or open).
     init(configuration: GateConfiguration, logger: Logger, clock: @escaping @Sendable () -> TokenTimestamp,
          keyPollInterval: Duration, replay: ReplayStoreFactory.Made, hooks: AuthGate.Hooks = .init()) throws(GateConfigurationError) {
@@ -46,7 +46,7 @@ public final class GateRuntime: Sendable {
         let store = replay.store.map {
             GuardedReplayStore($0, timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
                                failure: configuration.replayFailure, innerKeepsDeadline: replay.keepsDeadline,
-                               metrics: metrics, logger: logger)
+                               events: metrics, logger: logger)
         }
         // The guarded store enforces --replay-timeout itself (so that fail-open
         // and the metrics see every timeout); the verifier's own deadline is a
@@ -56,7 +56,7 @@ public final class GateRuntime: Sendable {
                                         leewayMilliseconds: configuration.leewayMilliseconds, replayStore: store,
                                         replayDeadline: replayTimeout + .milliseconds(50), clock: clock)
         verifier = GateVerifier(ring: ring, policy: policy)
-        cache = VerdictCache(maximumEntries: configuration.verdictCacheSize, metrics: metrics)
+        cache = VerdictCache(maximumEntries: configuration.verdictCacheSize, events: metrics)
         let sessions = configuration.sessionSecretPaths.isEmpty ? nil
             : try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds)
         gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, clock: clock, hooks: hooks)
@@ -70,9 +70,9 @@ public final class GateRuntime: Sendable {
 
     /// The HTTP application, listening where the configuration says unless
     /// `port` overrides it (0: any free port, for tests).
-    public func application(port: Int? = nil,
+    func application(port: Int? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let responder = GateResponder(gate: gate, reader: GateRequestReader(configuration: configuration), reports: ReportEndpoints(verifier: verifier), debugger: debugger, metrics: metrics,
+        let responder = GateResponder(gate: gate, reader: GateRequestReader(configuration: configuration), reports: ReportEndpoints(verifier: verifier), mounted: debugger, metrics: metrics,
                                       readiness: readiness, logger: logger)
         let limiter = ConnectionLimiter(limits: configuration.limits, metrics: metrics)
         let requestTimeout = TimeAmount.milliseconds(configuration.requestTimeoutMilliseconds)
@@ -92,7 +92,7 @@ public final class GateRuntime: Sendable {
 
     /// Serves until SIGTERM or SIGINT: then readiness turns 503, and after
     /// the grace period the server stops accepting and in-flight requests finish.
-    public func run() async throws {
+    func run() async throws {
         try await serviceGroup(signals: [.sigterm, .sigint]).run()
     }
 
@@ -100,7 +100,7 @@ public final class GateRuntime: Sendable {
     /// reloads, the drain and the replay store's closing. Services stop in
     /// reverse order: the drain first (readiness 503, then the grace period),
     /// then the server, and the replay store's connections last.
-    public func serviceGroup(port: Int? = nil, signals: [UnixSignal] = [],
+    func serviceGroup(port: Int? = nil, signals: [UnixSignal] = [],
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> ServiceGroup {
         let closeStore = ReplayStoreCloser(shutdown: replay.shutdown)
         let drain = DrainService(readiness: readiness, grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)),
@@ -121,5 +121,5 @@ public final class GateRuntime: Sendable {
 
     /// Reloads the keys now (what SIGHUP does).
     @discardableResult
-    public func reloadKeys() -> Bool { reloader.reload(because: "requested") }
+    func reloadKeys() -> Bool { reloader.reload(because: "requested") }
 }

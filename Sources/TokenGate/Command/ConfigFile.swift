@@ -18,14 +18,14 @@ import Foundation
 /// repeated; a flag takes `true` or `false`. The file's settings are read
 /// before the command line's, so a single-valued option on the command line
 /// wins and repeatable ones add up.
-public enum ConfigFile {
+enum ConfigFile {
     /// The switches among the options: they take `true` or `false` here.
     static let flags: Set<String> = ["allow-insecure-keys", "allow-any-requestor", "allow-any-resource", "allow-unbound-device", "debugger"]
     /// A settings file is small; a larger one is a mistake (a key file given by accident).
     static let maximumBytes = 64 * 1024
 
     /// The command-line arguments `text` stands for.
-    public static func arguments(from text: String, source: String) throws(GateConfigurationError) -> [String] {
+    static func arguments(from text: String, source: String) throws(GateConfigurationError) -> [String] {
         var arguments: [String] = []
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
@@ -60,7 +60,7 @@ public enum ConfigFile {
     /// `arguments` (as given to `tokengate`, without the program name) with
     /// the settings of a `--config FILE` of `serve` put right after `serve`,
     /// so that the command line is read after the file.
-    public static func expand(_ arguments: [String], read: (String) throws -> String = Self.readFile) throws -> [String] {
+    static func expand(_ arguments: [String], read: (String) throws -> String = Self.readFile) throws -> [String] {
         guard let serve = arguments.firstIndex(of: "serve") else { return arguments }
         var path: String? = nil
         var index = serve + 1
@@ -88,7 +88,7 @@ public enum ConfigFile {
         return Array(arguments[...serve]) + settings + arguments[(serve + 1)...]
     }
 
-    public static func readFile(_ path: String) throws -> String {
+    static func readFile(_ path: String) throws -> String {
         // A FIFO or device given by mistake would block or never end: refuse it unread.
         let type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
         guard type == .typeRegular else {

@@ -5,8 +5,8 @@ import Logging
 import ServiceLifecycle
 
 /// `tokengate debugger`.
-public struct Debugger: AsyncParsableCommand {
-    public static let configuration = CommandConfiguration(
+struct Debugger: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
         abstract: "Serve the web debugger: paste tokens, see what they hold and why they pass or fail.",
         discussion: """
             Start it with the issuer's public key and open the address it prints:
@@ -34,11 +34,11 @@ public struct Debugger: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup public var options: DebuggerOptions
+    @OptionGroup var options: DebuggerOptions
 
-    public init() {}
+    init() {}
 
-    public func validate() throws {
+    func validate() throws {
         do {
             _ = try DebuggerConfiguration(options)
         } catch {
@@ -46,7 +46,7 @@ public struct Debugger: AsyncParsableCommand {
         }
     }
 
-    public func run() async throws {
+    func run() async throws {
         let configuration = try DebuggerConfiguration(options)
         LoggingSystem.bootstrap { GateLogHandler(label: $0, format: .text) }
         let logger = Logger(label: "tokengate-debugger")

@@ -1,7 +1,7 @@
 import EntitlementTokens
 
 extension DebuggerConfiguration {
-    public init(_ options: DebuggerOptions) throws(GateConfigurationError) {
+    init(_ options: DebuggerOptions) throws(GateConfigurationError) {
         guard !options.keys.isEmpty else {
             throw GateConfigurationError("no --key given: the debugger needs the issuer's public key(s) to check signatures")
         }

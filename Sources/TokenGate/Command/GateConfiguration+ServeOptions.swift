@@ -4,7 +4,7 @@ extension GateConfiguration {
     /// Applies the safe defaults of SPEC §9: no requestor and no source for
     /// the expected resource is a refusal to start, unless the labelled
     /// insecure door was opened.
-    public init(_ options: ServeOptions) throws(GateConfigurationError) {
+    init(_ options: ServeOptions) throws(GateConfigurationError) {
         guard !options.keys.isEmpty else {
             throw GateConfigurationError("no --key given: the gate needs the issuer's public key(s) to verify signatures")
         }

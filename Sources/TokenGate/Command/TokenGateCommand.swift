@@ -61,7 +61,7 @@ public struct Serve: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup public var options: ServeOptions
+    @OptionGroup var options: ServeOptions
 
     public init() {}
 

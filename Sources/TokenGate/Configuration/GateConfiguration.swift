@@ -1,7 +1,7 @@
 import EntitlementTokens
 
 /// Where the expected resource of a request comes from.
-public enum ResourceSource: Sendable, Equatable {
+enum ResourceSource: Sendable, Equatable {
     /// One resource for every request (`--resource`).
     case fixed(String)
     /// The value of this request header (`--resource-header`); a request
@@ -14,43 +14,43 @@ public enum ResourceSource: Sendable, Equatable {
 /// The settings of a running gate, checked: what ``ServeOptions`` says once
 /// the safe defaults are applied. Keys and secrets are loaded separately
 /// (they can be reloaded; this value does not change while serving).
-public struct GateConfiguration: Sendable {
-    public var keyPaths: [String]
-    public var keyLoading: KeyLoadingOptions
+struct GateConfiguration: Sendable {
+    var keyPaths: [String]
+    var keyLoading: KeyLoadingOptions
     /// nil only with `--allow-any-requestor`.
-    public var requestorID: String?
+    var requestorID: String?
     /// nil accepts any MVPD.
-    public var allowedMVPDs: [String]?
-    public var resource: ResourceSource
-    public var host: String
-    public var port: Int
-    public var tokenParams: [String]
-    public var tokenHeader: String?
-    public var tokenCookie: String?
-    public var deviceHeader: String
+    var allowedMVPDs: [String]?
+    var resource: ResourceSource
+    var host: String
+    var port: Int
+    var tokenParams: [String]
+    var tokenHeader: String?
+    var tokenCookie: String?
+    var deviceHeader: String
     /// `--allow-unbound-device` (insecure): a device-bound credential passes a request that names no device.
-    public var allowUnboundDevice: Bool
-    public var leewayMilliseconds: Int64
-    public var replay: ReplaySetting
-    public var replayFailure: ReplayFailureMode
-    public var replayTimeoutMilliseconds: Int
-    public var sessionSecretPaths: [String]
-    public var sessionLifetimeSeconds: Int
-    public var sessionCookie: String
-    public var sessionParam: String
-    public var sessionHeader: String
-    public var verdictCacheSize: Int
-    public var logFormat: LogFormat
-    public var shutdownGraceSeconds: Double
+    var allowUnboundDevice: Bool
+    var leewayMilliseconds: Int64
+    var replay: ReplaySetting
+    var replayFailure: ReplayFailureMode
+    var replayTimeoutMilliseconds: Int
+    var sessionSecretPaths: [String]
+    var sessionLifetimeSeconds: Int
+    var sessionCookie: String
+    var sessionParam: String
+    var sessionHeader: String
+    var verdictCacheSize: Int
+    var logFormat: LogFormat
+    var shutdownGraceSeconds: Double
     /// `--debugger`: the web debugger's routes beside the gate's, on loopback only.
-    public var debugger: Bool
+    var debugger: Bool
     /// The deadline of a whole request, head and body (`--request-timeout`).
-    public var requestTimeoutMilliseconds: Int64
+    var requestTimeoutMilliseconds: Int64
     /// The connection limits and the body budget (SPEC §9, "Limits, deadlines and revocation").
-    public var limits: ConnectionLimits
+    var limits: ConnectionLimits
 
     /// The default places a token is looked for in the original URI.
-    public static let defaultTokenParams = ["token", "auth"]
+    static let defaultTokenParams = ["token", "auth"]
 
     /// `HOST:PORT`, `[IPv6]:PORT`.
     static func listenAddress(_ text: String) throws(GateConfigurationError) -> (String, Int) {
@@ -94,15 +94,15 @@ public struct GateConfiguration: Sendable {
 
 /// How many connections the gate holds open and how many body bytes it
 /// buffers at once, whatever the clients do (SPEC §9).
-public struct ConnectionLimits: Sendable, Equatable {
+struct ConnectionLimits: Sendable, Equatable {
     /// Past it the gate stops accepting; new connections wait in the listen backlog.
-    public var maximumConnections: Int
+    var maximumConnections: Int
     /// One peer address holds at most this many (nil: no per-peer limit).
-    public var maximumConnectionsPerPeer: Int?
+    var maximumConnectionsPerPeer: Int?
     /// Request bodies in flight share this budget; a request that would exceed it gets 503 before its body is read.
-    public var maximumBodyBytesInFlight: Int
+    var maximumBodyBytesInFlight: Int
 
-    public init(maximumConnections: Int = 4096, maximumConnectionsPerPeer: Int? = 1024,
+    init(maximumConnections: Int = 4096, maximumConnectionsPerPeer: Int? = 1024,
                 maximumBodyBytesInFlight: Int = 32 * 1024 * 1024) {
         self.maximumConnections = maximumConnections
         self.maximumConnectionsPerPeer = maximumConnectionsPerPeer
@@ -111,7 +111,7 @@ public struct ConnectionLimits: Sendable, Equatable {
 }
 
 /// The `--replay` setting.
-public enum ReplaySetting: Sendable, Equatable {
+enum ReplaySetting: Sendable, Equatable {
     case memory
     case off
     /// A shared store (SPEC §10), by URL.
@@ -128,10 +128,10 @@ public enum ReplaySetting: Sendable, Equatable {
 }
 
 /// Why the gate refuses to start: one line an operator can act on.
-public struct GateConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+struct GateConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    var message: String
+    init(_ message: String) { self.message = message }
+    var description: String { message }
 }
 
 extension KeyRing {

@@ -2,7 +2,7 @@
 /// command line reads them through `ExpressibleByArgument` in Command/.
 
 /// What the gate does when the replay store cannot answer.
-public enum ReplayFailureMode: String, Sendable, CaseIterable {
+enum ReplayFailureMode: String, Sendable, CaseIterable {
     /// Refuse with 503 `REPLAY_CHECK_UNAVAILABLE` (the safe default).
     case closed
     /// Accept, count `tokengate_replay_fail_open_total` and log each token. Insecure.
@@ -10,6 +10,6 @@ public enum ReplayFailureMode: String, Sendable, CaseIterable {
 }
 
 /// The shape of log lines.
-public enum LogFormat: String, Sendable, CaseIterable {
+enum LogFormat: String, Sendable, CaseIterable {
     case json, text
 }

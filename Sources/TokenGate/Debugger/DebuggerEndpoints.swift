@@ -20,7 +20,7 @@ import HummingbirdCore
 ///
 /// Nothing here touches the replay store or the verdict cache, and nothing is
 /// kept between requests but the violation reports.
-struct DebuggerEndpoints: Sendable {
+struct DebuggerEndpoints: MountedRoutes {
     enum Path {
         static let page = "/debugger"
         static let script = "/debugger/debugger.js"
@@ -45,6 +45,8 @@ struct DebuggerEndpoints: Sendable {
         self.violations = violations
         self.clock = clock
     }
+
+    func handles(_ path: String) -> Bool { Self.handles(path) }
 
     static func handles(_ path: String) -> Bool {
         path == Path.page || path.hasPrefix(Path.page + "/")

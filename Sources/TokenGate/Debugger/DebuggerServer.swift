@@ -7,12 +7,12 @@ import NIOCore
 /// `tokengate debugger`: the debugger's routes alone, with the keys loaded
 /// once at start. No auth endpoints, no replay store, no cache, no metrics:
 /// a support engineer's tool, not a gate.
-public final class DebuggerServer: Sendable {
-    public let configuration: DebuggerConfiguration
+final class DebuggerServer: Sendable {
+    let configuration: DebuggerConfiguration
     let endpoints: DebuggerEndpoints
     let logger: Logger
 
-    public init(configuration: DebuggerConfiguration, logger: Logger,
+    init(configuration: DebuggerConfiguration, logger: Logger,
                 clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now) throws(GateConfigurationError) {
         self.configuration = configuration
         self.logger = logger
@@ -22,11 +22,11 @@ public final class DebuggerServer: Sendable {
     }
 
     /// The number of keys loaded.
-    public var keyCount: Int { endpoints.keys.keyCount }
+    var keyCount: Int { endpoints.keys.keyCount }
 
     /// The HTTP application, on the configured address unless `port` overrides it (0: any free port).
     /// The `Host` names it answers to take the port actually bound.
-    public func application(port: Int? = nil,
+    func application(port: Int? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
         let hosts = endpoints.hosts
         return Application(

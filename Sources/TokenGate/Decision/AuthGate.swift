@@ -1,7 +1,7 @@
 import EntitlementTokens
 
 /// The decision of the auth endpoints, whatever the proxy convention: a
-/// ``GateRequest`` in, a ``GateAnswer`` out (SPEC §9, §11). The HTTP layer
+/// ``GateRequest`` in, a ``GateDecision`` out (SPEC §9, §11). The HTTP layer
 /// only reads the request into that value and renders the answer.
 ///
 /// Order (SPEC §11, "the valid one wins"): (1) a request that reads two ways
@@ -40,9 +40,9 @@ final class AuthGate: Sendable {
     }
 
     /// Decides one request.
-    func decide(_ request: GateRequest) async -> GateAnswer {
+    func decide(_ request: GateRequest) async -> GateDecision {
         if let ambiguity = ambiguity(of: request) {
-            return GateAnswer(status: .badRequest, reason: ambiguity, kindLabel: "none")
+            return GateDecision(status: .badRequest, reason: ambiguity, kindLabel: "none")
         }
         let resource: String?
         switch configuration.resource {
@@ -50,7 +50,7 @@ final class AuthGate: Sendable {
         case .any: resource = nil
         case .header(let name):
             guard let fromProxy = request.resource else {
-                return GateAnswer(status: .noExpectedResource,
+                return GateDecision(status: .noExpectedResource,
                                   reason: "the request has no \(name) header: the proxy must set it for this location",
                                   kindLabel: "none")
             }
@@ -60,34 +60,34 @@ final class AuthGate: Sendable {
         var cookiePath = "/"
         if sessions != nil, let path = request.cookiePath {
             guard Self.isCookiePath(path, of: request.originalPath) else {
-                return GateAnswer(status: .badCookiePath,
+                return GateDecision(status: .badCookiePath,
                                   reason: "X-Token-Cookie-Path is not a plain path prefix of the original URI's path: the site must send one",
                                   kindLabel: "none")
             }
             cookiePath = path
         }
 
-        var sessionFailure: (rank: Int, answer: GateAnswer)? = nil
+        var sessionFailure: (rank: Int, answer: GateDecision)? = nil
         if let sessions, !request.sessions.isEmpty {
             let expectation = PlaybackSessions.Expectation(
                 resource: resource, deviceID: request.deviceID, requestor: configuration.requestorID,
                 allowsUnboundDevice: configuration.allowUnboundDevice, now: request.now)
             let trusted = verifier.trustedKeyIDs
             for candidate in request.sessions {
-                let failure: (rank: Int, answer: GateAnswer)
+                let failure: (rank: Int, answer: GateDecision)
                 switch sessions.check(candidate.value.utf8, against: expectation, trusts: { trusted.contains($0) }) {
                 case .valid(let expires):
-                    return GateAnswer(status: .validSession, reason: "valid playback session (\(candidate.carrier))",
+                    return GateDecision(status: .validSession, reason: "valid playback session (\(candidate.carrier))",
                                       allowance: Allowance(sessionFor: resource, requestor: configuration.requestorID, expires: expires),
                                       kindLabel: "session")
                 case .expired:
-                    failure = (0, GateAnswer(status: .sessionExpired, reason: "the playback session has expired (\(candidate.carrier))",
+                    failure = (0, GateDecision(status: .sessionExpired, reason: "the playback session has expired (\(candidate.carrier))",
                                              kindLabel: "session"))
                 case .deviceMismatch(let reason):
-                    failure = (1, GateAnswer(status: .verdict(.deviceMismatch), reason: "\(reason) (\(candidate.carrier))",
+                    failure = (1, GateDecision(status: .verdict(.deviceMismatch), reason: "\(reason) (\(candidate.carrier))",
                                              kindLabel: "session"))
                 case .invalid(let reason):
-                    failure = (2, GateAnswer(status: .invalidSession, reason: "\(reason) (\(candidate.carrier))", kindLabel: "session"))
+                    failure = (2, GateDecision(status: .invalidSession, reason: "\(reason) (\(candidate.carrier))", kindLabel: "session"))
                 }
                 if sessionFailure == nil || failure.rank < sessionFailure!.rank { sessionFailure = failure }
             }
@@ -95,7 +95,7 @@ final class AuthGate: Sendable {
 
         guard let token = request.tokens.first else {
             return sessionFailure?.answer
-                ?? GateAnswer(status: .noToken, reason: "the request carries no token and no session: looked for \(lookedFor)",
+                ?? GateDecision(status: .noToken, reason: "the request carries no token and no session: looked for \(lookedFor)",
                               kindLabel: "none")
         }
         var answer = await decide(token: token.value.utf8, resource: resource, deviceID: request.deviceID)
@@ -158,7 +158,7 @@ final class AuthGate: Sendable {
     }
 
     /// The token's verdict, from the cache when a reusable token was allowed before.
-    func decide(token: Substring.UTF8View, resource: String?, deviceID: String?) async -> GateAnswer {
+    func decide(token: Substring.UTF8View, resource: String?, deviceID: String?) async -> GateDecision {
         var cacheKey: VerdictCache.Key? = nil
         // Read before the verifier reads its ring: a verdict made with a ring
         // that a reload replaced meanwhile is then refused by the cache.
@@ -166,7 +166,7 @@ final class AuthGate: Sendable {
         if cache.isEnabled {
             let key = VerdictCache.key(token: token, resource: resource, deviceID: deviceID)
             if let hit = cache.lookup(key, now: clock()) {
-                return GateAnswer(status: .verdict(.validToken), reason: "cached allow", allowance: hit.allowance,
+                return GateDecision(status: .verdict(.validToken), reason: "cached allow", allowance: hit.allowance,
                                   tokenID: hit.tokenID, kindLabel: hit.allowance.kind)
             }
             cacheKey = key
@@ -175,13 +175,13 @@ final class AuthGate: Sendable {
         let tokenID = verdict.token.map { Digest.tokenID(signedBytes: $0.signedBytes) }
         let kindLabel = verdict.token?.kind.rawValue ?? "none"
         guard let verified = verdict.verified else {
-            return GateAnswer(status: .verdict(verdict.status), reason: verdict.reason, tokenID: tokenID, kindLabel: kindLabel)
+            return GateDecision(status: .verdict(verdict.status), reason: verdict.reason, tokenID: tokenID, kindLabel: kindLabel)
         }
         // SPEC §9: a device-bound credential does not pass a request that
         // simply omits the device header (the library skips a check with no
         // expectation, as the CLI must).
         if deviceID == nil, verified.token.fingerprint != nil, !configuration.allowUnboundDevice {
-            return GateAnswer(status: .verdict(.deviceMismatch),
+            return GateDecision(status: .verdict(.deviceMismatch),
                               reason: "the token is bound to a device; the request names none (\(configuration.deviceHeader))",
                               tokenID: tokenID, kindLabel: kindLabel)
         }
@@ -196,7 +196,7 @@ final class AuthGate: Sendable {
             if let hold = hooks.beforeCacheInsert { await hold() }
             cache.insert(cacheKey, verdict: verified, allowance: allowance, tokenID: tokenID, generation: generation)
         }
-        return GateAnswer(status: .verdict(.validToken), reason: verdict.reason, allowance: allowance, session: session,
+        return GateDecision(status: .verdict(.validToken), reason: verdict.reason, allowance: allowance, session: session,
                           tokenID: tokenID, kindLabel: kindLabel)
     }
 }

@@ -15,29 +15,28 @@ final class GuardedReplayStore: ReplayStore {
     /// The inner store answers within `timeout` by itself (Redis: the
     /// timeout is its per-operation deadline), so no timer task is needed.
     let innerKeepsDeadline: Bool
-    private let metrics: GateMetrics
+    private let events: any DecisionEvents
     private let logger: Logger
 
     init(_ inner: any ReplayStore, timeout: Duration, failure: ReplayFailureMode, innerKeepsDeadline: Bool = false,
-         metrics: GateMetrics, logger: Logger) {
+         events: any DecisionEvents, logger: Logger) {
         self.inner = inner
         self.timeout = timeout
         self.failure = failure
         self.innerKeepsDeadline = innerKeepsDeadline
-        self.metrics = metrics
+        self.events = events
         self.logger = logger
     }
 
     func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
-        // A store that can answer at once (in memory) pays for no task.
-        if let decision = acceptWithoutWaiting(identity, until: until, now: now) { return decision }
+        // The verifier asked acceptWithoutWaiting first: a store that answers
+        // at once (in memory) never gets here.
         let start = ContinuousClock.now
         if innerKeepsDeadline {
             // Two child tasks a token would cost a measurable share of a
             // request; the Redis client's own deadline bounds this await.
             let decision = await inner.accept(identity, until: until, now: now)
-            metrics.replayDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
-            return settle(decision, identity)
+            return settle(decision, identity, duration: ContinuousClock.now - start)
         }
         let inner = self.inner
         let timeout = self.timeout
@@ -51,19 +50,18 @@ final class GuardedReplayStore: ReplayStore {
             group.cancelAll()
             return first ?? .unavailable("the replay store did not answer within \(timeout)")
         }
-        metrics.replayDuration.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
-        return settle(decision, identity)
+        return settle(decision, identity, duration: ContinuousClock.now - start)
     }
 
     func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
         guard let decision = inner.acceptWithoutWaiting(identity, until: until, now: now) else { return nil }
-        return settle(decision, identity)
+        return settle(decision, identity, duration: nil)
     }
 
-    private func settle(_ decision: ReplayDecision, _ identity: ReplayIdentity) -> ReplayDecision {
-        metrics.countReplay(decision)
+    private func settle(_ decision: ReplayDecision, _ identity: ReplayIdentity, duration: Duration?) -> ReplayDecision {
+        events.replayStore(decision, duration: duration)
         guard case .unavailable(let reason) = decision, failure == .open else { return decision }
-        metrics.replayFailOpen.increment()
+        events.replayFailedOpen()
         let tokenID = Digest.tokenID(digest: identity.digest)
         logger.warning("replay check unavailable: token accepted (--replay-failure open)",
                        metadata: ["reason": .string(reason), "token_id": .string(tokenID)])

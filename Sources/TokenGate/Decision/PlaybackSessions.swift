@@ -24,8 +24,8 @@ import Foundation
 /// (rotation: add the new secret first, drop the old one after a lifetime);
 /// tags are compared in constant time. Version 1 (no requestor, no key) is
 /// refused with a reason that tells the player to start again.
-public struct PlaybackSessions: Sendable {
-    public enum Check: Sendable, Equatable {
+struct PlaybackSessions: Sendable {
+    enum Check: Sendable, Equatable {
         case valid(expires: TokenTimestamp)
         /// Genuine but past its expiry: 401 `SESSION_EXPIRED`.
         case expired
@@ -38,16 +38,16 @@ public struct PlaybackSessions: Sendable {
     }
 
     /// What a credential is checked against: the request and the gate.
-    public struct Expectation: Sendable {
-        public var resource: String?
-        public var deviceID: String?
+    struct Expectation: Sendable {
+        var resource: String?
+        var deviceID: String?
         /// The gate's configured requestor (nil: any requestor).
-        public var requestor: String?
+        var requestor: String?
         /// A device-bound session passes a request that names no device.
-        public var allowsUnboundDevice = false
-        public var now: TokenTimestamp
+        var allowsUnboundDevice = false
+        var now: TokenTimestamp
 
-        public init(resource: String?, deviceID: String?, requestor: String?, allowsUnboundDevice: Bool = false,
+        init(resource: String?, deviceID: String?, requestor: String?, allowsUnboundDevice: Bool = false,
                     now: TokenTimestamp) {
             self.resource = resource
             self.deviceID = deviceID
@@ -64,15 +64,15 @@ public struct PlaybackSessions: Sendable {
     /// Version 1's layout (version, expiry, resource, device, tag), recognised only to name it.
     static let versionOneLength = 1 + 8 + 32 + 32 + 32
     /// Shorter secrets are guessable offline from one captured credential.
-    public static let minimumSecretBytes = 32
+    static let minimumSecretBytes = 32
     /// A secret file larger than this is not a secret (a key or a log given by mistake).
-    public static let maximumSecretFileBytes = 4096
+    static let maximumSecretFileBytes = 4096
 
     /// Raw bytes: swift-crypto's `SymmetricKey` is not `Sendable`; a key is made per use (a copy of 32 bytes).
     private let secrets: [[UInt8]]
-    public let lifetimeMilliseconds: Int64
+    let lifetimeMilliseconds: Int64
 
-    public init(secrets: [[UInt8]], lifetimeSeconds: Int) throws(GateConfigurationError) {
+    init(secrets: [[UInt8]], lifetimeSeconds: Int) throws(GateConfigurationError) {
         guard !secrets.isEmpty else { throw GateConfigurationError("no session secret") }
         for secret in secrets where secret.count < Self.minimumSecretBytes {
             throw GateConfigurationError("a session secret must hold at least \(Self.minimumSecretBytes) bytes (e.g. `openssl rand -hex 32`)")
@@ -86,7 +86,7 @@ public struct PlaybackSessions: Sendable {
     /// one trailing newline (`\n` or `\r\n`, what `echo` and editors add).
     /// A random 32-byte file whose last byte happens to be 0x0A is binary and
     /// keeps all 32 bytes.
-    public static func load(paths: [String], lifetimeSeconds: Int) throws(GateConfigurationError) -> PlaybackSessions {
+    static func load(paths: [String], lifetimeSeconds: Int) throws(GateConfigurationError) -> PlaybackSessions {
         var secrets: [[UInt8]] = []
         for path in paths {
             let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
@@ -115,7 +115,7 @@ public struct PlaybackSessions: Sendable {
     }
 
     /// The 8-byte id a credential records of the key that admitted it.
-    public static func keyID(of key: PublicKey) -> UInt64 {
+    static func keyID(of key: PublicKey) -> UInt64 {
         SHA256.hash(data: key.derRepresentation).withUnsafeBytes { raw in
             raw.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         }
@@ -124,7 +124,7 @@ public struct PlaybackSessions: Sendable {
     /// A credential for `resource` (nil: the gate checks no resource), the
     /// device that asked, the gate's requestor and the key that verified the
     /// media token, valid from `now` for the lifetime.
-    public func issue(resource: String?, deviceID: String?, requestor: String?, keyID: UInt64,
+    func issue(resource: String?, deviceID: String?, requestor: String?, keyID: UInt64,
                       now: TokenTimestamp) -> (credential: String, expires: TokenTimestamp) {
         let expires = now.adding(milliseconds: lifetimeMilliseconds) ?? .latest
         var bytes: [UInt8] = []
@@ -141,7 +141,7 @@ public struct PlaybackSessions: Sendable {
 
     /// Whether `credential` lets this request through; `trusts` says whether
     /// a key id is in the ring now.
-    public func check(_ credential: some Collection<UInt8>, against expectation: Expectation,
+    func check(_ credential: some Collection<UInt8>, against expectation: Expectation,
                       trusts: (UInt64) -> Bool) -> Check {
         if credential.count == (Self.versionOneLength * 4 + 2) / 3, let old = Base64URL.decode(credential),
            old.count == Self.versionOneLength, old[0] == 1 {

@@ -48,13 +48,13 @@ final class VerdictCache: Sendable {
     let maximumEntries: Int
     let maximumBytes: Int
     private let store = Mutex(Store())
-    private let metrics: GateMetrics
+    private let events: any DecisionEvents
 
     /// `maximumEntries` 0 makes a cache that never keeps anything.
-    init(maximumEntries: Int, maximumBytes: Int = 16 * 1024 * 1024, metrics: GateMetrics) {
+    init(maximumEntries: Int, maximumBytes: Int = 16 * 1024 * 1024, events: any DecisionEvents) {
         self.maximumEntries = maximumEntries
         self.maximumBytes = maximumBytes
-        self.metrics = metrics
+        self.events = events
     }
 
     var isEnabled: Bool { maximumEntries > 0 }
@@ -85,7 +85,7 @@ final class VerdictCache: Sendable {
             }
             return (entry.allowance, entry.tokenID)
         }
-        metrics.countCache(found == nil ? .miss : .hit)
+        events.verdictCache(found == nil ? .miss : .hit, count: 1)
         return found
     }
 
@@ -125,9 +125,9 @@ final class VerdictCache: Sendable {
             }
             return evicted
         }
-        guard let evicted else { return metrics.countCache(.stale) }
-        metrics.countCache(.insert)
-        metrics.countCache(.eviction, by: evicted)
+        guard let evicted else { return events.verdictCache(.stale, count: 1) }
+        events.verdictCache(.insert, count: 1)
+        events.verdictCache(.eviction, count: evicted)
     }
 
     /// Forgets every entry: the keys changed, so every verdict may have.
@@ -137,6 +137,6 @@ final class VerdictCache: Sendable {
             store = Store(generation: store.generation &+ 1)
             return count
         }
-        metrics.countCache(.flush, by: flushed)
+        events.verdictCache(.flush, count: flushed)
     }
 }

@@ -16,8 +16,8 @@ struct GateResponder: HTTPResponder {
     let gate: AuthGate
     let reader: GateRequestReader
     let reports: ReportEndpoints
-    /// With `serve --debugger` (loopback only): `/debugger` and below.
-    let debugger: DebuggerEndpoints?
+    /// With `serve --debugger` (loopback only): the debugger's `/debugger` and below.
+    let mounted: (any MountedRoutes)?
     let metrics: GateMetrics
     let readiness: Readiness
     let logger: Logger
@@ -76,9 +76,9 @@ struct GateResponder: HTTPResponder {
             response = Response(status: .ok,
                                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
-        case _ where debugger != nil && DebuggerEndpoints.handles(path):
+        case _ where mounted?.handles(path) == true:
             endpoint = .debugger
-            response = await debugger!.respond(to: request)
+            response = await mounted!.respond(to: request)
         case _ where path == Self.extAuthzPrefix || path.hasPrefix(Self.extAuthzPrefix + "/"):
             endpoint = .extAuthz
             // Envoy appends the original path (and query) to the prefix, and
@@ -106,7 +106,7 @@ struct GateResponder: HTTPResponder {
     }
 
     /// Metrics for every answer; one log line for every refusal, never with the token or the URI that carries it.
-    private func record(_ answer: GateAnswer, endpoint: GateMetrics.Endpoint, request: Request) {
+    private func record(_ answer: GateDecision, endpoint: GateMetrics.Endpoint, request: Request) {
         metrics.countVerdict(answer.status, kind: answer.kindLabel)
         switch answer.status {
         case .validSession: metrics.countSession(.valid)
@@ -129,7 +129,7 @@ struct GateResponder: HTTPResponder {
         logger.notice("refused", metadata: metadata)
     }
 
-    static func render(_ answer: GateAnswer) -> Response {
+    static func render(_ answer: GateDecision) -> Response {
         var headers: HTTPFields = [:]
         headers.reserveCapacity(10)
         headers[Header.status] = answer.status.rawValue

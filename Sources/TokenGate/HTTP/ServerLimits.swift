@@ -9,12 +9,12 @@ enum ServerLimits {
     /// request). A token travels in the original URI or one header; a real
     /// one is under 4 KiB, and nginx's own default limit on a request line is
     /// 8 KiB, so 16 KiB a field refuses nothing a proxy would pass on.
-    public static let maximumHeaderFieldBytes = 16 * 1024
-    public static let maximumHeaderListBytes = 32 * 1024
-    public static let maximumHeaderFields = 100
+    static let maximumHeaderFieldBytes = 16 * 1024
+    static let maximumHeaderListBytes = 32 * 1024
+    static let maximumHeaderFields = 100
     /// A connection with nothing to read for this long is closed (a proxy's
     /// keep-alive pool reconnects; a stalled client stops holding a slot).
-    public static let idleTimeout = TimeAmount.seconds(30)
+    static let idleTimeout = TimeAmount.seconds(30)
     /// Those limits as the HTTP/1 server's configuration, for the gate and the debugger alike.
     static let http1 = HTTP1Channel.Configuration(
         idleTimeout: idleTimeout,

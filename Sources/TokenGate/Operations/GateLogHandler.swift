@@ -12,29 +12,29 @@ import Synchronization
 /// token field, and no field may start a forged log line or reorder one in a
 /// viewer (C0, DEL, C1, U+2028/2029, bidi controls and U+FEFF are shown as
 /// `TerminalText` shows them in text, and as `\uXXXX` in JSON).
-public struct GateLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .info
+struct GateLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
     let label: String
     let format: LogFormat
     let write: @Sendable (String) -> Void
 
-    public init(label: String, format: LogFormat, write: @escaping @Sendable (String) -> Void = GateLogHandler.standardError) {
+    init(label: String, format: LogFormat, write: @escaping @Sendable (String) -> Void = GateLogHandler.standardError) {
         self.label = label
         self.format = format
         self.write = write
     }
 
-    public static let standardError: @Sendable (String) -> Void = { line in
+    static let standardError: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data(line.utf8))
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    func log(event: LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { $1 } }
         let time = Self.timestamp()

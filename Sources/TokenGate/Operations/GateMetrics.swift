@@ -9,8 +9,8 @@ import Prometheus
 /// (no global `MetricsSystem.bootstrap`), so tests can run many gates in one
 /// process and read each one's numbers. Every labelled series is made once
 /// here: the request path only increments.
-public final class GateMetrics: Sendable {
-    public let registry: PrometheusCollectorRegistry
+final class GateMetrics: Sendable {
+    let registry: PrometheusCollectorRegistry
     /// By status, then by the index of the kind in ``kinds``: no string is built per request.
     private let verdicts: [GateStatus: [CoreMetrics.Counter]]
     private let durations: [Endpoint: CoreMetrics.Timer]
@@ -30,7 +30,7 @@ public final class GateMetrics: Sendable {
     let requestTimeouts: CoreMetrics.Counter
 
     /// The endpoints timed in `tokengate_request_duration_seconds`.
-    public enum Endpoint: String, Sendable, CaseIterable {
+    enum Endpoint: String, Sendable, CaseIterable {
         case authRequest = "auth-request", forwardAuth = "forward-auth", extAuthz = "ext-authz"
         case verify, inspect, debugger, healthz, readyz, metrics, other
     }
@@ -38,7 +38,7 @@ public final class GateMetrics: Sendable {
     /// The `kind` label of a verdict: a token kind, or `none` when no token was decoded.
     static let kinds = TokenKind.allCases.map(\.rawValue) + ["none", "session"]
 
-    public init() {
+    init() {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         // The gate answers in tens of microseconds: the default buckets start at 5 ms.
@@ -67,7 +67,7 @@ public final class GateMetrics: Sendable {
                                          ["accepted", "replayed", "unavailable"], factory)
         replayDuration = CoreMetrics.Timer(label: "tokengate_replay_store_duration_seconds", factory: factory)
         replayFailOpen = CoreMetrics.Counter(label: "tokengate_replay_fail_open_total", factory: factory)
-        cache = Self.counters("tokengate_verdict_cache_total", "result", ["hit", "miss", "insert", "eviction", "flush", "stale"], factory)
+        cache = Self.counters("tokengate_verdict_cache_total", "result", VerdictCacheEvent.allCases.map(\.rawValue), factory)
         sessions = Self.counters("tokengate_sessions_total", "result", ["issued", "valid", "expired", "invalid"], factory)
         keysLoaded = CoreMetrics.Gauge(label: "tokengate_keys_loaded", factory: factory)
         keyReloads = Self.counters("tokengate_key_reloads_total", "result", ["success", "failure"], factory)
@@ -110,8 +110,7 @@ public final class GateMetrics: Sendable {
         }
     }
 
-    enum CacheResult: String { case hit, miss, insert, eviction, flush, stale }
-    func countCache(_ result: CacheResult, by amount: Int = 1) {
+    func countCache(_ result: VerdictCacheEvent, by amount: Int = 1) {
         if amount > 0 { cache[result.rawValue]?.increment(by: amount) }
     }
 
@@ -121,10 +120,22 @@ public final class GateMetrics: Sendable {
     func countKeyReload(success: Bool) { keyReloads[success ? "success" : "failure"]?.increment() }
 
     /// The Prometheus text exposition.
-    public func render() -> [UInt8] {
+    func render() -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)
         return buffer
     }
+}
+
+/// The decision's events, counted under SPEC §9's names.
+extension GateMetrics: DecisionEvents {
+    func verdictCache(_ event: VerdictCacheEvent, count amount: Int) { countCache(event, by: amount) }
+
+    func replayStore(_ decision: ReplayDecision, duration: Duration?) {
+        if let duration { replayDuration.recordNanoseconds(duration.nanoseconds) }
+        countReplay(decision)
+    }
+
+    func replayFailedOpen() { replayFailOpen.increment() }
 }

@@ -11,19 +11,19 @@
 /// refuses an auth answer whose headers overflow its buffer (a 500 on every
 /// request). A value longer than ``maximumBytes`` once encoded is cut at a
 /// character boundary and ends with `%E2%80%A6` (an encoded "…").
-public enum HeaderValue {
+enum HeaderValue {
     /// Encoded bytes kept per value: well within nginx's default 4 KiB
     /// `proxy_buffer_size` for all the `X-Token-*` headers together.
-    public static let maximumBytes = 512
+    static let maximumBytes = 512
     /// `X-Token-Reason` is for a log line (SPEC §9): shorter.
-    public static let maximumReasonBytes = 256
+    static let maximumReasonBytes = 256
     static let ellipsis = "%E2%80%A6"
 
-    public static func encode(_ text: some StringProtocol, maximumBytes: Int = HeaderValue.maximumBytes) -> String {
+    static func encode(_ text: some StringProtocol, maximumBytes: Int = HeaderValue.maximumBytes) -> String {
         encode(text.utf8, maximumBytes: maximumBytes)
     }
 
-    public static func encode(_ bytes: some Collection<UInt8>, maximumBytes: Int = HeaderValue.maximumBytes) -> String {
+    static func encode(_ bytes: some Collection<UInt8>, maximumBytes: Int = HeaderValue.maximumBytes) -> String {
         // The common case (an id like `TNT`) is already safe: no copy byte by byte.
         if bytes.count <= maximumBytes, bytes.allSatisfy(isPlain) {
             return String(decoding: bytes, as: UTF8.self)

@@ -1,0 +1,52 @@
+import EntitlementTokens
+
+/// What an allow answer tells the proxy about the token, as header-safe text
+/// (``HeaderValue``), made once per verdict (and kept by the verdict cache).
+struct Allowance: Sendable, Equatable {
+    var kind: String
+    var requestor: String
+    var resource: String
+    var mvpd: String
+    /// ISO 8601, UTC.
+    var expires: String
+
+    init(token: EntitlementToken, expectedResource: String?) {
+        kind = token.kind.rawValue
+        requestor = HeaderValue.encode(token.requestorID)
+        // An authentication token names no single resource: the one this request was for.
+        resource = HeaderValue.encode(token.resourceID ?? expectedResource ?? "")
+        mvpd = HeaderValue.encode(token.mvpdID ?? "")
+        expires = token.expiresAt.iso8601
+    }
+
+    init(sessionFor resource: String?, requestor: String?, expires: TokenTimestamp) {
+        kind = "session"
+        self.requestor = HeaderValue.encode(requestor ?? "")
+        self.resource = HeaderValue.encode(resource ?? "")
+        mvpd = ""
+        self.expires = expires.iso8601
+    }
+
+    /// What an entry of the verdict cache costs, for its byte bound.
+    var byteCost: Int { kind.utf8.count + requestor.utf8.count + resource.utf8.count + mvpd.utf8.count + expires.utf8.count + 160 }
+}
+
+/// One auth endpoint's decision (SPEC §9, "The request path"): what the HTTP
+/// layer turns into a response — status (and so the HTTP class), the allow's
+/// values, a session to issue with its cookie, and the reason for the log
+/// and `X-Token-Reason`.
+struct GateDecision: Sendable {
+    var status: GateStatus
+    /// For the log line of a refusal; never sent to the client.
+    var reason: String
+    var allowance: Allowance?
+    /// A fresh playback session credential (allow of a media token, sessions on).
+    var session: String?
+    /// The whole `Set-Cookie` value that carries ``session`` (SPEC §11: the
+    /// cookie comes from the gate).
+    var setCookie: String?
+    /// The first 12 hex digits of the SHA-256 of the signed bytes, when a token was decoded.
+    var tokenID: String?
+    /// The `kind` label of the verdict metric.
+    var kindLabel: String
+}
