@@ -6,8 +6,9 @@
 //   swift build -c debug --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address
 import PackageDescription
 
-// FuzzRESP reads EntitlementTokensRedis's NIO-free RESP decoder (RedisRESP).
-let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP"]
+// FuzzRESP reads EntitlementTokensRedis's NIO-free RESP decoder (RedisRESP);
+// FuzzTopology its readings of sentinel, ROLE, redirection and cluster replies.
+let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology"]
 
 let package = Package(
     name: "tokeninspect-fuzz",

@@ -217,9 +217,11 @@ enum RedisURL {
     /// The URL with the password in the authority and any `sentinel-password=` value replaced.
     static func redacted(_ url: String) -> String {
         var text = RedisEndpoint.redacted(url)
-        if let range = text.firstRange(of: "sentinel-password=") {
+        var searchFrom = text.startIndex
+        while let range = text[searchFrom...].firstRange(of: "sentinel-password=") {
             let end = text[range.upperBound...].firstIndex(where: { $0 == "&" || $0 == "#" }) ?? text.endIndex
             text.replaceSubrange(range.upperBound..<end, with: "***")
+            searchFrom = text.index(range.upperBound, offsetBy: 3)
         }
         return escaped(text)
     }
