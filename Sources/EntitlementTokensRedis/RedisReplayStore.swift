@@ -63,6 +63,8 @@ public final class RedisReplayStore: ReplayStore {
                             trustedCAFile: String? = nil) throws(RedisClientError) {
         var configuration = try RedisClientConfiguration(url: url, trustedCAFile: trustedCAFile)
         configuration.operationTimeout = timeout
+        // A connection holds its other requests while its WAIT is out: more connections, fewer held.
+        if durability == .replicated { configuration.maxConnections = max(configuration.maxConnections, 8) }
         self.init(client: try RedisClient(configuration: configuration), keyPrefix: keyPrefix, durability: durability)
     }
 
