@@ -60,6 +60,27 @@ import Testing
         }
     }
 
+    /// A gate serves many resources: the plan of each is kept (one slot used
+    /// to miss on every request of a round robin), and a key change drops them.
+    @Test func plansAreKeptForManyResourcesUntilTheKeysChange() async throws {
+        let verifier = Self.verifier(store: nil)
+        var request = Minting.request(.authorization, resource: "R0")
+        request.ttlMilliseconds = 3_600_000
+        for round in 0..<2 {
+            for index in 0..<50 {
+                let expectations = RequestExpectations(resourceID: "R\(index)")
+                _ = await verifier.verify(Minting.token(request), expecting: expectations)
+            }
+            #expect(verifier.keptPlanCount == 50, "round \(round)")
+        }
+        try verifier.replaceKeys(with: Minting.ring("test-rsa2048.pub.pem"))
+        #expect(verifier.keptPlanCount == 0)
+        for index in 0..<(TokenVerifier.maximumPlans + 10) {
+            _ = await verifier.verify(Minting.token(request), expecting: RequestExpectations(resourceID: "R\(index)"))
+        }
+        #expect(verifier.keptPlanCount <= TokenVerifier.maximumPlans)
+    }
+
     @Test func expectationsCompareBytesNotCanonicalEquivalence() {
         let composed = RequestExpectations(resourceID: "Caf\u{E9}")
         let decomposed = RequestExpectations(resourceID: "Cafe\u{301}")

@@ -128,7 +128,12 @@ import Testing
         try await gate.application().test(.router) { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    for cycle in 0..<60 {
+                    // Cycles until the oracle has judged enough requests (a busy
+                    // machine serves fewer per phase), within 20 s.
+                    let start = ContinuousClock.now
+                    var cycle = 0
+                    while tally.checked.load(ordering: .relaxed) < 200, ContinuousClock.now - start < .seconds(20) {
+                        cycle += 1
                         let trust = cycle % 2 == 1
                         // While a reload runs, either ring may answer: a
                         // request that overlaps it is not judged (its epoch changes).
@@ -159,6 +164,6 @@ import Testing
             }
         }
         #expect(tally.staleAllows.load(ordering: .relaxed) == 0)
-        #expect(tally.checked.load(ordering: .relaxed) > 100, "the oracle checked too few requests to mean anything")
+        #expect(tally.checked.load(ordering: .relaxed) >= 200, "the oracle checked too few requests to mean anything")
     }
 }

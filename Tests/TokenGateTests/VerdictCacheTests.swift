@@ -46,6 +46,17 @@ import Testing
         }
         #expect(runtime.cache.count == 0)
         #expect(metric(runtime, #"tokengate_verdict_cache_total{result="hit"}"#) == "0")
+        // SPEC §9: media tokens never enter the cache, so they are no misses either.
+        #expect(metric(runtime, #"tokengate_verdict_cache_total{result="miss"}"#) == "0")
+    }
+
+    @Test func aReusableTokenThatMissesIsCountedOnce() async throws {
+        let runtime = try GateFixtures.runtime(clock: clock)
+        try await runtime.application().test(.router) { client in
+            _ = try await client.authRequest("/a?token=\(GateFixtures.token(GateFixtures.request(.authorization)))")
+            _ = try await client.authRequest("/a?token=not-a-token")
+        }
+        #expect(metric(runtime, #"tokengate_verdict_cache_total{result="miss"}"#) == "2")
     }
 
     @Test func sizeZeroSwitchesTheCacheOff() async throws {

@@ -30,12 +30,17 @@ public final class TokenVerifier: Sendable {
     private let state: Mutex<State>
 
     /// What a verification reads once, under the lock: the trust (keys) and
-    /// the plan of checks made last, reused while requests expect the same.
+    /// the plans of checks made for the expectations seen, reused while the
+    /// keys stay (a gate serves many resources: one slot missed on each).
     private struct State {
         var trust: Trust
         var generation = 0
-        var lastPlan: CheckPlan?
+        var plans: [RequestExpectations: CheckPlan] = [:]
     }
+
+    /// Plans kept at most; past it the cache starts again (a device id is part
+    /// of the expectations, so a busy gate sees many).
+    static let maximumPlans = 256
 
     /// A verifier with its signature requirement, policy and decoder configuration.
     public init(signature: SignatureRequirement, policy: VerificationPolicy = .init(),
@@ -67,7 +72,7 @@ public final class TokenVerifier: Sendable {
         state.withLock { state in
             state.trust = trust
             state.generation &+= 1
-            state.lastPlan = nil
+            state.plans = [:]
         }
     }
 
@@ -162,6 +167,9 @@ public final class TokenVerifier: Sendable {
         // An array or array slice is read in place; other collections are copied once.
         if let array = record as? [UInt8] { return decode(contiguous: array.span, envelope: envelope) }
         if let slice = record as? ArraySlice<UInt8> { return decode(contiguous: slice.span, envelope: envelope) }
+        // A token taken from a request (the gate's query parameter) is read where it lies.
+        if let text = record as? Substring.UTF8View { return decode(contiguous: text.span, envelope: envelope) }
+        if let text = record as? String.UTF8View { return decode(contiguous: text.span, envelope: envelope) }
         let copy = Array(record)
         return decode(contiguous: copy.span, envelope: envelope)
     }
@@ -284,15 +292,20 @@ public final class TokenVerifier: Sendable {
 
     // MARK: Plans
 
-    /// The plan for `expectations`: the last one when the request expects the
-    /// same as the one before (a CLI run, a server's busy resource), else made
+    /// How many plans are kept now (for tests).
+    var keptPlanCount: Int { state.withLock { $0.plans.count } }
+
+    /// The plan for `expectations`: a kept one when a request expected the
+    /// same before (a CLI run, each resource a server serves), else made
     /// anew — outside the lock, kept unless the keys changed meanwhile.
     private func plan(for expectations: RequestExpectations) -> CheckPlan {
-        let (last, trust, generation) = state.withLock { ($0.lastPlan, $0.trust, $0.generation) }
-        if let last, last.expectations == expectations { return last }
+        let (kept, trust, generation) = state.withLock { ($0.plans[expectations], $0.trust, $0.generation) }
+        if let kept { return kept }
         let plan = makePlan(expectations, trust: trust)
         state.withLock { state in
-            if state.generation == generation { state.lastPlan = plan }
+            guard state.generation == generation else { return }
+            if state.plans.count >= Self.maximumPlans { state.plans.removeAll(keepingCapacity: true) }
+            state.plans[expectations] = plan
         }
         return plan
     }

@@ -172,6 +172,7 @@ final class AuthGate: Sendable {
             cacheKey = key
         }
         let verdict = await verifier.verdict(for: token, resource: resource, deviceID: deviceID)
+        if cacheKey != nil, verdict.token?.kind != .media { cache.countMiss() }
         let tokenID = verdict.token.map { Digest.tokenID(signedBytes: $0.signedBytes) }
         let kindLabel = verdict.token?.kind.rawValue ?? "none"
         guard let verified = verdict.verified else {

@@ -85,7 +85,9 @@ final class VerdictCache: Sendable {
             }
             return (entry.allowance, entry.tokenID)
         }
-        events.verdictCache(found == nil ? .miss : .hit, count: 1)
+        // A miss is counted by the caller once it knows the token's kind:
+        // media tokens never enter the cache, so they are no misses.
+        if found != nil { events.verdictCache(.hit, count: 1) }
         return found
     }
 
@@ -129,6 +131,9 @@ final class VerdictCache: Sendable {
         events.verdictCache(.insert, count: 1)
         events.verdictCache(.eviction, count: evicted)
     }
+
+    /// Counts a lookup that found nothing, for a token that could have been cached.
+    func countMiss() { events.verdictCache(.miss, count: 1) }
 
     /// Forgets every entry: the keys changed, so every verdict may have.
     func removeAll() {
