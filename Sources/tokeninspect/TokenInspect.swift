@@ -1,4 +1,5 @@
 import ArgumentParser
+import EntitlementTokens
 
 @main
 struct TokenInspect: ParsableCommand {
@@ -13,7 +14,7 @@ struct TokenInspect: ParsableCommand {
             Exit status: 0 every token valid (inspect: every token decoded), 1 at least one \
             failed, 2 nothing usable (unreadable file or key, no token found), 64 usage error.
             """,
-        version: "0.1.0",
+        version: ProductVersion.version,
         subcommands: [InspectCommand.self, VerifyCommand.self, MintCommand.self]
     )
 }

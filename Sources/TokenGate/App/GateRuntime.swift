@@ -62,7 +62,7 @@ final class GateRuntime: Sendable {
         gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, clock: clock, hooks: hooks)
         debugger = configuration.debugger ? DebuggerEndpoints(keys: verifier, hosts: DebuggerHosts(listenHost: configuration.host, port: configuration.port), clock: clock) : nil
         readiness = Readiness(replayProbe: replay.probe)
-        readiness.setKeysLoaded(ring.keys.count)
+        readiness.setTrustedKeys(ring.keys)
         metrics.keysLoaded.record(ring.keys.count)
         reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
                                verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger)

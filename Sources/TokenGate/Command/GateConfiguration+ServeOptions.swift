@@ -1,10 +1,12 @@
 import EntitlementTokens
+import Foundation
 
 extension GateConfiguration {
     /// Applies the safe defaults of SPEC §9: no requestor and no source for
     /// the expected resource is a refusal to start, unless the labelled
     /// insecure door was opened.
-    init(_ options: ServeOptions) throws(GateConfigurationError) {
+    init(_ options: ServeOptions,
+         credentialsDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]) throws(GateConfigurationError) {
         guard !options.keys.isEmpty else {
             throw GateConfigurationError("no --key given: the gate needs the issuer's public key(s) to verify signatures")
         }
@@ -60,7 +62,7 @@ extension GateConfiguration {
         }
         replayTimeoutMilliseconds = options.replayTimeout
 
-        sessionSecretPaths = options.sessionSecrets
+        sessionSecretPaths = options.sessionSecrets.map { Self.credentialPath($0, credentialsDirectory: credentialsDirectory) }
         guard (1...7 * 86_400).contains(options.sessionLifetime) else {
             throw GateConfigurationError("--session-lifetime must be between 1 second and 7 days")
         }
@@ -101,5 +103,14 @@ extension GateConfiguration {
         limits = ConnectionLimits(maximumConnections: options.maxConnections,
                                   maximumConnectionsPerPeer: options.maxConnectionsPerPeer == 0 ? nil : options.maxConnectionsPerPeer,
                                   maximumBodyBytesInFlight: options.maxBodyBytesInFlight)
+    }
+
+    /// A secret file's path: under systemd's `$CREDENTIALS_DIRECTORY` (where
+    /// `LoadCredential=` puts the unit's secrets, readable by the service
+    /// only) when relative and that directory is set; as given otherwise
+    /// (SPEC §9 "Operators").
+    static func credentialPath(_ path: String, credentialsDirectory: String?) -> String {
+        guard !path.hasPrefix("/"), let directory = credentialsDirectory, !directory.isEmpty else { return path }
+        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
     }
 }

@@ -19,6 +19,7 @@ public struct TokenGateCommand: AsyncParsableCommand {
             To look at a token in a browser instead: tokengate debugger --key PATH, then open
             http://127.0.0.1:8090/debugger (see `tokengate debugger --help`).
             """,
+        version: ProductVersion.version,
         subcommands: [Serve.self, Debugger.self],
         defaultSubcommand: nil
     )
@@ -58,7 +59,12 @@ public struct Serve: AsyncParsableCommand {
             Keys reload on SIGHUP and when their files change. On SIGTERM /readyz turns 503, \
             then in-flight requests finish. Every option can also be set in a --config file \
             (`name = value` lines; the command line wins).
-            """
+
+            Under systemd, a relative --session-secret path is read from $CREDENTIALS_DIRECTORY \
+            (where LoadCredential= puts the unit's secrets), so `session-secret = session.key` \
+            in the config file names the credential.
+            """,
+        version: ProductVersion.version
     )
 
     @OptionGroup var options: ServeOptions
@@ -85,6 +91,7 @@ public struct Serve: AsyncParsableCommand {
             logger.critical("cannot start", metadata: ["error": .string(error.message)])
             throw ExitCode(2)
         }
+        if let warning = runtime.readiness.sampleKeyWarning { logger.warning("\(warning)") }
         switch await runtime.checkReplayStore() {
         case .ready:
             break
@@ -96,6 +103,8 @@ public struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         logger.info("serving", metadata: [
+            "version": .string(ProductVersion.version),
+            "commit": .string(ProductVersion.commit),
             "listen": .string("\(configuration.host):\(configuration.port)"),
             "requestor": .string(configuration.requestorID ?? "any (insecure)"),
             "replay": .string(options.replay.hasPrefix("redis") ? "redis" : options.replay),

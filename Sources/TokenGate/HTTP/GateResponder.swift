@@ -69,7 +69,9 @@ struct GateResponder: HTTPResponder {
             if let reason = await readiness.notReadyReason() {
                 response = Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
             } else {
-                response = Self.json(.ok, "{\"ready\":true}\n")
+                // Still ready with a sample key trusted, but the body says so (SPEC §9 "Operators").
+                response = Self.json(.ok, readiness.sampleKeyWarning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
+                                         ?? "{\"ready\":true}\n")
             }
         case "/metrics":
             endpoint = .metrics

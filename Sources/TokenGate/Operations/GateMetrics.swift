@@ -8,7 +8,7 @@ import Prometheus
 /// Each instance has its own registry and passes its factory to every metric
 /// (no global `MetricsSystem.bootstrap`), so tests can run many gates in one
 /// process and read each one's numbers. Every labelled series is made once
-/// here: the request path only increments.
+/// here, with its `# HELP` text (``help``): the request path only increments.
 final class GateMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     /// By status, then by the index of the kind in ``kinds``: no string is built per request.
@@ -38,44 +38,106 @@ final class GateMetrics: Sendable {
     /// The `kind` label of a verdict: a token kind, or `none` when no token was decoded.
     static let kinds = TokenKind.allCases.map(\.rawValue) + ["none", "session"]
 
-    init() {
+    init(version: String = ProductVersion.version, commit: String = ProductVersion.commit) {
         let registry = PrometheusCollectorRegistry()
-        var factory = PrometheusMetricsFactory(registry: registry)
-        // The gate answers in tens of microseconds: the default buckets start at 5 ms.
-        factory.defaultDurationHistogramBuckets = [
-            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
-            .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-            .milliseconds(100), .milliseconds(250), .seconds(1),
-        ]
+        // Only for CoreMetrics' bookkeeping: every series below is made in the
+        // registry itself, with its `# HELP` text (the factory would register
+        // them without one).
+        let factory = PrometheusMetricsFactory(registry: registry)
         self.registry = registry
+        let make = SeriesMaker(registry: registry, factory: factory)
         var verdicts: [GateStatus: [CoreMetrics.Counter]] = [:]
         for status in GateStatus.allCases {
-            verdicts[status] = Self.kinds.map { kind in
-                CoreMetrics.Counter(label: "tokengate_verdicts_total", dimensions: [("status", status.rawValue), ("kind", kind)],
-                                    factory: factory)
-            }
+            verdicts[status] = Self.kinds.map { kind in make.counter("tokengate_verdicts_total", [("status", status.rawValue), ("kind", kind)]) }
         }
         self.verdicts = verdicts
         var durations: [Endpoint: CoreMetrics.Timer] = [:]
         for endpoint in Endpoint.allCases {
-            durations[endpoint] = CoreMetrics.Timer(label: "tokengate_request_duration_seconds",
-                                        dimensions: [("endpoint", endpoint.rawValue)], factory: factory)
+            durations[endpoint] = make.timer("tokengate_request_duration_seconds", [("endpoint", endpoint.rawValue)])
         }
         self.durations = durations
-        inFlight = CoreMetrics.Meter(label: "tokengate_requests_in_flight", factory: factory)
-        replayOperations = Self.counters("tokengate_replay_store_operations_total", "outcome",
-                                         ["accepted", "replayed", "unavailable"], factory)
-        replayDuration = CoreMetrics.Timer(label: "tokengate_replay_store_duration_seconds", factory: factory)
-        replayFailOpen = CoreMetrics.Counter(label: "tokengate_replay_fail_open_total", factory: factory)
-        cache = Self.counters("tokengate_verdict_cache_total", "result", VerdictCacheEvent.allCases.map(\.rawValue), factory)
-        sessions = Self.counters("tokengate_sessions_total", "result", ["issued", "valid", "expired", "invalid"], factory)
-        keysLoaded = CoreMetrics.Gauge(label: "tokengate_keys_loaded", factory: factory)
-        keyReloads = Self.counters("tokengate_key_reloads_total", "result", ["success", "failure"], factory)
-        limitRefusals = CoreMetrics.Counter(label: "tokengate_limit_refusals_total", factory: factory)
-        connectionsOpen = CoreMetrics.Meter(label: "tokengate_connections_open", factory: factory)
-        connectionsRefused = Self.counters("tokengate_connections_refused_total", "reason",
-                                           ConnectionRefusal.allCases.map(\.rawValue), factory)
-        requestTimeouts = CoreMetrics.Counter(label: "tokengate_request_timeouts_total", factory: factory)
+        inFlight = make.meter("tokengate_requests_in_flight")
+        replayOperations = make.counters("tokengate_replay_store_operations_total", "outcome", ["accepted", "replayed", "unavailable"])
+        replayDuration = make.timer("tokengate_replay_store_duration_seconds")
+        replayFailOpen = make.counter("tokengate_replay_fail_open_total")
+        cache = make.counters("tokengate_verdict_cache_total", "result", VerdictCacheEvent.allCases.map(\.rawValue))
+        sessions = make.counters("tokengate_sessions_total", "result", ["issued", "valid", "expired", "invalid"])
+        keysLoaded = make.gauge("tokengate_keys_loaded")
+        keyReloads = make.counters("tokengate_key_reloads_total", "result", ["success", "failure"])
+        limitRefusals = make.counter("tokengate_limit_refusals_total")
+        connectionsOpen = make.meter("tokengate_connections_open")
+        connectionsRefused = make.counters("tokengate_connections_refused_total", "reason", ConnectionRefusal.allCases.map(\.rawValue))
+        requestTimeouts = make.counter("tokengate_request_timeouts_total")
+        make.meter("tokengate_build_info", [("version", version), ("commit", commit)]).set(1)
+    }
+
+    /// The `# HELP` text of every series the gate exports, by name: the
+    /// registry's own and the `process_*` ones ``ProcessMetrics`` writes.
+    /// A test scrapes `/metrics` and checks that each has HELP and TYPE.
+    static let help: [String: String] = [
+        "tokengate_verdicts_total": "Answers of the auth endpoints, by status (a token status, or NO_TOKEN, VALID_SESSION, ...) and token kind.",
+        "tokengate_request_duration_seconds": "Time from a request's head to its answer, by endpoint.",
+        "tokengate_requests_in_flight": "Requests being answered now.",
+        "tokengate_replay_store_operations_total": "One-time-use checks of media tokens, by outcome (accepted, replayed, unavailable).",
+        "tokengate_replay_store_duration_seconds": "Time the replay store took to answer a one-time-use check.",
+        "tokengate_replay_fail_open_total": "Media tokens accepted without a one-time-use check because the replay store did not answer (--replay-failure open).",
+        "tokengate_verdict_cache_total": "Verdict cache lookups and removals of authentication and authorization tokens, by result.",
+        "tokengate_sessions_total": "Playback sessions, by result (issued, valid, expired, invalid).",
+        "tokengate_keys_loaded": "Trusted public keys in use.",
+        "tokengate_key_reloads_total": "Key reloads (SIGHUP or changed files), by result; a failure keeps the previous keys.",
+        "tokengate_limit_refusals_total": "Requests cut off by a limit (413, 431, or 503 when the body budget is spent).",
+        "tokengate_connections_open": "Client connections open now.",
+        "tokengate_connections_refused_total": "Connections not served, by reason (accept-paused, max-connections, per-peer).",
+        "tokengate_request_timeouts_total": "Requests whose head or body did not arrive within --request-timeout.",
+        "tokengate_build_info": "Always 1: the gate's version and the commit it was built from, as labels.",
+    ].merging(ProcessMetrics.help) { first, _ in first }
+
+    /// Makes each series in the registry with its help text and wraps it in
+    /// the swift-metrics type the rest of the gate records through.
+    private struct SeriesMaker {
+        let registry: PrometheusCollectorRegistry
+        let factory: PrometheusMetricsFactory
+
+        /// The gate answers in tens of microseconds: Prometheus' default buckets start at 5 ms.
+        static let durationBuckets: [Duration] = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .seconds(1),
+        ]
+
+        func descriptor(_ name: String) -> MetricNameDescriptor {
+            guard let help = GateMetrics.help[name] else { fatalError("\(name) has no help text in GateMetrics.help") }
+            // An empty unit keeps the name as given.
+            return MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+        }
+
+        func counter(_ name: String, _ labels: [(String, String)] = []) -> CoreMetrics.Counter {
+            let handler = labels.isEmpty ? registry.makeCounter(descriptor: descriptor(name))
+                : registry.makeCounter(descriptor: descriptor(name), labels: labels)
+            return CoreMetrics.Counter(label: name, dimensions: labels, handler: handler, factory: factory)
+        }
+
+        func counters(_ name: String, _ label: String, _ values: [String]) -> [String: CoreMetrics.Counter] {
+            Dictionary(uniqueKeysWithValues: values.map { ($0, counter(name, [(label, $0)])) })
+        }
+
+        func meter(_ name: String, _ labels: [(String, String)] = []) -> CoreMetrics.Meter {
+            let handler = labels.isEmpty ? registry.makeGauge(descriptor: descriptor(name))
+                : registry.makeGauge(descriptor: descriptor(name), labels: labels)
+            return CoreMetrics.Meter(label: name, dimensions: labels, handler: handler, factory: factory)
+        }
+
+        func gauge(_ name: String) -> CoreMetrics.Gauge {
+            CoreMetrics.Gauge(label: name, dimensions: [], aggregate: false, handler: registry.makeGauge(descriptor: descriptor(name)),
+                              factory: factory)
+        }
+
+        func timer(_ name: String, _ labels: [(String, String)] = []) -> CoreMetrics.Timer {
+            let handler = labels.isEmpty
+                ? registry.makeDurationHistogram(descriptor: descriptor(name), buckets: Self.durationBuckets)
+                : registry.makeDurationHistogram(descriptor: descriptor(name), labels: labels, buckets: Self.durationBuckets)
+            return CoreMetrics.Timer(label: name, dimensions: labels, handler: handler, factory: factory)
+        }
     }
 
     /// Why a connection was not served: the cap was reached (accepting
@@ -87,11 +149,6 @@ final class GateMetrics: Sendable {
     }
 
     func countConnectionRefused(_ reason: ConnectionRefusal) { connectionsRefused[reason.rawValue]?.increment() }
-
-    private static func counters(_ name: String, _ label: String, _ values: [String],
-                                 _ factory: PrometheusMetricsFactory) -> [String: CoreMetrics.Counter] {
-        Dictionary(uniqueKeysWithValues: values.map { ($0, CoreMetrics.Counter(label: name, dimensions: [(label, $0)], factory: factory)) })
-    }
 
     func countVerdict(_ status: GateStatus, kind: String) {
         guard let counters = verdicts[status], let index = Self.kinds.firstIndex(of: kind) else { return }
@@ -119,11 +176,13 @@ final class GateMetrics: Sendable {
 
     func countKeyReload(success: Bool) { keyReloads[success ? "success" : "failure"]?.increment() }
 
-    /// The Prometheus text exposition.
+    /// The Prometheus text exposition: the gate's series, then the
+    /// standard `process_*` ones, read from `/proc` at each scrape.
     func render() -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)
+        ProcessMetrics.read()?.emit(into: &buffer)
         return buffer
     }
 }

@@ -78,10 +78,11 @@ final class KeyReloader: Service {
                 let ring = try KeyRing.load(paths: paths, options: options)
                 try verifier.replaceKeys(with: ring)
                 cache.removeAll()
-                readiness.setKeysLoaded(ring.keys.count)
+                readiness.setTrustedKeys(ring.keys)
                 metrics.keysLoaded.record(ring.keys.count)
                 metrics.countKeyReload(success: true)
                 logger.info("keys reloaded", metadata: ["cause": .string(cause), "keys": .stringConvertible(ring.keys.count)])
+                if let warning = readiness.sampleKeyWarning { logger.warning("\(warning)") }
                 return true
             } catch {
                 metrics.countKeyReload(success: false)

@@ -1,3 +1,4 @@
+import EntitlementTokens
 import Synchronization
 
 /// What `GET /readyz` answers: ready while keys are loaded, the replay store
@@ -8,12 +9,33 @@ final class Readiness: Sendable {
     private let draining = Atomic<Bool>(false)
     private let keysLoaded = Atomic<Int>(0)
     private let replayProbe: @Sendable () async -> String?
+    private let sampleKeys = Mutex<String?>(nil)
 
     init(replayProbe: @escaping @Sendable () async -> String?) {
         self.replayProbe = replayProbe
     }
 
     func setKeysLoaded(_ count: Int) { keysLoaded.store(count, ordering: .relaxed) }
+
+    /// The keys now trusted: their number, and whether any is one of the
+    /// repository's sample keys (``sampleKeyWarning``).
+    func setTrustedKeys(_ keys: [PublicKey]) {
+        setKeysLoaded(keys.count)
+        sampleKeys.withLock { $0 = Self.sampleKeyWarning(keys) }
+    }
+
+    /// Set while the gate trusts a key of `Samples/keys`: `/readyz` still
+    /// answers 200, with this warning in its body, and the start-up log and
+    /// each reload say it too (SPEC §9 "Operators").
+    var sampleKeyWarning: String? { sampleKeys.withLock { $0 } }
+
+    /// nil when no key of `keys` is a sample key.
+    static func sampleKeyWarning(_ keys: [PublicKey]) -> String? {
+        let samples = keys.compactMap { key in SampleKeys.name(of: key).map { "\($0) (\(key.source))" } }
+        guard !samples.isEmpty else { return nil }
+        return "trusting a sample key of the tokeninspect repository: " + samples.joined(separator: ", ")
+            + ". Its private key is published, so anyone can mint tokens this gate accepts: trust only your issuer's keys"
+    }
     func startDraining() { draining.store(true, ordering: .relaxed) }
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 
