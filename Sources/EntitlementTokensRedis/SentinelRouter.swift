@@ -91,7 +91,8 @@ final class SentinelRouter: Sendable {
         let bounded = waitFor.eventLoop.makePromise(of: RedisNodePool.self)
         let timeout = waitFor.eventLoop.scheduleTask(deadline: deadline) { [self] in
             let why = self.state.withLock { $0.lastFailure }
-            bounded.fail(RedisClientError(.connectionFailed,
+            // The last attempt's code: a refused sentinel login is authenticationFailed (a setting to fix).
+            bounded.fail(RedisClientError(why?.code ?? .connectionFailed,
                 "no primary of '\(RedisURL.escaped(self.settings.primaryName))' found through the sentinels yet"
                 + (why.map { ": \($0.message)" } ?? "")))
         }

@@ -144,6 +144,7 @@ extension RedisIntegrationTests {
             let wrong = try RedisReplayStore(url: "redis-sentinel://\(sentinel)?sentinel-password=hunter2#mymaster", timeout: .milliseconds(500))
             let failure = try #require(await wrong.healthFailure())
             #expect(failure.message.contains("mymaster") && !failure.message.contains("hunter2"), "\(failure)")
+            #expect(failure.code == .authenticationFailed, "a wrong sentinel password is a setting to fix: \(failure)")
             #expect(await wrong.accept(ReplayIdentity(digest: Array(repeating: 1, count: 32)), until: timestamp(plus: 60_000), now: timestamp()).isUnavailable)
             let unknown = try RedisReplayStore(url: "redis-sentinel://\(sentinel)?sentinel-password=sentinel-pw#nosuch", timeout: .milliseconds(500))
             let unknownFailure = try #require(await unknown.healthFailure())
