@@ -99,7 +99,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "tokengate",
-            dependencies: ["TokenGate"]
+            dependencies: [
+                "TokenGate",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         // OpenSSL libcrypto for the oracles' independent re-check of signatures
         // and device hashes: a module of its own, so the re-check shares no

@@ -6,13 +6,29 @@ import PackageDescription
 
 let package = Package(
     name: "TokenBenchmarks",
+    products: [
+        .executable(name: "tokenbench", targets: ["tokenbench"]),
+        // SPEC §9: `swift build -c release --package-path Benchmarks --product limit-server`.
+        .executable(name: "limit-server", targets: ["limit-server"]),
+    ],
     dependencies: [
         .package(name: "tokeninspect", path: ".."),
+        // The limit server only: HTTP/1.1 on swift-nio alone, no Hummingbird.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .executableTarget(
             name: "tokenbench",
             dependencies: [.product(name: "EntitlementTokens", package: "tokeninspect")]
+        ),
+        .executableTarget(
+            name: "limit-server",
+            dependencies: [
+                .product(name: "EntitlementTokens", package: "tokeninspect"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
     ]
 )

@@ -5,9 +5,11 @@ the token element's exact bytes), signed with the test-only RSA-2048 key,
 legacy signatureInfo form, Base64url. Issue time is now, so the gate (with
 its real clock) accepts them for 7 minutes (media) or an hour (authZ).
 
-usage: mint_tokens.py KEY KIND COUNT OUT [REPEAT]
-  KIND   media | authorization
-  REPEAT each distinct token written REPEAT times in a row (authZ cache runs)
+usage: mint_tokens.py KEY KIND COUNT OUT [REPEAT] [RESOURCES]
+  KIND      media | authorization
+  REPEAT    each distinct token written REPEAT times in a row (authZ cache runs)
+  RESOURCES token i is for resource R<i mod RESOURCES> instead of TNT (the
+            round-robin figure; tokens.lua sends the matching resource)
 """
 import base64, datetime, sys, uuid
 from multiprocessing import Pool
@@ -16,15 +18,17 @@ from cryptography.hazmat.primitives.asymmetric import padding
 
 key_path, kind, count, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 repeat = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+resources = int(sys.argv[6]) if len(sys.argv) > 6 else 0
 now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
 _key = None
 
 def element(index):
     guid = uuid.uuid4().hex
+    resource = f"R{index % resources}" if resources else "TNT"
     if kind == "media":
         issue = now.strftime("%Y-%m-%d %H:%M:%S +0000")
         return (f"<authToken><sessionGUID>{guid}</sessionGUID><requestorID>TNT</requestorID>"
-                f"<resourceID>TNT</resourceID><ttl>420000</ttl><issueTime>{issue}</issueTime>"
+                f"<resourceID>{resource}</resourceID><ttl>420000</ttl><issueTime>{issue}</issueTime>"
                 f"<mvpdId>Comcast_SSO</mvpdId></authToken>")
     expires = (now + datetime.timedelta(hours=1)).strftime("%Y/%m/%d %H:%M:%S GMT +0000")
     return (f"<simpleAuthorizationToken><simpleTokenRequestorID>TNT</simpleTokenRequestorID>"

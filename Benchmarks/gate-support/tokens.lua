@@ -17,16 +17,21 @@ function init(args)
   stride = tonumber(os.getenv("THREADS") or "2")
 end
 
+local resources = tonumber(os.getenv("RESOURCES") or "0")
+
 function request()
-  local token = tokens[(index % #tokens) + 1]
+  local position = index % #tokens
+  local token = tokens[position + 1]
   index = index + stride
+  -- With $RESOURCES, token i is for resource R<i mod RESOURCES> (mint_tokens.py).
+  local resource = resources > 0 and ("R" .. (position % resources)) or "TNT"
   if target == "nginx" then
     return wrk.format("GET", "/hls/tnt/seg.ts?token=" .. token)
   elseif target == "plain-nginx" then
     return wrk.format("GET", "/plain/seg.ts?token=" .. token)
   end
   return wrk.format("GET", "/v1/auth-request",
-    { ["X-Original-URI"] = "/hls/tnt/seg.ts?token=" .. token, ["X-Token-Resource"] = "TNT" })
+    { ["X-Original-URI"] = "/hls/tnt/seg.ts?token=" .. token, ["X-Token-Resource"] = resource })
 end
 
 -- After the run: how many answers were not 2xx (a token list shorter than
