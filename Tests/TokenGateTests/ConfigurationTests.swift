@@ -40,6 +40,23 @@ import Testing
         #expect(refusal(["--key", key, "--requestor", "TNT", "--resource", "T", "--allow-any-resource"]) != nil)
     }
 
+    /// SPEC §10: the URL names the mode; the durability is a setting of its own.
+    @Test func theReplayURLNamesTheRedisMode() throws {
+        for url in ["redis://127.0.0.1:6379", "rediss://h:6380/0", "redis-sentinel://a:26379,b:26379#mymaster",
+                    "rediss-sentinel://a:26379/1#mymaster", "redis-cluster://a:7000,b:7001", "rediss-cluster://a:7000"] {
+            let configuration = try GateFixtures.configuration(["--replay", url])
+            #expect(configuration.replay == .redis(url))
+            #expect(configuration.replayDurability == .primary)
+        }
+        #expect(try GateFixtures.configuration(["--replay-durability", "replicated"]).replayDurability == .replicated)
+        #expect(throws: (any Error).self) { try GateFixtures.configuration(["--replay-durability", "quorum"]) }
+        #expect(throws: GateConfigurationError.self) { try GateFixtures.configuration(["--replay", "redis-shards://a:1"]) }
+        // The store a sentinel URL makes, and the durability it is given, reach the library.
+        let made = try ReplayStoreFactory.make(.redis("redis-sentinel://127.0.0.1:1#mymaster"), timeout: .milliseconds(50),
+                                               durability: .replicated)
+        #expect(made.store != nil)
+    }
+
     @Test func theLabelledDoorsOpen() throws {
         let configuration = try GateConfiguration(ServeOptions.parse(["--key", key, "--allow-any-requestor", "--allow-any-resource"]))
         #expect(configuration.requestorID == nil)

@@ -30,7 +30,8 @@ final class GateRuntime: Sendable {
                             keyPollInterval: Duration = .seconds(5)) throws(GateConfigurationError) {
         try self.init(configuration: configuration, logger: logger, clock: clock, keyPollInterval: keyPollInterval,
                       replay: ReplayStoreFactory.make(configuration.replay,
-                                                      timeout: .milliseconds(configuration.replayTimeoutMilliseconds)))
+                                                      timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
+                                                      durability: configuration.replayDurability))
     }
 
     /// As the initializer, with the replay store given (tests put a

@@ -22,7 +22,8 @@ enum ReplayStoreFactory {
     /// is not mistaken for an unreachable server.
     static let startupCheckTimeout = Duration.seconds(2)
 
-    static func make(_ setting: ReplaySetting, timeout: Duration) throws(GateConfigurationError) -> Made {
+    static func make(_ setting: ReplaySetting, timeout: Duration,
+                     durability: ReplayDurability = .primary) throws(GateConfigurationError) -> Made {
         switch setting {
         case .off:
             return Made(store: nil)
@@ -31,7 +32,7 @@ enum ReplayStoreFactory {
         case .redis(let url):
             let store: RedisReplayStore
             do {
-                store = try RedisReplayStore(url: url, timeout: timeout)
+                store = try RedisReplayStore(url: url, timeout: timeout, durability: RedisDurability(rawValue: durability.rawValue) ?? .primary)
             } catch {
                 // The client's messages never hold the password.
                 throw GateConfigurationError("--replay: \(error.description)")
@@ -44,7 +45,8 @@ enum ReplayStoreFactory {
                         try await store.checkHealth()
                         return nil
                     } catch {
-                        return "redis: \(error.description)"
+                        // The mode and the addresses, never a password (SPEC §9, "Operators").
+                        return "\(store.target): \(error.description)"
                     }
                 },
                 startupCheck: { await ReplayStartupCheck.redis(url: url) },

@@ -57,6 +57,7 @@ extension GateConfiguration {
         leewayMilliseconds = Int64((options.leeway * 1000).rounded())
         replay = try ReplaySetting(options.replay)
         replayFailure = options.replayFailure
+        replayDurability = options.replayDurability
         guard (1...60_000).contains(options.replayTimeout) else {
             throw GateConfigurationError("--replay-timeout must be between 1 and 60000 ms")
         }

@@ -63,13 +63,18 @@ struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Tolerated clock skew each way, in seconds.", valueName: "SECONDS"))
     var leeway: Double = 30
 
-    @Option(help: ArgumentHelp("One-time use of media tokens: memory (this process), off, or redis://[user:pass@]HOST:PORT[/DB] / rediss://… (a fleet).",
+    @Option(help: ArgumentHelp("One-time use of media tokens: memory (this process), off, or a fleet's Redis: redis://HOST:PORT[/DB], redis-sentinel://HOST:PORT[,HOST:PORT…][/DB]#PRIMARY, redis-cluster://HOST:PORT[,HOST:PORT…] (rediss…:// with TLS; password-file=FILE).",
                                valueName: "STORE"))
     var replay: String = "memory"
 
     @Option(help: ArgumentHelp("When the replay store cannot answer: closed refuses (503), open accepts, counts and logs. Open is insecure.",
                                valueName: "closed|open"))
     var replayFailure: ReplayFailureMode = .closed
+
+    @Option(help: ArgumentHelp(
+        "With Redis: primary records a token when the primary answers; replicated also waits for a replica's acknowledgement (no double play across a failover; 503 while no replica answers).",
+        valueName: "primary|replicated"))
+    var replayDurability: ReplayDurability = .primary
 
     @Option(help: ArgumentHelp("How long to wait for the replay store, in milliseconds.", valueName: "MS"))
     var replayTimeout: Int = 50
@@ -125,3 +130,4 @@ struct ServeOptions: ParsableArguments {
 
 extension ReplayFailureMode: ExpressibleByArgument {}
 extension LogFormat: ExpressibleByArgument {}
+extension ReplayDurability: ExpressibleByArgument {}

@@ -92,6 +92,9 @@ public struct Serve: AsyncParsableCommand {
             throw ExitCode(2)
         }
         if let warning = runtime.readiness.sampleKeyWarning { logger.warning("\(warning)") }
+        if configuration.allowUnboundDevice {
+            logger.warning("--allow-unbound-device (insecure): a device-bound token or session plays from any device whose request omits the device header")
+        }
         switch await runtime.checkReplayStore() {
         case .ready:
             break
@@ -110,6 +113,7 @@ public struct Serve: AsyncParsableCommand {
             "replay": .string(options.replay.hasPrefix("redis") ? "redis" : options.replay),
             "sessions": .string(configuration.sessionSecretPaths.isEmpty ? "off" : "on"),
             "verdict_cache": .stringConvertible(configuration.verdictCacheSize),
+            "device_binding": .string(configuration.allowUnboundDevice ? "optional (insecure)" : "required"),
             "debugger": .string(configuration.debugger ? "http://\(configuration.host):\(configuration.port)/debugger" : "off"),
         ])
         try await runtime.run()

@@ -33,6 +33,7 @@ struct GateConfiguration: Sendable {
     var leewayMilliseconds: Int64
     var replay: ReplaySetting
     var replayFailure: ReplayFailureMode
+    var replayDurability: ReplayDurability
     var replayTimeoutMilliseconds: Int
     var sessionSecretPaths: [String]
     var sessionLifetimeSeconds: Int
@@ -117,12 +118,17 @@ enum ReplaySetting: Sendable, Equatable {
     /// A shared store (SPEC §10), by URL.
     case redis(String)
 
+    /// Standalone, Sentinel and Cluster (SPEC §10), each with its TLS form.
+    static let redisSchemes = ["redis", "rediss", "redis-sentinel", "rediss-sentinel", "redis-cluster", "rediss-cluster"]
+
     init(_ text: String) throws(GateConfigurationError) {
         switch text {
         case "memory": self = .memory
         case "off": self = .off
-        case _ where text.hasPrefix("redis://") || text.hasPrefix("rediss://"): self = .redis(text)
-        default: throw GateConfigurationError("--replay '\(text)': use memory, off, redis://HOST:PORT[/DB] or rediss://…")
+        case _ where Self.redisSchemes.contains(where: { text.hasPrefix($0 + "://") }): self = .redis(text)
+        default:
+            throw GateConfigurationError("--replay '\(text)': use memory, off, redis://HOST:PORT[/DB], "
+                + "redis-sentinel://HOST:PORT[,HOST:PORT…][/DB]#PRIMARY, redis-cluster://HOST:PORT[,HOST:PORT…] or their rediss… TLS forms")
         }
     }
 }

@@ -13,3 +13,12 @@ enum ReplayFailureMode: String, Sendable, CaseIterable {
 enum LogFormat: String, Sendable, CaseIterable {
     case json, text
 }
+
+/// When a media token counts as recorded by a Redis replay store (SPEC §10).
+enum ReplayDurability: String, Sendable, CaseIterable {
+    /// The primary answered `OK`.
+    case primary
+    /// The primary answered `OK` and a replica acknowledged it (`WAIT 1`):
+    /// survives a failover, one more round trip per accepted token.
+    case replicated
+}
