@@ -45,7 +45,7 @@ struct FuzzFailCaseTests {
 
 /// The replay, run inside each exit test's child process.
 enum FailCaseReplay {
-    static let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP"]
+    static let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology"]
     static let fuzzDirectory: String = {
         var path = #filePath
         for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
@@ -74,6 +74,7 @@ enum FailCaseReplay {
         case "FuzzDates": check = DateOracle.check
         case "FuzzJSON": check = JSONOracle().check
         case "FuzzRESP": check = RESPOracle.check
+        case "FuzzTopology": check = TopologyOracle.check
         default: fatalError("unknown target \(target)")
         }
         for path in paths {
