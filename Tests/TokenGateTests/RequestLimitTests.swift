@@ -15,25 +15,7 @@ struct RequestLimitTests {
         let socket: Int32
 
         init(port: Int, from address: String = "127.0.0.1") throws {
-            socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard socket >= 0 else { throw RawHTTP.Failure(description: "socket failed") }
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            local.sin_addr.s_addr = inet_addr(address)
-            _ = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            var remote = sockaddr_in()
-            remote.sin_family = sa_family_t(AF_INET)
-            remote.sin_port = in_port_t(UInt16(port).bigEndian)
-            remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let result = withUnsafePointer(to: &remote) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard result == 0 else {
-                close(socket)
-                throw RawHTTP.Failure(description: "connect failed: errno \(errno)")
-            }
+            socket = try RawHTTP.connect(port: port, from: address)
         }
 
         deinit { close(socket) }
