@@ -164,19 +164,9 @@ final class ClusterRouter: Sendable {
         }
         if let known { return known }
         guard let running else { throw RedisClientError(.shutDown, "the Redis client was shut down") }
-        let bounded = running.eventLoop.makePromise(of: ClusterTopology.self)
-        let timeout = running.eventLoop.scheduleTask(deadline: deadline) { [self] in
+        return try await running.value(before: deadline, context: "cluster topology") { [self] in
             let why = self.state.withLock { $0.lastFailure }
-            bounded.fail(RedisClientError(.connectionFailed, "no cluster topology yet" + (why.map { ": \($0.message)" } ?? "")))
-        }
-        running.cascade(to: bounded)
-        bounded.futureResult.whenComplete { _ in timeout.cancel() }
-        do {
-            return try await bounded.futureResult.get()
-        } catch let error as RedisClientError {
-            throw error
-        } catch {
-            throw RedisClientError(.connectionFailed, "cluster topology: \(error)")
+            return RedisClientError(.connectionFailed, "no cluster topology yet" + (why.map { ": \($0.message)" } ?? ""))
         }
     }
 

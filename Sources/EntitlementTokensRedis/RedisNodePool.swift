@@ -175,19 +175,8 @@ final class RedisNodePool: Sendable {
         case .fail(let error):
             throw error
         case .wait(let future):
-            let bounded = future.eventLoop.makePromise(of: RedisConnection.self)
-            let timeout = future.eventLoop.scheduleTask(deadline: deadline) { [configuration, endpoint] in
-                bounded.fail(RedisClientError(.timedOut,
-                    "no connection to \(endpoint) within \(configuration.operationTimeout.milliseconds) ms"))
-            }
-            future.cascade(to: bounded)
-            bounded.futureResult.whenComplete { _ in timeout.cancel() }
-            do {
-                return try await bounded.futureResult.get()
-            } catch let error as RedisClientError {
-                throw error
-            } catch {
-                throw RedisClientError(.connectionFailed, "cannot connect to \(endpoint): \(error)")
+            return try await future.value(before: deadline, context: "cannot connect to \(endpoint)") { [configuration, endpoint] in
+                RedisClientError(.timedOut, "no connection to \(endpoint) within \(configuration.operationTimeout.milliseconds) ms")
             }
         }
     }

@@ -88,22 +88,12 @@ final class SentinelRouter: Sendable {
         }
         if let known { return known }
         guard let waitFor else { throw RedisClientError(.shutDown, "the Redis client was shut down") }
-        let bounded = waitFor.eventLoop.makePromise(of: RedisNodePool.self)
-        let timeout = waitFor.eventLoop.scheduleTask(deadline: deadline) { [self] in
+        return try await waitFor.value(before: deadline, context: "sentinel discovery failed") { [self] in
             let why = self.state.withLock { $0.lastFailure }
             // The last attempt's code: a refused sentinel login is authenticationFailed (a setting to fix).
-            bounded.fail(RedisClientError(why?.code ?? .connectionFailed,
+            return RedisClientError(why?.code ?? .connectionFailed,
                 "no primary of '\(RedisURL.escaped(self.settings.primaryName))' found through the sentinels yet"
-                + (why.map { ": \($0.message)" } ?? "")))
-        }
-        waitFor.cascade(to: bounded)
-        bounded.futureResult.whenComplete { _ in timeout.cancel() }
-        do {
-            return try await bounded.futureResult.get()
-        } catch let error as RedisClientError {
-            throw error
-        } catch {
-            throw RedisClientError(.connectionFailed, "sentinel discovery failed: \(error)")
+                + (why.map { ": \($0.message)" } ?? ""))
         }
     }
 

@@ -37,6 +37,7 @@ final class AuthGate: Sendable {
         self.sessions = sessions
         self.clock = clock
         self.hooks = hooks
+        lookedFor = Self.places(configuration, sessions: sessions != nil)
     }
 
     /// Decides one request.
@@ -125,12 +126,14 @@ final class AuthGate: Sendable {
         return allowed && originalPath.utf8.starts(with: path.utf8)
     }
 
-    /// What the gate looks for, for the reason of `NO_TOKEN`.
-    var lookedFor: String {
+    /// What the gate looks for, for the reason of `NO_TOKEN`: made once, not per refusal.
+    let lookedFor: String
+
+    private static func places(_ configuration: GateConfiguration, sessions: Bool) -> String {
         var places = ["query parameter " + configuration.tokenParams.joined(separator: " or ")]
         if let header = configuration.tokenHeader { places.append("header \(header)") }
         if let cookie = configuration.tokenCookie { places.append("cookie \(cookie)") }
-        if sessions != nil {
+        if sessions {
             places.append("session cookie \(configuration.sessionCookie), query parameter \(configuration.sessionParam) "
                           + "or header \(configuration.sessionHeader)")
         }
