@@ -107,7 +107,7 @@ final class RedisConnection: Sendable {
                 if case .error(let message) = reply,
                    message.starts(with: "NOAUTH".utf8) || message.starts(with: "WRONGPASS".utf8) {
                     throw RedisClientError(.authenticationFailed, endpoint.password == nil
-                        ? "\(endpoint) wants a password (give one in the URL): \(reply.summary)"
+                        ? "\(endpoint) wants a password (give one with password-file=, or in the URL): \(reply.summary)"
                         : "\(endpoint) refused the login: \(reply.summary)")
                 }
                 guard reply.isOK || (command.name == "PING" && reply == .simpleString(Array("PONG".utf8))) else {

@@ -101,6 +101,9 @@ enum RedisURL {
         }
         var username: String?
         var password: String?
+        /// `user@` alone: a password (Lettuce's `redis://password@host`), or
+        /// the user when `password-file=` gives the password.
+        var loneCredential: String?
         if let at = authority.lastIndex(of: "@") {
             let credentials = authority[..<at]
             authority = authority[authority.index(after: at)...]
@@ -115,7 +118,7 @@ enum RedisURL {
                 guard let secret = RedisEndpoint.percentDecoded(credentials) else {
                     throw invalid("the password has a malformed percent escape")
                 }
-                password = secret
+                loneCredential = secret
             }
         }
         let defaultPort = scheme.mode == "sentinel" ? 26379 : 6379
@@ -138,6 +141,13 @@ enum RedisURL {
                     throw invalid("the parameter \(name) is empty or has a malformed percent escape")
                 }
                 guard parameters.updateValue(value, forKey: name) == nil else { throw invalid("the parameter \(name) is given twice") }
+            }
+        }
+        if let loneCredential {
+            if parameters["password-file"] != nil, !loneCredential.isEmpty {
+                username = loneCredential
+            } else {
+                password = loneCredential
             }
         }
         if parameters["password-file"] != nil, password != nil {

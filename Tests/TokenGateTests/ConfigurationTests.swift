@@ -102,6 +102,7 @@ import Testing
         #expect(runtime.replay.keepsDeadline)
     }
 
+    /// An inline password can still reach the store from a settings file only the service user reads.
     @Test func aBadRedisURLIsAStartUpErrorThatNeverShowsThePassword() throws {
         let configuration = try GateFixtures.configuration(["--replay", "redis://gate:hunter2@127.0.0.1:99999/0"])
         do {
@@ -186,5 +187,81 @@ import Testing
         #expect(help.contains("127.0.0.1:8089"))
         #expect(help.contains("X-Token-Resource"))
         #expect(TokenGateCommand.helpMessage().contains("auth_request"))
+    }
+
+    // MARK: Secrets never in an argument or a readable file (SPEC §9 "Operators")
+
+    func expansionRefusal(_ arguments: [String], file: String = "", permissions: Int? = 0o600) -> String? {
+        do {
+            _ = try ConfigFile.expand(arguments, read: { _ in file }, permissions: { _ in permissions })
+            return nil
+        } catch let error as GateConfigurationError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func aPasswordInAnArgumentIsRefusedNamingTheFileFormAndNeverPrintingIt() throws {
+        for (arguments, fix) in [
+            (["serve", "--replay", "redis://gate:hunter2@127.0.0.1:6379/0"], "password-file="),
+            (["serve", "--replay", "redis://hunter2@127.0.0.1:6379"], "password-file="),
+            (["serve", "--replay=redis-sentinel://127.0.0.1:26379?sentinel-password=hunter2#mymaster"], "sentinel-password-file="),
+            (["serve", "--requestor", "TNT", "--replay", "rediss-cluster://:hunter2@a:7000,b:7001"], "password-file="),
+        ] {
+            let message = try #require(expansionRefusal(arguments), "\(arguments) was not refused")
+            #expect(message.contains("command line") && message.contains(fix) && message.contains("$CREDENTIALS_DIRECTORY"), "\(message)")
+            #expect(!message.contains("hunter2"), "\(message)")
+        }
+        let both = try #require(expansionRefusal(["serve", "--replay", "redis-sentinel://:hunter2@h?sentinel-password=hunter3#m"]))
+        #expect(both.contains("password-file=PATH and sentinel-password-file=PATH"), "\(both)")
+        #expect(!both.contains("hunter2") && !both.contains("hunter3"))
+        // The file forms, no password, other stores, and a `--replay` after `--` pass.
+        for arguments in [["serve", "--replay", "redis://gate@127.0.0.1:6379/0?password-file=redis.password"],
+                          ["serve", "--replay", "redis-sentinel://h:26379?sentinel-password-file=/run/s#m"],
+                          ["serve", "--replay", "redis://127.0.0.1:6379"], ["serve", "--replay", "memory"],
+                          ["serve", "--", "--replay", "redis://:hunter2@h"]] {
+            #expect(expansionRefusal(arguments) == nil, "\(arguments)")
+        }
+    }
+
+    @Test func aPasswordInASettingsFileOthersCanReadIsRefused() throws {
+        let file = "requestor = TNT\nreplay = redis://gate:hunter2@127.0.0.1:6379/0\n"
+        for mode in [0o644, 0o640, 0o604, 0o660, 0o601] {
+            let message = try #require(expansionRefusal(["serve", "--config", "gate.conf"], file: file, permissions: mode), "mode \(mode)")
+            #expect(message.contains("gate.conf") && message.contains("readable by others") && message.contains("chmod 600")
+                    && message.contains("password-file="), "\(message)")
+            #expect(!message.contains("hunter2"))
+        }
+        #expect(expansionRefusal(["serve", "--config", "gate.conf"], file: file, permissions: 0o600) == nil)
+        #expect(expansionRefusal(["serve", "--config", "gate.conf"], file: file, permissions: 0o400) == nil)
+        let unknown = try #require(expansionRefusal(["serve", "--config", "gate.conf"], file: file, permissions: nil))
+        #expect(unknown.contains("cannot be checked") && !unknown.contains("hunter2"))
+        // Without a secret the file may be world-readable (the shipped one is 0644).
+        let plain = "requestor = TNT\nreplay = redis://gate@127.0.0.1:6379/0?password-file=redis.password\n"
+        #expect(expansionRefusal(["serve", "--config", "gate.conf"], file: plain, permissions: 0o644) == nil)
+    }
+
+    @Test func theSettingsFileModeIsReadFromTheFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("gate-\(UUID().uuidString).conf").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "requestor = TNT\nreplay = redis-sentinel://h:26379?sentinel-password=hunter2#m\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        #expect(throws: GateConfigurationError.self) { try ConfigFile.expand(["serve", "--config", path]) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        let expanded = try ConfigFile.expand(["serve", "--config", path])
+        #expect(expanded.contains("--replay"))
+    }
+
+    @Test func aUserAloneBesidePasswordFileIsTheUser() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("creds-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "from-the-file\n".write(toFile: directory + "/redis.password", atomically: true, encoding: .utf8)
+        // The shipped config's commented example.
+        let configuration = try RedisClientConfiguration(url: "rediss://gate@redis.internal:6380/0?password-file=redis.password",
+                                                         credentialsDirectory: directory)
+        #expect(configuration.endpoint.username == "gate")
+        #expect(configuration.endpoint.password == "from-the-file")
     }
 }

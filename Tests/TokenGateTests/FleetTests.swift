@@ -204,7 +204,9 @@ struct FleetTests {
 
     @Test func aWrongPasswordIsAClearStartUpErrorThatNeverShowsThePassword() async throws {
         try await withRedisServer(["--requirepass", "the-right-one"]) { redis in
-            for (url, cause) in [("redis://:not-the-password@127.0.0.1:\(redis.port)", "refused the login"),
+            let wrong = try Self.secretFile("not-the-password")
+            defer { try? FileManager.default.removeItem(atPath: wrong) }
+            for (url, cause) in [("redis://127.0.0.1:\(redis.port)?password-file=\(wrong)", "refused the login"),
                                  ("redis://127.0.0.1:\(redis.port)", "wants a password")] {
                 let gate = try GateProcess(["--replay", url], waitUntilServing: false)
                 defer { gate.stop() }
@@ -217,7 +219,22 @@ struct FleetTests {
                 #expect(!log.contains("not-the-password"))
                 #expect(!log.contains("the-right-one"))
             }
+            // A password in an argument (every user sees it in ps) stops the start before any connection.
+            let gate = try GateProcess(["--replay", "redis://:the-right-one@127.0.0.1:\(redis.port)"], waitUntilServing: false)
+            defer { gate.stop() }
+            let status = try await offloaded { gate.waitForExit(seconds: 20) }
+            #expect(status != nil && status != 0, "the gate did not exit: \(gate.log.suffix(1000))")
+            #expect(gate.log.contains("command line") && gate.log.contains("password-file="), "\(gate.log.suffix(1000))")
+            #expect(!gate.log.contains("the-right-one"))
         }
+    }
+
+    /// A 0600 file holding `secret`, as `LoadCredential=` would give the gate.
+    static func secretFile(_ secret: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("redis-password-\(UUID().uuidString)").path
+        try (secret + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return path
     }
 
     @Test func aUserThatMayPingButNotWriteTheKeysIsAClearStartUpError() async throws {
@@ -226,7 +243,9 @@ struct FleetTests {
                      "--user", "gate", "on", ">gatepw", "~tokeninspect:replay:*", "+set", "+ping"]
         try await withRedisServer(users) { redis in
             for user in ["reader", "elsewhere"] {
-                let gate = try GateProcess(["--replay", "redis://\(user):\(user.prefix(4))pw@127.0.0.1:\(redis.port)"],
+                let password = try Self.secretFile("\(user.prefix(4))pw")
+                defer { try? FileManager.default.removeItem(atPath: password) }
+                let gate = try GateProcess(["--replay", "redis://\(user)@127.0.0.1:\(redis.port)?password-file=\(password)"],
                                            waitUntilServing: false)
                 defer { gate.stop() }
                 let status = try await offloaded { gate.waitForExit(seconds: 20) }
@@ -236,7 +255,9 @@ struct FleetTests {
                 #expect(!log.contains("\(user.prefix(4))pw"), "the password is in the log")
             }
             // The least the docs ask for is enough.
-            let gate = try GateProcess(["--replay", "redis://gate:gatepw@127.0.0.1:\(redis.port)"])
+            let password = try Self.secretFile("gatepw")
+            defer { try? FileManager.default.removeItem(atPath: password) }
+            let gate = try GateProcess(["--replay", "redis://gate@127.0.0.1:\(redis.port)?password-file=\(password)"])
             defer { gate.stop() }
             let answer = try RawHTTP.get(port: gate.port, "/readyz")
             #expect(answer.status == 200, "\(gate.log.suffix(1000))")

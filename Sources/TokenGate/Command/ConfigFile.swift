@@ -60,8 +60,12 @@ enum ConfigFile {
     /// `arguments` (as given to `tokengate`, without the program name) with
     /// the settings of a `--config FILE` of `serve` put right after `serve`,
     /// so that the command line is read after the file.
-    static func expand(_ arguments: [String], read: (String) throws -> String = Self.readFile) throws -> [String] {
+    /// A secret on the command line, or in a file others can read, stops
+    /// the start (``SecretPlacement``); `permissions` gives a file's mode.
+    static func expand(_ arguments: [String], read: (String) throws -> String = Self.readFile,
+                       permissions: (String) -> Int? = Self.permissions) throws -> [String] {
         guard let serve = arguments.firstIndex(of: "serve") else { return arguments }
+        try SecretPlacement.checkArguments(Array(arguments[(serve + 1)...]))
         var path: String? = nil
         var index = serve + 1
         while index < arguments.count {
@@ -85,7 +89,12 @@ enum ConfigFile {
             throw GateConfigurationError("--config \(path): cannot read: \(error.localizedDescription)")
         }
         let settings = try Self.arguments(from: text, source: path)
+        try SecretPlacement.checkSettingsFile(path, settings: settings, permissions: permissions(path))
         return Array(arguments[...serve]) + settings + arguments[(serve + 1)...]
+    }
+
+    static func permissions(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int
     }
 
     static func readFile(_ path: String) throws -> String {
