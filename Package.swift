@@ -70,7 +70,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EntitlementTokensRedisTests",
-            dependencies: ["EntitlementTokensRedis", "RedisRESP", "IntegrationSupport"]
+            dependencies: ["EntitlementTokensRedis", "RedisRESP", "IntegrationSupport",
+                           // EmbeddedChannel and time advanced by hand, for the connection's state machine.
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOEmbedded", package: "swift-nio")]
         ),
         // What integration tests share: a throw-away redis-server on a free
         // loopback port, and the skip-or-require convention.

@@ -14,8 +14,6 @@ internal import Synchronization
 /// `MASTERDOWN`, on a node that closes, refuses or times out, and for a slot
 /// with no primary; requests for slots on healthy shards never wait on it.
 final class ClusterRouter: Sendable {
-    /// Redirections followed per request before giving up (`ASK` then `MOVED` is two).
-    static let maxRedirects = 5
     /// Refreshes start at most this often, however many requests ask.
     static let refreshInterval = TimeAmount.milliseconds(100)
 
@@ -69,63 +67,43 @@ final class ClusterRouter: Sendable {
         return pool
     }
 
+    /// Sends to the slot's primary and follows redirections
+    /// (``ClusterRedirectFollower`` decides), every hop within `deadline`.
     func execute(encoded command: [UInt8], slot: Int?, deadline: NIODeadline,
                  afterReply: AfterReply) async throws(RedisClientError) -> RESPReply {
-        var target = try await owner(of: slot, before: deadline)
-        var asking = false
-        for _ in 0...Self.maxRedirects {
-            let pool = state.withLock { self.pool(target, &$0) }
-            let reply: RESPReply
+        var follower = ClusterRedirectFollower(target: try await owner(of: slot, before: deadline), slot: slot)
+        while true {
+            let pool = state.withLock { self.pool(follower.target, &$0) }
+            let step: ClusterRedirectFollower.Step
             do {
-                reply = try await pool.send(encoded: command, deadline: deadline,
-                                            prelude: asking ? Self.askingCommand : nil, afterReply: afterReply)
+                step = follower.received(try await pool.send(encoded: command, deadline: deadline,
+                                                              prelude: follower.asking ? Self.askingCommand : nil,
+                                                              afterReply: afterReply))
             } catch {
-                switch error.code {
-                case .connectionClosed, .connectionFailed, .timedOut, .tlsFailed, .protocolError:
-                    requestRefresh()  // the node may be gone: a replica may be taking over
-                default:
-                    break
+                step = follower.failed(error)
+            }
+            switch step {
+            case .answer(let reply, let refresh):
+                if refresh { requestRefresh() }
+                return reply
+            case .follow(let movedSlot):
+                if let movedSlot {
+                    state.withLock { state in
+                        state.moved[movedSlot] = follower.target
+                        state.movedFollowed += 1
+                    }
+                    requestRefresh()
+                } else {
+                    state.withLock { $0.askFollowed += 1 }
                 }
+            case .fail(let error, let refresh):
+                if refresh { requestRefresh() }
                 throw error
             }
-            guard case .error(let message) = reply else { return reply }
-            let redirect: ClusterRedirect?
-            do {
-                redirect = try ClusterRedirect(errorReply: message)
-            } catch {
-                requestRefresh()
-                throw RedisClientError(.unexpectedReply, "\(target): \(error.message)")
-            }
-            guard let redirect else {
-                if Self.clusterStateErrors.contains(where: { message.starts(with: $0) }) { requestRefresh() }
-                return reply
-            }
-            guard let next = redirect.address(answeredBy: target) else {
-                throw RedisClientError(.unexpectedReply, "\(target) redirected to an invalid address")
-            }
-            switch redirect.kind {
-            case .moved:
-                // The slot's owner changed: from now on, and for everyone.
-                state.withLock { state in
-                    state.moved[redirect.slot] = next
-                    state.movedFollowed += 1
-                }
-                requestRefresh()
-                asking = false
-            case .ask:
-                // This request only, during a migration: ASKING first, on the same connection.
-                asking = true
-                state.withLock { $0.askFollowed += 1 }
-            }
-            target = next
         }
-        requestRefresh()
-        throw RedisClientError(.unexpectedReply, "more than \(Self.maxRedirects) redirections for slot \(slot.map(String.init) ?? "?")")
     }
 
     static let askingCommand = RESPCommand("ASKING").encoded()
-    /// Error replies that say the cluster's state changes: `.unavailable` to the caller, and a refresh.
-    static let clusterStateErrors = ["CLUSTERDOWN", "TRYAGAIN", "NOREPLICAS", "MASTERDOWN"].map { Array($0.utf8) }
 
     /// The primary of `slot` (any primary for nil), reading the topology first when none is known.
     private func owner(of slot: Int?, before deadline: NIODeadline) async throws(RedisClientError) -> RedisNodeAddress {

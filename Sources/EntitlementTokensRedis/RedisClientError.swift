@@ -35,6 +35,8 @@ public struct RedisClientError: Error, Sendable, Hashable, CustomStringConvertib
         case shutDown
         /// `replicated` durability: no replica acknowledged the write in time (`WAIT` answered 0).
         case notReplicated
+        /// The caller's task was cancelled before the answer came: its deadline is the one deadline.
+        case cancelled
     }
 
     public let code: Code

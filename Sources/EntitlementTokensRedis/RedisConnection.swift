@@ -2,12 +2,14 @@ internal import NIOCore
 internal import NIOPosix
 internal import NIOSSL
 internal import RedisRESP
+internal import Synchronization
 
 /// One open, logged-in connection: a channel and its RESP handler.
 final class RedisConnection: Sendable {
     let channel: any Channel
     private let handler: NIOLoopBound<RESPConnectionHandler>
     let load: ConnectionLoad
+    private let nextRequestID = Atomic<UInt64>(1)
 
     private init(channel: any Channel, handler: NIOLoopBound<RESPConnectionHandler>, load: ConnectionLoad) {
         self.channel = channel
@@ -16,20 +18,45 @@ final class RedisConnection: Sendable {
     }
 
     /// Sends `command` (already encoded), after `prelude` in the same write
-    /// when given; the future completes by `deadline`.
-    func send(_ command: [UInt8], budgetedBytes: Int?, deadline: NIODeadline,
+    /// when given; the future completes by `deadline`. `id` names the request
+    /// for ``cancel(_:)`` (0: never cancelled).
+    func send(_ command: [UInt8], id: UInt64 = 0, budgetedBytes: Int?, deadline: NIODeadline,
               prelude: [UInt8]? = nil, afterReply: AfterReply = .nothing) -> EventLoopFuture<RESPReply> {
         let promise = channel.eventLoop.makePromise(of: RESPReply.self)
         if channel.eventLoop.inEventLoop {
-            handler.value.send(command, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline,
+            handler.value.send(command, id: id, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline,
                                prelude: prelude, afterReply: afterReply)
         } else {
             channel.eventLoop.execute { [handler] in
-                handler.value.send(command, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline,
+                handler.value.send(command, id: id, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline,
                                    prelude: prelude, afterReply: afterReply)
             }
         }
         return promise.futureResult
+    }
+
+    /// Sends like ``send(_:id:budgetedBytes:deadline:prelude:afterReply:)``
+    /// and waits for the reply; when the calling task is cancelled, the
+    /// request fails with `cancelled` at once instead of at its deadline
+    /// (the caller's deadline is the one deadline).
+    func reply(_ command: [UInt8], budgetedBytes: Int?, deadline: NIODeadline,
+               prelude: [UInt8]? = nil, afterReply: AfterReply = .nothing) async throws -> RESPReply {
+        let id = nextRequestID.add(1, ordering: .relaxed).oldValue
+        let future = send(command, id: id, budgetedBytes: budgetedBytes, deadline: deadline, prelude: prelude, afterReply: afterReply)
+        return try await withTaskCancellationHandler {
+            try await future.get()
+        } onCancel: {
+            cancel(id)
+        }
+    }
+
+    /// The caller of request `id` stopped waiting: fail it now (its reply, when it comes, is dropped).
+    func cancel(_ id: UInt64) {
+        if channel.eventLoop.inEventLoop {
+            handler.value.cancel(id)
+        } else {
+            channel.eventLoop.execute { [handler] in handler.value.cancel(id) }
+        }
     }
 
     func close() {
@@ -62,8 +89,9 @@ final class RedisConnection: Sendable {
                     }
                     try channel.pipeline.syncOperations.addHandler(RESPConnectionHandler(
                         endpointDescription: endpoint.description,
-                        operationTimeout: configuration.connectTimeout,
                         stalledTimeout: configuration.stalledConnectionTimeout.timeAmount,
+                        // The budget bounds callers; 16 more for the connection's own AUTH/SELECT/PING and ASKING preludes.
+                        maxQueued: configuration.maxOutstandingRequests + 16,
                         replyLimits: configuration.replyLimits,
                         budget: budget,
                         firstCloseReason: closeReason,

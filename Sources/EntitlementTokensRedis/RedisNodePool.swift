@@ -100,8 +100,8 @@ final class RedisNodePool: Sendable {
         }
         // From here the connection's handler owns the reservation.
         do {
-            return try await connection.send(command, budgetedBytes: bytes, deadline: deadline,
-                                             prelude: prelude, afterReply: afterReply).get()
+            return try await connection.reply(command, budgetedBytes: bytes, deadline: deadline,
+                                              prelude: prelude, afterReply: afterReply)
         } catch let error as RedisClientError {
             throw error
         } catch {
