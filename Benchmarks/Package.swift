@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "tokenbench", targets: ["tokenbench"]),
         // SPEC §9: `swift build -c release --package-path Benchmarks --product limit-server`.
         .executable(name: "limit-server", targets: ["limit-server"]),
+        // Benchmarks/redis-ha: the replay store's throughput in each Redis mode.
+        .executable(name: "redis-ha-bench", targets: ["redis-ha-bench"]),
     ],
     dependencies: [
         .package(name: "tokeninspect", path: ".."),
@@ -28,6 +30,13 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "redis-ha-bench",
+            dependencies: [
+                .product(name: "EntitlementTokens", package: "tokeninspect"),
+                .product(name: "EntitlementTokensRedis", package: "tokeninspect"),
             ]
         ),
     ]
