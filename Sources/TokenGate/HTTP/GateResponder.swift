@@ -50,17 +50,20 @@ struct GateResponder: HTTPResponder {
         case "/v1/auth-request":
             endpoint = .authRequest
             response = await authorize(request, originalURI: request.headers[Header.originalURI]?[...], endpoint: endpoint,
-                                       methods: [.get, .head])
+                                       methods: Self.readMethods)
         case "/v1/forward-auth":
             endpoint = .forwardAuth
             response = await authorize(request, originalURI: request.headers[Header.forwardedURI]?[...], endpoint: endpoint,
-                                       methods: [.get, .head])
+                                       methods: Self.readMethods)
         case "/v1/verify":
             endpoint = .verify
             response = await reports.verify(request)
         case "/v1/inspect":
             endpoint = .inspect
             response = await reports.inspect(request)
+        case _ where Self.probes.contains(path) && !Self.readMethods.contains(request.method):
+            endpoint = .other
+            response = Self.methodNotAllowed(allow: "GET, HEAD")
         case "/healthz":
             endpoint = .healthz
             response = Self.plain(.ok, "ok\n")
@@ -100,7 +103,7 @@ struct GateResponder: HTTPResponder {
     private func authorize(_ request: Request, originalURI: Substring?, endpoint: GateMetrics.Endpoint,
                            methods: Set<HTTPRequest.Method>?) async -> Response {
         if let methods, !methods.contains(request.method) {
-            return Self.plain(.methodNotAllowed, "use GET\n")
+            return Self.methodNotAllowed(allow: "GET, HEAD")
         }
         let answer = await gate.decide(reader.read(originalURI: originalURI, headers: request.headers, now: gate.clock()))
         record(answer, endpoint: endpoint, request: request)
@@ -152,6 +155,17 @@ struct GateResponder: HTTPResponder {
         }
         if let cookie = answer.setCookie { headers[Header.setCookie] = cookie }
         return Response(status: .init(code: answer.status.httpStatus), headers: headers)
+    }
+
+    /// The methods of the proxy endpoints and the probes.
+    static let readMethods: Set<HTTPRequest.Method> = [.get, .head]
+    static let probes: Set<String> = ["/healthz", "/readyz", "/metrics"]
+
+    /// 405 with the `Allow` field RFC 9110 §15.5.6 requires (docs/openapi.yaml; schemathesis checks it).
+    static func methodNotAllowed(allow: String) -> Response {
+        var response = plain(.methodNotAllowed, "use \(allow)\n")
+        response.headers[.allow] = allow
+        return response
     }
 
     static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {

@@ -26,6 +26,8 @@ struct ReportEndpoints: Sendable {
     }
 
     func verify(_ request: Request) async -> Response {
+        // The method first: a GET with a bad query is a wrong method, not a bad request.
+        guard request.method == .post else { return GateResponder.methodNotAllowed(allow: "POST") }
         let query = request.uri.queryParameters
         let expectations: RequestExpectations
         let now: TokenTimestamp?
@@ -64,7 +66,7 @@ struct ReportEndpoints: Sendable {
     }
 
     private func answer(_ request: Request, _ build: ([TokenRecord]) async -> [TokenReport]) async -> Response {
-        guard request.method == .post else { return GateResponder.plain(.methodNotAllowed, "use POST\n") }
+        guard request.method == .post else { return GateResponder.methodNotAllowed(allow: "POST") }
         let records: [TokenRecord]
         do throws(Failure) {
             records = try await Self.records(request)
