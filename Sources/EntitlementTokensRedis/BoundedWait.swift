@@ -14,7 +14,12 @@ extension EventLoopFuture where Value: Sendable {
         cascade(to: bounded)
         bounded.futureResult.whenComplete { _ in timeout.cancel() }
         do {
-            return try await bounded.futureResult.get()
+            // A cancelled caller stops waiting now, not at the deadline.
+            return try await withTaskCancellationHandler {
+                try await bounded.futureResult.get()
+            } onCancel: {
+                bounded.fail(RedisClientError(.cancelled, "\(context): the caller stopped waiting"))
+            }
         } catch let error as RedisClientError {
             throw error
         } catch {

@@ -71,13 +71,27 @@ public final class RedisReplayStore: ReplayStore {
     /// Mode and address(es) for logs and `/readyz`, never a password.
     public var target: String { client.configuration.target }
 
+    /// Within the store's `timeout` (``RedisClientConfiguration/operationTimeout``).
     public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
+        await accept(identity, until: until, now: now, deadline: NIODeadline.now() + client.configuration.operationTimeout.timeAmount)
+    }
+
+    /// Within the caller's deadline, or the store's `timeout` if that is
+    /// sooner: one deadline, kept by the connection's one timer, with no task
+    /// or timer started here; a cancelled caller gets `.unavailable` at once.
+    public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
+                       within deadline: Duration) async -> ReplayDecision {
+        await accept(identity, until: until, now: now,
+                     deadline: NIODeadline.now() + min(deadline, client.configuration.operationTimeout).timeAmount)
+    }
+
+    private func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
+                        deadline: NIODeadline) async -> ReplayDecision {
         let key = ReplayKey.bytes(prefix: keyPrefixBytes, identity: identity)
         // PXAT must be positive; an entry that would already be gone cannot
         // stop a replay, so keep it at least a millisecond past `now`.
         let expiry = max(until.millisecondsSince1970, now.millisecondsSince1970 + 1, 1)
         let reply: RESPReply
-        let deadline = NIODeadline.now() + client.configuration.operationTimeout.timeAmount
         do {
             reply = try await client.execute(Self.setCommand(key, expiringAt: expiry, onlyIfAbsent: true), key: key,
                                              deadline: deadline,

@@ -47,12 +47,81 @@ public protocol ReplayStore: Sendable {
     /// only answer asynchronously (then the synchronous verification path
     /// answers `REPLAY_CHECK_UNAVAILABLE`: fail closed).
     func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision?
+
+    /// The same decision within `deadline` (from now): the caller's deadline
+    /// is the one deadline. Past it, `.unavailable`; when the calling task is
+    /// cancelled, promptly `.unavailable`.
+    ///
+    /// A store that keeps a deadline by itself (the Redis store: its
+    /// connection's one timer and task cancellation) implements this and
+    /// starts no task and no timer of its own. The default, for any other
+    /// store, races ``accept(_:until:now:)`` against a timer in two
+    /// unstructured tasks, so that even a store that ignores cancellation
+    /// and hangs holds no caller past the deadline.
+    func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
+                within deadline: Duration) async -> ReplayDecision
 }
 
 extension ReplayStore {
     /// By default a store always needs to wait: nil, so ``accept(_:until:now:)`` is awaited.
     public func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
         nil
+    }
+
+    /// By default ``accept(_:until:now:)`` against a timer; see the requirement.
+    public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
+                       within deadline: Duration) async -> ReplayDecision {
+        let race = DeadlineRace<ReplayDecision>()
+        return await withCheckedContinuation { continuation in
+            race.start(continuation)
+            let work = Task {
+                race.finish(await self.accept(identity, until: until, now: now))
+            }
+            let timer = Task {
+                try? await Task.sleep(for: deadline)
+                if race.finish(.unavailable("the replay store did not answer within \(deadline)")) { work.cancel() }
+            }
+            race.onFinish { timer.cancel() }
+        }
+    }
+}
+
+/// One continuation resumed by whichever of two tasks finishes first.
+private final class DeadlineRace<Value: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Value, Never>?
+        var finished = false
+        var onFinish: (@Sendable () -> Void)?
+    }
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<Value, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    /// Resumes the waiter with `value` if nothing did before; true if this call did.
+    @discardableResult
+    func finish(_ value: Value) -> Bool {
+        let (continuation, cleanup) = state.withLock { state -> (CheckedContinuation<Value, Never>?, (@Sendable () -> Void)?) in
+            guard !state.finished else { return (nil, nil) }
+            state.finished = true
+            defer { state.continuation = nil; state.onFinish = nil }
+            return (state.continuation, state.onFinish)
+        }
+        guard let continuation else { return false }
+        continuation.resume(returning: value)
+        cleanup?()
+        return true
+    }
+
+    /// Runs `body` when the race is decided (at once if it already is).
+    func onFinish(_ body: @escaping @Sendable () -> Void) {
+        let already = state.withLock { state -> Bool in
+            if state.finished { return true }
+            state.onFinish = body
+            return false
+        }
+        if already { body() }
     }
 }
 

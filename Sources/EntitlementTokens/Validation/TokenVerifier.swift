@@ -262,24 +262,14 @@ public final class TokenVerifier: Sendable {
 
     /// The store's answer, or `.unavailable` once the deadline passes: the
     /// caller never waits longer, and a store that hangs holds no request.
+    /// One deadline: the store keeps it (``ReplayStore/accept(_:until:now:within:)``);
+    /// the verifier starts no task or timer of its own.
     func decideReplay(_ pending: PendingReplay) async -> ReplayDecision {
         let now = clock()
         if let decision = pending.store.acceptWithoutWaiting(pending.identity, until: pending.until, now: now) {
             return decision
         }
-        let deadline = replayDeadline
-        let race = DeadlineRace<ReplayDecision>()
-        return await withCheckedContinuation { continuation in
-            race.start(continuation)
-            let work = Task {
-                race.finish(await pending.store.accept(pending.identity, until: pending.until, now: now))
-            }
-            let timer = Task {
-                try? await Task.sleep(for: deadline)
-                if race.finish(.unavailable("the replay store did not answer within \(deadline)")) { work.cancel() }
-            }
-            race.onFinish { timer.cancel() }
-        }
+        return await pending.store.accept(pending.identity, until: pending.until, now: now, within: replayDeadline)
     }
 
     /// The verdict once the store decided: the provisional valid verdict when
@@ -474,44 +464,5 @@ private final class CheckPlan: Sendable {
         }
         if checksAllPassed.last == .replay { run.append(.replay) }
         return .passed(checksRun: run, checksSkipped: skipped)
-    }
-}
-
-/// One continuation resumed by whichever of two tasks finishes first.
-private final class DeadlineRace<Value: Sendable>: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Value, Never>?
-        var finished = false
-        var onFinish: (@Sendable () -> Void)?
-    }
-    private let state = Mutex(State())
-
-    func start(_ continuation: CheckedContinuation<Value, Never>) {
-        state.withLock { $0.continuation = continuation }
-    }
-
-    /// Resumes the waiter with `value` if nothing did before; true if this call did.
-    @discardableResult
-    func finish(_ value: Value) -> Bool {
-        let (continuation, cleanup) = state.withLock { state -> (CheckedContinuation<Value, Never>?, (@Sendable () -> Void)?) in
-            guard !state.finished else { return (nil, nil) }
-            state.finished = true
-            defer { state.continuation = nil; state.onFinish = nil }
-            return (state.continuation, state.onFinish)
-        }
-        guard let continuation else { return false }
-        continuation.resume(returning: value)
-        cleanup?()
-        return true
-    }
-
-    /// Runs `body` when the race is decided (at once if it already is).
-    func onFinish(_ body: @escaping @Sendable () -> Void) {
-        let already = state.withLock { state -> Bool in
-            if state.finished { return true }
-            state.onFinish = body
-            return false
-        }
-        if already { body() }
     }
 }

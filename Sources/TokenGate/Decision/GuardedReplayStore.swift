@@ -53,6 +53,16 @@ final class GuardedReplayStore: ReplayStore {
         return settle(decision, identity, duration: ContinuousClock.now - start)
     }
 
+    /// The verifier's deadline and `--replay-timeout` as one (the sooner),
+    /// kept by the inner store: Redis's connection timer, or the protocol's
+    /// default race for a store that keeps none.
+    func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
+                within deadline: Duration) async -> ReplayDecision {
+        let start = ContinuousClock.now
+        let decision = await inner.accept(identity, until: until, now: now, within: min(deadline, timeout))
+        return settle(decision, identity, duration: ContinuousClock.now - start)
+    }
+
     func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
         guard let decision = inner.acceptWithoutWaiting(identity, until: until, now: now) else { return nil }
         return settle(decision, identity, duration: nil)
