@@ -7,16 +7,23 @@ public struct TokenGateCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "tokengate",
         abstract: "Verify TV Everywhere media tokens for nginx, Traefik, Caddy, HAProxy or Envoy before playback.",
+        // Paragraphs are one source line each (`\` continues a line): the
+        // help re-wraps them to the terminal, and a hard newline inside one
+        // would leave a ragged stub at any other width (GateHelpTests).
+        // Indented lines are kept as written; they fit 80 columns.
         discussion: """
             Put it beside your media server and let the proxy ask it about every request:
-              nginx     auth_request  → GET /v1/auth-request   (original URI in X-Original-URI)
-              Traefik, Caddy, HAProxy → GET /v1/forward-auth   (X-Forwarded-Uri)
-              Envoy ext_authz (HTTP)  → /v1/ext-authz/<original path>
-            Answers: 200 allow, 401 no usable token, 403 refused token, 503 replay check
-            unavailable, 500 misconfigured proxy; X-Token-Status says why. See deploy/ and the
-            README section "Put it in front of your media server".
 
-            To look at a token in a browser instead: tokengate debugger --key PATH, then open
+              nginx auth_request        GET /v1/auth-request (X-Original-URI)
+              Traefik, Caddy, HAProxy   GET /v1/forward-auth (X-Forwarded-Uri)
+              Envoy ext_authz (HTTP)    /v1/ext-authz/<original path>, any method
+
+            Answers: 200 allow, 401 no usable token, 403 refused token, 503 replay check \
+            unavailable, 500 misconfigured proxy; X-Token-Status says why. See deploy/ for \
+            the proxy sites, docs/DEPLOY.md (the operator's guide) and docs/openapi.yaml \
+            (every endpoint, status and header).
+
+            To look at a token in a browser instead: tokengate debugger --key PATH, then open \
             http://127.0.0.1:8090/debugger (see `tokengate debugger --help`).
             """,
         version: ProductVersion.version,
@@ -52,8 +59,8 @@ public struct Serve: AsyncParsableCommand {
 
             Example, nginx setting X-Token-Resource per location (deploy/nginx/tokengate.conf):
 
-              tokengate serve --key /etc/tokengate/keys --requestor TNT
-                --resource-header X-Token-Resource
+              tokengate serve --key /etc/tokengate/keys --requestor TNT \\
+                --resource-header X-Token-Resource \\
                 --session-secret /etc/tokengate/session.key
 
             Keys reload on SIGHUP and when their files change. On SIGTERM /readyz turns 503, \
