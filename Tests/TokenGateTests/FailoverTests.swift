@@ -98,7 +98,7 @@ struct FailoverTests {
             #expect(measured.lastUnavailable <= run.detection + 1000,
                     "the last 503 was sent \(Int(measured.lastUnavailable)) ms after the kill, detection took \(Int(run.detection)) ms; \(context)")
             #expect(measured.recovery != nil, "a gate never allowed a token of the failed shard after the last 503; \(context)")
-            #expect(run.freshTokensAllowed.allSatisfy { $0 }, "gates that refused a fresh token after the window: \(run.freshTokensAllowed); \(context)")
+            #expect(run.freshTokensAllowed.allSatisfy { $0 }, "gates that refused a fresh token after the window: \(run.freshTokensAllowed); \(context)\n\(run.gateLogs.joined(separator: "\n"))")
             #expect(measured.checkUnanswered == 0, "third presentations not answered allowed or replayed after the old primary came back; \(context)")
             if setup.durability == "replicated" {
                 #expect(measured.doubleAllows.isEmpty, "tokens allowed twice: \(measured.doubleAllows.prefix(5)); \(context)")
@@ -128,6 +128,8 @@ struct FailoverTests {
         /// The kill to the failover's detection, ms.
         var detection: Double
         var freshTokensAllowed: [Bool]
+        /// The store's lines of the log of each gate that refused a fresh token after the window.
+        var gateLogs: [String]
         var slotCrossCheck: [(computed: Int, redis: Int)]
     }
 
@@ -161,6 +163,7 @@ struct FailoverTests {
 
         // Recovery without a restart: every gate allows a fresh token of the failed shard.
         var freshTokensAllowed: [Bool] = []
+        var gateLogs: [String] = []
         for gate in gates {
             let client = KeepAliveHTTP(port: gate.port)
             let allowed = eventually(within: 5) {
@@ -169,6 +172,14 @@ struct FailoverTests {
                 return try client.get("/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(forms[2])")]) == (200, "VALID_TOKEN")
             }
             freshTokensAllowed.append(allowed.held)
+            if !allowed.held {
+                // What the gate said about its store: the reason behind its 503s, for whoever debugs the client.
+                let lines = gate.log.split(separator: "\n").filter { $0.contains("replay") || $0.contains("redis") || $0.contains("REPLAY") }
+                let refusals = lines.filter { $0.contains("\"refused\"") }
+                gateLogs.append("gate \(gate.port), the store's last lines other than refusals, then the last refusals:\n"
+                                + lines.filter { !$0.contains("\"refused\"") }.suffix(8).joined(separator: "\n") + "\n"
+                                + refusals.suffix(2).joined(separator: "\n") + "\nRedis now: " + topology.describe())
+            }
         }
 
         // The old primary back as a replica; then every token a third time, to a third gate.
@@ -198,7 +209,7 @@ struct FailoverTests {
             }
         }
         return Run(tokens: checked, readiness: readiness, killedAt: killedAt, detection: detectedAt - killedAt,
-                   freshTokensAllowed: freshTokensAllowed, slotCrossCheck: slotCrossCheck)
+                   freshTokensAllowed: freshTokensAllowed, gateLogs: gateLogs, slotCrossCheck: slotCrossCheck)
     }
 }
 

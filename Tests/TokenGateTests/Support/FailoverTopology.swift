@@ -25,6 +25,8 @@ protocol FailoverTopology: AnyObject, Sendable {
     /// Starts the killed server again (same port, same options, no data) and
     /// waits until it replicates the new primary.
     func restartVictimAsReplica() throws
+    /// Who is primary of whom now, for a failure's message.
+    func describe() -> String
     func remove()
 }
 
@@ -84,6 +86,14 @@ final class SentinelFailoverTopology: FailoverTopology, @unchecked Sendable {
     }
 
     func waitUntilPrimed() throws {
+        do {
+            try waitUntilBothReplicasAreKnown()
+        } catch {
+            throw RedisServerError(description: "\(error); Redis now: \(describe())")
+        }
+    }
+
+    private func waitUntilBothReplicasAreKnown() throws {
         try Integration.waitUntil("every sentinel names one primary, both replicas replicate it, and every sentinel lists both as healthy replicas", seconds: 60) {
             let primary = try currentPrimaryPort()
             let replicaPorts = servers.map(\.port).filter { $0 != primary }
@@ -140,6 +150,15 @@ final class SentinelFailoverTopology: FailoverTopology, @unchecked Sendable {
 
     func wasOnVictim(slot: Int) -> Bool { true }
 
+    func describe() -> String {
+        let named = group.sentinels.map { (try? group.primaryPort(accordingTo: $0)).flatMap { $0 }.map(String.init) ?? "?" }
+        let servers = servers.map { server -> String in
+            let fields = (try? FailoverSettings.replication(port: server.port)) ?? [:]
+            return "\(server.port) \(fields["role"] ?? "down") replicas \(fields["connected_slaves"] ?? "-") of \(fields["master_port"] ?? "-") link \(fields["master_link_status"] ?? "-")"
+        }
+        return "sentinels name \(named); " + servers.joined(separator: "; ")
+    }
+
     func restartVictimAsReplica() throws {
         let victim = lock.withLock { victimPort }
         guard let server = servers.first(where: { $0.port == victim }) else { return }
@@ -167,6 +186,7 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
         cluster = try RedisClusterGroup(primaries: 3, replicasEach: 2, nodeTimeoutMilliseconds: 1000)
         do {
             try FailoverSettings.apply(to: cluster.nodes.map(\.port))
+            try Self.keepReplicasInPlace(cluster.nodes.map(\.port))
         } catch {
             cluster.remove()
             throw error
@@ -174,6 +194,15 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
     }
 
     var url: String { cluster.url }
+
+    /// No replica migration: a shard left without a replica for a moment
+    /// (its primary killed, the replica promoted) would otherwise take one from
+    /// another shard, and the next repetition's victim could have one replica.
+    static func keepReplicasInPlace(_ ports: [Int]) throws {
+        for port in ports {
+            try Integration.redisCLI(["-p", String(port), "CONFIG", "SET", "cluster-allow-replica-migration", "no"])
+        }
+    }
 
     /// One line of `CLUSTER NODES`.
     struct Node {
@@ -204,6 +233,14 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
     }
 
     func waitUntilPrimed() throws {
+        do {
+            try waitUntilEveryShardHasTwoReplicas()
+        } catch {
+            throw RedisServerError(description: "\(error); the cluster now: \(describe())")
+        }
+    }
+
+    private func waitUntilEveryShardHasTwoReplicas() throws {
         try Integration.waitUntil("every node sees three primaries with two replicas each in sync, and no node failing", seconds: 60) {
             for server in cluster.nodes {
                 let view = try nodes(accordingTo: server.port)
@@ -244,11 +281,16 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
         lock.withLock { victim.slots.contains { $0.contains(slot) } }
     }
 
+    func describe() -> String {
+        (try? Integration.redisCLI(["-p", String(cluster.nodes[1].port), "CLUSTER", "NODES"])) ?? "CLUSTER NODES did not answer"
+    }
+
     func restartVictimAsReplica() throws {
         let port = lock.withLock { victim.port }
         guard let server = cluster.node(port: port) else { return }
         try server.restart()
         try FailoverSettings.apply(to: [port])
+        try Self.keepReplicasInPlace([port])
         try Integration.waitUntil("the old primary replicates the promoted replica", seconds: 40) {
             let fields = try FailoverSettings.replication(port: port)
             return fields["role"] == "slave" && fields["master_link_status"] == "up"
