@@ -66,6 +66,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // RedisClient is a Service: run() until cancelled or shut down gracefully.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
@@ -73,7 +75,9 @@ let package = Package(
             dependencies: ["EntitlementTokensRedis", "RedisRESP", "IntegrationSupport",
                            // EmbeddedChannel and time advanced by hand, for the connection's state machine.
                            .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "NIOEmbedded", package: "swift-nio")]
+                           .product(name: "NIOEmbedded", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         // What integration tests share: a throw-away redis-server on a free
         // loopback port, and the skip-or-require convention.

@@ -1,5 +1,6 @@
-internal import NIOCore
+public import NIOCore
 internal import NIOPosix
+public import ServiceLifecycle
 internal import NIOSSL
 public import RedisRESP
 internal import Synchronization
@@ -27,10 +28,16 @@ public final class RedisClient: Sendable {
     }
 
     /// Connections open lazily, on the first request, on NIO's shared event loops.
-    public init(configuration: RedisClientConfiguration) throws(RedisClientError) {
+    public convenience init(configuration: RedisClientConfiguration) throws(RedisClientError) {
+        try self.init(configuration: configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+    }
+
+    /// Connections open lazily, on the first request, on `eventLoopGroup`'s
+    /// loops (a server passes its own, so Redis replies arrive on the loops
+    /// that serve its requests).
+    public init(configuration: RedisClientConfiguration, eventLoopGroup group: any EventLoopGroup) throws(RedisClientError) {
         try configuration.validate()
         self.configuration = configuration
-        let group = MultiThreadedEventLoopGroup.singleton
         let budget = OutstandingBudget(maxRequests: configuration.maxOutstandingRequests,
                                        maxBytes: configuration.maxOutstandingBytes)
         self.budget = budget
@@ -132,5 +139,17 @@ public final class RedisClient: Sendable {
         let topology = try await router.topology(before: deadline)
         let ranges = topology.ranges
         return topology.primaries.map { primary in (primary, ranges.filter { $0.primary == primary }.map(\.slots)) }
+    }
+}
+
+/// The client as a swift-service-lifecycle `Service`: put it in the
+/// application's `ServiceGroup` and its connections close when the group
+/// shuts down gracefully or is cancelled. Requests work before `run()` and
+/// fail with `shutDown` after it returns.
+extension RedisClient: Service {
+    public func run() async throws {
+        // Returns on graceful shutdown; throws CancellationError when cancelled: both end here.
+        try? await gracefulShutdown()
+        await shutdown()
     }
 }

@@ -5,38 +5,55 @@ internal import RedisRESP
 /// Equality is on the code, so callers and tests match the cause without
 /// depending on wording. The message never holds a password.
 public struct RedisClientError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Stable codes: their raw values appear in logs and metrics and never change meaning.
-    public enum Code: String, Sendable, Hashable, CaseIterable {
+    /// Stable codes: their raw values appear in logs and metrics and never
+    /// change meaning. A struct, not an enum (like the library's
+    /// `TokenError.Code` and postgres-nio's `PSQLError.Code`), so a newer
+    /// client can add a code without breaking a caller's `switch`: match the
+    /// codes you handle and keep a `default`.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code's stable name, as logs print it (`"timedOut"`).
+        public let rawValue: String
+
+        /// A code by its raw value, including one a newer client gives.
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
         /// The `redis://` / `rediss://` URL does not parse.
-        case invalidURL
+        public static let invalidURL = Code(rawValue: "invalidURL")
         /// A setting is out of range, or the CA file cannot be read.
-        case invalidConfiguration
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
         /// No connection: refused, unreachable, name not resolved, connect timed out.
-        case connectionFailed
+        public static let connectionFailed = Code(rawValue: "connectionFailed")
         /// The TLS handshake failed (untrusted certificate, wrong name…).
-        case tlsFailed
+        public static let tlsFailed = Code(rawValue: "tlsFailed")
         /// `AUTH` was refused (wrong user or password), or the server wants one and none was given.
-        case authenticationFailed
+        public static let authenticationFailed = Code(rawValue: "authenticationFailed")
         /// `SELECT` was refused (no such database).
-        case databaseSelectionFailed
+        public static let databaseSelectionFailed = Code(rawValue: "databaseSelectionFailed")
         /// No answer within the operation's deadline.
-        case timedOut
+        public static let timedOut = Code(rawValue: "timedOut")
         /// Too many requests or bytes already awaiting an answer: refused at once rather than queued.
-        case overloaded
+        public static let overloaded = Code(rawValue: "overloaded")
         /// The connection closed before the answer came.
-        case connectionClosed
+        public static let connectionClosed = Code(rawValue: "connectionClosed")
         /// The server answered with an error (`OOM`, `READONLY`, `NOPERM`…).
-        case errorReply
+        public static let errorReply = Code(rawValue: "errorReply")
         /// The server's bytes are not RESP2, or break a limit.
-        case protocolError
+        public static let protocolError = Code(rawValue: "protocolError")
         /// A well-formed answer this command never gives.
-        case unexpectedReply
+        public static let unexpectedReply = Code(rawValue: "unexpectedReply")
         /// The client was shut down.
-        case shutDown
+        public static let shutDown = Code(rawValue: "shutDown")
         /// `replicated` durability: no replica acknowledged the write in time (`WAIT` answered 0).
-        case notReplicated
+        public static let notReplicated = Code(rawValue: "notReplicated")
         /// The caller's task was cancelled before the answer came: its deadline is the one deadline.
-        case cancelled
+        public static let cancelled = Code(rawValue: "cancelled")
+
+        /// Every code this version of the client gives.
+        public static let allCases: [Code] = [.invalidURL, .invalidConfiguration, .connectionFailed, .tlsFailed, .authenticationFailed, .databaseSelectionFailed, .timedOut, .overloaded, .connectionClosed, .errorReply, .protocolError, .unexpectedReply, .shutDown, .notReplicated, .cancelled]
     }
 
     public let code: Code
