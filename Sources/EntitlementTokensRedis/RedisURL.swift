@@ -46,7 +46,9 @@ public struct RedisSentinelSettings: Sendable, Hashable {
 /// redis-cluster://[[user]:password@]host[:port][,host[:port]…][?params]
 /// ```
 ///
-/// The user and password in the authority are the data nodes'. Parameters:
+/// The user and password in the authority are the data nodes'; a lone
+/// `name@` is the password (Lettuce's form), or the user when
+/// `password-file=` gives the password. Parameters:
 /// `password-file=` (the data nodes' password, read from a file),
 /// `sentinel-password-file=`, `sentinel-user=`, `sentinel-password=` (the
 /// sentinels' login; inline only for the library, the gate takes files),
