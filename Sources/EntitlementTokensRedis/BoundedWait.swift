@@ -23,7 +23,7 @@ extension EventLoopFuture where Value: Sendable {
         } catch let error as RedisClientError {
             throw error
         } catch {
-            throw RedisClientError(.connectionFailed, "\(context): \(error)")
+            throw RedisClientError(.connectionFailed, "\(context): \(ConnectFailureWords.describe(error))")
         }
     }
 }

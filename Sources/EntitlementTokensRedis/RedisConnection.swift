@@ -100,7 +100,7 @@ final class RedisConnection: Sendable {
             }
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
             .flatMapErrorThrowing { error in
-                throw RedisClientError(.connectionFailed, "cannot connect to \(endpoint): \(error)")
+                throw RedisClientError(.connectionFailed, "cannot connect to \(endpoint): \(ConnectFailureWords.describe(error))")
             }
             .flatMap { channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -105,7 +105,7 @@ final class RedisNodePool: Sendable {
         } catch let error as RedisClientError {
             throw error
         } catch {
-            throw RedisClientError(.connectionClosed, "\(endpoint): \(error)")
+            throw RedisClientError(.connectionClosed, "\(endpoint): \(ConnectFailureWords.describe(error))")
         }
     }
 
@@ -209,7 +209,7 @@ final class RedisNodePool: Sendable {
                 state.slots[index] = Slot(connection: .open(connection), consecutiveFailures: 0)
             case .failure(let error):
                 let failure = (error as? RedisClientError)
-                    ?? RedisClientError(.connectionFailed, "cannot connect to \(endpoint): \(error)")
+                    ?? RedisClientError(.connectionFailed, "cannot connect to \(endpoint): \(ConnectFailureWords.describe(error))")
                 let failures = state.slots[index].consecutiveFailures + 1
                 state.slots[index] = Slot(connection: .waiting(retryAt: .now() + reconnectDelay(afterFailures: failures),
                                                                failure: failure),

@@ -104,7 +104,18 @@ struct FleetTests {
                 }
                 let red = eventually(within: 5) { try RawHTTP.get(port: gate.port, "/readyz").status == 503 }
                 #expect(red.held, "readiness still green \(red.after) s after Redis stopped")
-                #expect(try RawHTTP.get(port: gate.port, "/readyz").body.contains("redis"))
+                // SPEC §9 "Operators": /readyz names the store and the cause in
+                // plain words, never SwiftNIO's types; the header that travels
+                // toward the player names no internal address at all.
+                let readiness = try RawHTTP.get(port: gate.port, "/readyz").body
+                #expect(readiness.contains("redis") && readiness.contains("127.0.0.1:\(redis.port)"), "\(readiness)")
+                #expect(readiness.contains("connection refused"), "\(readiness)")
+                #expect(!readiness.contains("NIO") && !readiness.contains("SingleConnectionFailure"), "\(readiness)")
+                let refusal = try RawHTTP.get(port: gate.port, "/v1/auth-request",
+                                              headers: [("X-Original-URI", "/a?token=\(try FleetLoad.mediaTokenForms()[1])")])
+                let header = try #require(refusal["X-Token-Reason"]).removingPercentEncoding ?? ""
+                #expect(refusal.status == 503 && header.contains("replay store did not answer"), "\(header)")
+                #expect(!header.contains("\(redis.port)") && !header.contains("127.0.0.1") && !header.contains("NIO"), "\(header)")
                 // Authorization tokens never touch the replay store.
                 let authorization = try client.get("/v1/auth-request",
                                                    headers: [("X-Original-URI", "/a?token=\(Self.authorizationToken())")])

@@ -49,4 +49,14 @@ struct GateDecision: Sendable {
     var tokenID: String?
     /// The `kind` label of the verdict metric.
     var kindLabel: String
+
+    /// The reason as `X-Token-Reason` carries it. A replay store that cannot
+    /// answer is named with its address and cause in the log and `/readyz`
+    /// only: a header travels toward the player (SPEC §9, "Operators").
+    var headerReason: String {
+        status == .verdict(.replayCheckUnavailable) ? Self.storeUnavailableReason : reason
+    }
+
+    static let storeUnavailableReason =
+        "the one-time-use check could not be made: the replay store did not answer (the gate's log and /readyz say why)"
 }

@@ -140,7 +140,7 @@ struct GateResponder: HTTPResponder {
         headers[Header.status] = answer.status.rawValue
         headers[.cacheControl] = "no-store"
         // For the proxy's access log; every shipped site keeps it from clients.
-        headers[Header.reason] = HeaderValue.encode(answer.reason, maximumBytes: HeaderValue.maximumReasonBytes)
+        headers[Header.reason] = HeaderValue.encode(answer.headerReason, maximumBytes: HeaderValue.maximumReasonBytes)
         if let allowance = answer.allowance {
             headers[Header.kind] = allowance.kind
             headers[Header.requestor] = allowance.requestor
