@@ -65,7 +65,12 @@ final class SentinelRouter: Sendable {
         let pool = try await primaryPool(before: deadline)
         do {
             let reply = try await pool.send(encoded: command, deadline: deadline, afterReply: afterReply)
-            if case .error(let message) = reply, message.starts(with: "READONLY".utf8) {
+            // READONLY: the node is a replica now. NOREPLICAS: a primary that
+            // lost its replicas, which is also what a demoted or partitioned
+            // old primary says while the sentinels name another: both ask the
+            // sentinels again (one discovery at a time); the same answer keeps the node.
+            if case .error(let message) = reply,
+               message.starts(with: "READONLY".utf8) || message.starts(with: "NOREPLICAS".utf8) {
                 rediscover(after: pool)
             }
             return reply
