@@ -133,7 +133,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenInspectTests",
-            dependencies: ["tokeninspect", "EntitlementTokens"],
+            dependencies: ["tokeninspect", "EntitlementTokens", "IntegrationSupport"],
             exclude: ["Golden"]
         ),
         .testTarget(
