@@ -85,18 +85,26 @@ struct ReportEndpoints: Sendable {
 
     /// The body, bounded, cut into records by the library's splitter.
     static func records(_ request: Request) async throws(Failure) -> [TokenRecord] {
+        try await records(from: body(request).readableBytesView)
+    }
+
+    /// The body, read whole up to ``maximumBodyBytes``.
+    static func body(_ request: Request) async throws(Failure) -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
             throw .tooLarge("the body is \(length) bytes; at most \(maximumBodyBytes) are read")
         }
         var request = request
-        let body: ByteBuffer
         do {
-            body = try await request.collectBody(upTo: maximumBodyBytes)
+            return try await request.collectBody(upTo: maximumBodyBytes)
         } catch {
             throw .tooLarge("the body is over \(maximumBodyBytes) bytes")
         }
+    }
+
+    /// `bytes` cut into records by the library's splitter, at most ``maximumRecords``.
+    static func records(from bytes: some Collection<UInt8>) throws(Failure) -> [TokenRecord] {
         var splitter = RecordSplitter()
-        var records = splitter.feed(body.readableBytesView)
+        var records = splitter.feed(bytes)
         records += splitter.finish()
         guard !records.isEmpty else { throw .badRequest("the body holds no token") }
         guard records.count <= maximumRecords else {
