@@ -18,4 +18,5 @@
 #include <openssl/provider.h>
 #include <openssl/rand.h>
 #include <openssl/params.h>
+#include <openssl/hmac.h>
 #endif

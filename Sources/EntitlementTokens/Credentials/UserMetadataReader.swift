@@ -11,6 +11,24 @@ extension UserMetadata {
         try self.init(try JSONValue.readObject(Array(document), limits: JSONDocumentLimits(configuration: configuration)))
     }
 
+    /// Reads user metadata in any pasted form (SPEC §13): what the credential
+    /// detection unwraps (raw, quoted, in a URL or JSON body, white space, a BOM),
+    /// and Base64 or Base64url of the whole document.
+    public init(pasted input: [UInt8], configuration: DecoderConfiguration = .default) throws(TokenError) {
+        switch CredentialDetection.detect(input, asking: .userMetadata, configuration: configuration) {
+        case .userMetadata(let document, _):
+            try self.init(json: document, configuration: configuration)
+        case .refused(let error):
+            let trimmed = input.filter { !$0.isASCIIWhitespace }
+            guard trimmed.first != UInt8(ascii: "{"), trimmed.count <= configuration.maxRecordBytes,
+                  let decoded = try? Base64.decode(trimmed, whitespace: .lineBreaks).bytes,
+                  decoded.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "{") else { throw error }
+            try self.init(json: decoded, configuration: configuration)
+        default:
+            try self.init(json: input, configuration: configuration)
+        }
+    }
+
     /// Reads user metadata from a JSON value already read.
     public init(_ document: JSONValue) throws(TokenError) {
         guard case .object(let members) = document else {
