@@ -72,4 +72,12 @@ replayed=$(media --session-guid once-only)
   echo "$replayed"                                                        # 11 VALID_TOKEN (first use)
   echo "$replayed"                                                        # 12 TOKEN_REPLAYED
 } > "$out/invalid.txt"
-echo "wrote $(ls $out)"
+
+# SPEC §13 credentials: a software statement (RS256, kid sample-1) issued at the
+# same instant, valid for a year; its JWKS verifies it as well as the PEM keys do.
+mkdir -p Samples/credentials
+"$bin" mint software-statement --key "$keys/test-rsa2048.pem" --kid sample-1 --issue-time "$issued" --ttl 365d \
+  --software-id 6b1c1c2e-sample-app --software-version 1.0.0 --iss auth.example.test --sub TNT \
+  --aud https://api.auth.example.test/o/client/register --jti sample-statement-1 \
+  --jwks-out Samples/credentials/sample-1.jwks > Samples/credentials/software-statement.jwt
+echo "wrote $(ls $out) and $(ls Samples/credentials)"
