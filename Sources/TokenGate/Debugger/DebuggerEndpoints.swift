@@ -98,6 +98,13 @@ struct DebuggerEndpoints: MountedRoutes {
             case .tooLarge(let reason): return Self.error(.contentTooLarge, reason)
             }
         }
+        let askedKind: CredentialKind?
+        do throws(ReportEndpoints.Failure) {
+            askedKind = try DebuggerCredentials.kind(named: request.uri.queryParameters.get("kind"))
+        } catch {
+            if case .badRequest(let reason) = error { return Self.error(.badRequest, reason) }
+            return Self.error(.badRequest, "kind")
+        }
         let pastedRing: KeyRing?
         do throws(PastedKey.Refused) {
             pastedRing = try input.key.flatMap(PastedKey.ring(from:))
@@ -111,30 +118,51 @@ struct DebuggerEndpoints: MountedRoutes {
         let verifier = TokenVerifier(signature: keys.signature, policy: policy)
         // The pasted key's own verifier: that ring alone, never the gate's.
         let pastedVerifier = pastedRing.map { TokenVerifier(signature: .trustedKeys($0), policy: policy) }
-        var reports: [TokenReport] = []
+        let credentials = DebuggerCredentials(
+            kind: askedKind,
+            verifier: Self.statementVerifier(keys.signature.ring, expectations: expectations, now: now),
+            pastedVerifier: pastedRing.map { Self.statementVerifier($0, expectations: expectations, now: now) })
+        var reports: [String] = []
+        var errorXML: [String] = []
         var pastedChecks: [String] = []
         reports.reserveCapacity(input.records.count)
+        let decoder = TokenDecoder()
+        var encoded: [String] = []
         for (index, record) in input.records.enumerated() {
+            let candidate = ReportEndpoints.credentialCandidate(record, in: input.text, recordCount: input.records.count)
+            encoded.append(JSONText.quoted(String(decoding: candidate, as: UTF8.self)))
+            if let credential = credentials.report(record, candidate: candidate, input: index + 1) {
+                reports.append(String(decoding: credential.json, as: UTF8.self))
+                errorXML.append("null")
+                if let check = credential.pastedKey { pastedChecks.append(check) }
+                continue
+            }
             let verdict = await verifier.verify(record, expecting: expectations.request)
-            reports.append(TokenReport(input: index + 1, source: "pasted", line: record.line, verdict: verdict))
+            let report = TokenReport(input: index + 1, source: "pasted", line: record.line, verdict: verdict)
+            reports.append(String(decoding: report.json(showDecodedXML: true), as: UTF8.self))
+            errorXML.append(Self.errorXML(report, record: record, decoder: decoder))
             if let pastedVerifier {
                 pastedChecks.append(await PastedKeyCheck.json(gateVerdict: verdict, pasted: pastedVerifier, expecting: expectations.request))
             }
         }
         var body = Array("{\"now\":\"\(now.iso8601)\"".utf8)
         if let unit = expectations.nowEpochUnit { body += Array(",\"nowReadAs\":\(JSONText.quoted(unit.rawValue))".utf8) }
-        body += Array(",\"reports\":".utf8)
-        body += TokenReport.jsonArray(reports, showDecodedXML: true)
-        let decoder = TokenDecoder()
-        body += Self.jsonArray(",\"errorXML\":", reports.indices.map { Self.errorXML(reports[$0], record: input.records[$0], decoder: decoder) })
+        body += Self.jsonArray(",\"reports\":", reports)
+        body += Self.jsonArray(",\"errorXML\":", errorXML)
         // What each record was as pasted: the page shows it beside the decoded report.
-        body += Self.jsonArray(",\"encoded\":", input.records.map { JSONText.quoted(String(decoding: $0.bytes, as: UTF8.self)) })
+        body += Self.jsonArray(",\"encoded\":", encoded)
         if let pastedRing {
             body += Self.jsonArray(",\"pastedKeys\":", pastedRing.keys.map { JSONText.quoted($0.description) })
             body += Self.jsonArray(",\"pastedKey\":", pastedChecks)
         }
         body += Array("}\n".utf8)
         return DebuggerHeaders.response(.ok, contentType: "application/json", bytes: body)
+    }
+
+    /// A software statement verifier of `ring`'s keys (those a JWS can use), with the page's leeway and "now".
+    static func statementVerifier(_ ring: KeyRing?, expectations: DebuggerExpectations, now: TokenTimestamp) -> SoftwareStatementVerifier {
+        let keys = (ring?.keys ?? []).compactMap { try? JWSVerificationKey($0) }
+        return SoftwareStatementVerifier(keys: keys, leewayMilliseconds: expectations.leewayMilliseconds, clock: { now })
     }
 
     /// `member` then a JSON array of already-encoded values.
@@ -169,5 +197,13 @@ struct DebuggerEndpoints: MountedRoutes {
     static func error(_ status: HTTPResponse.Status, _ reason: String, field: String? = nil) -> Response {
         let fieldMember = field.map { ",\"field\":\(JSONText.quoted($0))" } ?? ""
         return DebuggerHeaders.response(status, contentType: "application/json", "{\"error\":\(JSONText.quoted(reason))\(fieldMember)}\n")
+    }
+}
+
+extension SignatureRequirement {
+    /// The trusted keys, when the requirement is a ring.
+    var ring: KeyRing? {
+        if case .trustedKeys(let ring) = self { return ring }
+        return nil
     }
 }

@@ -11,6 +11,8 @@ struct DebuggerInput: Sendable {
     static let partNames = ["input", "key"]
 
     var records: [TokenRecord]
+    /// The pasted text the records were cut from.
+    var text: [UInt8]
     /// The `key` part's bytes, as sent (``PastedKey`` reads them).
     var key: [UInt8]?
 
@@ -23,7 +25,8 @@ struct DebuggerInput: Sendable {
         }
         let body = try await ReportEndpoints.body(request)
         guard let boundary else {
-            records = try ReportEndpoints.records(from: body.readableBytesView)
+            text = Array(body.readableBytesView)
+            records = try ReportEndpoints.records(from: text)
             key = nil
             return
         }
@@ -34,6 +37,7 @@ struct DebuggerInput: Sendable {
             throw .badRequest(error.reason)
         }
         guard let input = form.content("input") else { throw .badRequest("the multipart body has no 'input' part (the tokens)") }
+        text = input
         records = try ReportEndpoints.records(from: input)
         key = form.content("key")
     }
