@@ -9,6 +9,17 @@ struct CredentialOptions: ParsableArguments {
         "Read every INPUT as this credential: software-statement, signed-requestor-id or user-metadata. (default: detected; tokens and credentials are told apart by their form)",
         valueName: "KIND"))
     var kind: CredentialKindArgument?
+
+    @Option(help: ArgumentHelp(
+        "The digest of a signed requestor ID's RSA PKCS#1 v1.5 signature: sha256, or sha1 for old registrations.",
+        valueName: "DIGEST"))
+    var digest: RequestorIDDigestArgument = .sha256
+}
+
+enum RequestorIDDigestArgument: String, ExpressibleByArgument, CaseIterable {
+    case sha256, sha1
+
+    var value: RequestorIDDigest { RequestorIDDigest(rawValue: rawValue)! }
 }
 
 enum CredentialKindArgument: String, ExpressibleByArgument, CaseIterable {

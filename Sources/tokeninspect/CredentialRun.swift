@@ -137,6 +137,8 @@ struct CredentialRun {
     var records: [Records]
     var kind: CredentialKind?
     var verifier: SoftwareStatementVerifier?
+    var requestorIDVerifier: SignedRequestorIDVerifier? = nil
+    var requestor: String? = nil
     var format: OutputFormat
     var decoderConfiguration: DecoderConfiguration
     var now: TokenTimestamp
@@ -155,7 +157,8 @@ struct CredentialRun {
                 index += 1
                 let detected = CredentialDetection.detect(record.bytes, asking: kind, configuration: decoderConfiguration)
                 let report = CredentialReport.make(detected, input: index, source: input.source.name, line: record.line,
-                                                   verifier: verifier, configuration: decoderConfiguration)
+                                                   verifier: verifier, configuration: decoderConfiguration,
+                                                   requestorIDVerifier: requestorIDVerifier, requestor: requestor)
                 reports.append(report)
                 switch format {
                 case .text: output.write(report.text(TextReportOptions(style: style, now: now, detailed: detailed)))
@@ -192,7 +195,8 @@ enum CredentialDispatch {
     /// `verifying`: `verify` (keys required unless `insecureSkipSignature`); else
     /// `inspect` (verifies only when keys are given).
     static func run(input: InputOptions, keys: KeyOptions, kind: CredentialKind?, verifying: Bool,
-                    insecureSkipSignature: Bool = false, detailed: Bool, configuration: DecoderConfiguration) throws -> Outcome {
+                    insecureSkipSignature: Bool = false, detailed: Bool, configuration: DecoderConfiguration,
+                    requestor: String? = nil, digest: RequestorIDDigest = .sha256) throws -> Outcome {
         let errors = OutputStream.standardError
         let sources = try input.sources()
         let peeked: (credentials: [CredentialRun.Records]?, tokenSources: [InputSource], mixed: Bool)
@@ -219,8 +223,27 @@ enum CredentialDispatch {
             verifier = try keys.statementVerifier(now: now, leewayMilliseconds: leeway, configuration: configuration)
         }
         _ = verifying
-        let run = CredentialRun(records: credentials, kind: kind, verifier: verifier, format: input.format,
+        var requestorIDVerifier: SignedRequestorIDVerifier?
+        if requestor != nil, !keys.keys.isEmpty {
+            // The same --key files through the token ring (JWKS files hold no RSA key for this);
+            // its notices were already written for the statement verifier.
+            let ringPaths = keys.keys.filter { !KeyOptions.holdsJSON($0) }
+            let options = KeyLoadingOptions(allowsInsecureKeySizes: keys.allowInsecureKeys)
+            do {
+                if !ringPaths.isEmpty {
+                    requestorIDVerifier = SignedRequestorIDVerifier(ring: try KeyRing.load(paths: ringPaths, options: options, now: now),
+                                                                    digest: digest)
+                }
+            } catch {
+                errors.write("tokeninspect: error: \(error.message)\n")
+                errors.flush()
+                return .finished(2)
+            }
+        }
+        var run = CredentialRun(records: credentials, kind: kind, verifier: verifier, format: input.format,
                                 decoderConfiguration: configuration, now: now, detailed: detailed, color: input.color)
+        run.requestorIDVerifier = requestorIDVerifier
+        run.requestor = requestor
         return .finished(run.run())
     }
 }

@@ -82,7 +82,8 @@ struct VerifyCommand: ParsableCommand {
         let sources: [InputSource]
         switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind?.value, verifying: true,
                                           insecureSkipSignature: insecureSkipSignature, detailed: false,
-                                          configuration: input.decoderConfiguration()) {
+                                          configuration: input.decoderConfiguration(),
+                                          requestor: requestor, digest: credentials.digest.value) {
         case .finished(let status):
             if status != 0 { throw ExitCode(status) }
             return

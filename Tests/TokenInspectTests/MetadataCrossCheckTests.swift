@@ -151,3 +151,35 @@ struct MetadataCrossCheckTests {
         #expect(notMetadata.status == 1 && notMetadata.stdout.hasPrefix("INVALID_TOKEN_FORMAT"))
     }
 }
+
+/// `verify --kind signed-requestor-id` (SPEC §13): signatures made by `openssl dgst`
+/// verify against the certificate and the expected requestor, the digest selectable.
+@Suite("Signed requestor IDs on the command line")
+struct SignedRequestorIDCLITests {
+    static func opensslSignature(_ requestor: String, digest: String) throws -> String {
+        let result = try CLI.run([], shell: ["/bin/sh", "-c",
+            "printf '%s' '\(requestor)' | openssl dgst -\(digest) -sign Samples/keys/test-rsa2048.pem | base64 -w0"])
+        try #require(result.status == 0, "\(result.stderr)")
+        return result.stdout
+    }
+
+    @Test("valid with the right requestor and digest; INVALID_SIGNATURE otherwise, naming the other digest; shown, not verified, without a requestor")
+    func verify() throws {
+        let sha256 = try Self.opensslSignature("TNT", digest: "sha256")
+        let sha1 = try Self.opensslSignature("TNT", digest: "sha1")
+        let base = ["verify", "--kind", "signed-requestor-id", "--key", "Samples/keys/test-rsa2048-cert.pem"]
+        let valid = try CLI.run(base + ["--requestor", "TNT", sha256])
+        #expect(valid.status == 0 && valid.stdout.contains("VALID_TOKEN"), "\(valid.stdout)\(valid.stderr)")
+        let wrongRequestor = try CLI.run(base + ["--requestor", "TBS", sha256])
+        #expect(wrongRequestor.status == 1 && wrongRequestor.stdout.contains("INVALID_SIGNATURE"))
+        let validSHA1 = try CLI.run(base + ["--requestor", "TNT", "--digest", "sha1", sha1])
+        #expect(validSHA1.status == 0, "\(validSHA1.stdout)")
+        let sha1AsDefault = try CLI.run(base + ["--requestor", "TNT", sha1])
+        #expect(sha1AsDefault.status == 1 && sha1AsDefault.stdout.contains("--digest sha1"))
+        let otherKey = try CLI.run(["verify", "--kind", "signed-requestor-id", "--key", "Samples/keys/test-untrusted-rsa2048.pem",
+                                    "--requestor", "TNT", sha256])
+        #expect(otherKey.status != 0)
+        let shown = try CLI.run(["inspect", "--kind", "signed-requestor-id", sha256])
+        #expect(shown.status == 0 && shown.stdout.contains("not verified"))
+    }
+}

@@ -17,6 +17,8 @@ public struct CredentialReport: Sendable {
     public let content: Content
     /// The software statement's verdict, when keys were given (or checking was skipped, insecurely).
     public let statementVerdict: SoftwareStatementVerdict?
+    /// The signed requestor ID's verdict, when keys and a requestor were given.
+    public let requestorIDVerdict: SignedRequestorIDVerdict?
 
     public enum Content: Sendable {
         case softwareStatement(SoftwareStatement)
@@ -26,7 +28,7 @@ public struct CredentialReport: Sendable {
     }
 
     public init(input: Int, source: String, line: Int, kind: CredentialKind?, warnings: [String], content: Content,
-                statementVerdict: SoftwareStatementVerdict? = nil) {
+                statementVerdict: SoftwareStatementVerdict? = nil, requestorIDVerdict: SignedRequestorIDVerdict? = nil) {
         self.input = input
         self.source = source
         self.line = line
@@ -34,12 +36,14 @@ public struct CredentialReport: Sendable {
         self.warnings = warnings
         self.content = content
         self.statementVerdict = statementVerdict
+        self.requestorIDVerdict = requestorIDVerdict
     }
 
     /// Decodes (and, with `verifier`, verifies) what ``CredentialDetection`` found.
     /// A token or a JWKS is not a credential: it is reported as `unrecognizedCredential`.
     public static func make(_ detected: DetectedCredential, input: Int, source: String, line: Int,
-                            verifier: SoftwareStatementVerifier?, configuration: DecoderConfiguration = .default) -> CredentialReport {
+                            verifier: SoftwareStatementVerifier?, configuration: DecoderConfiguration = .default,
+                            requestorIDVerifier: SignedRequestorIDVerifier? = nil, requestor: String? = nil) -> CredentialReport {
         func report(_ content: Content, _ steps: [String], verdict: SoftwareStatementVerdict? = nil) -> CredentialReport {
             CredentialReport(input: input, source: source, line: line, kind: detected.kind, warnings: steps, content: content,
                              statementVerdict: verdict)
@@ -55,7 +59,11 @@ public struct CredentialReport: Sendable {
             return report(.softwareStatement(statement), steps, verdict: verifier?.verify(statement))
         case .signedRequestorID(let base64, let steps):
             do {
-                return report(.signedRequestorID(try SignedRequestorID(base64: base64)), steps)
+                let id = try SignedRequestorID(base64: base64, requestor: requestor)
+                // Without a requestor it is shown, not verified (SPEC §13).
+                let verdict = requestor == nil ? nil : requestorIDVerifier?.verify(id)
+                return CredentialReport(input: input, source: source, line: line, kind: detected.kind, warnings: steps,
+                                        content: .signedRequestorID(id), requestorIDVerdict: verdict)
             } catch {
                 return report(.error(error), steps)
             }
@@ -80,6 +88,7 @@ public struct CredentialReport: Sendable {
     /// decode; nil for a credential decoded and not judged.
     public var status: VerificationStatus? {
         if let statementVerdict { return statementVerdict.status }
+        if let requestorIDVerdict { return requestorIDVerdict.status }
         if case .error = content { return .invalidTokenFormat }
         return nil
     }
@@ -87,6 +96,7 @@ public struct CredentialReport: Sendable {
     /// For people; may quote input (escape it before a terminal or a log).
     public var reason: String {
         if let statementVerdict { return statementVerdict.reason }
+        if let requestorIDVerdict { return requestorIDVerdict.reason }
         switch content {
         case .error(let error): return error.description
         case .softwareStatement: return "decoded; signature not checked (no key given)"
