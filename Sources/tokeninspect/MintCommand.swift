@@ -10,9 +10,11 @@ struct MintCommand: ParsableCommand {
             tokeninspect mint [token] --key <PRIVATE_PEM> --requestor <ID> --resource <ID> [<options>]
             tokeninspect mint [token] --kind authentication --key <PRIVATE_PEM> --requestor <ID> [<options>]
             tokeninspect mint software-statement --key <PRIVATE_PEM> [--kid <KID>] [--claim <NAME=VALUE> ...] [<options>]
+            tokeninspect mint signed-requestor-id --key <PRIVATE_KEY> --requestor <ID> [--digest sha1]
+            tokeninspect mint metadata [--encrypt-to <PUBLIC_PEM>] --data <NAME=VALUE> ... [--encrypt <NAME> ...]
             """,
         discussion: "Without a subcommand, mint issues a token (mint token).",
-        subcommands: [MintTokenCommand.self, MintSoftwareStatementCommand.self],
+        subcommands: [MintTokenCommand.self, MintSoftwareStatementCommand.self, MintSignedRequestorIDCommand.self, MintMetadataCommand.self],
         defaultSubcommand: MintTokenCommand.self
     )
 }

@@ -183,3 +183,29 @@ struct SignedRequestorIDCLITests {
         #expect(shown.status == 0 && shown.stdout.contains("not verified"))
     }
 }
+
+/// `mint signed-requestor-id` and `mint metadata` make what `verify` and `metadata` accept.
+@Suite("Minting signed requestor IDs and user metadata")
+struct MintCredentialsCLITests {
+    @Test("a minted signed requestor ID verifies (sha256, sha1); minted metadata decrypts member by member")
+    func roundTrips() throws {
+        for digest in ["sha256", "sha1"] {
+            let minted = try CLI.run(["mint", "signed-requestor-id", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT", "--digest", digest])
+            #expect(minted.status == 0, "\(minted.stderr)")
+            let id = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let verified = try CLI.run(["verify", "--kind", "signed-requestor-id", "--key", "Samples/keys/test-rsa2048-cert.pem",
+                                        "--requestor", "TNT", "--digest", digest, id])
+            #expect(verified.status == 0, "\(verified.stdout)")
+        }
+        for scheme in ["rsa-pkcs1", "rsa-oaep", "rsa-oaep-256", "jwe-rsa1_5-a128cbc-hs256", "jwe-rsa-oaep-a256cbc-hs512", "jwe-rsa-oaep-256-a128gcm"] {
+            let minted = try CLI.run(["mint", "metadata", "--encrypt-to", "Samples/keys/test-rsa2048-cert.pem", "--scheme", scheme,
+                                      "--updated", "1334243471", "--data", "zip=[\"10001\"]", "--data", "userID=u-7", "--encrypt", "userID"])
+            #expect(minted.status == 0, "\(minted.stderr)")
+            let shown = try CLI.run(["metadata", "--decrypt-key", "Samples/keys/test-rsa2048.pem", "--format", "json", "-"], stdin: minted.stdout)
+            #expect(shown.status == 0, "\(scheme): \(shown.stdout)")
+            #expect(shown.stdout.contains(#""name":"userID""#) && shown.stdout.contains(#""value":"u-7""#), "\(scheme)")
+        }
+        let unknown = try CLI.run(["mint", "metadata", "--data", "a=1", "--encrypt", "b"])
+        #expect(unknown.status == 64)
+    }
+}
