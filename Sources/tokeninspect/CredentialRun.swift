@@ -71,7 +71,12 @@ struct CredentialRun {
 
     /// True when the whole input, or its first non-blank line, is a credential.
     private static func isCredential(_ bytes: [UInt8], kind: CredentialKind?, configuration: DecoderConfiguration) -> Bool {
-        if CredentialDetection.detect(bytes, asking: kind, configuration: configuration).kind != nil { return true }
+        switch CredentialDetection.detect(bytes, asking: kind, configuration: configuration) {
+        case .softwareStatement, .signedRequestorID, .userMetadata: return true
+        // A document of two kinds is refused as a credential, never read as a token.
+        case .refused: return true
+        case .token, .keySet: break
+        }
         guard let first = lines(of: bytes).first else { return false }
         return CredentialDetection.detect(first.bytes, asking: kind, configuration: configuration).kind == .softwareStatement
     }
@@ -79,8 +84,10 @@ struct CredentialRun {
     /// The whole input as one record, or — when it is not one credential but its
     /// first line is a software statement — one record per non-blank line.
     private static func records(of bytes: [UInt8], kind: CredentialKind?, configuration: DecoderConfiguration) -> [(line: Int, bytes: [UInt8])] {
-        if CredentialDetection.detect(bytes, asking: kind, configuration: configuration).kind != nil {
-            return [(1, bytes)]
+        switch CredentialDetection.detect(bytes, asking: kind, configuration: configuration) {
+        case .softwareStatement, .signedRequestorID, .userMetadata: return [(1, bytes)]
+        case .refused(let error) where error.code == .ambiguousCredential: return [(1, bytes)]
+        case .token, .keySet, .refused: break
         }
         let split = lines(of: bytes)
         if split.count > 1, let first = split.first,
