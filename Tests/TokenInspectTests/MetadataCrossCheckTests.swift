@@ -209,3 +209,18 @@ struct MintCredentialsCLITests {
         #expect(unknown.status == 64)
     }
 }
+
+/// The §13 samples Samples/README.md describes give the verdicts it names.
+@Suite("Samples: signed requestor ID and user metadata")
+struct CredentialSamplesTests {
+    @Test("the signed requestor ID verifies for TNT only; the metadata's encrypted values decrypt")
+    func samples() throws {
+        let id = ["verify", "--kind", "signed-requestor-id", "--key", "Samples/keys/trusted", "@Samples/credentials/signed-requestor-id.txt"]
+        #expect(try CLI.run(id + ["--requestor", "TNT"]).status == 0)
+        #expect(try CLI.run(id + ["--requestor", "CNN"]).status == 1)
+        let metadata = try CLI.run(["metadata", "--decrypt-key", "Samples/keys/test-rsa2048.pem", "@Samples/credentials/user-metadata.json"])
+        #expect(metadata.status == 0, "\(metadata.stderr)")
+        #expect(metadata.stdout.contains("decrypted (JWE RSA-OAEP-256 + A256GCM): 'household-3456'"))
+        #expect(metadata.stdout.contains("decrypted (JWE RSA-OAEP-256 + A256GCM): 'user-42'"))
+    }
+}
