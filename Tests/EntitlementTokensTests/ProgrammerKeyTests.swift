@@ -161,3 +161,24 @@ struct SignedRequestorIDVerificationTests {
         #expect(verifier.verify(tampered).status == .invalidSignature)
     }
 }
+
+/// A `.p12` in a key directory is skipped with a warning (SPEC §13): it holds a private key.
+@Suite("PKCS#12 in a key directory")
+struct PKCS12KeyDirectoryTests {
+    typealias F = SignatureFixtures
+
+    @Test("skipped with a notice naming PKCS#12; the directory's public key still loads; given as --key it is refused")
+    func skipped() throws {
+        let directory = try F.temporaryDirectory()
+        defer { F.removeTemporary(directory) }
+        let p12 = directory.appendingPathComponent("programmer.p12").path
+        let made = try F.openssl(["pkcs12", "-export", "-inkey", F.path("test-rsa2048.pem"), "-in", F.path("test-rsa2048-cert.pem"),
+                                  "-passout", "pass:x", "-out", p12])
+        try #require(made.status == 0, "\(made.errorText)")
+        try F.write(F.bytes("test-rsa2048.pub.pem"), to: directory.appendingPathComponent("trusted.pem"))
+        let ring = try KeyRing.load(paths: [directory.path])
+        #expect(ring.keys.count == 1)
+        #expect(ring.notices.contains { $0.code == .privateKeySkipped && $0.message.contains("PKCS#12") }, "\(ring.notices)")
+        #expect(throws: KeyError(code: .unsupportedFormat, source: p12, message: "")) { try KeyRing.load(paths: [p12]) }
+    }
+}
