@@ -140,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenInspectTests",
-            dependencies: ["tokeninspect", "EntitlementTokens"],
+            dependencies: ["tokeninspect", "EntitlementTokens", "IntegrationSupport"],
             exclude: ["Golden"]
         ),
         .testTarget(

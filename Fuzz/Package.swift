@@ -8,7 +8,7 @@ import PackageDescription
 
 // FuzzRESP reads EntitlementTokensRedis's NIO-free RESP decoder (RedisRESP);
 // FuzzTopology its readings of sentinel, ROLE, redirection and cluster replies.
-let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology"]
+let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata"]
 
 let package = Package(
     name: "tokeninspect-fuzz",

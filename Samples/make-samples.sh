@@ -72,4 +72,20 @@ replayed=$(media --session-guid once-only)
   echo "$replayed"                                                        # 11 VALID_TOKEN (first use)
   echo "$replayed"                                                        # 12 TOKEN_REPLAYED
 } > "$out/invalid.txt"
-echo "wrote $(ls $out)"
+
+# SPEC §13 credentials: a software statement (RS256, kid sample-1) issued at the
+# same instant, valid for a year; its JWKS verifies it as well as the PEM keys do.
+mkdir -p Samples/credentials
+"$bin" mint software-statement --key "$keys/test-rsa2048.pem" --kid sample-1 --issue-time "$issued" --ttl 365d \
+  --software-id 6b1c1c2e-sample-app --software-version 1.0.0 --iss auth.example.test --sub TNT \
+  --aud https://api.auth.example.test/o/client/register --jti sample-statement-1 \
+  --jwks-out Samples/credentials/sample-1.jwks > Samples/credentials/software-statement.jwt
+# A signed requestor ID for requestor TNT (PKCS#1 v1.5 with SHA-256, deterministic),
+# and user metadata whose householdID and userID are encrypted to the test key's
+# certificate (JWE RSA-OAEP-256 + A256GCM: new ciphertext on every run).
+"$bin" mint signed-requestor-id --key "$keys/test-rsa2048.pem" --requestor TNT > Samples/credentials/signed-requestor-id.txt
+"$bin" mint metadata --encrypt-to "$keys/test-rsa2048-cert.pem" --updated 1768478400 \
+  --data 'zip=["10001","10002"]' --data householdID=household-3456 \
+  --data 'maxRating={"MPAA":"PG-13","VCHIP":"TV-14"}' --data userID=user-42 \
+  --data 'channelID=["TNT","CNN"]' --encrypt householdID --encrypt userID > Samples/credentials/user-metadata.json
+echo "wrote $(ls $out) and $(ls Samples/credentials)"

@@ -173,13 +173,13 @@ _tokeninspect() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    inspect|verify|mint|help)
+    inspect|verify|mint|metadata|help)
         # Offer subcommand argument completions
         "_tokeninspect_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'inspect verify mint help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'inspect verify mint metadata help' -- "${cur}"))
         ;;
     esac
 }
@@ -188,7 +188,7 @@ _tokeninspect_inspect() {
     repeating_flags=()
     non_repeating_flags=(--show-signed-bytes --allow-insecure-keys --rsa-pss --list-keys --repair-plus --version -h --help)
     repeating_options=(--param --key)
-    non_repeating_options=(--format --color --now --leeway --jobs --emit)
+    non_repeating_options=(--format --color --now --leeway --jobs --kind --digest --emit)
     __tokeninspect_offer_flags_options -1
 
     # Offer option value completions
@@ -217,6 +217,14 @@ _tokeninspect_inspect() {
     '--jobs')
         return
         ;;
+    '--kind')
+        __tokeninspect_add_completions -W 'software-statement'$'\n''signed-requestor-id'$'\n''user-metadata'
+        return
+        ;;
+    '--digest')
+        __tokeninspect_add_completions -W 'sha256'$'\n''sha1'
+        return
+        ;;
     '--emit')
         __tokeninspect_add_completions -W 'report'$'\n''xml'
         return
@@ -236,7 +244,7 @@ _tokeninspect_verify() {
     repeating_flags=()
     non_repeating_flags=(--show-signed-bytes --allow-insecure-keys --rsa-pss --list-keys --reject-replays --insecure-skip-signature --version -h --help)
     repeating_options=(--param --key --mvpd)
-    non_repeating_options=(--format --color --now --leeway --resource --requestor --fingerprint --device-id --jobs)
+    non_repeating_options=(--format --color --now --leeway --resource --requestor --fingerprint --device-id --jobs --kind --digest)
     __tokeninspect_offer_flags_options -1
 
     # Offer option value completions
@@ -280,6 +288,14 @@ _tokeninspect_verify() {
     '--jobs')
         return
         ;;
+    '--kind')
+        __tokeninspect_add_completions -W 'software-statement'$'\n''signed-requestor-id'$'\n''user-metadata'
+        return
+        ;;
+    '--digest')
+        __tokeninspect_add_completions -W 'sha256'$'\n''sha1'
+        return
+        ;;
     esac
 
     # Offer positional completions
@@ -292,6 +308,29 @@ _tokeninspect_verify() {
 }
 
 _tokeninspect_mint() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __tokeninspect_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    token|software-statement|signed-requestor-id|metadata)
+        # Offer subcommand argument completions
+        "_tokeninspect_mint_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'token software-statement signed-requestor-id metadata' -- "${cur}"))
+        ;;
+    esac
+}
+
+_tokeninspect_mint_token() {
     repeating_flags=()
     non_repeating_flags=(--allow-insecure-keys --closed-signature --pretty --version -h --help)
     repeating_options=(--field)
@@ -343,6 +382,135 @@ _tokeninspect_mint() {
         ;;
     '--encoding')
         __tokeninspect_add_completions -W 'raw'$'\n''base64'$'\n''base64url'
+        return
+        ;;
+    esac
+}
+
+_tokeninspect_mint_software-statement() {
+    repeating_flags=()
+    non_repeating_flags=(--allow-insecure-keys --version -h --help)
+    repeating_options=(--aud --claim)
+    non_repeating_options=(--key --kid --software-id --software-version --iss --sub --issue-time --ttl --jti --jwks-out)
+    __tokeninspect_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--key')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--kid')
+        return
+        ;;
+    '--software-id')
+        return
+        ;;
+    '--software-version')
+        return
+        ;;
+    '--iss')
+        return
+        ;;
+    '--sub')
+        return
+        ;;
+    '--aud')
+        return
+        ;;
+    '--issue-time')
+        return
+        ;;
+    '--ttl')
+        return
+        ;;
+    '--jti')
+        return
+        ;;
+    '--claim')
+        return
+        ;;
+    '--jwks-out')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    esac
+}
+
+_tokeninspect_mint_signed-requestor-id() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--key --key-password-file --requestor --digest)
+    __tokeninspect_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--key')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--key-password-file')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--requestor')
+        return
+        ;;
+    '--digest')
+        __tokeninspect_add_completions -W 'sha256'$'\n''sha1'
+        return
+        ;;
+    esac
+}
+
+_tokeninspect_mint_metadata() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=(--data --encrypt)
+    non_repeating_options=(--encrypt-to --updated --scheme)
+    __tokeninspect_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--encrypt-to')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--data')
+        return
+        ;;
+    '--encrypt')
+        return
+        ;;
+    '--updated')
+        return
+        ;;
+    '--scheme')
+        return
+        ;;
+    esac
+}
+
+_tokeninspect_metadata() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--decrypt-key --key-password-file --format)
+    __tokeninspect_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--decrypt-key')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--key-password-file')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--format')
+        __tokeninspect_add_completions -W 'text'$'\n''json'
         return
         ;;
     esac

@@ -12,4 +12,11 @@
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
 #include <openssl/objects.h>
+// PKCS#12 key files, legacy ciphers (RC2-40) through the `legacy` provider, and
+// randomness for minting encrypted metadata (SPEC §13).
+#include <openssl/pkcs12.h>
+#include <openssl/provider.h>
+#include <openssl/rand.h>
+#include <openssl/params.h>
+#include <openssl/hmac.h>
 #endif

@@ -10,6 +10,8 @@ enum InputSource: Sendable, Equatable {
     case literal(String, position: Int)
     case file(String)
     case standardInput
+    /// Stdin of which `bytes` were already read (to tell credentials from tokens): they come first.
+    case replayedStandardInput([UInt8])
 
     init(argument: String, position: Int) {
         if argument == "-" {
@@ -26,7 +28,7 @@ enum InputSource: Sendable, Equatable {
         switch self {
         case .literal(_, let position): "argument \(position)"
         case .file(let path): path
-        case .standardInput: "stdin"
+        case .standardInput, .replayedStandardInput: "stdin"
         }
     }
 
@@ -67,6 +69,9 @@ enum InputSource: Sendable, Equatable {
             }
             try Self.read(descriptor, name: path, into: &splitter, body)
         case .standardInput:
+            try Self.read(STDIN_FILENO, name: "stdin", into: &splitter, body)
+        case .replayedStandardInput(let bytes):
+            splitter.feed(bytes).forEach(body)
             try Self.read(STDIN_FILENO, name: "stdin", into: &splitter, body)
         }
     }

@@ -11,6 +11,7 @@ struct InspectCommand: ParsableCommand {
     @OptionGroup var input: InputOptions
     @OptionGroup var keys: KeyOptions
     @OptionGroup var jobs: JobOptions
+    @OptionGroup var credentials: CredentialOptions
 
     @Flag(help: "Read a Base64 token whose '+' arrived as a space (an unencoded query string) as if repaired, with a warning.")
     var repairPlus = false
@@ -32,6 +33,16 @@ struct InspectCommand: ParsableCommand {
             if status != 0 { throw ExitCode(status) }
             return
         }
+        // Software statements, signed requestor IDs and user metadata (SPEC §13) take their own run.
+        let sources: [InputSource]
+        switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind?.value, verifying: false,
+                                          detailed: true, configuration: configuration) {
+        case .finished(let status):
+            if status != 0 { throw ExitCode(status) }
+            return
+        case .tokens(let tokenSources):
+            sources = tokenSources
+        }
         keys.announceNow()
         let now = keys.nowTimestamp
         let verifier = try keys.keyRing().map { ring in
@@ -39,7 +50,7 @@ struct InspectCommand: ParsableCommand {
                           policy: VerificationPolicy(leewayMilliseconds: Int64(keys.leeway * 1000), clock: { now }),
                           decoderConfiguration: configuration)
         }
-        let run = TokenRun(mode: .inspect(verifier), inputs: try input.sources(), format: input.format, jobs: jobs.jobs,
+        let run = TokenRun(mode: .inspect(verifier), inputs: sources, format: input.format, jobs: jobs.jobs,
                            decoderConfiguration: configuration, now: now, showSignedBytes: input.showSignedBytes,
                            color: input.color)
         let status = run.run()

@@ -15,6 +15,6 @@ struct TokenInspect: ParsableCommand {
             failed, 2 nothing usable (unreadable file or key, no token found), 64 usage error.
             """,
         version: ProductVersion.version,
-        subcommands: [InspectCommand.self, VerifyCommand.self, MintCommand.self]
+        subcommands: [InspectCommand.self, VerifyCommand.self, MintCommand.self, MetadataCommand.self]
     )
 }

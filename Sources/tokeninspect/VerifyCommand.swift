@@ -37,6 +37,7 @@ struct VerifyCommand: ParsableCommand {
     var insecureSkipSignature = false
 
     @OptionGroup var jobs: JobOptions
+    @OptionGroup var credentials: CredentialOptions
 
     func validate() throws {
         if fingerprint != nil && deviceId != nil {
@@ -77,6 +78,18 @@ struct VerifyCommand: ParsableCommand {
             errors.flush()
             throw ExitCode(64)
         }
+        // Software statements, signed requestor IDs and user metadata (SPEC §13) take their own run.
+        let sources: [InputSource]
+        switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind?.value, verifying: true,
+                                          insecureSkipSignature: insecureSkipSignature, detailed: false,
+                                          configuration: input.decoderConfiguration(),
+                                          requestor: requestor, digest: credentials.digest.value) {
+        case .finished(let status):
+            if status != 0 { throw ExitCode(status) }
+            return
+        case .tokens(let tokenSources):
+            sources = tokenSources
+        }
         keys.announceNow()
         let now = keys.nowTimestamp
         let policy = VerificationPolicy(
@@ -92,7 +105,7 @@ struct VerifyCommand: ParsableCommand {
         let signature: SignatureRequirement = try keys.keyRing().map { .trustedKeys($0) } ?? .insecureSkipped
         let configuration = input.decoderConfiguration()
         let verifier = TokenVerifier(signature: signature, policy: policy, decoderConfiguration: configuration)
-        let run = TokenRun(mode: .verify(verifier, expectations), inputs: try input.sources(), format: input.format,
+        let run = TokenRun(mode: .verify(verifier, expectations), inputs: sources, format: input.format,
                            jobs: jobs.jobs, decoderConfiguration: configuration, now: now, showSignedBytes: input.showSignedBytes,
                            color: input.color)
         let status = run.run()

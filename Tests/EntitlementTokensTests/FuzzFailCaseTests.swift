@@ -45,7 +45,7 @@ struct FuzzFailCaseTests {
 
 /// The replay, run inside each exit test's child process.
 enum FailCaseReplay {
-    static let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology"]
+    static let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata"]
     static let fuzzDirectory: String = {
         var path = #filePath
         for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
@@ -75,6 +75,8 @@ enum FailCaseReplay {
         case "FuzzJSON": check = JSONOracle().check
         case "FuzzRESP": check = RESPOracle.check
         case "FuzzTopology": check = TopologyOracle.check
+        case "FuzzJWS": check = JWSOracle(keyDirectory: fuzzDirectory + "/../Samples/keys/trusted").check
+        case "FuzzMetadata": check = MetadataOracle(keyPath: fuzzDirectory + "/../Samples/keys/test-rsa2048.pem").check
         default: fatalError("unknown target \(target)")
         }
         for path in paths {

@@ -9,7 +9,9 @@ import Testing
 /// for a valid, an expired, a forged and a malformed token; hostile text shown
 /// as text with nothing run and no CSP violation; the fragment round-trip;
 /// nothing requested off the server's origin and nothing stored. A screenshot
-/// is written to `$TOKENINSPECT_TEST_ARTIFACTS` (default `.build/test-artifacts/`).
+/// is written to `$TOKENINSPECT_TEST_ARTIFACTS` (default `.build/test-artifacts/`);
+/// the pasted key, the summary lines, the side-by-side views and the README's
+/// screenshot are tested in `DebuggerPageLayoutTests`.
 @Suite(.serialized,
        .enabled(if: Browser.available, "chromium and chromedriver not installed (apt-get install chromium chromium-driver)"),
        .holdsMachineLock)
@@ -17,10 +19,12 @@ struct DebuggerBrowserTests {
     static let clock = GateFixtures.Clock()
 
     /// A debugger on a free loopback port, with the fixtures' keys and clock (a minute after their tokens' issue time).
-    func withDebugger(_ body: @Sendable (String, Browser) async throws -> Void) async throws {
+    /// `now`: the server's clock (the fixtures' by default; `TokenTimestamp.now` for the README's screenshot).
+    static func withDebugger(now: (@Sendable () -> TokenTimestamp)? = nil, _ body: @Sendable (String, Browser) async throws -> Void) async throws {
         let options = try DebuggerOptions.parse(["--key", GateFixtures.publicKey])
         let clock = Self.clock
-        let server = try DebuggerServer(configuration: DebuggerConfiguration(options), logger: LogCapture().logger, clock: { clock.read() })
+        let server = try DebuggerServer(configuration: DebuggerConfiguration(options), logger: LogCapture().logger,
+                                        clock: now ?? { clock.read() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: server.application(port: 0) { continuation.yield($0.localAddress?.port ?? 0) })],
@@ -43,9 +47,14 @@ struct DebuggerBrowserTests {
         }
     }
 
-    /// Pastes `text` and runs; waits for the page to render the answer.
-    static func paste(_ text: String, into browser: Browser) throws {
+    func withDebugger(_ body: @Sendable (String, Browser) async throws -> Void) async throws {
+        try await Self.withDebugger(body)
+    }
+
+    /// Pastes `text` (and `key` into the key box: "" empties it) and runs; waits for the page to render the answer.
+    static func paste(_ text: String, key: String? = nil, into browser: Browser) throws {
         let before = try browser.execute("return Number(document.getElementById('results').dataset.generation || 0);") as? Int ?? 0
+        if let key { try browser.execute("document.getElementById('key').value = arguments[0];", [key]) }
         try browser.execute("document.getElementById('input').value = arguments[0]; document.getElementById('run').click();", [text])
         let rendered = try browser.wait(for: """
             const results = document.getElementById('results');
@@ -84,8 +93,9 @@ struct DebuggerBrowserTests {
             let page = try await offloadedPage { () -> [String: Any] in
                 try browser.open(origin + "/debugger#resource=TNT")
                 try Self.paste(tokens.joined(separator: "\n"), into: browser)
+                try browser.execute("document.getElementById('expand').click();")
                 let shot = try browser.screenshot()
-                try shot.write(to: Self.artifactsDirectory().appendingPathComponent("debugger.png"))
+                try shot.write(to: Self.artifactsDirectory().appendingPathComponent("debugger-fixtures.png"))
                 return try browser.execute("""
                     const text = (root, selector) => { const node = root.querySelector(selector); return node ? node.textContent : null; };
                     const row = (root, part, field) => text(root, '.part-' + part + ' tr[data-field="' + field + '"] td');
@@ -103,9 +113,10 @@ struct DebuggerBrowserTests {
                         verifiedBy: row(report, 'signature', 'verified by'), form: row(report, 'signature', 'form'),
                         size: row(report, 'signature', 'size'),
                         signed: text(report, '.part-xml mark.signed'), xml: text(report, '.part-xml pre'),
-                        errorMark: text(report, '.part-error mark.error-mark'),
-                        errorMarkTitle: report.querySelector('.part-error mark.error-mark')?.title ?? null,
-                        errorLine: text(report, '.part-error .error-line'),
+                        errorMark: text(report, 'mark.error-mark'),
+                        errorMarkTitle: report.querySelector('mark.error-mark')?.title ?? null,
+                        errorMarkPane: report.querySelector('mark.error-mark')?.closest('.pane')?.classList[1] ?? null,
+                        errorLine: text(report, '.error-line'),
                         errorCode: row(report, 'error', 'code'),
                         skipped: [...report.querySelectorAll('.part-checks li.skipped')].map((item) => item.textContent),
                         ran: [...report.querySelectorAll('.part-checks li.ran')].map((item) => item.textContent),
@@ -149,11 +160,15 @@ struct DebuggerBrowserTests {
             #expect(broken["errorMark"] as? String == "<")
             #expect(broken["errorMarkTitle"] as? String == "line 6, column 1")
             #expect(broken["errorLine"] as? String == "    6 | <authToken>\n", "\(broken["errorLine"] ?? "")")
+            // Pasted as raw XML, the error is marked in what was pasted (the encoded pane) …
+            #expect(broken["errorMarkPane"] as? String == "pane-encoded")
             // The same XML pasted as Base64: the mark is in the XML it decoded to, at its own 2:1.
             #expect(brokenInBase64["errorCode"] as? String == "unterminatedTokenElement")
             #expect(brokenInBase64["errorMark"] as? String == "<")
             #expect(brokenInBase64["errorMarkTitle"] as? String == "line 2, column 1")
             #expect(brokenInBase64["errorLine"] as? String == "    2 | <authToken>\n", "\(brokenInBase64["errorLine"] ?? "")")
+            // … pasted as Base64, in the XML it decoded to (the decoded pane).
+            #expect(brokenInBase64["errorMarkPane"] as? String == "pane-decoded")
             #expect(page["stored"] as? Int == 0)
             #expect(page["href"] as? String == origin + "/debugger#resource=TNT")
         }

@@ -4,12 +4,13 @@ import Testing
 /// `--help` is part of the contract people read; a change to it must be deliberate.
 /// To accept a new help text: `UPDATE_GOLDEN=1 swift test --filter HelpTests`.
 @Suite struct HelpTests {
-    @Test(arguments: ["", "inspect", "verify", "mint"])
+    @Test(arguments: ["", "inspect", "verify", "mint", "mint token", "mint software-statement"])
     func helpMatchesItsGoldenText(subcommand: String) throws {
-        let arguments = subcommand.isEmpty ? ["--help"] : [subcommand, "--help"]
+        let arguments = subcommand.isEmpty ? ["--help"] : subcommand.split(separator: " ").map(String.init) + ["--help"]
         let result = try CLI.run(arguments)
         #expect(result.status == 0)
-        let golden = CLI.packageRoot.appendingPathComponent("Tests/TokenInspectTests/Golden/help-\(subcommand.isEmpty ? "main" : subcommand).txt")
+        let name = subcommand.isEmpty ? "main" : subcommand.replacingOccurrences(of: " ", with: "-")
+        let golden = CLI.packageRoot.appendingPathComponent("Tests/TokenInspectTests/Golden/help-\(name).txt")
         if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
             try result.stdout.write(to: golden, atomically: true, encoding: .utf8)
         }
@@ -29,9 +30,9 @@ import Testing
         return entries
     }
 
-    @Test(arguments: ["inspect", "verify", "mint"])
+    @Test(arguments: ["inspect", "verify", "mint", "mint token", "mint software-statement"])
     func defaultsAreWrittenOnceInUnitsPeopleUse(subcommand: String) throws {
-        let help = try CLI.run([subcommand, "--help"]).stdout
+        let help = try CLI.run(subcommand.split(separator: " ").map(String.init) + ["--help"]).stdout
         for entry in Self.entries(help) {
             #expect(entry.components(separatedBy: "default").count <= 2, "default written twice: \(entry)")
             #expect(!entry.contains("default: 30.0") && !entry.contains("default: 420000"), "\(entry)")

@@ -53,4 +53,20 @@ import Testing
         let forms = Set(objects.compactMap { ($0["signature"] as? [String: Any])?["form"] as? String })
         #expect(forms == ["legacy", "closed"])
     }
+
+    /// The software statement sample (SPEC §13) verifies with the trusted PEM keys
+    /// and with its JWKS, and expires when its README says.
+    @Test(arguments: ["Samples/keys/trusted", "Samples/credentials/sample-1.jwks"])
+    func theSoftwareStatementSampleVerifies(key: String) throws {
+        let statement = "@Samples/credentials/software-statement.jwt"
+        let valid = try CLI.run(["verify", "--format", "jsonl", "--key", key, "--now", "2026-01-15T12:03:00Z", statement])
+        let object = try #require(try CLI.jsonLines(valid.stdout).first)
+        #expect(object["status"] as? String == "VALID_TOKEN", "\(object["reason"] ?? valid.stderr)")
+        #expect(object["kind"] as? String == "software-statement")
+        #expect(object["keyID"] as? String == "sample-1")
+        #expect(valid.status == 0)
+        let expired = try CLI.run(["verify", "--format", "jsonl", "--key", key, "--now", "2027-02-01T00:00:00Z", statement])
+        #expect(try CLI.jsonLines(expired.stdout).first?["status"] as? String == "TOKEN_EXPIRED")
+        #expect(expired.status == 1)
+    }
 }

@@ -146,7 +146,7 @@ struct TransportDecoder: Sendable {
         return Payload(xml: xml, form: form, warnings: warnings)
     }
 
-    private static func base64Error(_ failure: Base64.Failure, assumed: String, offsetBase: Int?) -> TokenError {
+    static func base64Error(_ failure: Base64.Failure, assumed: String, offsetBase: Int?) -> TokenError {
         let location = offsetBase.map { SourceLocation(byteOffset: $0 + failure.offset) }
         let position = offsetBase.map { "byte \($0 + failure.offset)" } ?? "decoded byte \(failure.offset)"
         switch failure.reason {

@@ -8,12 +8,16 @@ import HummingbirdCore
 /// - `GET /debugger`, `/debugger/debugger.js`, `/debugger/debugger.css`,
 ///   `/debugger/favicon.svg`: the page, compiled into the binary (nothing to
 ///   install beside it);
-/// - `POST /debugger/report`: the tokens of the body verified against the
-///   page's expectations (``DebuggerExpectations``), answered as
-///   `{"now": ISO 8601, "reports": [SPEC §6 objects with decodedXML],
-///   "errorXML": [per report, the decoded XML its format error points into,
-///   or null]}` — so the page can mark an error inside a token that arrived
-///   Base64- or percent-encoded;
+/// - `POST /debugger/report`: the tokens of the body (``DebuggerInput``: text,
+///   or `multipart/form-data` with `input` and a pasted public `key`)
+///   verified against the page's expectations (``DebuggerExpectations``),
+///   answered as `{"now": ISO 8601, "nowReadAs"?: epoch unit,
+///   "reports": [SPEC §6 objects with decodedXML], "errorXML": [per report,
+///   the decoded XML its format error points into, or null], "encoded": [per
+///   report, the record as pasted]}` — so the page can mark an error inside a
+///   token that arrived Base64- or percent-encoded, and show what was pasted
+///   beside what it decoded to — plus, with a pasted key, `"pastedKeys"` and
+///   `"pastedKey"` (per report, ``PastedKeyCheck``);
 /// - `POST /debugger/csp-report`, `GET /debugger/csp-reports`: the browser's
 ///   Content-Security-Policy violation reports, kept (bounded) so a test or a
 ///   curious engineer can see that nothing was blocked.
@@ -85,35 +89,92 @@ struct DebuggerEndpoints: MountedRoutes {
         } catch {
             return Self.error(.badRequest, error.reason)
         }
-        let records: [TokenRecord]
+        let input: DebuggerInput
         do throws(ReportEndpoints.Failure) {
-            records = try await ReportEndpoints.records(request)
+            input = try await DebuggerInput(request)
         } catch {
             switch error {
             case .badRequest(let reason): return Self.error(.badRequest, reason)
             case .tooLarge(let reason): return Self.error(.contentTooLarge, reason)
             }
         }
+        let askedKind: CredentialKind?
+        do throws(ReportEndpoints.Failure) {
+            askedKind = try DebuggerCredentials.kind(named: request.uri.queryParameters.get("kind"))
+        } catch {
+            if case .badRequest(let reason) = error { return Self.error(.badRequest, reason) }
+            return Self.error(.badRequest, "kind")
+        }
+        let pastedRing: KeyRing?
+        do throws(PastedKey.Refused) {
+            pastedRing = try input.key.flatMap(PastedKey.ring(from:))
+        } catch {
+            return Self.error(.badRequest, "pasted key: \(error.reason)", field: "key")
+        }
         let now = expectations.now ?? clock()
         // Built per request from the keys in force: the page chooses the
         // requestor, MVPDs, leeway and "now"; no replay store, no cache.
-        let verifier = TokenVerifier(signature: keys.signature, policy: expectations.policy(now: now))
-        var reports: [TokenReport] = []
-        reports.reserveCapacity(records.count)
-        for (index, record) in records.enumerated() {
-            let verdict = await verifier.verify(record, expecting: expectations.request)
-            reports.append(TokenReport(input: index + 1, source: "pasted", line: record.line, verdict: verdict))
-        }
-        var body = Array("{\"now\":\"\(now.iso8601)\",\"reports\":".utf8)
-        body += TokenReport.jsonArray(reports, showDecodedXML: true)
-        body += Array(",\"errorXML\":[".utf8)
+        let policy = expectations.policy(now: now)
+        let verifier = TokenVerifier(signature: keys.signature, policy: policy)
+        // The pasted key's own verifier: that ring alone, never the gate's.
+        let pastedVerifier = pastedRing.map { TokenVerifier(signature: .trustedKeys($0), policy: policy) }
+        let credentials = DebuggerCredentials(
+            kind: askedKind,
+            verifier: Self.statementVerifier(keys.signature.ring, expectations: expectations, now: now),
+            pastedVerifier: pastedRing.map { Self.statementVerifier($0, expectations: expectations, now: now) })
+        var reports: [String] = []
+        var errorXML: [String] = []
+        var pastedChecks: [String] = []
+        reports.reserveCapacity(input.records.count)
         let decoder = TokenDecoder()
-        for (index, report) in reports.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
-            body += Array(Self.errorXML(report, record: records[index], decoder: decoder).utf8)
+        var encoded: [String] = []
+        for (index, record) in input.records.enumerated() {
+            let candidate = ReportEndpoints.credentialCandidate(record, in: input.text, recordCount: input.records.count)
+            encoded.append(JSONText.quoted(String(decoding: candidate, as: UTF8.self)))
+            if let credential = credentials.report(record, candidate: candidate, input: index + 1) {
+                reports.append(String(decoding: credential.json, as: UTF8.self))
+                errorXML.append("null")
+                if let check = credential.pastedKey { pastedChecks.append(check) }
+                continue
+            }
+            let verdict = await verifier.verify(record, expecting: expectations.request)
+            let report = TokenReport(input: index + 1, source: "pasted", line: record.line, verdict: verdict)
+            reports.append(String(decoding: report.json(showDecodedXML: true), as: UTF8.self))
+            errorXML.append(Self.errorXML(report, record: record, decoder: decoder))
+            if let pastedVerifier {
+                pastedChecks.append(await PastedKeyCheck.json(gateVerdict: verdict, pasted: pastedVerifier, expecting: expectations.request))
+            }
         }
-        body += Array("]}\n".utf8)
+        var body = Array("{\"now\":\"\(now.iso8601)\"".utf8)
+        if let unit = expectations.nowEpochUnit { body += Array(",\"nowReadAs\":\(JSONText.quoted(unit.rawValue))".utf8) }
+        body += Self.jsonArray(",\"reports\":", reports)
+        body += Self.jsonArray(",\"errorXML\":", errorXML)
+        // What each record was as pasted: the page shows it beside the decoded report.
+        body += Self.jsonArray(",\"encoded\":", encoded)
+        if let pastedRing {
+            body += Self.jsonArray(",\"pastedKeys\":", pastedRing.keys.map { JSONText.quoted($0.description) })
+            body += Self.jsonArray(",\"pastedKey\":", pastedChecks)
+        }
+        body += Array("}\n".utf8)
         return DebuggerHeaders.response(.ok, contentType: "application/json", bytes: body)
+    }
+
+    /// A software statement verifier of `ring`'s keys (those a JWS can use), with the page's leeway and "now".
+    static func statementVerifier(_ ring: KeyRing?, expectations: DebuggerExpectations, now: TokenTimestamp) -> SoftwareStatementVerifier {
+        let keys = (ring?.keys ?? []).compactMap { try? JWSVerificationKey($0) }
+        return SoftwareStatementVerifier(keys: keys, leewayMilliseconds: expectations.leewayMilliseconds, clock: { now })
+    }
+
+    /// `member` then a JSON array of already-encoded values.
+    private static func jsonArray(_ member: String, _ values: [String]) -> [UInt8] {
+        var bytes = Array(member.utf8)
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += Array(value.utf8)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return bytes
     }
 
     /// The decoded XML a format error of a later stage than transport points
@@ -132,7 +193,17 @@ struct DebuggerEndpoints: MountedRoutes {
         return Response(status: .noContent, headers: DebuggerHeaders.fields(contentType: "text/plain; charset=utf-8"))
     }
 
-    static func error(_ status: HTTPResponse.Status, _ reason: String) -> Response {
-        DebuggerHeaders.response(status, contentType: "application/json", "{\"error\":\(JSONText.quoted(reason))}\n")
+    /// `{"error": reason}`, with `"field"` naming the page's input it is about (`key`), when one is.
+    static func error(_ status: HTTPResponse.Status, _ reason: String, field: String? = nil) -> Response {
+        let fieldMember = field.map { ",\"field\":\(JSONText.quoted($0))" } ?? ""
+        return DebuggerHeaders.response(status, contentType: "application/json", "{\"error\":\(JSONText.quoted(reason))\(fieldMember)}\n")
+    }
+}
+
+extension SignatureRequirement {
+    /// The trusted keys, when the requirement is a ring.
+    var ring: KeyRing? {
+        if case .trustedKeys(let ring) = self { return ring }
+        return nil
     }
 }

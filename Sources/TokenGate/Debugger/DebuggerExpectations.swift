@@ -18,6 +18,9 @@ struct DebuggerExpectations: Sendable {
     var leewayMilliseconds: Int64
     /// nil: the server's clock at the time of the request.
     var now: TokenTimestamp?
+    /// How an epoch "now" was read (seconds or milliseconds, by its digits),
+    /// for the page to say as the CLI's note does; nil for a date or no "now".
+    var nowEpochUnit: TokenDateParser.EpochUnit?
 
     static let defaultLeewayMilliseconds: Int64 = 30_000
 
@@ -51,12 +54,13 @@ struct DebuggerExpectations: Sendable {
         }
         if let text = value("now") {
             do {
-                now = try TokenDateParser.parseNow(text).timestamp
+                (now, nowEpochUnit) = try TokenDateParser.parseNow(text)
             } catch {
                 throw Invalid(reason: "now: \(error)")
             }
         } else {
             now = nil
+            nowEpochUnit = nil
         }
     }
 

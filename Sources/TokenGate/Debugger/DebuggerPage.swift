@@ -20,18 +20,35 @@ enum DebuggerPage {
     </header>
     <main>
       <section id="paste">
-        <label for="input">Paste a token, a URL or query string that carries one, a REST response, wrapped Base64, or several tokens (one per line).</label>
-        <textarea id="input" rows="8" spellcheck="false" autocomplete="off" autocapitalize="off"></textarea>
+        <div id="inputs">
+          <div>
+            <label for="input">Paste a token, a URL or query string that carries one, a REST response, wrapped Base64, several tokens (one per line), or a software statement, signed requestor ID or user metadata.</label>
+            <textarea id="input" rows="8" spellcheck="false" autocomplete="off" autocapitalize="off"></textarea>
+          </div>
+          <div>
+            <label for="key">Public key (PEM), optional: checks the signature for this report only; never trusted by this gate, never kept.</label>
+            <textarea id="key" rows="8" spellcheck="false" autocomplete="off" autocapitalize="off" placeholder="-----BEGIN PUBLIC KEY-----"></textarea>
+            <p id="key-state" data-state="none" role="status"></p>
+          </div>
+        </div>
         <fieldset id="expectations">
           <legend>Check against (optional; kept in the link after #)</legend>
           <label>resource <input id="resource" type="text" spellcheck="false" autocomplete="off"></label>
           <label>requestor <input id="requestor" type="text" spellcheck="false" autocomplete="off"></label>
           <label>MVPDs <input id="mvpd" type="text" spellcheck="false" autocomplete="off" placeholder="comma-separated"></label>
           <label>device id <input id="device" type="text" spellcheck="false" autocomplete="off"></label>
-          <label>now <input id="now" type="text" spellcheck="false" autocomplete="off" placeholder="ISO 8601 or epoch ms; empty: the server's clock"></label>
+          <label>now <input id="now" type="text" spellcheck="false" autocomplete="off" placeholder="ISO 8601, a token's date, or epoch s/ms; empty: the server's clock"></label>
           <label>leeway (s) <input id="leeway" type="text" inputmode="decimal" autocomplete="off" placeholder="30"></label>
+          <label>read as <select id="kind">
+            <option value="">detected: a token or a credential</option>
+            <option value="software-statement">software statement (JWT)</option>
+            <option value="signed-requestor-id">signed requestor ID (bare Base64)</option>
+            <option value="user-metadata">user metadata</option>
+          </select></label>
         </fieldset>
         <button id="run" type="button">Inspect</button>
+        <button id="expand" type="button">Expand all</button>
+        <button id="collapse" type="button">Collapse all</button>
         <span id="state" role="status"></span>
       </section>
       <section id="results" data-state="idle" aria-live="polite"></section>

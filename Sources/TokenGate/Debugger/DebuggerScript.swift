@@ -173,13 +173,30 @@ enum DebuggerScript {
         return excerpt;
       }
 
-      function renderReport(report, nowIso, inputLines, errorXML) {
-        const element = node('section', 'report');
-        element.dataset.input = report.input;
-        element.dataset.status = report.status || 'NOT_VERIFIED';
-        const banner = node('div', 'banner' + (report.status === 'VALID_TOKEN' ? ' valid' : report.status ? '' : ' unverified'));
-        banner.append(node('span', 'status', report.status || 'NOT VERIFIED'), node('span', 'reason', report.reason));
+      // The verdict as shown: the gate's, or — when only a pasted key verifies the
+      // signature — what the pasted key says, never as VALID_TOKEN (SPEC §12).
+      function shownVerdict(report, pasted) {
+        if (pasted && pasted.signedByPastedKey) {
+          const signedOnly = pasted.status === 'SIGNED_BY_PASTED_KEY';
+          return { status: signedOnly ? 'SIGNED BY THE PASTED KEY' : pasted.status + ' (pasted key)', reason: pasted.reason,
+                   className: 'pasted', short: signedOnly ? 'PASTED KEY ONLY' : pasted.status + ' (pasted key)' };
+        }
+        const status = report.status || 'NOT VERIFIED';
+        return { status, reason: report.reason, short: status,
+                 className: report.status === 'VALID_TOKEN' ? 'valid' : report.status ? 'invalid' : 'unverified' };
+      }
+
+      function renderDecoded(report, nowIso, errorXML, pasted, position, inputLines) {
+        const element = node('div', 'pane pane-decoded');
+        element.append(node('h2', 'pane-title', 'Decoded'));
+        const verdict = shownVerdict(report, pasted);
+        const banner = node('div', 'banner ' + verdict.className);
+        banner.append(node('span', 'status', verdict.status), node('span', 'reason', verdict.reason));
+        if (pasted && pasted.signedByPastedKey) {
+          banner.append(node('span', 'gate-verdict', 'this gate: ' + report.status + ' — ' + report.reason));
+        }
         element.append(banner);
+        if (pasted && pasted.tried && !pasted.signedByPastedKey) element.append(node('p', 'note pasted-note', 'pasted key: ' + pasted.reason));
 
         section(element, 'Token', 'token', table('token', [
           ['token', '#' + report.input + ', from line ' + report.line + ' of the input'],
@@ -212,7 +229,9 @@ enum DebuggerScript {
           section(element, 'Signature', 'signature', table('signature', [
             ['form', signature.form], ['placement', signature.placement],
             ['size', signature.bytes === null ? 'not Base64' : signature.bytes + ' bytes (' + signatureShape(signature.bytes) + ')'],
-            ['verified by', report.verifiedBy || 'no trusted key'], ['value', signature.value],
+            ['verified by', report.verifiedBy || 'no trusted key'],
+            ['pasted key', pasted && pasted.signedByPastedKey ? pasted.key + ' — not trusted by this gate' : null],
+            ['value', signature.value],
           ]));
         }
         if (report.decodedXML) {
@@ -229,9 +248,8 @@ enum DebuggerScript {
           const where = error.line !== null ? 'line ' + error.line + ', column ' + error.column
             : error.offset !== null ? 'byte ' + error.offset : null;
           const content = [table('error', [['code', error.code], ['stage', error.stage], ['message', error.message], ['at', where]])];
-          const position = errorPosition(report, inputLines);
           if (position) {
-            content.push(errorExcerpt(position, inputLines));
+            content.push(node('p', 'note', 'marked in what was pasted, on the left'));
           } else if (typeof errorXML === 'string' && error.line !== null && error.column !== null) {
             // The token arrived encoded (Base64, percent-encoded, in JSON): mark the XML it decoded to.
             content.push(node('p', 'note', 'in the XML the token decoded to:'));
@@ -263,6 +281,186 @@ enum DebuggerScript {
         return element;
       }
 
+      // The credentials of SPEC §13, reported by the library's CredentialReport.
+      const credentialKinds = ['software-statement', 'signed-requestor-id', 'user-metadata'];
+      const isCredential = (report) => credentialKinds.includes(report.kind) || (report.header !== undefined);
+
+      // A JSON value as text: strings as they are, everything else as JSON.
+      const jsonText = (value) => typeof value === 'string' ? value : JSON.stringify(value);
+
+      function memberTable(name, object, encrypted) {
+        return table(name, Object.entries(object || {}).map(([key, value]) => [key,
+          encrypted && encrypted.includes(key) ? 'encrypted (not decrypted here: the debugger takes no private key): ' + jsonText(value) : jsonText(value),
+          encrypted && encrypted.includes(key) ? 'encrypted' : null]));
+      }
+
+      function renderCredentialDecoded(report, nowIso, pasted) {
+        const element = node('div', 'pane pane-decoded');
+        element.append(node('h2', 'pane-title', 'Decoded'));
+        const verdict = shownVerdict(report, pasted);
+        const banner = node('div', 'banner ' + (report.status ? verdict.className : 'unverified'));
+        banner.append(node('span', 'status', report.status ? verdict.status : 'DECODED (not verified)'), node('span', 'reason', verdict.reason));
+        if (pasted && pasted.signedByPastedKey) {
+          banner.append(node('span', 'gate-verdict', 'this gate: ' + report.status + ' — ' + report.reason));
+        }
+        element.append(banner);
+        section(element, 'Credential', 'token', table('token', [
+          ['credential', '#' + report.input + ', from line ' + report.line + ' of the input'], ['kind', report.kind],
+        ]));
+        if (report.header) {
+          section(element, 'Header', 'header', memberTable('header', report.header));
+          section(element, 'Claims', 'claims', memberTable('claims', report.claims));
+          section(element, 'Times (now ' + nowIso + ')', 'times', table('times', [
+            ['issued (iat)', timeValue(report.issuedAt, nowIso)], ['not before (nbf)', timeValue(report.notBefore, nowIso)],
+            ['expires (exp)', report.expiresAt ? timeValue(report.expiresAt, nowIso) : 'none: the statement does not expire'],
+          ]));
+          let status;
+          if (report.verifiedBy) status = 'verified by a key this gate trusts: ' + report.verifiedBy;
+          else if (pasted && pasted.signedByPastedKey) status = 'signed by the pasted key — not trusted by this gate: ' + pasted.key;
+          else status = 'not verified: ' + (pasted && pasted.tried ? pasted.reason : report.reason);
+          section(element, 'Signature', 'signature', table('signature', [
+            ['alg', report.algorithm], ['kid', report.keyID], ['size', report.signature ? report.signature.bytes + ' bytes' : null],
+            ['status', status], ['value', report.signature ? report.signature.value : null],
+          ]));
+        }
+        if (report.signedRequestorID) {
+          const id = report.signedRequestorID;
+          section(element, 'Signed requestor ID', 'requestor-id', table('requestor-id', [
+            ['requestor', id.requestor || 'not given: shown, not verified'], ['size', id.bytes + ' bytes'], ['value', id.value],
+          ]));
+        }
+        if (report.metadata) {
+          const data = report.metadata.data;
+          section(element, 'User metadata (updated ' + (report.updated || 'never') + ')', 'metadata',
+            memberTable('metadata', data && typeof data === 'object' && !Array.isArray(data) ? data : {}, report.encrypted || []));
+          const others = Object.fromEntries(Object.entries(report.metadata).filter(([key]) => !['updated', 'encrypted', 'data'].includes(key)));
+          if (Object.keys(others).length > 0) section(element, 'Other members', 'other', memberTable('other', others));
+        }
+        if (report.error) {
+          section(element, 'Format error', 'error', table('error', [['code', report.error.code], ['stage', report.error.stage],
+            ['message', report.error.message], ['at', report.error.offset !== null ? 'byte ' + report.error.offset : null]]));
+        }
+        if (report.checksRun) {
+          const list = node('ul', 'checks');
+          for (const check of report.checksRun) list.append(node('li', 'ran', check + ': ran'));
+          for (const skipped of report.checksSkipped || []) {
+            const item = node('li', 'skipped', skipped.check + ': skipped ');
+            item.append(node('span', 'reason', '(' + skipped.reason + ')'));
+            list.append(item);
+          }
+          section(element, 'Checks', 'checks', list);
+        }
+        if (report.warnings && report.warnings.length > 0) {
+          const list = node('ul', 'warnings');
+          for (const warning of report.warnings) list.append(node('li', null, warning));
+          section(element, 'Warnings', 'warnings', list);
+        }
+        return element;
+      }
+
+      const utf8Length = (text) => new TextEncoder().encode(text).length;
+
+      function base64Of(text) {
+        let binary = '';
+        for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+        return btoa(binary);
+      }
+
+      // Where the signed bytes are in the record as pasted: the bytes themselves in
+      // raw XML, or the Base64 (or Base64url, wrapped or not) characters that carry
+      // them. [from, to, title] as indices into `encoded`, or null.
+      function signedRange(encoded, decoded) {
+        if (!decoded || decoded.signed === '') return null;
+        const direct = encoded.indexOf(decoded.signed);
+        if (direct >= 0) return [direct, direct + decoded.signed.length, 'the signed bytes'];
+        const positions = [];
+        let compact = '';
+        for (let index = 0; index < encoded.length; index++) {
+          const character = encoded[index];
+          if (character === ' ' || character === '\n' || character === '\r' || character === '\t') continue;
+          positions.push(index);
+          compact += character;
+        }
+        const standard = base64Of(decoded.beforeSigned + decoded.signed + decoded.afterSigned).replace(/=+$/, '');
+        const start = utf8Length(decoded.beforeSigned);
+        const end = start + utf8Length(decoded.signed);
+        for (const form of [standard, standard.replace(/\+/g, '-').replace(/\//g, '_')]) {
+          const at = compact.indexOf(form);
+          if (at < 0) continue;
+          const from = at + Math.floor(start / 3) * 4;
+          const to = at + Math.min(form.length, Math.ceil(end / 3) * 4);
+          return [positions[from], positions[to - 1] + 1, 'the Base64 characters that carry the signed bytes'];
+        }
+        return null;
+      }
+
+      function renderEncoded(report, encoded, position, inputLines) {
+        const element = node('div', 'pane pane-encoded');
+        element.append(node('h2', 'pane-title', 'Encoded (as pasted, from line ' + report.line + ')'));
+        const part = node('div', 'part part-encoded');
+        const pre = node('pre', 'encoded');
+        const text = typeof encoded === 'string' ? encoded : '';
+        const range = signedRange(text, report.decodedXML);
+        if (range) {
+          const [from, to, title] = range;
+          const signed = node('mark', 'signed');
+          signed.textContent = escapeLines(text.slice(from, to));
+          signed.title = title;
+          pre.append(document.createTextNode(escapeLines(text.slice(0, from))), signed, document.createTextNode(escapeLines(text.slice(to))));
+        } else {
+          pre.textContent = escapeLines(text);
+        }
+        part.append(pre);
+        if (range) {
+          part.append(node('p', 'note', 'marked: ' + range[2]));
+        } else if (report.decodedXML) {
+          part.append(node('p', 'note', 'the signed bytes are marked in the decoded XML'));
+        }
+        if (position) {
+          part.append(node('p', 'note', 'the format error, in what was pasted:'), errorExcerpt(position, inputLines));
+        }
+        element.append(part);
+        return element;
+      }
+
+      function summaryLine(report, nowIso, pasted) {
+        const summary = node('summary', 'summary');
+        const verdict = shownVerdict(report, pasted);
+        summary.append(node('span', 'number', '#' + report.input), node('span', 'chip ' + verdict.className, verdict.short));
+        if (report.kind) summary.append(node('span', 'kind', report.kind));
+        const fields = [];
+        if (report.claims) {
+          for (const claim of ['software_id', 'iss', 'sub']) if (typeof report.claims[claim] === 'string') fields.push(claim + ' ' + report.claims[claim]);
+          fields.push(report.verifiedBy ? 'signature verified' : 'signature not verified by this gate');
+        }
+        if (report.signedRequestorID) fields.push('requestor ' + (report.signedRequestorID.requestor || 'not given'));
+        if (report.metadata) fields.push((report.encrypted || []).length + ' encrypted member(s), not decrypted');
+        if (report.requestorID) fields.push('requestor ' + report.requestorID);
+        if (report.resourceID) fields.push('resource ' + (report.resourceRSS && report.resourceRSS.channel ? report.resourceRSS.channel + ' (RSS)' : report.resourceID));
+        if (report.mvpdID) fields.push('MVPD ' + report.mvpdID);
+        if (report.expiresAt) fields.push('expires ' + relativeTime(report.expiresAt, nowIso));
+        if (report.error) fields.push(report.error.code + ': ' + report.error.message);
+        else if (report.status && report.status !== 'VALID_TOKEN' && !(pasted && pasted.signedByPastedKey)) fields.push(report.reason);
+        if (!report.status && isCredential(report)) summary.querySelector('.chip').textContent = 'DECODED';
+        summary.append(node('span', 'fields', fields.join(' · ')));
+        return summary;
+      }
+
+      // One token: a summary line, expandable to the encoded input beside the decoded report.
+      function renderReport(report, nowIso, inputLines, errorXML, encoded, pasted, open) {
+        const element = node('details', 'report');
+        element.open = open;
+        element.dataset.input = report.input;
+        element.dataset.status = report.status || 'NOT_VERIFIED';
+        if (pasted && pasted.signedByPastedKey) element.dataset.pastedKey = pasted.status;
+        const position = report.error ? errorPosition(report, inputLines) : null;
+        const panes = node('div', 'panes');
+        panes.append(renderEncoded(report, encoded, position, inputLines), isCredential(report)
+          ? renderCredentialDecoded(report, nowIso, pasted) : renderDecoded(report, nowIso, errorXML, pasted, position, inputLines));
+        element.append(summaryLine(report, nowIso, pasted), panes);
+        return element;
+      }
+
       function splitList(text) {
         return text.split(',').map((id) => id.trim()).filter((id) => id.length > 0);
       }
@@ -287,12 +485,17 @@ enum DebuggerScript {
         history.replaceState(null, '', location.pathname + (fragment ? '#' + fragment : ''));
       }
 
+      // Percent-encoded by encodeURIComponent, not URLSearchParams: that writes a space as '+',
+      // which the server reads as a '+' (RFC 3986), and "now" may be "2016-03-17 15:05:31 -0700".
       function requestQuery() {
-        const params = new URLSearchParams();
+        const pairs = [];
         const wire = { resource: 'resource', requestor: 'requestor', device: 'device-id', now: 'now', leeway: 'leeway' };
-        for (const name of Object.keys(wire)) if ($(name).value !== '') params.set(wire[name], $(name).value);
-        for (const id of splitList($('mvpd').value)) params.append('mvpd', id);
-        return params.toString();
+        for (const name of Object.keys(wire)) {
+          if ($(name).value !== '') pairs.push(wire[name] + '=' + encodeURIComponent($(name).value));
+        }
+        for (const id of splitList($('mvpd').value)) pairs.push('mvpd=' + encodeURIComponent(id));
+        if ($('kind').value !== '') pairs.push('kind=' + encodeURIComponent($('kind').value));
+        return pairs.join('&');
       }
 
       let generation = 0;
@@ -308,25 +511,56 @@ enum DebuggerScript {
         const text = $('input').value;
         if (text.trim() === '') { results.replaceChildren(); setState(results, 'idle', ''); return; }
         setState(results, 'busy', 'checking…');
+        const key = $('key').value;
+        const keyState = $('key-state');
+        // With a pasted key, the text and the key go as two parts of a form (never in the address).
+        let body = text;
+        const headers = {};
+        if (key.trim() !== '') {
+          body = new FormData();
+          body.append('input', text);
+          body.append('key', key);
+        } else {
+          headers['Content-Type'] = 'text/plain; charset=utf-8';
+        }
         let answer;
         try {
           const response = await fetch('/debugger/report?' + requestQuery(), {
-            method: 'POST', body: text, headers: { 'Content-Type': 'text/plain; charset=utf-8' },
+            method: 'POST', body, headers,
             cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer', redirect: 'error',
           });
           answer = await response.json();
-          if (!response.ok) throw new Error(answer.error || 'HTTP ' + response.status);
+          if (!response.ok) {
+            const failure = new Error(answer.error || 'HTTP ' + response.status);
+            failure.field = answer.field;
+            throw failure;
+          }
         } catch (error) {
           if (mine !== generation) return;
-          results.replaceChildren(node('p', 'request-error', String(error.message || error)));
+          const message = String(error.message || error);
+          if (error.field === 'key') {
+            keyState.replaceChildren(node('span', 'key-refused', message));
+            keyState.dataset.state = 'refused';
+          }
+          results.replaceChildren(node('p', 'request-error', message));
           setState(results, 'failed', 'not checked');
           return;
         }
         if (mine !== generation) return;
+        if (answer.pastedKeys) {
+          keyState.replaceChildren(...answer.pastedKeys.map((description) =>
+            node('span', 'key-loaded', 'pasted: ' + description + ' — for this check only, not trusted by this gate')));
+          keyState.dataset.state = 'loaded';
+        } else {
+          keyState.replaceChildren();
+          keyState.dataset.state = 'none';
+        }
         const inputLines = text.split('\n');
         try {
+          const single = answer.reports.length === 1;
           results.replaceChildren(...answer.reports.map((report, index) =>
-            renderReport(report, answer.now, inputLines, (answer.errorXML || [])[index])));
+            renderReport(report, answer.now, inputLines, (answer.errorXML || [])[index], (answer.encoded || [])[index],
+              (answer.pastedKey || [])[index], single)));
         } catch (error) {
           // A bug of the page's, not of the token: said as such rather than a spinner forever.
           results.replaceChildren(node('p', 'request-error', 'the page could not show this answer: ' + String(error.message || error)));
@@ -334,7 +568,8 @@ enum DebuggerScript {
           return;
         }
         const count = answer.reports.length;
-        setState(results, 'done', count + (count === 1 ? ' token' : ' tokens') + ', checked at ' + answer.now);
+        const readAs = answer.nowReadAs ? ' (now ' + $('now').value + ' read as ' + answer.nowReadAs + ')' : '';
+        setState(results, 'done', count + (count === 1 ? ' token' : ' tokens') + ', checked at ' + answer.now + readAs);
       }
 
       let pending = null;
@@ -346,6 +581,10 @@ enum DebuggerScript {
       readFragment();
       for (const name of expectationNames) $(name).addEventListener('input', () => { writeFragment(); runSoon(); });
       $('input').addEventListener('input', runSoon);
+      $('key').addEventListener('input', runSoon);
+      $('kind').addEventListener('change', runSoon);
+      $('expand').addEventListener('click', () => { for (const report of document.querySelectorAll('.report')) report.open = true; });
+      $('collapse').addEventListener('click', () => { for (const report of document.querySelectorAll('.report')) report.open = false; });
       $('run').addEventListener('click', () => { clearTimeout(pending); run(); });
       window.addEventListener('hashchange', () => { readFragment(); runSoon(); });
 

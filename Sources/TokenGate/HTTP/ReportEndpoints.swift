@@ -49,19 +49,83 @@ struct ReportEndpoints: Sendable {
         }
     }
 
+    /// Tokens and the credentials of SPEC §13 decoded, not judged: a record
+    /// the library's ``CredentialDetection`` finds to be a software statement,
+    /// signed requestor ID or user metadata gets the library's
+    /// ``CredentialReport`` (never verified, never decrypted here). `kind=`
+    /// (`software-statement`, `signed-requestor-id`, `user-metadata`) reads
+    /// every record as that kind — the only way a bare Base64 signed requestor
+    /// ID is read as one.
     func inspect(_ request: Request) async -> Response {
-        await answer(request) { records in
-            // One decoder a request: inspecting is for people and the debugger, not the hot path.
-            let decoder = TokenDecoder()
-            return records.enumerated().map { index, record in
-                let decoded: Result<DecodedToken, TokenError>
-                if let error = record.error {
-                    decoded = .failure(error)
-                } else {
-                    decoded = Result { () throws(TokenError) in try decoder.decode(record.bytes, envelope: record.envelope) }
-                }
-                return TokenReport(input: index + 1, source: "body", line: record.line, decoded: decoded)
+        let kind: CredentialKind?
+        do throws(Failure) {
+            kind = try Self.credentialKind(request.uri.queryParameters["kind"].map(String.init))
+        } catch {
+            return Self.failure(error)
+        }
+        guard request.method == .post else { return GateResponder.plain(.methodNotAllowed, "use POST\n") }
+        let input: [UInt8]
+        let records: [TokenRecord]
+        do throws(Failure) {
+            input = Array(try await Self.body(request).readableBytesView)
+            records = try Self.records(from: input)
+        } catch {
+            return Self.failure(error)
+        }
+        // One decoder a request: inspecting is for people and the debugger, not the hot path.
+        let decoder = TokenDecoder()
+        var body: [UInt8] = Array("[".utf8)
+        for (index, record) in records.enumerated() {
+            body += Array((index == 0 ? "\n" : ",\n").utf8)
+            let candidate = Self.credentialCandidate(record, in: input, recordCount: records.count)
+            if let detected = Self.credential(CredentialDetection.detect(candidate, asking: kind), asked: kind) {
+                var object = CredentialReport.make(detected, input: index + 1, source: "body", line: record.line, verifier: nil).json()
+                while object.last == UInt8(ascii: "\n") { object.removeLast() }
+                body += object
+                continue
             }
+            let decoded: Result<DecodedToken, TokenError>
+            if let error = record.error {
+                decoded = .failure(error)
+            } else {
+                decoded = Result { () throws(TokenError) in try decoder.decode(record.bytes, envelope: record.envelope) }
+            }
+            var object = TokenReport(input: index + 1, source: "body", line: record.line, decoded: decoded).json()
+            while object.last == UInt8(ascii: "\n") { object.removeLast() }
+            body += object
+        }
+        body += Array("\n]\n".utf8)
+        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The `kind` parameter of `/v1/inspect`: a §13 kind name, or nothing.
+    static func credentialKind(_ name: String?) throws(Failure) -> CredentialKind? {
+        guard let name, !name.isEmpty else { return nil }
+        guard let kind = CredentialKind(rawValue: name) else {
+            throw .badRequest("kind must be one of \(CredentialKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return kind
+    }
+
+    /// The bytes the credential readers look at for `record`: its own, or —
+    /// for a `{…}` document the splitter took for a REST response and found
+    /// none in (user metadata, a registration body) — the document itself:
+    /// the whole input when it is the only record, else its line.
+    static func credentialCandidate(_ record: TokenRecord, in input: [UInt8], recordCount: Int) -> [UInt8] {
+        guard record.error != nil, record.bytes.isEmpty, record.byteOffset >= 0, record.byteOffset < input.count else { return record.bytes }
+        if recordCount == 1 { return Array(input[record.byteOffset...]) }
+        let end = input[record.byteOffset...].firstIndex(of: UInt8(ascii: "\n")) ?? input.count
+        return Array(input[record.byteOffset..<end])
+    }
+
+    /// `detected` when the credential readers report it (a credential, a
+    /// refusal, or a JWKS where a kind was asked); nil for the token pipeline.
+    static func credential(_ detected: DetectedCredential, asked kind: CredentialKind?) -> DetectedCredential? {
+        switch detected {
+        case .token: nil
+        case .keySet: kind == nil ? nil : detected
+        case .softwareStatement, .signedRequestorID, .userMetadata, .refused: detected
         }
     }
 
@@ -87,18 +151,26 @@ struct ReportEndpoints: Sendable {
 
     /// The body, bounded, cut into records by the library's splitter.
     static func records(_ request: Request) async throws(Failure) -> [TokenRecord] {
+        try await records(from: body(request).readableBytesView)
+    }
+
+    /// The body, read whole up to ``maximumBodyBytes``.
+    static func body(_ request: Request) async throws(Failure) -> ByteBuffer {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
             throw .tooLarge("the body is \(length) bytes; at most \(maximumBodyBytes) are read")
         }
         var request = request
-        let body: ByteBuffer
         do {
-            body = try await request.collectBody(upTo: maximumBodyBytes)
+            return try await request.collectBody(upTo: maximumBodyBytes)
         } catch {
             throw .tooLarge("the body is over \(maximumBodyBytes) bytes")
         }
+    }
+
+    /// `bytes` cut into records by the library's splitter, at most ``maximumRecords``.
+    static func records(from bytes: some Collection<UInt8>) throws(Failure) -> [TokenRecord] {
         var splitter = RecordSplitter()
-        var records = splitter.feed(body.readableBytesView)
+        var records = splitter.feed(bytes)
         records += splitter.finish()
         guard !records.isEmpty else { throw .badRequest("the body holds no token") }
         guard records.count <= maximumRecords else {

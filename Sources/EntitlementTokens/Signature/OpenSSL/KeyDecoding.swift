@@ -78,6 +78,12 @@ enum KeyDecoding {
                 guard inDirectory else { throw KeyError(.unsupportedFormat, source, detail) }
                 return DecodedFile(skipped: [Skipped(code: .privateKeySkipped, detail: "is a private key, never trusted; \(privateKeyHint)")])
             }
+            if PrivateKeyContainers.isPKCS12(bytes) {
+                // A programmer's .p12/.pfx holds a private key: never trusted (SPEC §13).
+                let detail = "a PKCS#12 file (.p12/.pfx) holds a private key, never trusted; \(privateKeyHint), or give it to metadata --decrypt-key"
+                guard inDirectory else { throw KeyError(.unsupportedFormat, source, detail) }
+                return DecodedFile(skipped: [Skipped(code: .privateKeySkipped, detail: "is \(detail)")])
+            }
             let detail = "neither PEM (no \"-----BEGIN\" line) nor DER SubjectPublicKeyInfo, X.509 certificate or PKCS#1 RSA public key"
             guard inDirectory else { throw KeyError(.unsupportedFormat, source, detail) }
             return DecodedFile(skipped: [Skipped(code: .holdsNoKey, detail: "holds no key (\(detail))")])

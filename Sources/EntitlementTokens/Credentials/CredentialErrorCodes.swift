@@ -1,0 +1,13 @@
+extension TokenError.Code {
+    /// Text that should be a JWS compact serialization (a software statement)
+    /// is not three canonical unpadded Base64url parts.
+    public static let notJWS = TokenError.Code("notJWS")
+    /// A `{…}` document whose members belong to two credential kinds (a REST
+    /// token response, user metadata, a JWKS): never "pick one" (SPEC §13).
+    public static let ambiguousCredential = TokenError.Code("ambiguousCredential")
+    /// The input is a credential of a kind the caller did not ask for, or of none.
+    public static let unrecognizedCredential = TokenError.Code("unrecognizedCredential")
+
+    /// The codes of SPEC §13's credential readers.
+    public static let credentialCases: [TokenError.Code] = [.notJWS, .ambiguousCredential, .unrecognizedCredential]
+}

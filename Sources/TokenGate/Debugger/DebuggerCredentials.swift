@@ -1,0 +1,53 @@
+import EntitlementTokens
+
+/// The credentials of SPEC §13 in the debugger (issue 24): a record the
+/// library's ``CredentialDetection`` finds to be a software statement, signed
+/// requestor ID or user metadata (or one asked for with `kind=`, the page's
+/// explicit choice) is reported by the library's ``CredentialReport`` instead
+/// of the token pipeline — the same value the CLI renders.
+///
+/// A software statement is verified with the gate's keys, the page's leeway
+/// and "now"; when they refuse its signature and a public key was pasted, the
+/// pasted key is tried the way ``PastedKeyCheck`` tries it for tokens (never
+/// `VALID_TOKEN`). User metadata is shown with its encrypted members marked
+/// and never decrypted: the debugger takes no private key (SPEC §13).
+/// Signed requestor IDs are decoded and shown, not verified here.
+struct DebuggerCredentials: Sendable {
+    /// What the page asked the records to be read as; nil: detected.
+    let kind: CredentialKind?
+    let verifier: SoftwareStatementVerifier
+    let pastedVerifier: SoftwareStatementVerifier?
+
+    /// The `kind` parameter: a §13 kind name, or nothing (the rule of `/v1/inspect`).
+    static func kind(named name: String?) throws(ReportEndpoints.Failure) -> CredentialKind? {
+        try ReportEndpoints.credentialKind(name)
+    }
+
+    /// The report of a record that is a credential, with its pasted-key check
+    /// (nil without a pasted key); nil for a record the token pipeline reads.
+    /// `candidate`: the record's bytes as ``ReportEndpoints/credentialCandidate(_:in:recordCount:)`` finds them.
+    func report(_ record: TokenRecord, candidate: [UInt8], input: Int) -> (json: [UInt8], pastedKey: String?)? {
+        guard let detected = ReportEndpoints.credential(CredentialDetection.detect(candidate, asking: kind), asked: kind) else { return nil }
+        let report = CredentialReport.make(detected, input: input, source: "pasted", line: record.line, verifier: verifier)
+        return (report.json(), pastedVerifier.map { pastedCheck(report, $0) })
+    }
+
+    private func pastedCheck(_ report: CredentialReport, _ pasted: SoftwareStatementVerifier) -> String {
+        guard let statement = report.statement, let gate = report.statementVerdict else {
+            return "{\"tried\":false,\"reason\":\"only a software statement carries a signature the pasted key can check here\"}"
+        }
+        guard gate.status == .invalidSignature else {
+            let why = gate.key != nil ? "a key this gate trusts verifies the signature" : "the gate's verdict does not depend on the signature's key"
+            return "{\"tried\":false,\"reason\":\(JSONText.quoted(why))}"
+        }
+        let verdict = pasted.verify(statement)
+        guard let key = verdict.key else {
+            return "{\"tried\":true,\"signedByPastedKey\":false,\"reason\":\(JSONText.quoted("no pasted key verifies the signature: \(verdict.reason)"))}"
+        }
+        let status = verdict.status == .validToken ? PastedKeyCheck.signedByPastedKey : verdict.status.rawValue
+        let reason = verdict.status == .validToken ? "\(PastedKeyCheck.notTrusted); every other check passed"
+            : "\(PastedKeyCheck.notTrusted); \(verdict.reason)"
+        return "{\"tried\":true,\"signedByPastedKey\":true,\"status\":\(JSONText.quoted(status)),"
+            + "\"reason\":\(JSONText.quoted(reason)),\"key\":\(JSONText.quoted(key.description))}"
+    }
+}

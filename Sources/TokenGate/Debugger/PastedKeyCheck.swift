@@ -1,0 +1,41 @@
+import EntitlementTokens
+
+/// What a pasted public key (``PastedKey``) says about one token, beside
+/// the gate's verdict — which it never changes: a token no key of the gate
+/// verifies stays `INVALID_SIGNATURE` in the report, whatever the paste.
+///
+/// The pasted key is tried only when the gate's own keys refused the
+/// signature of a token that decoded. It is answered as a JSON object
+/// (`pastedKey` in the debugger's answer, one per report):
+///
+/// - `{"tried": false, "reason": …}`: the gate's verdict did not depend on a key
+///   it lacks (the token is valid or failed before the signature, or it did not decode);
+/// - `{"tried": true, "signedByPastedKey": false, "reason": …}`: no pasted key verifies it;
+/// - `{"tried": true, "signedByPastedKey": true, "status": …, "reason": …, "key": …}`:
+///   `status` is `SIGNED_BY_PASTED_KEY` when every other check passed under
+///   it, else the first failing check's status (`TOKEN_EXPIRED`, …). Never
+///   `VALID_TOKEN`: this gate does not trust the key.
+enum PastedKeyCheck {
+    static let signedByPastedKey = "SIGNED_BY_PASTED_KEY"
+    static let notTrusted = "signed by the pasted key — not trusted by this gate"
+
+    /// The check for one token, with a verifier of the pasted ring alone (no
+    /// replay store, the page's expectations and "now").
+    static func json(gateVerdict: Verdict, pasted verifier: TokenVerifier, expecting expectations: RequestExpectations) async -> String {
+        guard gateVerdict.status == .invalidSignature, let token = gateVerdict.token else {
+            let why = gateVerdict.token == nil ? "the token did not decode, so there is no signature to check"
+                : gateVerdict.key != nil ? "a key this gate trusts verifies the signature"
+                : "the gate's verdict does not depend on the signature's key"
+            return "{\"tried\":false,\"reason\":\(JSONText.quoted(why))}"
+        }
+        let verdict = await verifier.verify(token, expecting: expectations)
+        guard let key = verdict.key else {
+            // No pasted key verifies the signature (a format error cannot come after decoding).
+            return "{\"tried\":true,\"signedByPastedKey\":false,\"reason\":\(JSONText.quoted("no pasted key verifies the signature: \(verdict.reason)"))}"
+        }
+        let status = verdict.status == .validToken ? signedByPastedKey : verdict.status.rawValue
+        let reason = verdict.status == .validToken ? "\(notTrusted); every other check passed" : "\(notTrusted); \(verdict.reason)"
+        return "{\"tried\":true,\"signedByPastedKey\":true,\"status\":\(JSONText.quoted(status)),"
+            + "\"reason\":\(JSONText.quoted(reason)),\"key\":\(JSONText.quoted(key.description))}"
+    }
+}

@@ -1,0 +1,307 @@
+import ArgumentParser
+import EntitlementTokens
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A run of `inspect` or `verify` over credentials (SPEC §13) instead of tokens.
+///
+/// A run is one or the other, decided before any output: under `--kind`, or
+/// when every INPUT is detected as a credential. Credentials are small
+/// documents, so an INPUT is read whole (up to ``maximumBytes``); a file of
+/// software statements, one per line, gives one record per line. INPUTs of
+/// both sorts in one run are a usage error: one JSON array, one summary, one
+/// exit status must mean one thing.
+struct CredentialRun {
+    /// Larger inputs are never credentials: they are streamed as tokens.
+    static let maximumBytes = 1 << 20
+
+    /// One INPUT, read far enough to decide.
+    enum Peeked {
+        /// Records of a credential input: (line, bytes).
+        case credentials([(line: Int, bytes: [UInt8])])
+        /// A token input, to be streamed as before (stdin with what was read of it already).
+        case tokens(InputSource)
+    }
+
+    struct Records {
+        var source: InputSource
+        var records: [(line: Int, bytes: [UInt8])]
+    }
+
+    /// The credential records of every INPUT, or nil when the run is a token run.
+    /// Exits 64 (usage) when INPUTs of both sorts are mixed; 2 when an INPUT cannot be read.
+    static func peek(_ sources: [InputSource], kind: CredentialKind?, configuration: DecoderConfiguration)
+        throws(InputSource.Unreadable) -> (credentials: [Records]?, tokenSources: [InputSource], mixed: Bool) {
+        var credentials: [Records] = []
+        var tokens: [InputSource] = []
+        for source in sources {
+            switch try peek(source, kind: kind, configuration: configuration) {
+            case .credentials(let records): credentials.append(Records(source: source, records: records))
+            case .tokens(let replay): tokens.append(replay)
+            }
+        }
+        if credentials.isEmpty { return (nil, tokens, false) }
+        return (credentials, tokens, !tokens.isEmpty)
+    }
+
+    private static func peek(_ source: InputSource, kind: CredentialKind?, configuration: DecoderConfiguration)
+        throws(InputSource.Unreadable) -> Peeked {
+        let bytes: [UInt8]
+        var complete = true
+        switch source {
+        case .literal(let text, _):
+            bytes = Array(text.utf8)
+        case .file(let path):
+            (bytes, complete) = try read(path: path)
+        case .standardInput, .replayedStandardInput:
+            (bytes, complete) = try readStandardInput()
+            if !complete || kind == nil && !isCredential(bytes, kind: nil, configuration: configuration) {
+                return .tokens(.replayedStandardInput(bytes))
+            }
+        }
+        guard complete else { return .tokens(source) }
+        if isCredential(bytes, kind: kind, configuration: configuration) || kind != nil {
+            return .credentials(records(of: bytes, kind: kind, configuration: configuration))
+        }
+        return .tokens(source)
+    }
+
+    /// True when the whole input, or its first non-blank line, is a credential.
+    private static func isCredential(_ bytes: [UInt8], kind: CredentialKind?, configuration: DecoderConfiguration) -> Bool {
+        switch CredentialDetection.detect(bytes, asking: kind, configuration: configuration) {
+        case .softwareStatement, .signedRequestorID, .userMetadata: return true
+        // A document of two kinds is refused as a credential, never read as a token.
+        case .refused: return true
+        case .token, .keySet: break
+        }
+        guard let first = lines(of: bytes).first else { return false }
+        return CredentialDetection.detect(first.bytes, asking: kind, configuration: configuration).kind == .softwareStatement
+    }
+
+    /// The whole input as one record, or — when it is not one credential but its
+    /// first line is a software statement — one record per non-blank line.
+    private static func records(of bytes: [UInt8], kind: CredentialKind?, configuration: DecoderConfiguration) -> [(line: Int, bytes: [UInt8])] {
+        switch CredentialDetection.detect(bytes, asking: kind, configuration: configuration) {
+        case .softwareStatement, .signedRequestorID, .userMetadata: return [(1, bytes)]
+        case .refused(let error) where error.code == .ambiguousCredential: return [(1, bytes)]
+        case .token, .keySet, .refused: break
+        }
+        let split = lines(of: bytes)
+        if split.count > 1, let first = split.first,
+           CredentialDetection.detect(first.bytes, asking: kind, configuration: configuration).kind == .softwareStatement {
+            return split
+        }
+        return [(1, bytes)]
+    }
+
+    private static func lines(of bytes: [UInt8]) -> [(line: Int, bytes: [UInt8])] {
+        var result: [(line: Int, bytes: [UInt8])] = []
+        for (index, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            if line.contains(where: { !$0.isWhitespaceByte }) { result.append((index + 1, Array(line))) }
+        }
+        return result
+    }
+
+    private static func read(path: String) throws(InputSource.Unreadable) -> ([UInt8], Bool) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw InputSource.Unreadable(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            // A directory fails in the token reader with its own words; a FIFO is read as a stream there.
+            return ([], false)
+        }
+        return try readUpToLimit(descriptor, name: path)
+    }
+
+    private static func readStandardInput() throws(InputSource.Unreadable) -> ([UInt8], Bool) {
+        try readUpToLimit(STDIN_FILENO, name: "stdin")
+    }
+
+    /// Up to ``maximumBytes`` + 1 bytes; complete when the input ended within the limit.
+    private static func readUpToLimit(_ descriptor: Int32, name: String) throws(InputSource.Unreadable) -> ([UInt8], Bool) {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while bytes.count <= maximumBytes {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw InputSource.Unreadable(description: "cannot read \(name): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return (bytes, true) }
+            bytes += chunk[0..<count]
+        }
+        return (bytes, false)
+    }
+
+    // MARK: Running
+
+    var records: [Records]
+    var kind: CredentialKind?
+    var verifier: SoftwareStatementVerifier?
+    var requestorIDVerifier: SignedRequestorIDVerifier? = nil
+    var requestor: String? = nil
+    var format: OutputFormat
+    var decoderConfiguration: DecoderConfiguration
+    var now: TokenTimestamp
+    var detailed: Bool
+    var color: ColorChoice
+    var terminal = Terminal.current
+
+    /// Writes every report; returns the exit status of SPEC §6.
+    func run() -> Int32 {
+        let output = OutputStream.standardOutput
+        let style = TextStyle(colored: terminal.usesColor(color))
+        var reports: [CredentialReport] = []
+        var index = 0
+        for input in records {
+            for record in input.records {
+                index += 1
+                let detected = CredentialDetection.detect(record.bytes, asking: kind, configuration: decoderConfiguration)
+                let report = CredentialReport.make(detected, input: index, source: input.source.name, line: record.line,
+                                                   verifier: verifier, configuration: decoderConfiguration,
+                                                   requestorIDVerifier: requestorIDVerifier, requestor: requestor)
+                reports.append(report)
+                switch format {
+                case .text: output.write(report.text(TextReportOptions(style: style, now: now, detailed: detailed)))
+                case .jsonl: output.write((report.json() + [0x0A]).span)
+                case .json: break
+                }
+            }
+        }
+        if format == .json { output.write(CredentialReport.jsonArray(reports).span) }
+        let failures = reports.filter { $0.status != nil && $0.status != .validToken }.count
+        let summary = "\(reports.count) credential\(reports.count == 1 ? "" : "s"): \(reports.count - failures) ok, \(failures) failed"
+        let stream = format == .text ? output : OutputStream.standardError
+        stream.write("\(summary)\n")
+        output.flush()
+        stream.flush()
+        if reports.isEmpty { return 2 }
+        return failures > 0 ? 1 : 0
+    }
+}
+
+extension UInt8 {
+    fileprivate var isWhitespaceByte: Bool { self == 0x20 || self == 0x09 || self == 0x0D || self == 0x0A }
+}
+
+/// How `inspect` and `verify` hand their INPUTs to a credential run, or back to the token run.
+enum CredentialDispatch {
+    enum Outcome {
+        /// A credential run ended with this exit status.
+        case finished(Int32)
+        /// A token run: read these sources (stdin replayed with what was peeked).
+        case tokens([InputSource])
+    }
+
+    /// `verifying`: `verify` (keys required unless `insecureSkipSignature`); else
+    /// `inspect` (verifies only when keys are given).
+    static func run(input: InputOptions, keys: KeyOptions, kind: CredentialKind?, verifying: Bool,
+                    insecureSkipSignature: Bool = false, detailed: Bool, configuration: DecoderConfiguration,
+                    requestor: String? = nil, digest: RequestorIDDigest = .sha256) throws -> Outcome {
+        let errors = OutputStream.standardError
+        let sources = try input.sources()
+        let peeked: (credentials: [CredentialRun.Records]?, tokenSources: [InputSource], mixed: Bool)
+        do {
+            peeked = try CredentialRun.peek(sources, kind: kind, configuration: configuration)
+        } catch {
+            errors.write("tokeninspect: error: \(error.description)\n")
+            errors.flush()
+            return .finished(2)
+        }
+        guard let credentials = peeked.credentials else { return .tokens(peeked.tokenSources) }
+        if peeked.mixed {
+            errors.write("tokeninspect: error: the INPUTs mix tokens and credentials (software statements, signed requestor IDs, user metadata); give them in separate runs\n")
+            errors.flush()
+            return .finished(64)
+        }
+        keys.announceNow()
+        let now = keys.nowTimestamp
+        let leeway = Int64(keys.leeway * 1000)
+        var verifier: SoftwareStatementVerifier?
+        if insecureSkipSignature {
+            verifier = .insecureSkippingSignature(leewayMilliseconds: leeway, clock: { now })
+        } else if !keys.keys.isEmpty {
+            verifier = try keys.statementVerifier(now: now, leewayMilliseconds: leeway, configuration: configuration)
+        }
+        _ = verifying
+        var requestorIDVerifier: SignedRequestorIDVerifier?
+        if requestor != nil, !keys.keys.isEmpty {
+            // The same --key files through the token ring (JWKS files hold no RSA key for this);
+            // its notices were already written for the statement verifier.
+            let ringPaths = keys.keys.filter { !KeyOptions.holdsJSON($0) }
+            let options = KeyLoadingOptions(allowsInsecureKeySizes: keys.allowInsecureKeys)
+            do {
+                if !ringPaths.isEmpty {
+                    requestorIDVerifier = SignedRequestorIDVerifier(ring: try KeyRing.load(paths: ringPaths, options: options, now: now),
+                                                                    digest: digest)
+                }
+            } catch {
+                errors.write("tokeninspect: error: \(error.message)\n")
+                errors.flush()
+                return .finished(2)
+            }
+        }
+        var run = CredentialRun(records: credentials, kind: kind, verifier: verifier, format: input.format,
+                                decoderConfiguration: configuration, now: now, detailed: detailed, color: input.color)
+        run.requestorIDVerifier = requestorIDVerifier
+        run.requestor = requestor
+        return .finished(run.run())
+    }
+}
+
+extension KeyOptions {
+    /// The keys for software statements: every `--key` file that holds a JWKS
+    /// (a JSON object) as one, and the rest through the key ring as for tokens.
+    /// Exits 2 naming the key that could not be used.
+    func statementVerifier(now: TokenTimestamp, leewayMilliseconds: Int64, configuration: DecoderConfiguration) throws -> SoftwareStatementVerifier {
+        let errors = OutputStream.standardError
+        let options = KeyLoadingOptions(allowsInsecureKeySizes: allowInsecureKeys, treatsRSAKeysAsPSS: rsaPss)
+        var ringPaths: [String] = []
+        var sets: [JSONWebKeySet] = []
+        do {
+            for path in keys {
+                if Self.holdsJSON(path) {
+                    sets.append(try JSONWebKeySet(path: path, options: options))
+                } else {
+                    ringPaths.append(path)
+                }
+            }
+            let ring = ringPaths.isEmpty ? nil : try KeyRing.load(paths: ringPaths, options: options, now: now)
+            for notice in ring?.notices ?? [] {
+                errors.write("tokeninspect: \(notice.severity.rawValue): \(notice.message)\n")
+            }
+            let verifier = try SoftwareStatementVerifier(ring: ring, keySets: sets, leewayMilliseconds: leewayMilliseconds,
+                                                         clock: { now }, decoderConfiguration: configuration)
+            if listKeys {
+                for (index, key) in (verifier.keys ?? []).enumerated() {
+                    errors.write("tokeninspect: key \(index + 1) of \(verifier.keys?.count ?? 0): \(key.description)\n")
+                }
+            }
+            errors.flush()
+            return verifier
+        } catch {
+            errors.write("tokeninspect: error: \(error.message)\n")
+            errors.flush()
+            throw ExitCode(2)
+        }
+    }
+
+    /// A regular file whose first non-blank byte (after a BOM) is `{`: a JWKS.
+    static func holdsJSON(_ path: String) -> Bool {
+        guard let file = fopen(path, "rb") else { return false }
+        defer { fclose(file) }
+        var info = stat()
+        guard fstat(fileno(file), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = fread(&buffer, 1, buffer.count, file)
+        var bytes = buffer[0..<count]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        return bytes.first { !$0.isWhitespaceByte } == UInt8(ascii: "{")
+    }
+}

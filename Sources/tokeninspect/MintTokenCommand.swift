@@ -1,0 +1,153 @@
+import ArgumentParser
+import EntitlementTokens
+
+/// `mint token`, also what a bare `mint` runs (the group's default), so
+/// `tokeninspect mint --key … --requestor …` works as it always has.
+struct MintTokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Issue a signed token (for tests, samples and staging servers).",
+        usage: """
+            tokeninspect mint --key <PRIVATE_PEM> --requestor <ID> --resource <ID> [<options>]
+            tokeninspect mint --kind authentication --key <PRIVATE_PEM> --requestor <ID> [<options>]
+            """,
+        discussion: """
+            Signs the token element's exact bytes with the private key, like a real issuer. \
+            --resource is required for media and authorization tokens.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The private key (PEM or DER PKCS#8).", valueName: "PRIVATE_PEM"), completion: .file())
+    var key: String
+
+    @Flag(help: "Accept RSA keys under 2048 bits.")
+    var allowInsecureKeys = false
+
+    @Option(help: "The kind of token.")
+    var kind: TokenKindArgument = .media
+
+    @Option(help: "Root element of a media token: authToken (what servers send) or shortAuthorizationToken.")
+    var root: String = "authToken"
+
+    @Option(help: ArgumentHelp("The requestor id.", valueName: "ID"))
+    var requestor: String
+
+    @Option(help: ArgumentHelp("The resource: a bare id or a Media RSS document (required for media and authorization tokens).", valueName: "ID"))
+    var resource: String?
+
+    @Option(help: ArgumentHelp("The MVPD id.", valueName: "ID"))
+    var mvpd: String?
+
+    @Option(help: ArgumentHelp("The proxy MVPD id (media tokens).", valueName: "ID"))
+    var proxyMvpd: String?
+
+    @Option(help: ArgumentHelp("The session GUID (media) or authentication GUID. (default: a fresh random one, as issuers write)", valueName: "GUID"))
+    var sessionGuid: String?
+
+    @Option(help: ArgumentHelp("Lifetime from the issue time: milliseconds, or a number with ms, s, min or h. (default: 7min, as servers issue them)", valueName: "TTL"))
+    var ttl: String?
+
+    @Option(help: ArgumentHelp("Issue time: any token date shape, ISO 8601 or epoch milliseconds. (default: the current time)", valueName: "TIME"))
+    var issueTime: String?
+
+    @Option(help: ArgumentHelp("Device fingerprint, lowercase hex (authN/authZ).", valueName: "FP"))
+    var fingerprint: String?
+
+    @Option(help: ArgumentHelp("Device id, hashed with SHA-256 into the fingerprint (authN/authZ).", valueName: "ID"))
+    var deviceId: String?
+
+    @Option(name: .customLong("field"), help: ArgumentHelp("An extra element, PATH=VALUE. Repeatable.", valueName: "PATH=VALUE"))
+    var fields: [String] = []
+
+    @Flag(help: "Write <signatureInfo>…</signatureInfo> instead of the legacy unclosed form real servers emit.")
+    var closedSignature = false
+
+    @Option(help: "How to write the token.")
+    var encoding: EncodingArgument = .raw
+
+    @Flag(help: "Write the token element one field per line (the signature covers those exact bytes).")
+    var pretty = false
+
+    func validate() throws {
+        guard Self.milliseconds(ttl ?? Self.defaultTTL) != nil else { throw ValidationError("--ttl must be milliseconds, or a number with ms, s, min or h") }
+        if kind.value != .authentication && resource == nil { throw ValidationError("--resource is required for \(kind.rawValue) tokens") }
+        guard MediaToken.Root(rawValue: root) != nil else { throw ValidationError("--root must be authToken or shortAuthorizationToken") }
+        for field in fields {
+            guard let equals = field.firstIndex(of: "=") else {
+                throw ValidationError("--field takes PATH=VALUE, got \(TerminalText.quoted(field)) (no '=')")
+            }
+            let path = field[..<equals]
+            guard !path.isEmpty else { throw ValidationError("--field \(TerminalText.quoted(field)): the PATH before '=' is empty") }
+            if path.hasPrefix("@") || path.contains("/@") {
+                throw ValidationError("--field \(TerminalText.quoted(field)): PATH \(TerminalText.quoted(path)) names an attribute; mint writes elements only")
+            }
+        }
+        if fingerprint != nil && deviceId != nil { throw ValidationError("give --fingerprint or --device-id, not both") }
+        if let issueTime {
+            do { _ = try TokenDateParser.parse(issueTime) } catch { throw ValidationError("--issue-time: \(error)") }
+        }
+    }
+
+    func run() throws {
+        let signingKey: SigningKey
+        do {
+            signingKey = try SigningKey(path: key, options: KeyLoadingOptions(allowsInsecureKeySizes: allowInsecureKeys))
+        } catch {
+            OutputStream.standardError.write("tokeninspect: error: \(error.message)\n")
+            OutputStream.standardError.flush()
+            throw ExitCode(2)
+        }
+        let issued = try issueTime.map { try TokenDateParser.parse($0).timestamp } ?? TokenTimestamp.now()
+        var request = MintRequest(kind: kind.value, requestorID: requestor, resourceID: resource, issueTime: issued)
+        request.mediaRoot = MediaToken.Root(rawValue: root) ?? .authToken
+        request.mvpdID = mvpd
+        request.proxyMvpdID = proxyMvpd
+        if let sessionGuid { request.sessionGUID = sessionGuid }
+        request.ttlMilliseconds = Self.milliseconds(ttl ?? Self.defaultTTL)!
+        request.fingerprint = fingerprint ?? deviceId.flatMap { DeviceFingerprint.hash($0, hexLength: 64) }
+        request.extraFields = fields.map { field in
+            let parts = field.split(separator: "=", maxSplits: 1)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }
+        request.signatureForm = closedSignature ? .closed : .legacy
+        request.encoding = encoding.value
+        request.prettyPrinted = pretty
+        do {
+            print(try TokenMinter.mint(request, key: signingKey))
+        } catch let failure as TokenMinter.Failure {
+            // The values asked for would make a malformed token: a usage error.
+            OutputStream.standardError.write("tokeninspect: error: \(failure.description)\n")
+            OutputStream.standardError.flush()
+            throw ExitCode(64)
+        } catch {
+            OutputStream.standardError.write("tokeninspect: error: \(String(describing: error))\n")
+            OutputStream.standardError.flush()
+            throw ExitCode(1)
+        }
+    }
+
+    /// Media tokens are issued for 7 minutes unless asked otherwise (SPEC §2).
+    static let defaultTTL = "7min"
+
+    /// `420000`, `420000ms`, `420s`, `7min`, `2h`.
+    static func milliseconds(_ text: String) -> Int64? {
+        let units: [(String, Int64)] = [("ms", 1), ("min", 60_000), ("s", 1000), ("h", 3_600_000)]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            guard let value = Int64(text.dropLast(suffix.count)), value >= 0 else { return nil }
+            let (product, overflow) = value.multipliedReportingOverflow(by: factor)
+            return overflow ? nil : product
+        }
+        guard let value = Int64(text), value >= 0 else { return nil }
+        return value
+    }
+}
+
+enum TokenKindArgument: String, ExpressibleByArgument, CaseIterable {
+    case media, authentication, authorization
+    var value: TokenKind { TokenKind(rawValue: rawValue)! }
+}
+
+enum EncodingArgument: String, ExpressibleByArgument, CaseIterable {
+    case raw, base64, base64url
+    var value: MintRequest.Encoding { MintRequest.Encoding(rawValue: rawValue)! }
+}
