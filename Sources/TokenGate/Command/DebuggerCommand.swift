@@ -15,10 +15,16 @@ struct Debugger: AsyncParsableCommand {
               open http://127.0.0.1:8090/debugger
 
             Paste anything tokeninspect reads: a token, a whole URL that carries one, a REST \
-            response, a wrapped Base64 block, several tokens one per line. For each token the page \
-            shows the verdict, the fields with their times, the Media RSS resource, the signature and \
-            the key that verified it, the decoded XML with the signed bytes highlighted, a format \
-            error marked where it is, and the checks run and skipped.
+            response, a wrapped Base64 block, several tokens one per line. Each token gets a \
+            one-line summary that expands to the verdict, the fields with their times, the Media \
+            RSS resource, the signature and the key that verified it, the checks run and skipped, \
+            and the pasted text beside the decoded XML with the signed bytes highlighted and a \
+            format error marked where it is. A software statement shows its header, claims and \
+            signature status; user metadata shows its encrypted members marked (never decrypted).
+
+            Paste an issuer's public key (PEM) to check a signature once without restarting: what \
+            it verifies shows as signed by the pasted key, not trusted by this gate, never as \
+            VALID_TOKEN. Private keys are refused.
 
             Fill in what the player's request was for (resource, requestor, MVPD, device id, "now", \
             leeway) to see the verdict the gate would give; those settings live in the address after \

@@ -57,13 +57,14 @@ struct ReportEndpoints: Sendable {
     /// every record as that kind — the only way a bare Base64 signed requestor
     /// ID is read as one.
     func inspect(_ request: Request) async -> Response {
+        // The method before the query: a GET with a bad `kind` is 405, not 400.
+        guard request.method == .post else { return GateResponder.methodNotAllowed(allow: "POST") }
         let kind: CredentialKind?
         do throws(Failure) {
             kind = try Self.credentialKind(request.uri.queryParameters["kind"].map(String.init))
         } catch {
             return Self.failure(error)
         }
-        guard request.method == .post else { return GateResponder.plain(.methodNotAllowed, "use POST\n") }
         let input: [UInt8]
         let records: [TokenRecord]
         do throws(Failure) {
