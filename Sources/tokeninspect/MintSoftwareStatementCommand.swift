@@ -18,11 +18,7 @@ struct MintSoftwareStatementCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The private key (PEM or DER PKCS#8).", valueName: "PRIVATE_PEM"), completion: .file())
-    var key: String
-
-    @Flag(help: "Accept RSA keys under 2048 bits.")
-    var allowInsecureKeys = false
+    @OptionGroup var signing: MintSigningKeyOptions
 
     @Option(help: ArgumentHelp("The key id written in the header (kid).", valueName: "KID"))
     var kid: String?
@@ -79,14 +75,7 @@ struct MintSoftwareStatementCommand: ParsableCommand {
     }
 
     func run() throws {
-        let signingKey: SigningKey
-        do {
-            signingKey = try SigningKey(path: key, options: KeyLoadingOptions(allowsInsecureKeySizes: allowInsecureKeys))
-        } catch {
-            OutputStream.standardError.write("tokeninspect: error: \(error.message)\n")
-            OutputStream.standardError.flush()
-            throw ExitCode(2)
-        }
+        let signingKey = try signing.load()
         let issued = issueTime.flatMap(Self.epochSeconds) ?? TokenTimestamp.now().millisecondsSince1970 / 1000
         var members: [JSONMember] = []
         func add(_ name: String, _ value: String?) {

@@ -17,11 +17,7 @@ struct MintTokenCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The private key (PEM or DER PKCS#8).", valueName: "PRIVATE_PEM"), completion: .file())
-    var key: String
-
-    @Flag(help: "Accept RSA keys under 2048 bits.")
-    var allowInsecureKeys = false
+    @OptionGroup var signing: MintSigningKeyOptions
 
     @Option(help: "The kind of token.")
     var kind: TokenKindArgument = .media
@@ -89,14 +85,7 @@ struct MintTokenCommand: ParsableCommand {
     }
 
     func run() throws {
-        let signingKey: SigningKey
-        do {
-            signingKey = try SigningKey(path: key, options: KeyLoadingOptions(allowsInsecureKeySizes: allowInsecureKeys))
-        } catch {
-            OutputStream.standardError.write("tokeninspect: error: \(error.message)\n")
-            OutputStream.standardError.flush()
-            throw ExitCode(2)
-        }
+        let signingKey = try signing.load()
         let issued = try issueTime.map { try TokenDateParser.parse($0).timestamp } ?? TokenTimestamp.now()
         var request = MintRequest(kind: kind.value, requestorID: requestor, resourceID: resource, issueTime: issued)
         request.mediaRoot = MediaToken.Root(rawValue: root) ?? .authToken
