@@ -11,7 +11,7 @@ usage: mint_tokens.py KEY KIND COUNT OUT [REPEAT] [RESOURCES]
   RESOURCES token i is for resource R<i mod RESOURCES> instead of TNT (the
             round-robin figure; tokens.lua sends the matching resource)
 """
-import base64, datetime, sys, uuid
+import base64, datetime, hashlib, sys, uuid
 from multiprocessing import Pool
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
@@ -21,6 +21,7 @@ repeat = int(sys.argv[5]) if len(sys.argv) > 5 else 1
 resources = int(sys.argv[6]) if len(sys.argv) > 6 else 0
 now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
 _key = None
+DEVICE_FINGERPRINT = hashlib.sha256(b"bench-device").hexdigest()
 
 def element(index):
     guid = uuid.uuid4().hex
@@ -30,11 +31,14 @@ def element(index):
         return (f"<authToken><sessionGUID>{guid}</sessionGUID><requestorID>TNT</requestorID>"
                 f"<resourceID>{resource}</resourceID><ttl>420000</ttl><issueTime>{issue}</issueTime>"
                 f"<mvpdId>Comcast_SSO</mvpdId></authToken>")
-    expires = (now + datetime.timedelta(hours=1)).strftime("%Y/%m/%d %H:%M:%S GMT +0000")
+    # Bound to the device "bench-device" (tokens.lua sends it with $DEVICE: the
+    # gate refuses a device-bound token whose request names no device); each
+    # token distinct by its expiry, a second apart.
+    expires = (now + datetime.timedelta(hours=1, seconds=index)).strftime("%Y/%m/%d %H:%M:%S GMT +0000")
     return (f"<simpleAuthorizationToken><simpleTokenRequestorID>TNT</simpleTokenRequestorID>"
             f"<simpleTokenResourceID>TNT</simpleTokenResourceID><simpleTokenTTL>{expires}</simpleTokenTTL>"
             f"<simpleTokenMsoID>Comcast_SSO</simpleTokenMsoID><simpleTokenDeviceID><simpleTokenFingerprint>"
-            f"{guid}{guid}</simpleTokenFingerprint></simpleTokenDeviceID></simpleAuthorizationToken>")
+            f"{DEVICE_FINGERPRINT}</simpleTokenFingerprint></simpleTokenDeviceID></simpleAuthorizationToken>")
 
 def mint(index):
     global _key

@@ -18,6 +18,7 @@ function init(args)
 end
 
 local resources = tonumber(os.getenv("RESOURCES") or "0")
+local device = os.getenv("DEVICE")
 
 function request()
   local position = index % #tokens
@@ -30,8 +31,10 @@ function request()
   elseif target == "plain-nginx" then
     return wrk.format("GET", "/plain/seg.ts?token=" .. token)
   end
-  return wrk.format("GET", "/v1/auth-request",
-    { ["X-Original-URI"] = "/hls/tnt/seg.ts?token=" .. token, ["X-Token-Resource"] = resource })
+  local headers = { ["X-Original-URI"] = "/hls/tnt/seg.ts?token=" .. token, ["X-Token-Resource"] = resource }
+  -- With $DEVICE, the device the (device-bound) authorization tokens name.
+  if device then headers["X-Token-Device-Id"] = device end
+  return wrk.format("GET", "/v1/auth-request", headers)
 end
 
 -- After the run: how many answers were not 2xx (a token list shorter than
