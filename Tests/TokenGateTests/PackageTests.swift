@@ -293,6 +293,42 @@ struct PackageTests {
         let replayed = try await RawHTTP.fetch(port: port, "/v1/auth-request", headers: headers)
         #expect(replayed.status == 403 && replayed.tokenStatus == "TOKEN_REPLAYED")
         #expect(try RawHTTP.get(port: port, "/readyz").status == 200)
+
+        // Issue 23, "Done when": from the package to a browser playing HLS
+        // through the nginx site the package ships, on plain HTTP, with the
+        // installed gate and no Swift toolchain anywhere on its PATH.
+        guard Nginx.available && Browser.available else {
+            #expect(!Nginx.required, "nginx, chromium and chromedriver are needed (apt-get install nginx-light chromium chromium-driver)")
+            return
+        }
+        let mediaPort = try RawHTTP.freePort(), originPort = try RawHTTP.freePort()
+        let site = try ShippedNginxSite(gate: port, origin: originPort, port: mediaPort,
+                                        serverLines: "    location = /player.html { root {{prefix}}/www; }",
+                                        directory: root.appendingPathComponent("usr/share/tokeninspect/deploy/nginx"))
+        let http = site.http + "\nserver {\n    listen 127.0.0.1:\(originPort);\n    root {{prefix}}/www;\n}\n"
+        let nginx = try await offloaded { try Nginx(http: http, port: mediaPort, files: PlaybackBrowserTests.files, configFiles: site.snippets) }
+        defer { nginx.stop() }
+        let browser = try await offloaded { try Browser(arguments: ["--host-resolver-rules=MAP media.test 127.0.0.1"]) }
+        defer { browser.stop() }
+        let media = "http://media.test:\(mediaPort)"
+        // A token minted now by the installed CLI (the gate runs on the real clock).
+        let fresh = try Shell.run([root.path + "/usr/bin/tokeninspect", "mint", "--key", GateFixtures.keys.appendingPathComponent("test-rsa2048.pem").path,
+                                   "--requestor", "TNT", "--resource", "TNT", "--mvpd", "Comcast_SSO", "--encoding", "base64url"],
+                                  environment: bare).checked().trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try await offloadedPage {
+            try browser.open(media + "/player.html")
+            return try browser.execute("return play(arguments[0], arguments[1], arguments[2]);",
+                                       [media + "/hls/tnt/", fresh, "cookies"]) as? [String: Any] ?? [:]
+        }
+        #expect(result["failure"] == nil, "\(result["failure"] ?? "")")
+        let playlist = try #require(result["playlist"] as? [String: Any], "\(result)\n\(gateLog().suffix(2000))")
+        #expect(playlist["status"] as? Int == 200 && playlist["tokenStatus"] as? String == "VALID_TOKEN",
+                "\(playlist)\n\(nginx.errorLog)\n\(gateLog().suffix(2000))")
+        let segments = try #require(result["segments"] as? [[String: Any]])
+        #expect(segments.map { $0["status"] as? Int } == [200, 200] && segments.map { $0["body"] as? String } == ["segment one", "segment two"],
+                "\(segments.map { "\($0["uri"] ?? "") \($0["status"] ?? "") \($0["tokenStatus"] ?? "")" })")
+        print(String(format: "package install (dpkg -x) to a browser playing the playlist and both segments through the shipped nginx site: %.0f ms",
+                     Date().timeIntervalSince(started) * 1000))
     }
 }
 

@@ -24,9 +24,11 @@ struct ShippedNginxSite {
 
     /// Throws when the shipped file no longer holds a line a substitution
     /// needs (the file's shape is part of its contract with the tests).
+    /// `directory`: where the site's files are (the repository's `deploy/nginx`,
+    /// or the copy an installed package put under /usr/share).
     init(gate: Int, origin: Int, port: Int, playerOrigin: String? = nil, https: HTTPS? = nil,
-         serverLines: String = "") throws {
-        let shipped = try String(contentsOf: Self.directory.appendingPathComponent("tokengate.conf"), encoding: .utf8)
+         serverLines: String = "", directory: URL = Self.directory) throws {
+        let shipped = try String(contentsOf: directory.appendingPathComponent("tokengate.conf"), encoding: .utf8)
         var substitutions = [
             ("server 127.0.0.1:8089;", "server 127.0.0.1:\(gate);"),
             ("server 127.0.0.1:8080;", "server 127.0.0.1:\(origin);"),
@@ -55,9 +57,9 @@ struct ShippedNginxSite {
         }
         http = site
         snippets = [:]
-        let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         for name in names where name.hasSuffix(".conf") && name != "tokengate.conf" {
-            snippets["snippets/\(name)"] = try String(contentsOf: Self.directory.appendingPathComponent(name), encoding: .utf8)
+            snippets["snippets/\(name)"] = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
         }
     }
 
