@@ -3,7 +3,7 @@
 /// The credentials of SPEC §13 (a software statement's header and claims, user
 /// metadata, a JWKS) are small documents read entirely, unlike a REST response,
 /// so they are kept as a tree. The tree is built from the events of the one
-/// strict ``JSONScanner``, so these documents meet exactly the REST reader's
+/// strict `JSONScanner`, so these documents meet exactly the REST reader's
 /// rules (RFC 8259 grammar, no raw controls, well-formed UTF-8, no leading
 /// zeros, depth and string limits) plus the ones a tree needs: a member named
 /// twice in one object is refused (never "last one wins": two readers would

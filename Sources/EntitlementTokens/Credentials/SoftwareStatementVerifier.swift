@@ -48,7 +48,7 @@ public struct SoftwareStatementVerdict: Sendable {
 ///   "no key with kid …". Without a `kid`, the keys without a `kid` are tried,
 ///   or every key when all have one. `x5t`/`x5t#S256` narrow the choice to
 ///   the JWKS keys with the same thumbprint, when some have it.
-/// - The algorithm must fit the key (``JWSVerificationKey/misfit(for:)``); a
+/// - The algorithm must fit the key (`JWSVerificationKey.misfit(for:)`); a
 ///   statement whose every candidate key misfits is `INVALID_SIGNATURE` naming both.
 /// - `exp` before now − leeway is `TOKEN_EXPIRED`; no `exp` skips the check
 ///   (said in ``SoftwareStatementVerdict/skipped``); `iat` or `nbf` after now +
