@@ -55,12 +55,6 @@ enum JOSESignatureOperation {
                 return false
             }
         }
-        let status = signature.withUnsafeBufferPointer { signature in
-            message.withUnsafeBufferPointer { message in
-                EVP_DigestVerify(context.pointer, signature.baseAddress, signature.count, message.baseAddress, message.count)
-            }
-        }
-        if status != 1 { OpenSSLErrorQueue.clear() }
-        return status == 1
+        return context.verify(signature, over: message)
     }
 }

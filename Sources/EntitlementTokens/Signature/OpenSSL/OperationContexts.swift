@@ -34,6 +34,18 @@ final class DigestOperationContext: @unchecked Sendable {
     deinit {
         EVP_MD_CTX_free(pointer)
     }
+
+    /// `EVP_DigestVerify` of `signature` over `message`, once this context was
+    /// set up with `EVP_DigestVerifyInit`; OpenSSL's error queue left empty.
+    func verify(_ signature: [UInt8], over message: [UInt8]) -> Bool {
+        let status = signature.withUnsafeBufferPointer { signature in
+            message.withUnsafeBufferPointer { message in
+                EVP_DigestVerify(pointer, signature.baseAddress, signature.count, message.baseAddress, message.count)
+            }
+        }
+        if status != 1 { OpenSSLErrorQueue.clear() }
+        return status == 1
+    }
 }
 
 /// How an `EVP_PKEY_CTX` is configured for each ``SignatureAlgorithm`` that

@@ -35,13 +35,7 @@ enum RSAOperations {
             OpenSSLErrorQueue.clear()
             return false
         }
-        let status = signature.withUnsafeBufferPointer { signature in
-            message.withUnsafeBufferPointer { message in
-                EVP_DigestVerify(context.pointer, signature.baseAddress, signature.count, message.baseAddress, message.count)
-            }
-        }
-        if status != 1 { OpenSSLErrorQueue.clear() }
-        return status == 1
+        return context.verify(signature, over: message)
     }
 
     /// An RSA PKCS#1 v1.5 signature with `digest` over `message`, or nil with OpenSSL's reason.
