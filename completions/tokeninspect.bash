@@ -188,7 +188,7 @@ _tokeninspect_inspect() {
     repeating_flags=()
     non_repeating_flags=(--show-signed-bytes --allow-insecure-keys --rsa-pss --list-keys --repair-plus --version -h --help)
     repeating_options=(--param --key)
-    non_repeating_options=(--format --color --now --leeway --jobs --kind --digest --emit)
+    non_repeating_options=(--format --color --key-password-file --now --leeway --jobs --kind --digest --emit)
     __tokeninspect_offer_flags_options -1
 
     # Offer option value completions
@@ -205,6 +205,10 @@ _tokeninspect_inspect() {
         return
         ;;
     '--key')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--key-password-file')
         __tokeninspect_add_completions -f
         return
         ;;
@@ -244,7 +248,7 @@ _tokeninspect_verify() {
     repeating_flags=()
     non_repeating_flags=(--show-signed-bytes --allow-insecure-keys --rsa-pss --list-keys --reject-replays --insecure-skip-signature --version -h --help)
     repeating_options=(--param --key --mvpd)
-    non_repeating_options=(--format --color --now --leeway --resource --requestor --fingerprint --device-id --jobs --kind --digest)
+    non_repeating_options=(--format --color --key-password-file --now --leeway --resource --requestor --fingerprint --device-id --jobs --kind --digest)
     __tokeninspect_offer_flags_options -1
 
     # Offer option value completions
@@ -261,6 +265,10 @@ _tokeninspect_verify() {
         return
         ;;
     '--key')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--key-password-file')
         __tokeninspect_add_completions -f
         return
         ;;

@@ -23,9 +23,9 @@ function __tokeninspect_parse_tokens -S
         __tokeninspect_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'inspect'
-            __tokeninspect_parse_subcommand -r 1 'format=' 'show-signed-bytes' 'color=' 'param=+' 'key=+' 'allow-insecure-keys' 'rsa-pss' 'list-keys' 'now=' 'leeway=' 'jobs=' 'kind=' 'digest=' 'repair-plus' 'emit=' 'version' 'h/help'
+            __tokeninspect_parse_subcommand -r 1 'format=' 'show-signed-bytes' 'color=' 'param=+' 'key=+' 'key-password-file=' 'allow-insecure-keys' 'rsa-pss' 'list-keys' 'now=' 'leeway=' 'jobs=' 'kind=' 'digest=' 'repair-plus' 'emit=' 'version' 'h/help'
         case 'verify'
-            __tokeninspect_parse_subcommand -r 1 'format=' 'show-signed-bytes' 'color=' 'param=+' 'key=+' 'allow-insecure-keys' 'rsa-pss' 'list-keys' 'now=' 'leeway=' 'resource=' 'requestor=' 'mvpd=+' 'fingerprint=' 'device-id=' 'reject-replays' 'insecure-skip-signature' 'jobs=' 'kind=' 'digest=' 'version' 'h/help'
+            __tokeninspect_parse_subcommand -r 1 'format=' 'show-signed-bytes' 'color=' 'param=+' 'key=+' 'key-password-file=' 'allow-insecure-keys' 'rsa-pss' 'list-keys' 'now=' 'leeway=' 'resource=' 'requestor=' 'mvpd=+' 'fingerprint=' 'device-id=' 'reject-replays' 'insecure-skip-signature' 'jobs=' 'kind=' 'digest=' 'version' 'h/help'
         case 'mint'
             __tokeninspect_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -107,7 +107,8 @@ complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" show-signed-bytes' -l 'show-signed-bytes' -d 'Also print the exact bytes the signature covers.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" color' -l 'color' -d 'Colour the text output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.' -rfka 'auto always never'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect"' -l 'param' -d 'The query parameter that holds the token when a whole URL or query string is given. Repeatable. (default: token, then auth)' -rfka ''
-complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect"' -l 'key' -d 'A trusted public key or certificate (PEM or DER), or a directory of them. Repeatable.' -rF
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect"' -l 'key' -d 'A trusted public key or certificate (PEM or DER), or a directory of them; for the SDK\'s other credentials also a JWKS or a PKCS#12 file. Repeatable.' -rF
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" key-password-file' -l 'key-password-file' -d 'A file whose first line is the password of a PKCS#12 --key (software statements and signed requestor IDs only; else TOKENINSPECT_KEY_PASSWORD, a prompt on a terminal, or empty).' -rF
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" allow-insecure-keys' -l 'allow-insecure-keys' -d 'Accept RSA keys under 2048 bits (old deployments used RSA-1024).'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" rsa-pss' -l 'rsa-pss' -d 'Verify with RSA keys as RSA-PSS (SHA-256) instead of PKCS#1 v1.5.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" list-keys' -l 'list-keys' -d 'List the trusted keys loaded (type, file, SHA-256 fingerprint) on stderr.'
@@ -125,7 +126,8 @@ complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" show-signed-bytes' -l 'show-signed-bytes' -d 'Also print the exact bytes the signature covers.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" color' -l 'color' -d 'Colour the text output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.' -rfka 'auto always never'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify"' -l 'param' -d 'The query parameter that holds the token when a whole URL or query string is given. Repeatable. (default: token, then auth)' -rfka ''
-complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify"' -l 'key' -d 'A trusted public key or certificate (PEM or DER), or a directory of them. Repeatable.' -rF
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify"' -l 'key' -d 'A trusted public key or certificate (PEM or DER), or a directory of them; for the SDK\'s other credentials also a JWKS or a PKCS#12 file. Repeatable.' -rF
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" key-password-file' -l 'key-password-file' -d 'A file whose first line is the password of a PKCS#12 --key (software statements and signed requestor IDs only; else TOKENINSPECT_KEY_PASSWORD, a prompt on a terminal, or empty).' -rF
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" allow-insecure-keys' -l 'allow-insecure-keys' -d 'Accept RSA keys under 2048 bits (old deployments used RSA-1024).'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" rsa-pss' -l 'rsa-pss' -d 'Verify with RSA keys as RSA-PSS (SHA-256) instead of PKCS#1 v1.5.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" list-keys' -l 'list-keys' -d 'List the trusted keys loaded (type, file, SHA-256 fingerprint) on stderr.'

@@ -222,24 +222,26 @@ enum CredentialDispatch {
         }
         keys.announceNow()
         let now = keys.nowTimestamp
+        let password = keys.pkcs12Password(promptAllowed: !input.inputs.isEmpty && !input.inputs.contains("-"))
         let leeway = Int64(keys.leeway * 1000)
         var verifier: SoftwareStatementVerifier?
         if insecureSkipSignature {
             verifier = .insecureSkippingSignature(leewayMilliseconds: leeway, clock: { now })
         } else if !keys.keys.isEmpty {
-            verifier = try keys.statementVerifier(now: now, leewayMilliseconds: leeway, configuration: configuration)
+            verifier = try keys.statementVerifier(now: now, leewayMilliseconds: leeway, configuration: configuration,
+                                                  password: password)
         }
         _ = verifying
         var requestorIDVerifier: SignedRequestorIDVerifier?
         if requestor != nil, !keys.keys.isEmpty {
-            // The same --key files through the token ring (JWKS files hold no RSA key for this);
-            // its notices were already written for the statement verifier.
+            // The same --key files through the token ring, PKCS#12 read for its public half (JWKS
+            // files hold no RSA key for this); its notices were already written for the statement verifier.
             let ringPaths = keys.keys.filter { !KeyOptions.holdsJSON($0) }
             let options = KeyLoadingOptions(allowsInsecureKeySizes: keys.allowInsecureKeys)
             do {
                 if !ringPaths.isEmpty {
-                    requestorIDVerifier = SignedRequestorIDVerifier(ring: try KeyRing.load(paths: ringPaths, options: options, now: now),
-                                                                    digest: digest)
+                    let ring = try KeyRing.load(paths: ringPaths, options: options, now: now, pkcs12Password: password.get)
+                    requestorIDVerifier = SignedRequestorIDVerifier(ring: ring, digest: digest)
                 }
             } catch {
                 errors.write("tokeninspect: error: \(error.message)\n")
@@ -259,7 +261,8 @@ extension KeyOptions {
     /// The keys for software statements: every `--key` file that holds a JWKS
     /// (a JSON object) as one, and the rest through the key ring as for tokens.
     /// Exits 2 naming the key that could not be used.
-    func statementVerifier(now: TokenTimestamp, leewayMilliseconds: Int64, configuration: DecoderConfiguration) throws -> SoftwareStatementVerifier {
+    func statementVerifier(now: TokenTimestamp, leewayMilliseconds: Int64, configuration: DecoderConfiguration,
+                           password: PKCS12Password) throws -> SoftwareStatementVerifier {
         let errors = OutputStream.standardError
         let options = KeyLoadingOptions(allowsInsecureKeySizes: allowInsecureKeys, treatsRSAKeysAsPSS: rsaPss)
         var ringPaths: [String] = []
@@ -272,12 +275,17 @@ extension KeyOptions {
                     ringPaths.append(path)
                 }
             }
-            let ring = ringPaths.isEmpty ? nil : try KeyRing.load(paths: ringPaths, options: options, now: now)
-            for notice in ring?.notices ?? [] {
-                errors.write("tokeninspect: \(notice.severity.rawValue): \(notice.message)\n")
+            // The ring's rules plus P-384 (ES384) and a named PKCS#12's public half (SPEC §13).
+            var fileKeys: [JWSVerificationKey] = []
+            if !ringPaths.isEmpty {
+                let loaded = try JWSVerificationKey.load(paths: ringPaths, options: options, now: now, pkcs12Password: password.get)
+                for notice in loaded.notices {
+                    errors.write("tokeninspect: \(notice.severity.rawValue): \(notice.message)\n")
+                }
+                fileKeys = loaded.keys
             }
-            let verifier = try SoftwareStatementVerifier(ring: ring, keySets: sets, leewayMilliseconds: leewayMilliseconds,
-                                                         clock: { now }, decoderConfiguration: configuration)
+            let verifier = SoftwareStatementVerifier(keys: fileKeys + sets.flatMap(\.keys), leewayMilliseconds: leewayMilliseconds,
+                                                     clock: { now }, decoderConfiguration: configuration)
             if listKeys {
                 for (index, key) in (verifier.keys ?? []).enumerated() {
                     errors.write("tokeninspect: key \(index + 1) of \(verifier.keys?.count ?? 0): \(key.description)\n")
@@ -292,6 +300,12 @@ extension KeyOptions {
         }
     }
 
+    /// The password of a PKCS#12 `--key`, by SPEC §13's rule, asked for only
+    /// when such a file is named, and once.
+    func pkcs12Password(promptAllowed: Bool) -> PKCS12Password {
+        PKCS12Password(file: keyPasswordFile, prompt: promptAllowed && isatty(STDIN_FILENO) == 1)
+    }
+
     /// A regular file whose first non-blank byte (after a BOM) is `{`: a JWKS.
     static func holdsJSON(_ path: String) -> Bool {
         guard let file = fopen(path, "rb") else { return false }
@@ -303,5 +317,28 @@ extension KeyOptions {
         var bytes = buffer[0..<count]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         return bytes.first { !$0.isWhitespaceByte } == UInt8(ascii: "{")
+    }
+}
+
+/// The password of a PKCS#12 `--key` (SPEC §13): `--key-password-file`, else
+/// `TOKENINSPECT_KEY_PASSWORD`, else a no-echo prompt on a terminal, else empty.
+/// Read once, when the first PKCS#12 file is met (the statement's keys and the
+/// requestor ID's ring are loaded from the same files).
+final class PKCS12Password {
+    private let file: String?
+    private let prompt: Bool
+    private var resolved: KeyPassword?
+
+    init(file: String?, prompt: Bool) {
+        self.file = file
+        self.prompt = prompt
+    }
+
+    func get() throws(KeyError) -> KeyPassword {
+        if let resolved { return resolved }
+        let ask: (() -> String?)? = prompt ? { MetadataCommand.promptWithoutEcho(for: "the PKCS#12 --key") } : nil
+        let password = try KeyPassword.resolve(file: file, environment: MetadataCommand.environment(), prompt: ask)
+        resolved = password
+        return password
     }
 }

@@ -58,9 +58,14 @@ extension OutputFormat: ExpressibleByArgument {}
 /// Trusted keys and the clock, shared by `inspect` and `verify`.
 struct KeyOptions: ParsableArguments {
     @Option(name: .customLong("key"), help: ArgumentHelp(
-        "A trusted public key or certificate (PEM or DER), or a directory of them. Repeatable.", valueName: "PATH"),
+        "A trusted public key or certificate (PEM or DER), or a directory of them; for the SDK's other credentials also a JWKS or a PKCS#12 file. Repeatable.", valueName: "PATH"),
             completion: .file())
     var keys: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "A file whose first line is the password of a PKCS#12 --key (software statements and signed requestor IDs only; else TOKENINSPECT_KEY_PASSWORD, a prompt on a terminal, or empty).",
+        valueName: "FILE"), completion: .file())
+    var keyPasswordFile: String?
 
     @Flag(help: "Accept RSA keys under 2048 bits (old deployments used RSA-1024).")
     var allowInsecureKeys = false
@@ -85,6 +90,9 @@ struct KeyOptions: ParsableArguments {
     var leeway: Double { leewayOption ?? 30 }
 
     func validate() throws {
+        if keyPasswordFile != nil && keys.isEmpty {
+            throw ValidationError("--key-password-file opens a PKCS#12 --key, and no --key is given")
+        }
         if let now { _ = try Self.parsedNow(now) }
         guard leeway >= 0, leeway.isFinite, leeway <= 86_400 * 365 else {
             throw ValidationError("--leeway must be between 0 and one year (31536000), in seconds")

@@ -180,5 +180,46 @@ struct PKCS12KeyDirectoryTests {
         #expect(ring.keys.count == 1)
         #expect(ring.notices.contains { $0.code == .privateKeySkipped && $0.message.contains("PKCS#12") }, "\(ring.notices)")
         #expect(throws: KeyError(code: .unsupportedFormat, source: p12, message: "")) { try KeyRing.load(paths: [p12]) }
+        // With a password source the directory still skips it: a mounted directory is not a choice of file.
+        let withPassword = try KeyRing.load(paths: [directory.path], pkcs12Password: { KeyPassword("x", origin: "test") })
+        #expect(withPassword.keys.count == 1)
+    }
+
+    @Test("named for the credentials with its password: the public half of its key loads, the password asked once and only then")
+    func namedWithPassword() throws {
+        let directory = try F.temporaryDirectory()
+        defer { F.removeTemporary(directory) }
+        let p12 = directory.appendingPathComponent("programmer.p12").path
+        let made = try F.openssl(["pkcs12", "-export", "-inkey", F.path("test-rsa2048.pem"), "-in", F.path("test-rsa2048-cert.pem"),
+                                  "-passout", "pass:s3cret", "-out", p12])
+        try #require(made.status == 0, "\(made.errorText)")
+        final class Asked: @unchecked Sendable { var count = 0 }
+        let asked = Asked()
+        let password: () throws(KeyError) -> KeyPassword = {
+            asked.count += 1
+            return KeyPassword("s3cret", origin: "test")
+        }
+        // No PKCS#12 named: the password is never asked for.
+        _ = try KeyRing.load(paths: [F.path("test-rsa2048.pub.pem")], pkcs12Password: password)
+        #expect(asked.count == 0)
+
+        let ring = try KeyRing.load(paths: [p12, F.path("test-rsa2048.pub.pem"), p12], pkcs12Password: password)
+        #expect(asked.count == 1)
+        let expected = try PublicKey.keys(from: F.bytes("test-rsa2048.pub.pem"), source: "pub").first?.sha256Fingerprint
+        #expect(ring.keys.map(\.sha256Fingerprint) == Array(repeating: expected, count: 3))
+        #expect(ring.keys.first?.source == p12)
+
+        let statementKeys = try JWSVerificationKey.load(paths: [p12], pkcs12Password: password)
+        #expect(statementKeys.keys.map(\.sha256Fingerprint) == [expected])
+
+        // A wrong password fails the load, naming the file and where the password came from.
+        do {
+            _ = try KeyRing.load(paths: [p12], pkcs12Password: { KeyPassword.empty })
+            Issue.record("a wrong PKCS#12 password was accepted")
+        } catch {
+            #expect(error.code == .unsupportedFormat)
+            #expect(error.message.contains(p12) && error.message.contains("password is wrong") && error.message.contains("the empty password"),
+                    "\(error.message)")
+        }
     }
 }

@@ -271,6 +271,14 @@ import Testing
         let es256 = JWSBase64URL.encode(Array(#"{"alg":"ES256","kid":"p384"}"#.utf8)) + "." + JWSBase64URL.encode(Array(#"{"sub":"x"}"#.utf8)) + "." + JWSBase64URL.encode(raw)
         #expect(Self.verifier(set.keys).verify(compact: Array(es256.utf8)).reason.contains("ES256 needs an EC P-256 key"))
 
+        // The same key as a PEM file: read for statements by JWSVerificationKey.load (SPEC §13),
+        // refused by the tokens' ring.
+        let pemPath = SignatureFixtures.path("test-p384.pub.pem")
+        #expect(throws: KeyError.self) { try KeyRing.load(paths: [pemPath]) }
+        let fromPEM = try JWSVerificationKey.load(paths: [pemPath])
+        #expect(fromPEM.keys.map(\.sha256Fingerprint) == set.keys.map(\.sha256Fingerprint))
+        #expect(Self.verifier(fromPEM.keys).verify(compact: Array(text.utf8)).status == .validToken)
+
         // A point of zeros is off the curve: refused at load.
         let zeros = #"{"keys":[{"kty":"EC","crv":"P-384","x":"\#(JWSBase64URL.encode([UInt8](repeating: 0, count: 48)))","y":"\#(JWSBase64URL.encode([UInt8](repeating: 0, count: 48)))"}]}"#
         #expect(throws: KeyError.self) { try JSONWebKeySet(bytes: Array(zeros.utf8), source: "zeros.jwks") }

@@ -10,7 +10,8 @@ import Testing
 /// a software statement shown the way jwt.io shows a JWT (header, claims,
 /// signature status by the gate's keys, by the pasted key, or not verified),
 /// user metadata with its encrypted members marked and never decrypted, a
-/// bare signed requestor ID read only when asked for with `kind=`.
+/// bare signed requestor ID read only when asked for with `kind=` and verified
+/// against the page's requestor.
 @Suite struct DebuggerCredentialTests {
     let clock = GateFixtures.Clock()
 
@@ -98,6 +99,42 @@ import Testing
             #expect((report["signedRequestorID"] as? [String: Any])?["bytes"] as? Int == 256)
             let (bad, _) = try await post(client, "/debugger/report?kind=jwt", signature)
             #expect(bad.status == .badRequest)
+        }
+    }
+
+    static func report(_ answer: [String: Any]) -> [String: Any] { (answer["reports"] as? [[String: Any]])?.first ?? [:] }
+
+    @Test func aSignedRequestorIDIsVerifiedAgainstThePagesRequestorByTheGatesKeysOrThePastedKey() async throws {
+        let server = try debuggerServer()
+        let programmer = try ProgrammerPrivateKey(path: GateFixtures.keys.appendingPathComponent("test-rsa2048.pem").path)
+        let stranger = try ProgrammerPrivateKey(path: GateFixtures.untrustedKeyPath)
+        let trusted = try programmer.signRequestorID("TNT").base64
+        let forged = try stranger.signRequestorID("TNT").base64
+        try await server.application().test(.router) { client in
+            let kind = "/debugger/report?kind=signed-requestor-id"
+            // Signed by the gate's key, for the page's requestor: verified, naming the key and digest.
+            let (_, valid) = try await post(client, kind + "&requestor=TNT", trusted)
+            #expect(Self.report(valid)["status"] as? String == "VALID_TOKEN", "\(Self.report(valid))")
+            #expect((Self.report(valid)["verifiedBy"] as? String)?.contains("test-rsa2048.pub.pem") == true)
+            #expect((Self.report(valid)["signedRequestorID"] as? [String: Any])?["digest"] as? String == "SHA-256")
+            // Another requestor: the same signature proves nothing.
+            let (_, other) = try await post(client, kind + "&requestor=CNN", trusted)
+            #expect(Self.report(other)["status"] as? String == "INVALID_SIGNATURE")
+            #expect(Self.report(other)["verifiedBy"] is NSNull)
+            // No requestor: shown, not verified (SPEC §13).
+            let (_, shown) = try await post(client, kind, trusted)
+            #expect(Self.report(shown)["status"] is NSNull)
+            // Forged with another key, that key pasted: signed by the pasted key, never VALID_TOKEN.
+            let (response, pasted) = try await post(client, kind + "&requestor=TNT", forged, key: DebuggerPastedKeyTests.untrustedPublicPEM)
+            #expect(Self.report(pasted)["status"] as? String == "INVALID_SIGNATURE")
+            let check = try #require((pasted["pastedKey"] as? [[String: Any]])?.first)
+            #expect(check["status"] as? String == "SIGNED_BY_PASTED_KEY", "\(check)")
+            #expect(!String(buffer: response.body).contains("VALID_TOKEN"))
+            // The pasted key is not tried when the gate's key verifies, nor without a requestor.
+            let (_, both) = try await post(client, kind + "&requestor=TNT", trusted, key: DebuggerPastedKeyTests.untrustedPublicPEM)
+            #expect((both["pastedKey"] as? [[String: Any]])?.first?["tried"] as? Bool == false)
+            let (_, none) = try await post(client, kind, forged, key: DebuggerPastedKeyTests.untrustedPublicPEM)
+            #expect(((none["pastedKey"] as? [[String: Any]])?.first?["reason"] as? String)?.contains("no requestor") == true)
         }
     }
 

@@ -267,6 +267,36 @@ struct DebuggerPageLayoutTests {
         }
     }
 
+    /// A signed requestor ID on the page (SPEC §13): read as one when chosen,
+    /// verified against the requestor field by the gate's key; forged with the
+    /// pasted key, shown as signed by it, never valid.
+    @Test func aSignedRequestorIDIsVerifiedAgainstTheRequestorField() async throws {
+        let programmer = try ProgrammerPrivateKey(path: GateFixtures.keys.appendingPathComponent("test-rsa2048.pem").path)
+        let stranger = try ProgrammerPrivateKey(path: GateFixtures.untrustedKeyPath)
+        let trusted = try programmer.signRequestorID("TNT").base64
+        let forged = try stranger.signRequestorID("TNT").base64
+        try await DebuggerBrowserTests.withDebugger { origin, browser in
+            let answer = try await offloadedPage { () -> [String: Any] in
+                try browser.open(origin + "/debugger")
+                try browser.execute("document.getElementById('kind').value = 'signed-requestor-id'; document.getElementById('requestor').value = 'TNT';")
+                try DebuggerBrowserTests.paste(trusted + "\n" + forged, key: Self.untrustedPublicPEM, into: browser)
+                try browser.execute("document.getElementById('expand').click();")
+                return try browser.execute("""
+                    return { reports: [...document.querySelectorAll('.report')].map((report) => ({
+                      chip: report.querySelector('.summary .chip')?.textContent ?? null,
+                      status: report.querySelector('.part-requestor-id tr[data-field="status"] td')?.textContent ?? null,
+                    })) };
+                    """) as? [String: Any] ?? [:]
+            }
+            let page = answer["reports"] as? [[String: Any]] ?? []
+            try #require(page.count == 2, "\(page)")
+            #expect(page[0]["chip"] as? String == "VALID_TOKEN")
+            #expect((page[0]["status"] as? String)?.hasPrefix("verified by a key this gate trusts") == true, "\(page[0])")
+            #expect(page[1]["chip"] as? String == "PASTED KEY ONLY")
+            #expect((page[1]["status"] as? String)?.hasPrefix("signed by the pasted key — not trusted by this gate") == true, "\(page[1])")
+        }
+    }
+
     /// "now" is sent as typed and read by the server's one parser
     /// (`TokenDateParser.parseNow`): every form the CLI's `--now` takes gives the same view.
     @Test func nowIsReadByTheOneParserInEveryFormTheCLIAccepts() async throws {

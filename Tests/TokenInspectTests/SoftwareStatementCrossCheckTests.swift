@@ -19,7 +19,8 @@ struct SoftwareStatementCrossCheckTests {
     }
 
     static let expected: [String: String] = [
-        "RS256": "VALID_TOKEN", "PS256": "VALID_TOKEN", "ES256": "VALID_TOKEN", "EdDSA": "VALID_TOKEN",
+        "RS256": "VALID_TOKEN", "PS256": "VALID_TOKEN", "ES256": "VALID_TOKEN", "ES384": "VALID_TOKEN", "EdDSA": "VALID_TOKEN",
+        "ES384 against a P-256 key": "INVALID_SIGNATURE",
         "RS256 by another key": "INVALID_SIGNATURE", "ES256 against an RSA key": "INVALID_SIGNATURE",
         "expired": "TOKEN_EXPIRED", "iat in the future": "TOKEN_NOT_YET_VALID", "nbf in the future": "TOKEN_NOT_YET_VALID",
         "alg none": "INVALID_SIGNATURE", "HS256 with the public key as secret": "INVALID_SIGNATURE",
@@ -34,15 +35,17 @@ from cryptography.hazmat.primitives import serialization
 
 root = sys.argv[1]
 now = int(time.time())
-def key(name): return open(f"{root}/Samples/keys/{name}").read()
+def key(name): return open(f"{root}/{name}" if "/" in name else f"{root}/Samples/keys/{name}").read()
 def b64(data): return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 claims = {"software_id": "cross-check", "iss": "pyjwt", "aud": ["a", "b"], "iat": now - 10, "exp": now + 3600}
-trusted = {"rsa": "trusted/test-rsa2048.pub.pem", "p256": "trusted/test-p256.pub.pem", "ed25519": "trusted/test-ed25519.pub.pem"}
+p384 = "Tests/EntitlementTokensTests/Fixtures/Keys/test-p384"  # statements only (SPEC §13): not among the token samples
+trusted = {"rsa": "Samples/keys/trusted/test-rsa2048.pub.pem", "p256": "Samples/keys/trusted/test-p256.pub.pem",
+           "p384": f"{p384}.pub.pem", "ed25519": "Samples/keys/trusted/test-ed25519.pub.pem"}
 cases = []
 def case(name, token, trust):
     public = key(trust)
     try:
-        jwt.decode(token, public, algorithms=["RS256", "PS256", "ES256", "EdDSA"], leeway=30, options={"verify_aud": False})
+        jwt.decode(token, public, algorithms=["RS256", "PS256", "ES256", "ES384", "EdDSA"], leeway=30, options={"verify_aud": False})
         verdict = "VALID_TOKEN"
     except jwt.ExpiredSignatureError: verdict = "TOKEN_EXPIRED"
     except jwt.ImmatureSignatureError: verdict = "TOKEN_NOT_YET_VALID"
@@ -53,6 +56,8 @@ def case(name, token, trust):
 case("RS256", jwt.encode(claims, key("test-rsa2048.pem"), algorithm="RS256", headers={"kid": "r1"}), trusted["rsa"])
 case("PS256", jwt.encode(claims, key("test-rsa2048.pem"), algorithm="PS256"), trusted["rsa"])
 case("ES256", jwt.encode(claims, key("test-p256.pem"), algorithm="ES256"), trusted["p256"])
+case("ES384", jwt.encode(claims, key(f"{p384}.pem"), algorithm="ES384"), trusted["p384"])
+case("ES384 against a P-256 key", jwt.encode(claims, key(f"{p384}.pem"), algorithm="ES384"), trusted["p256"])
 case("EdDSA", jwt.encode(claims, key("test-ed25519.pem"), algorithm="EdDSA"), trusted["ed25519"])
 case("RS256 by another key", jwt.encode(claims, key("test-untrusted-rsa2048.pem"), algorithm="RS256"), trusted["rsa"])
 case("ES256 against an RSA key", jwt.encode(claims, key("test-p256.pem"), algorithm="ES256"), trusted["rsa"])
@@ -81,7 +86,7 @@ print(json.dumps(cases))
         #expect(Set(cases.map(\.name)) == Set(Self.expected.keys))
         for item in cases {
             #expect(item.pyjwt == Self.expected[item.name], "PyJWT: \(item.name) is \(item.pyjwt)")
-            let result = try CLI.run(["verify", "--format", "jsonl", "--key", "Samples/keys/\(item.key)", item.token])
+            let result = try CLI.run(["verify", "--format", "jsonl", "--key", item.key, item.token])
             let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
             let status = object?["status"] as? String
             #expect(status == item.pyjwt, "\(item.name): tokeninspect says \(status ?? "nothing") (\(object?["reason"] ?? result.stderr)), PyJWT \(item.pyjwt)")

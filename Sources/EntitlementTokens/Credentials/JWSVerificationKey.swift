@@ -46,8 +46,29 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
         guard let decoded = try KeyDecoding.publicKeys(from: der, source: source).first else {
             throw KeyError(.noKeysFound, source, "no key")
         }
-        let key = decoded.key
-        let label = keyID.map { "key \(TerminalText.quoted($0)): " } ?? ""
+        try self.init(decoded.key, source: source, keyID: keyID, algorithm: algorithm, thumbprints: thumbprints,
+                      options: options, label: keyID.map { "key \(TerminalText.quoted($0)): " } ?? "")
+    }
+
+    /// Keys for software statements from key files and directories (SPEC
+    /// §13): every rule of the ring's loading (§3: folders, certificates,
+    /// degenerate keys refused, notices), plus P-384 keys for ES384, and a
+    /// PKCS#12 file named in `paths` read for the public half of its private
+    /// key, opened with `pkcs12Password` (asked only when one is named).
+    public static func load(paths: [String], options: KeyLoadingOptions = .init(), now: TokenTimestamp = .now(),
+                            pkcs12Password: (() throws(KeyError) -> KeyPassword)? = nil)
+        throws(KeyError) -> (keys: [JWSVerificationKey], notices: [KeyLoadNotice]) {
+        var keys: [JWSVerificationKey] = []
+        var walk = KeyFileWalk(now: now, pkcs12Password: pkcs12Password)
+        try walk.walk(paths) { (decoded, source) throws(KeyError) in
+            keys.append(try JWSVerificationKey(decoded.key, source: source, keyID: nil, algorithm: nil, thumbprints: [:],
+                                               options: options, label: decoded.location.map { "\($0): " } ?? ""))
+        }
+        return (keys, walk.notices)
+    }
+
+    private init(_ key: OpenSSLKey, source: String, keyID: String?, algorithm: JWSAlgorithm?,
+                 thumbprints: [String: String], options: KeyLoadingOptions, label: String) throws(KeyError) {
         if key.isA("EC"), key.groupName == "secp384r1" {
             if let defect = DegenerateKeys.ecDefect(of: key) {
                 throw KeyError(.degenerateKey, source, "\(label)EC P-384 key refused: \(defect); no option accepts such a key")

@@ -181,7 +181,9 @@ extension CredentialReport {
             json.member("bytes"); json.int(id.signature.count)
             json.member("value"); json.string(id.base64)
             json.member("requestor"); json.string(id.requestor)
+            json.member("digest"); json.string(requestorIDVerdict?.verified?.digest.displayName)
             json.endObject()
+            json.member("verifiedBy"); json.string(requestorIDVerdict?.verified?.key.description)
         case .userMetadata(let metadata):
             json.member("updated"); json.string(metadata.updated?.iso8601)
             json.member("encrypted")

@@ -34,41 +34,94 @@ extension KeyRing {
         options: KeyLoadingOptions = .init(),
         now: TokenTimestamp = .now()
     ) throws(KeyError) -> KeyRing {
-        guard !paths.isEmpty else {
-            throw KeyError(code: .noKeysFound, source: "", message: "no key path given")
+        try load(paths: paths, options: options, now: now, pkcs12Password: nil)
+    }
+
+    /// Loads every key under `paths` as ``load(paths:options:now:)`` does,
+    /// and also reads a PKCS#12 file (`.p12`/`.pfx`, by content) named in
+    /// `paths` for the public half of its private key: the form in which
+    /// programmers hold the key that signs requestor IDs (SPEC §13). Only the
+    /// public half is kept. In a key directory a PKCS#12 file is still
+    /// skipped with a notice (a directory is mounted, not chosen file by file).
+    ///
+    /// - Parameter pkcs12Password: asked once, only when a PKCS#12 file is
+    ///   named (a wrong one is `unsupportedFormat` naming the file); nil
+    ///   refuses PKCS#12 files as the tokens' ring does.
+    public static func load(
+        paths: [String],
+        options: KeyLoadingOptions = .init(),
+        now: TokenTimestamp = .now(),
+        pkcs12Password: (() throws(KeyError) -> KeyPassword)?
+    ) throws(KeyError) -> KeyRing {
+        var keys: [PublicKey] = []
+        var walk = KeyFileWalk(now: now, pkcs12Password: pkcs12Password)
+        try walk.walk(paths) { (decoded, source) throws(KeyError) in
+            keys.append(try PublicKey(decoded, source: source, options: options))
         }
-        var loader = KeyRingLoader(options: options, now: now)
-        for path in paths {
-            switch try KeyFiles.type(of: path) {
-            case .regular: try loader.loadFile(path)
-            case .directory: try loader.loadDirectory(path)
-            case .other(let what): throw KeyError(.notARegularFile, path, KeyFiles.notRegularDetail(what))
-            }
-        }
-        return KeyRing(keys: loader.keys, notices: loader.notices)
+        return KeyRing(keys: keys, notices: walk.notices)
     }
 }
 
-/// Walks the paths of one ``KeyRing/load(paths:options:now:)``, collecting
-/// keys and notices.
-private struct KeyRingLoader {
-    let options: KeyLoadingOptions
+/// Walks the key files and directories of one load (SPEC §3), handing every
+/// public key found to the caller, in order, and collecting the notices. The
+/// caller decides what a key must be (the tokens' ring, or a software
+/// statement's key, which may also be P-384); an error it throws fails the
+/// whole load, because a verifier that starts with fewer keys than configured
+/// breaks rotation only when the issuer rotates.
+struct KeyFileWalk {
     let now: TokenTimestamp
-    var keys: [PublicKey] = []
-    var notices: [KeyLoadNotice] = []
+    /// Opens a PKCS#12 file named as a key; nil: such a file is refused.
+    let pkcs12Password: (() throws(KeyError) -> KeyPassword)?
+    private var password: KeyPassword?
+    private(set) var notices: [KeyLoadNotice] = []
+    private var keyCount = 0
 
-    init(options: KeyLoadingOptions, now: TokenTimestamp) {
-        self.options = options
+    init(now: TokenTimestamp, pkcs12Password: (() throws(KeyError) -> KeyPassword)?) {
         self.now = now
+        self.pkcs12Password = pkcs12Password
     }
 
-    mutating func loadFile(_ path: String) throws(KeyError) {
-        try add(KeyDecoding.publicKeys(from: KeyFiles.read(path), source: path), source: path)
+    typealias Consumer = (KeyDecoding.Decoded, String) throws(KeyError) -> Void
+
+    mutating func walk(_ paths: [String], _ consume: Consumer) throws(KeyError) {
+        guard !paths.isEmpty else {
+            throw KeyError(code: .noKeysFound, source: "", message: "no key path given")
+        }
+        for path in paths {
+            switch try KeyFiles.type(of: path) {
+            case .regular: try loadFile(path, consume)
+            case .directory: try loadDirectory(path, consume)
+            case .other(let what): throw KeyError(.notARegularFile, path, KeyFiles.notRegularDetail(what))
+            }
+        }
     }
 
-    mutating func loadDirectory(_ path: String) throws(KeyError) {
+    private mutating func loadFile(_ path: String, _ consume: Consumer) throws(KeyError) {
+        let bytes = try KeyFiles.read(path)
+        if let pkcs12Password, PrivateKeyContainers.isPKCS12(bytes) {
+            if password == nil { password = try pkcs12Password() }
+            let tried = password ?? .empty
+            let opened: (key: OpenSSLKey, certificateKey: OpenSSLKey?)
+            do {
+                opened = try PrivateKeyContainers.pkcs12Key(bytes, password: tried, source: path)
+            } catch {
+                // Say which password was tried: the empty one is the quiet default.
+                throw KeyError(code: error.code, source: path, message: "\(error.message) (the password tried: \(tried.origin))")
+            }
+            guard let der = opened.key.subjectPublicKeyInfoDER(),
+                  let publicHalf = try KeyDecoding.publicKeys(from: der, source: path).first else {
+                throw KeyError(.unsupportedFormat, path, "PKCS#12: the public half of its private key cannot be derived")
+            }
+            try add([KeyDecoding.Decoded(key: publicHalf.key, location: "PKCS#12 (public half of its private key)")],
+                    source: path, consume)
+            return
+        }
+        try add(KeyDecoding.publicKeys(from: bytes, source: path), source: path, consume)
+    }
+
+    private mutating func loadDirectory(_ path: String, _ consume: Consumer) throws(KeyError) {
         let entries = try KeyFiles.entries(ofDirectory: path)
-        let keysBefore = keys.count
+        let keysBefore = keyCount
         /// "README.md (holds no key)", for the message when nothing is usable.
         var skippedSummary: [String] = []
         for entry in entries {
@@ -90,10 +143,10 @@ private struct KeyRingLoader {
                     let what = file.skipped.contains { $0.code == .privateKeySkipped } ? "a private key" : "holds no key"
                     skippedSummary.append("\(entry.path) (\(what))")
                 }
-                try add(file.keys, source: entry.path)
+                try add(file.keys, source: entry.path, consume)
             }
         }
-        guard keys.count > keysBefore else {
+        guard keyCount > keysBefore else {
             if entries.isEmpty {
                 throw KeyError(.noKeysFound, path, "key directory holds no key files")
             }
@@ -103,11 +156,11 @@ private struct KeyRingLoader {
         }
     }
 
-    private mutating func add(_ decoded: [KeyDecoding.Decoded], source: String) throws(KeyError) {
+    private mutating func add(_ decoded: [KeyDecoding.Decoded], source: String, _ consume: Consumer) throws(KeyError) {
         for item in decoded {
-            let key = try PublicKey(item, source: source, options: options)
-            keys.append(key)
-            if let validity = key.certificateValidity, !validity.contains(now) {
+            try consume(item, source)
+            keyCount += 1
+            if let validity = item.certificateValidity, !validity.contains(now) {
                 let location = item.location.map { "\($0): " } ?? ""
                 let trusted = "its key is trusted anyway (a certificate is a key container here, not a PKI)"
                 notices.append(now > validity.notAfter

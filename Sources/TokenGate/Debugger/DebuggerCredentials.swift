@@ -11,12 +11,19 @@ import EntitlementTokens
 /// pasted key is tried the way ``PastedKeyCheck`` tries it for tokens (never
 /// `VALID_TOKEN`). User metadata is shown with its encrypted members marked
 /// and never decrypted: the debugger takes no private key (SPEC §13).
-/// Signed requestor IDs are decoded and shown, not verified here.
+/// A signed requestor ID is verified against the page's requestor with the
+/// gate's keys (RSA PKCS#1 v1.5, SHA-256; the reason says when SHA-1 would
+/// verify), and with a pasted key the same way as a statement; without a
+/// requestor it is shown, not verified (§13).
 struct DebuggerCredentials: Sendable {
     /// What the page asked the records to be read as; nil: detected.
     let kind: CredentialKind?
     let verifier: SoftwareStatementVerifier
     let pastedVerifier: SoftwareStatementVerifier?
+    /// The page's requestor: what a signed requestor ID must sign.
+    let requestor: String?
+    let requestorIDVerifier: SignedRequestorIDVerifier
+    let pastedRequestorIDVerifier: SignedRequestorIDVerifier?
 
     /// The `kind` parameter: a §13 kind name, or nothing (the rule of `/v1/inspect`).
     static func kind(named name: String?) throws(ReportEndpoints.Failure) -> CredentialKind? {
@@ -28,13 +35,35 @@ struct DebuggerCredentials: Sendable {
     /// `candidate`: the record's bytes as ``ReportEndpoints/credentialCandidate(_:in:recordCount:)`` finds them.
     func report(_ record: TokenRecord, candidate: [UInt8], input: Int) -> (json: [UInt8], pastedKey: String?)? {
         guard let detected = ReportEndpoints.credential(CredentialDetection.detect(candidate, asking: kind), asked: kind) else { return nil }
-        let report = CredentialReport.make(detected, input: input, source: "pasted", line: record.line, verifier: verifier)
-        return (report.json(), pastedVerifier.map { pastedCheck(report, $0) })
+        let report = CredentialReport.make(detected, input: input, source: "pasted", line: record.line, verifier: verifier,
+                                           requestorIDVerifier: requestorIDVerifier, requestor: requestor)
+        let check: String?
+        if case .signedRequestorID(let id) = report.content {
+            check = pastedRequestorIDVerifier.map { pastedCheck(id, gate: report.requestorIDVerdict, $0) }
+        } else {
+            check = pastedVerifier.map { pastedCheck(report, $0) }
+        }
+        return (report.json(), check)
+    }
+
+    private func pastedCheck(_ id: SignedRequestorID, gate: SignedRequestorIDVerdict?, _ pasted: SignedRequestorIDVerifier) -> String {
+        guard let gate else {
+            return "{\"tried\":false,\"reason\":\"no requestor given: a signed requestor ID signs only the requestor ID, so it is shown, not verified\"}"
+        }
+        guard gate.status == .invalidSignature else {
+            return "{\"tried\":false,\"reason\":\"a key this gate trusts verifies the signature\"}"
+        }
+        let verdict = pasted.verify(id)
+        guard let key = verdict.verified?.key else {
+            return "{\"tried\":true,\"signedByPastedKey\":false,\"reason\":\(JSONText.quoted("no pasted key verifies the signature: \(verdict.reason)"))}"
+        }
+        return "{\"tried\":true,\"signedByPastedKey\":true,\"status\":\(JSONText.quoted(PastedKeyCheck.signedByPastedKey)),"
+            + "\"reason\":\(JSONText.quoted("\(PastedKeyCheck.notTrusted); \(verdict.reason)")),\"key\":\(JSONText.quoted(key.description))}"
     }
 
     private func pastedCheck(_ report: CredentialReport, _ pasted: SoftwareStatementVerifier) -> String {
         guard let statement = report.statement, let gate = report.statementVerdict else {
-            return "{\"tried\":false,\"reason\":\"only a software statement carries a signature the pasted key can check here\"}"
+            return "{\"tried\":false,\"reason\":\"only a software statement or a signed requestor ID carries a signature the pasted key can check here\"}"
         }
         guard gate.status == .invalidSignature else {
             let why = gate.key != nil ? "a key this gate trusts verifies the signature" : "the gate's verdict does not depend on the signature's key"

@@ -121,7 +121,10 @@ struct DebuggerEndpoints: MountedRoutes {
         let credentials = DebuggerCredentials(
             kind: askedKind,
             verifier: Self.statementVerifier(keys.signature.ring, expectations: expectations, now: now),
-            pastedVerifier: pastedRing.map { Self.statementVerifier($0, expectations: expectations, now: now) })
+            pastedVerifier: pastedRing.map { Self.statementVerifier($0, expectations: expectations, now: now) },
+            requestor: expectations.requestorID,
+            requestorIDVerifier: SignedRequestorIDVerifier(ring: keys.signature.ring ?? KeyRing([])),
+            pastedRequestorIDVerifier: pastedRing.map { SignedRequestorIDVerifier(ring: $0) })
         var reports: [String] = []
         var errorXML: [String] = []
         var pastedChecks: [String] = []

@@ -325,8 +325,14 @@ enum DebuggerScript {
         }
         if (report.signedRequestorID) {
           const id = report.signedRequestorID;
+          let status;
+          if (!id.requestor) status = 'not verified: give the requestor it should sign (a signed requestor ID names none)';
+          else if (report.verifiedBy) status = 'verified by a key this gate trusts: ' + report.verifiedBy + ' (' + id.digest + ')';
+          else if (pasted && pasted.signedByPastedKey) status = 'signed by the pasted key — not trusted by this gate: ' + pasted.key;
+          else status = 'not verified: ' + (pasted && pasted.tried ? pasted.reason : report.reason);
           section(element, 'Signed requestor ID', 'requestor-id', table('requestor-id', [
-            ['requestor', id.requestor || 'not given: shown, not verified'], ['size', id.bytes + ' bytes'], ['value', id.value],
+            ['requestor', id.requestor || 'not given: shown, not verified'], ['size', id.bytes + ' bytes'],
+            ['status', status], ['value', id.value],
           ]));
         }
         if (report.metadata) {

@@ -79,8 +79,9 @@ enum KeyDecoding {
                 return DecodedFile(skipped: [Skipped(code: .privateKeySkipped, detail: "is a private key, never trusted; \(privateKeyHint)")])
             }
             if PrivateKeyContainers.isPKCS12(bytes) {
-                // A programmer's .p12/.pfx holds a private key: never trusted (SPEC §13).
-                let detail = "a PKCS#12 file (.p12/.pfx) holds a private key, never trusted; \(privateKeyHint), or give it to metadata --decrypt-key"
+                // A programmer's .p12/.pfx: never a token key; named as a key for the
+                // credentials of SPEC §13 it is opened before this point (KeyFileWalk).
+                let detail = "a PKCS#12 file (.p12/.pfx) is a programmer's private key, never trusted for tokens; \(privateKeyHint); software statements, signed requestor IDs and metadata --decrypt-key read it"
                 guard inDirectory else { throw KeyError(.unsupportedFormat, source, detail) }
                 return DecodedFile(skipped: [Skipped(code: .privateKeySkipped, detail: "is \(detail)")])
             }
