@@ -131,8 +131,9 @@ extension RedisIntegrationTests {
             }
             try await Task.sleep(for: .milliseconds(300))
             let clock = ContinuousClock()
-            cluster.node(port: victim.port)?.stop()  // SIGKILL
+            // Before the signal: stop() waits for the process to be reaped (see RedisSentinelTests).
             shared.killedAt.withLock { $0 = clock.now }
+            cluster.node(port: victim.port)?.stop()  // SIGKILL
             var promotedAfter: Double?
             while promotedAfter == nil, clock.now - shared.killedAt.withLock({ $0! }) < .seconds(20) {
                 if let current = try? await loadRouter.topology(timeout: .seconds(1)),
