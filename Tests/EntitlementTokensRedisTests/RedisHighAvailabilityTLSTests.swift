@@ -12,13 +12,12 @@ import Testing
 extension RedisIntegrationTests {
     @Suite("Redis: Sentinel and Cluster over TLS", .enabled(if: Integration.redisHighAvailability, "redis-sentinel or redis-cli not installed"))
     struct RedisHighAvailabilityTLSTests {
-        @Test("rediss-sentinel://: accepted once; readiness and the write check; kill -9 of the primary followed to the TLS port the sentinels name; an untrusted CA refused")
+        @Test("rediss-sentinel://: accepted once; readiness and the write check; a switchover and then kill -9 of the primary followed to the TLS port the sentinels name; an untrusted CA refused")
         func sentinel() async throws {
             let tls = try RedisTLSFiles()
             defer { tls.remove() }
-            let group = try RedisSentinelGroup(replicaCount: 1, sentinelCount: 3, tls: tls)
+            let group = try RedisSentinelGroup(replicaCount: 2, sentinelCount: 3, tls: tls)
             defer { group.remove() }
-            let replica = group.replicas[0]
             let until = timestamp(plus: 600_000)
             var generator = SplitMix64(seed: 2101)
 
@@ -35,24 +34,51 @@ extension RedisIntegrationTests {
                 #expect(await store.accept(identity, until: until, now: timestamp()) == .replayed)
             }
 
-            // The primary killed: the sentinels (talking TLS to each other and to
-            // the replica) promote the replica and name it by the TLS port it
-            // announced; the store follows over TLS.
-            group.primary.stop()  // SIGKILL
-            try Integration.waitUntil("every sentinel names the replica", seconds: 15) {
-                try group.sentinels.allSatisfy { try group.primaryPort(accordingTo: $0) == replica.port }
+            /// Waits until every sentinel names a replica other than `old`; its server.
+            func newPrimary(after old: Int) throws -> RedisServer {
+                var named: Int?
+                try Integration.waitUntil("every sentinel names the same replica", seconds: 15) {
+                    let ports = try group.sentinels.map { try group.primaryPort(accordingTo: $0) }
+                    named = ports[0]
+                    return ports.allSatisfy { $0 == ports[0] } && ports[0] != old
+                }
+                return try #require(group.replicas.first { $0.port == named })
             }
+            let clock = ContinuousClock()
+
+            // A switchover (SENTINEL FAILOVER): the old primary stays up and
+            // says master until the sentinels convert it, 8 s or more later;
+            // the store must leave it once the sentinels name the replica (by
+            // the TLS port it announced), not when it is converted.
+            try Integration.redisCLI(tls.cliArguments + ["-p", String(group.sentinels[0].port), "SENTINEL", "FAILOVER", group.primaryName])
+            let promoted = try newPrimary(after: group.primary.port)
+            let namedAt = clock.now
+            var moved = false
+            while !moved, clock.now - namedAt < .seconds(3) {
+                let probe = randomIdentity(using: &generator)
+                let decision = await store.accept(probe, until: until, now: timestamp())
+                moved = router.currentPrimary?.port == promoted.port && decision == .accepted
+                if !moved { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            let switchover = (clock.now - namedAt).inMilliseconds
+            #expect(moved, "the store still writes to \(String(describing: router.currentPrimary)) 3 s after the sentinels named \(promoted.port)")
+
+            // The new primary killed: the sentinels (talking TLS to each other
+            // and to the nodes) promote the other replica, which they moved to
+            // the new primary during the switchover; the store follows over TLS.
+            promoted.stop()  // SIGKILL
+            let survivor = try newPrimary(after: promoted.port)
             let fresh = randomIdentity(using: &generator)
             var decision = ReplayDecision.unavailable("not asked yet")
-            let clock = ContinuousClock()
             let start = clock.now
             while decision.isUnavailable, clock.now - start < .seconds(5) {
                 decision = await store.accept(fresh, until: until, now: timestamp())
                 if decision.isUnavailable { try await Task.sleep(for: .milliseconds(50)) }
             }
+            print("sentinel over TLS: the store left the old primary \(Int(switchover)) ms after the sentinels named the new one; after the kill, accepted again \(Int((clock.now - start).inMilliseconds)) ms after they named the next")
             #expect(decision == .accepted, "\(decision)")
             #expect(await store.accept(fresh, until: until, now: timestamp()) == .replayed)
-            #expect(router.currentPrimary == RedisNodeAddress(host: "127.0.0.1", port: replica.port))
+            #expect(router.currentPrimary == RedisNodeAddress(host: "127.0.0.1", port: survivor.port))
             for identity in identities {
                 #expect(await store.accept(identity, until: until, now: timestamp()) == .replayed, "replicated over TLS before the failover")
             }
