@@ -144,7 +144,9 @@ final class ClusterRouter: Sendable {
         guard let running else { throw RedisClientError(.shutDown, "the Redis client was shut down") }
         return try await running.value(before: deadline, context: "cluster topology") { [self] in
             let why = self.state.withLock { $0.lastFailure }
-            return RedisClientError(.connectionFailed, "no cluster topology yet" + (why.map { ": \($0.message)" } ?? ""))
+            // The last attempt's code, as in Sentinel: an untrusted certificate
+            // (tlsFailed) or a refused login is a setting to fix, not a wait.
+            return RedisClientError(why?.code ?? .connectionFailed, "no cluster topology yet" + (why.map { ": \($0.message)" } ?? ""))
         }
     }
 

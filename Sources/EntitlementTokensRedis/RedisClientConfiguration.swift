@@ -54,8 +54,10 @@ public struct RedisClientConfiguration: Sendable {
     /// `redis-sentinel://[[user]:password@]host:port[,host:port…][/db]#primaryName`,
     /// `rediss-sentinel://…`, `redis-cluster://[[user]:password@]host:port[,host:port…]`,
     /// `rediss-cluster://…`, with the parameters `password-file=`,
-    /// `sentinel-password-file=`, `sentinel-user=`, `sentinel-password=` and
-    /// `tls-server-name=`. Password files are read now, a relative path under
+    /// `sentinel-password-file=`, `sentinel-user=`, `sentinel-password=`,
+    /// `tls-server-name=` and `tls-ca-file=` (the URL's own `trustedCAFile`,
+    /// so that a gate's `--replay` can name it; not both). Password files are
+    /// read now, a relative path (of these and of `tls-ca-file=`) under
     /// `credentialsDirectory` (by default `$CREDENTIALS_DIRECTORY`), by SPEC
     /// §11's secret-file rule.
     public init(url: String, trustedCAFile: String? = nil,
@@ -64,6 +66,12 @@ public struct RedisClientConfiguration: Sendable {
         let credentialsDirectory = credentialsDirectory ?? ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
         self.init(endpoint: parsed.endpoint, trustedCAFile: trustedCAFile)
         topology = parsed.topology
+        if let file = parsed.caFile {
+            guard trustedCAFile == nil else {
+                throw RedisClientError(.invalidConfiguration, "a CA file both in the URL (tls-ca-file=) and as trustedCAFile")
+            }
+            self.trustedCAFile = try RedisURL.resolve(file, parameter: "tls-ca-file", credentialsDirectory: credentialsDirectory)
+        }
         if let file = parsed.passwordFile {
             endpoint.password = try RedisURL.readSecret(file, parameter: "password-file", credentialsDirectory: credentialsDirectory)
         }

@@ -53,7 +53,9 @@ public struct RedisSentinelSettings: Sendable, Hashable {
 /// `sentinel-password-file=`, `sentinel-user=`, `sentinel-password=` (the
 /// sentinels' login; inline only for the library, the gate takes files),
 /// `tls-server-name=` (the name every node's certificate must hold; without
-/// it, an IP address SAN equal to the address dialled). Ports default to 6379,
+/// it, an IP address SAN equal to the address dialled), `tls-ca-file=` (PEM CA
+/// certificates every node's certificate must chain to, instead of the
+/// system's store: how a gate trusts a private CA). Ports default to 6379,
 /// and to 26379 for sentinels. Every error hides passwords.
 enum RedisURL {
     struct Parsed {
@@ -61,6 +63,7 @@ enum RedisURL {
         var topology: RedisTopology
         var passwordFile: String?
         var sentinelPasswordFile: String?
+        var caFile: String?
     }
 
     static let schemes: [(prefix: String, tls: Bool, mode: String)] = [
@@ -136,8 +139,8 @@ enum RedisURL {
             for pair in query.split(separator: "&", omittingEmptySubsequences: false) {
                 guard let equals = pair.firstIndex(of: "=") else { throw invalid("a parameter without '='") }
                 let name = String(pair[..<equals])
-                guard ["password-file", "sentinel-password-file", "sentinel-user", "sentinel-password", "tls-server-name"].contains(name) else {
-                    throw invalid("unknown parameter '\(escaped(name))' (known: password-file, sentinel-password-file, sentinel-user, sentinel-password, tls-server-name)")
+                guard ["password-file", "sentinel-password-file", "sentinel-user", "sentinel-password", "tls-server-name", "tls-ca-file"].contains(name) else {
+                    throw invalid("unknown parameter '\(escaped(name))' (known: password-file, sentinel-password-file, sentinel-user, sentinel-password, tls-server-name, tls-ca-file)")
                 }
                 guard let value = RedisEndpoint.percentDecoded(pair[pair.index(after: equals)...]), !value.isEmpty else {
                     throw invalid("the parameter \(name) is empty or has a malformed percent escape")
@@ -161,6 +164,9 @@ enum RedisURL {
         if let name = parameters["tls-server-name"] {
             guard scheme.tls else { throw invalid("tls-server-name is for the TLS forms (rediss…://)") }
             guard RedisNodeAddress.isPlausibleHost(name) else { throw invalid("tls-server-name is not a host name") }
+        }
+        if parameters["tls-ca-file"] != nil, !scheme.tls {
+            throw invalid("tls-ca-file is for the TLS forms (rediss…://)")
         }
 
         var endpoint = RedisEndpoint(host: addresses[0].host, port: addresses[0].port, usesTLS: scheme.tls,
@@ -191,7 +197,8 @@ enum RedisURL {
             }
         }
         return Parsed(endpoint: endpoint, topology: topology,
-                      passwordFile: parameters["password-file"], sentinelPasswordFile: parameters["sentinel-password-file"])
+                      passwordFile: parameters["password-file"], sentinelPasswordFile: parameters["sentinel-password-file"],
+                      caFile: parameters["tls-ca-file"])
     }
 
     private static func address(_ text: Substring, defaultPort: Int,
@@ -249,17 +256,20 @@ enum RedisURL {
         return result
     }
 
+    /// A parameter's file: absolute as given, relative under `credentialsDirectory`.
+    static func resolve(_ path: String, parameter: String, credentialsDirectory: String?) throws(RedisClientError) -> String {
+        if path.hasPrefix("/") { return path }
+        guard let directory = credentialsDirectory else {
+            throw RedisClientError(.invalidConfiguration, "\(parameter)=\(escaped(path)): a relative path needs $CREDENTIALS_DIRECTORY")
+        }
+        return directory + "/" + path
+    }
+
     /// Reads a secret file by SPEC §11's rule: a relative path resolves under
     /// `credentialsDirectory` (systemd's `$CREDENTIALS_DIRECTORY`); a regular
     /// file of at most 4 KiB; text (printable ASCII) loses one trailing newline.
     static func readSecret(_ path: String, parameter: String, credentialsDirectory: String?) throws(RedisClientError) -> String {
-        var resolved = path
-        if !path.hasPrefix("/") {
-            guard let directory = credentialsDirectory else {
-                throw RedisClientError(.invalidConfiguration, "\(parameter)=\(escaped(path)): a relative path needs $CREDENTIALS_DIRECTORY")
-            }
-            resolved = directory + "/" + path
-        }
+        let resolved = try resolve(path, parameter: parameter, credentialsDirectory: credentialsDirectory)
         let type = (try? FileManager.default.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType
         guard type == .typeRegular, let data = FileManager.default.contents(atPath: resolved), data.count <= 4096 else {
             throw RedisClientError(.invalidConfiguration, "\(parameter)=\(escaped(resolved)): not a readable regular file of at most 4 KiB")

@@ -14,12 +14,19 @@ internal import Synchronization
 /// one names a node that answers `ROLE` `master`. Until then requests go to
 /// the last primary and fail fast (its pool waits out its reconnect backoff),
 /// so the window of `.unavailable` is the sentinels' detection time plus one
-/// retry. No pub/sub: a failover that closes no connection of ours (the
-/// sentinels' reconfiguration kills the demoted primary's clients, and a
-/// killed or partitioned primary closes or stalls them) is not one that
-/// misdirects a write — a demoted node answers `READONLY`.
+/// retry.
+///
+/// A failover can also leave the old primary up and answering `master`: a
+/// switchover (`SENTINEL FAILOVER`), or a primary the sentinels could not
+/// reach but we can. The sentinels demote it only after 8 s or more (they wait
+/// before converting a node that says `master`), and every write it takes
+/// meanwhile is lost when it resyncs from the new primary: a double allow.
+/// So while a primary is known, one sentinel is asked every ``watchInterval``
+/// whom it names; another address starts a discovery. (Polling, not
+/// `+switch-master` pub/sub: one small request, no subscriber connection.)
 final class SentinelRouter: Sendable {
     static let retryDelay = TimeAmount.milliseconds(100)
+    static let watchInterval = TimeAmount.milliseconds(250)
 
     let configuration: RedisClientConfiguration
     let settings: RedisSentinelSettings
@@ -33,6 +40,8 @@ final class SentinelRouter: Sendable {
         /// Completed when the running discovery confirms a primary.
         var discovery: EventLoopPromise<RedisNodePool>?
         var discoveryTask: Task<Void, Never>?
+        /// Asks a sentinel every ``watchInterval`` whether the primary moved; started with the first primary.
+        var watchTask: Task<Void, Never>?
         var lastFailure: RedisClientError?
         /// The sentinel that answered last: asked first next time.
         var preferredSentinel = 0
@@ -140,18 +149,59 @@ final class SentinelRouter: Sendable {
         promise.fail(RedisClientError(.shutDown, "the Redis client was shut down"))
     }
 
-    private func confirmPrimary(askingSentinel index: Int) async throws(RedisClientError) -> RedisNodePool {
+    /// Whom sentinel `index` names as the primary (nil: it knows no such name).
+    private func primaryNamed(bySentinel index: Int, deadline: NIODeadline) async throws(RedisClientError) -> RedisNodeAddress? {
         let sentinel = sentinels[index]
-        let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
         let reply = try await sentinel.send(
             encoded: RESPCommand("SENTINEL", "get-master-addr-by-name", settings.primaryName).encoded(), deadline: deadline)
         if case .error = reply { throw RedisClientError.notExpected("SENTINEL get-master-addr-by-name", reply) }
-        let named: RedisNodeAddress?
         do {
-            named = try SentinelReply.primaryAddress(reply)
+            return try SentinelReply.primaryAddress(reply)
         } catch {
             throw RedisClientError(.unexpectedReply, "sentinel \(sentinel.endpoint.host):\(sentinel.endpoint.port): \(error.message)")
         }
+    }
+
+    /// Every ``watchInterval`` (holding the router only while it asks), until
+    /// cancelled by ``shutdown()``.
+    private static func watch(_ router: SentinelRouter) -> Task<Void, Never> {
+        Task { [weak router] in
+            var skip = 0
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(watchInterval.nanoseconds))
+                guard let router else { return }
+                skip = await router.checkPrimaryMoved(skip: skip)
+            }
+        }
+    }
+
+    /// While a primary is known and no discovery runs: the sentinel that
+    /// answered last (or, after it failed to answer, the next ones in turn)
+    /// names another node → discover. A sentinel that does not answer changes
+    /// nothing (requests find out for themselves whether the primary still
+    /// takes writes). Returns how many sentinels to skip next time.
+    private func checkPrimaryMoved(skip: Int) async -> Int {
+        let known = state.withLock { state -> (RedisNodeAddress, RedisNodePool, Int)? in
+            guard !state.isShutDown, state.discovery == nil, let primary = state.primary else { return nil }
+            return (primary.address, primary.pool, state.preferredSentinel)
+        }
+        guard let (address, pool, preferred) = known else { return skip }
+        let index = (preferred + skip) % sentinels.count
+        let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
+        do throws(RedisClientError) {
+            if let named = try await primaryNamed(bySentinel: index, deadline: deadline), named != address {
+                rediscover(after: pool)
+            }
+            return skip
+        } catch {
+            return (skip + 1) % sentinels.count
+        }
+    }
+
+    private func confirmPrimary(askingSentinel index: Int) async throws(RedisClientError) -> RedisNodePool {
+        let sentinel = sentinels[index]
+        let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
+        let named = try await primaryNamed(bySentinel: index, deadline: deadline)
         guard let address = named else {
             throw RedisClientError(.unexpectedReply, "sentinel \(sentinel.endpoint.host):\(sentinel.endpoint.port) knows no primary named '\(RedisURL.escaped(settings.primaryName))'")
         }
@@ -200,6 +250,7 @@ final class SentinelRouter: Sendable {
             state.discoveryTask = nil
             state.lastFailure = nil
             state.discoveries += 1
+            if state.watchTask == nil { state.watchTask = Self.watch(self) }
             return (old === pool ? nil : old, true)
         }
         guard accepted else {
@@ -212,15 +263,18 @@ final class SentinelRouter: Sendable {
     }
 
     func shutdown() async {
-        let (primary, task) = state.withLock { state -> (RedisNodePool?, Task<Void, Never>?) in
+        let (primary, task, watchTask) = state.withLock { state -> (RedisNodePool?, Task<Void, Never>?, Task<Void, Never>?) in
             state.isShutDown = true
-            let taken = (state.primary?.pool, state.discoveryTask)
+            let taken = (state.primary?.pool, state.discoveryTask, state.watchTask)
             state.primary = nil
             state.discoveryTask = nil
+            state.watchTask = nil
             return taken
         }
         task?.cancel()
+        watchTask?.cancel()
         await task?.value
+        await watchTask?.value
         await primary?.shutdown()
         for sentinel in sentinels { await sentinel.shutdown() }
     }

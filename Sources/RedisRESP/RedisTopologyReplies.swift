@@ -251,7 +251,12 @@ public struct ClusterTopology: Sendable, Hashable {
                 guard primary == nil else { throw RedisReplyShapeError("a CLUSTER SHARDS shard with two healthy primaries") }
                 let endpoint = node["endpoint"]?.stringValue ?? node["ip"]?.stringValue
                 guard let endpoint, case .integer(let port)? = node[tls ? "tls-port" : "port"] else {
-                    throw RedisReplyShapeError("a CLUSTER SHARDS primary lacks its endpoint or port")
+                    // Redis 7.0 names a node's TLS port only under `tls-cluster yes`;
+                    // without it, `port` is the plain one, useless to a TLS client.
+                    if tls, node["port"] != nil {
+                        throw RedisReplyShapeError("a CLUSTER SHARDS primary has a port but no tls-port: for rediss-cluster:// the nodes need tls-cluster yes")
+                    }
+                    throw RedisReplyShapeError("a CLUSTER SHARDS primary lacks its endpoint or \(tls ? "tls-port" : "port")")
                 }
                 if endpoint == "?" { continue }
                 guard let address = RedisNodeAddress(host: endpoint.isEmpty ? askedHost : endpoint, port: Int(clamping: port)) else {

@@ -9,48 +9,10 @@ import Testing
 extension RedisIntegrationTests {
     @Suite("Redis: TLS")
     struct RedisTLSTests {
-        /// A CA, and a server certificate it signed for localhost and 127.0.0.1.
-        struct Certificates {
-            let directory: URL
-            var caFile: String { directory.appendingPathComponent("ca.pem").path }
-            var otherCAFile: String { directory.appendingPathComponent("other-ca.pem").path }
-            var certificateFile: String { directory.appendingPathComponent("server.pem").path }
-            var keyFile: String { directory.appendingPathComponent("server.key").path }
-        }
-
-        static func makeCertificates() throws -> Certificates {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("redis-tls-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-            try openssl(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=tokeninspect test CA"], in: directory)
-            try openssl(["req", "-x509"] + ec + ["-keyout", "other-ca.key", "-out", "other-ca.pem", "-days", "1", "-subj", "/CN=another CA"], in: directory)
-            try openssl(["req", "-new"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"], in: directory)
-            try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(to: directory.appendingPathComponent("san.ext"), atomically: true, encoding: .utf8)
-            try openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                         "-out", "server.pem", "-days", "1", "-extfile", "san.ext"], in: directory)
-            return Certificates(directory: directory)
-        }
-
-        static func openssl(_ arguments: [String], in directory: URL) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["openssl"] + arguments
-            process.currentDirectoryURL = directory
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw RedisServerError(description: "openssl \(arguments.joined(separator: " ")) failed")
-            }
-        }
-
-        func withTLSServer(_ body: (RedisServer, Certificates) async throws -> Void) async throws {
-            let certificates = try Self.makeCertificates()
-            defer { try? FileManager.default.removeItem(at: certificates.directory) }
-            try await withRedisServer(["--tls-cert-file", certificates.certificateFile, "--tls-key-file", certificates.keyFile,
-                                       "--tls-ca-cert-file", certificates.caFile, "--tls-auth-clients", "no"],
-                                      portArgument: "--tls-port") { server in
+        func withTLSServer(_ body: (RedisServer, RedisTLSFiles) async throws -> Void) async throws {
+            let certificates = try RedisTLSFiles()
+            defer { certificates.remove() }
+            try await withRedisServer(certificates.serverArguments, portArgument: "--tls-port") { server in
                 try await body(server, certificates)
             }
         }

@@ -28,6 +28,12 @@ struct RedisURLTests {
         #expect(configuration.target == "redis-cluster via 127.0.0.1:7000,127.0.0.1:7001")
         configuration = try RedisClientConfiguration(url: "rediss-cluster://h")
         #expect(configuration.topology == .cluster(seeds: [Self.address("h", 6379)]) && configuration.endpoint.usesTLS)
+        // The CA in the URL (the gate's one way to trust a private CA); not twice.
+        configuration = try RedisClientConfiguration(url: "rediss-cluster://h?tls-ca-file=/etc/redis/ca.pem")
+        #expect(configuration.trustedCAFile == "/etc/redis/ca.pem")
+        #expect(throws: RedisClientError(.invalidConfiguration, "")) {
+            try RedisClientConfiguration(url: "rediss-sentinel://h?tls-ca-file=/etc/redis/ca.pem#m", trustedCAFile: "/etc/other.pem")
+        }
         configuration = try RedisClientConfiguration(url: "redis://h:7/3")
         #expect(configuration.topology == .standalone && configuration.target == "redis h:7/3")
     }
@@ -45,6 +51,8 @@ struct RedisURLTests {
         #expect(configuration.endpoint.password == "data-secret")
         guard case .sentinel(let settings) = configuration.topology else { Issue.record("not sentinel"); return }
         #expect(settings.password == "sentinel-secret")
+        let withCA = try RedisClientConfiguration(url: "rediss://h?tls-ca-file=ca.pem", credentialsDirectory: directory.path)
+        #expect(withCA.trustedCAFile == directory.path + "/ca.pem")
         #expect(throws: RedisClientError(.invalidConfiguration, "")) {
             try RedisClientConfiguration(url: "redis://h?password-file=missing", credentialsDirectory: directory.path)
         }
@@ -56,6 +64,7 @@ struct RedisURLTests {
         "redis://h?unknown=1", "redis://h?password-file=", "redis://h?tls-server-name=x", "redis-cluster://h?sentinel-password=pw",
         "redis-sentinel://h?sentinel-password=pw&sentinel-password-file=f#m", "redis-sentinel://h:0#m", "redis-cluster://,h",
         "redis-sentinel://:pw@h?sentinel-password=pw&sentinel-password=pw#m", "redis-sentinel://h\u{1b}[31m#m",
+        "redis://h?tls-ca-file=/etc/ca.pem", "redis-sentinel://h?tls-ca-file=/etc/ca.pem#m", "rediss://h?tls-ca-file=",
     ])
     func refusals(url: String) {
         do {
@@ -136,5 +145,13 @@ struct TopologyReplyTests {
             ]),
         ])])
         #expect(try ClusterTopology(shardsReply: shards, askedHost: "x").coveredSlotCount == 0)
+        // The TLS forms read tls-port; a cluster without tls-cluster yes names only
+        // its plain port, and the reason says which setting is missing.
+        do {
+            _ = try ClusterTopology(shardsReply: topology.shardsReply, askedHost: "x", tls: true)
+            Issue.record("a plain port read as a TLS one")
+        } catch {
+            #expect(error.message.contains("tls-cluster yes"), "\(error.message)")
+        }
     }
 }

@@ -61,7 +61,9 @@ extension Integration {
 /// A throw-away `redis-sentinel` on a free loopback port monitoring one
 /// primary as `primaryName`, with a short `down-after-milliseconds` and
 /// `failover-timeout` so a test's failover takes seconds. Its config file
-/// (which a sentinel rewrites) lives in its own temporary directory.
+/// (which a sentinel rewrites) lives in its own temporary directory. With
+/// `tls` it listens on a TLS port only (`port 0`) and speaks TLS to the data
+/// nodes and the other sentinels (`tls-replication yes`).
 public final class RedisSentinelProcess: @unchecked Sendable {
     public private(set) var port: Int = 0
     public let directory: URL
@@ -69,7 +71,7 @@ public final class RedisSentinelProcess: @unchecked Sendable {
 
     public init(primaryName: String = "mymaster", primaryPort: Int, quorum: Int = 2,
                 downAfterMilliseconds: Int = 1000, failoverTimeoutMilliseconds: Int = 3000,
-                dataPassword: String? = nil, sentinelPassword: String? = nil) throws {
+                dataPassword: String? = nil, sentinelPassword: String? = nil, tls: RedisTLSFiles? = nil) throws {
         guard let binary = Integration.redisSentinelPath else {
             throw RedisServerError(description: "redis-sentinel not installed, and TOKENINSPECT_INTEGRATION=require")
         }
@@ -78,8 +80,8 @@ public final class RedisSentinelProcess: @unchecked Sendable {
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = try RedisServer.freePort()
-            var lines = [
-                "port \(port)", "bind 127.0.0.1", "daemonize no", "protected-mode no",
+            var lines = (tls.map { ["port 0", "tls-port \(port)"] + $0.sentinelConfigLines } ?? ["port \(port)"]) + [
+                "bind 127.0.0.1", "daemonize no", "protected-mode no",
                 "dir \(directory.path)", "logfile \(directory.appendingPathComponent("sentinel.log").path)",
                 "sentinel monitor \(primaryName) 127.0.0.1 \(primaryPort) \(quorum)",
                 "sentinel down-after-milliseconds \(primaryName) \(downAfterMilliseconds)",
@@ -146,25 +148,42 @@ public final class RedisSentinelGroup: @unchecked Sendable {
     public let primary: RedisServer
     public let replicas: [RedisServer]
     public let sentinels: [RedisSentinelProcess]
+    /// Every node and sentinel on a TLS port only, when set.
+    public let tls: RedisTLSFiles?
 
     public init(primaryName: String = "mymaster", replicaCount: Int = 2, sentinelCount: Int = 3,
-                downAfterMilliseconds: Int = 1000, dataPassword: String? = nil, sentinelPassword: String? = nil) throws {
+                downAfterMilliseconds: Int = 1000, dataPassword: String? = nil, sentinelPassword: String? = nil,
+                tls: RedisTLSFiles? = nil) throws {
         self.primaryName = primaryName
+        self.tls = tls
         // No 5 s wait before a diskless full sync (7.0's default), so replicas hold the data within a moment.
         let auth = (dataPassword.map { ["--requirepass", $0, "--masterauth", $0] } ?? []) + ["--repl-diskless-sync-delay", "0"]
+            + (tls?.serverArguments ?? [])
+        let portArgument = tls == nil ? "--port" : "--tls-port"
+        let cli = tls?.cliArguments ?? []
+        let dataAuth = dataPassword.map { ["--no-auth-warning", "-a", $0] } ?? []
         // Equal replica-priority (the default 100) everywhere: the most complete replica wins.
-        primary = try RedisServer(auth)
+        primary = try RedisServer(auth, portArgument: portArgument)
         var replicas: [RedisServer] = []
         var sentinels: [RedisSentinelProcess] = []
         do {
             for _ in 0..<replicaCount {
-                replicas.append(try RedisServer(auth + ["--replicaof", "127.0.0.1", String(primary.port)]))
+                replicas.append(try RedisServer(auth + ["--replicaof", "127.0.0.1", String(primary.port)], portArgument: portArgument))
+            }
+            // Replicas in sync before the sentinels start: a sentinel's first
+            // INFO of the primary then lists them, instead of one 10 s later.
+            try Integration.waitUntil("every replica is in sync", seconds: 30) {
+                try replicas.allSatisfy { replica in
+                    try Integration.redisCLI(cli + ["-p", String(replica.port)] + dataAuth + ["INFO", "replication"])
+                        .contains("master_link_status:up")
+                }
             }
             for _ in 0..<sentinelCount {
                 sentinels.append(try RedisSentinelProcess(primaryName: primaryName, primaryPort: primary.port,
                                                           quorum: sentinelCount / 2 + 1,
                                                           downAfterMilliseconds: downAfterMilliseconds,
-                                                          dataPassword: dataPassword, sentinelPassword: sentinelPassword))
+                                                          dataPassword: dataPassword, sentinelPassword: sentinelPassword,
+                                                          tls: tls))
             }
         } catch {
             for server in replicas { server.remove() }
@@ -177,14 +196,13 @@ public final class RedisSentinelGroup: @unchecked Sendable {
         let replicaPorts = Set(replicas.map { String($0.port) })
         let sentinelAuth = sentinelPassword.map { ["--no-auth-warning", "-a", $0] } ?? []
         do {
-            let dataAuth = dataPassword.map { ["--no-auth-warning", "-a", $0] } ?? []
             try Integration.waitUntil("every replica is in sync, and every sentinel knows every replica and every other sentinel", seconds: 30) {
                 for replica in replicas {
-                    let info = try Integration.redisCLI(["-p", String(replica.port)] + dataAuth + ["INFO", "replication"])
+                    let info = try Integration.redisCLI(cli + ["-p", String(replica.port)] + dataAuth + ["INFO", "replication"])
                     guard info.contains("master_link_status:up") else { return false }
                 }
                 for sentinel in sentinels {
-                    let base = ["-p", String(sentinel.port)] + sentinelAuth + ["SENTINEL"]
+                    let base = cli + ["-p", String(sentinel.port)] + sentinelAuth + ["SENTINEL"]
                     let known = try Integration.redisCLI(base + ["replicas", primaryName])
                     let ports = Set(known.split(separator: "\n").map(String.init))
                     guard replicaPorts.isSubset(of: ports) else { return false }
@@ -202,15 +220,16 @@ public final class RedisSentinelGroup: @unchecked Sendable {
 
     deinit { remove() }
 
-    /// `redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,…#primaryName`.
+    /// `redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,…#primaryName` (`rediss-sentinel://` with TLS).
     public var url: String {
-        "redis-sentinel://" + sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",") + "#\(primaryName)"
+        (tls == nil ? "redis-sentinel://" : "rediss-sentinel://") + sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",") + "#\(primaryName)"
     }
 
     /// The port the given sentinel names as the primary's.
     public func primaryPort(accordingTo sentinel: RedisSentinelProcess, sentinelPassword: String? = nil) throws -> Int? {
         let auth = sentinelPassword.map { ["--no-auth-warning", "-a", $0] } ?? []
-        let answer = try Integration.redisCLI(["-p", String(sentinel.port)] + auth + ["SENTINEL", "get-master-addr-by-name", primaryName])
+        let answer = try Integration.redisCLI((tls?.cliArguments ?? []) + ["-p", String(sentinel.port)] + auth
+                                              + ["SENTINEL", "get-master-addr-by-name", primaryName])
         let lines = answer.split(separator: "\n")
         return lines.count == 2 ? Int(lines[1]) : nil
     }
@@ -226,29 +245,38 @@ public final class RedisSentinelGroup: @unchecked Sendable {
 /// replicas each on loopback, made with `redis-cli --cluster create`, with
 /// `cluster-require-full-coverage no` and a short `cluster-node-timeout`.
 /// Each node's bus port is picked free too (`cluster-port`), not port + 10000.
+/// With `tls` every node listens on a TLS port only and the cluster bus is TLS
+/// too (`tls-cluster yes`, without which the nodes announce no TLS port).
 public final class RedisClusterGroup: @unchecked Sendable {
     public let nodes: [RedisServer]
     public let nodeTimeoutMilliseconds: Int
+    public let tls: RedisTLSFiles?
+    /// What `redis-cli` needs before `-p` to reach a node (TLS options, or nothing).
+    public var cli: [String] { tls?.cliArguments ?? [] }
 
-    public init(primaries: Int = 3, replicasEach: Int = 1, nodeTimeoutMilliseconds: Int = 1000) throws {
+    public init(primaries: Int = 3, replicasEach: Int = 1, nodeTimeoutMilliseconds: Int = 1000, tls: RedisTLSFiles? = nil) throws {
         self.nodeTimeoutMilliseconds = nodeTimeoutMilliseconds
+        self.tls = tls
+        let cli = tls?.cliArguments ?? []
+        let tlsArguments = tls.map { $0.serverArguments + ["--tls-cluster", "yes"] } ?? []
         var nodes: [RedisServer] = []
         do {
             for _ in 0..<(primaries * (1 + replicasEach)) {
-                nodes.append(try RedisServer(["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                nodes.append(try RedisServer(tlsArguments + ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                                               "--cluster-port", String(try RedisServer.freePort()),
                                               "--cluster-node-timeout", String(nodeTimeoutMilliseconds),
                                               "--cluster-require-full-coverage", "no",
                                               // A replica that never synced cannot be promoted; sync at once.
-                                              "--repl-diskless-sync-delay", "0"]))
+                                              "--repl-diskless-sync-delay", "0"],
+                                             portArgument: tls == nil ? "--port" : "--tls-port"))
             }
-            try Integration.redisCLI(["--cluster", "create"] + nodes.map { "127.0.0.1:\($0.port)" }
+            try Integration.redisCLI(cli + ["--cluster", "create"] + nodes.map { "127.0.0.1:\($0.port)" }
                                      + ["--cluster-replicas", String(replicasEach), "--cluster-yes"])
             try Integration.waitUntil("every node says cluster_state:ok and knows every node, and every replica is in sync", seconds: 30) {
                 for node in nodes {
-                    let info = try Integration.redisCLI(["-p", String(node.port), "CLUSTER", "INFO"])
+                    let info = try Integration.redisCLI(cli + ["-p", String(node.port), "CLUSTER", "INFO"])
                     guard info.contains("cluster_state:ok"), info.contains("cluster_known_nodes:\(nodes.count)") else { return false }
-                    let replication = try Integration.redisCLI(["-p", String(node.port), "INFO", "replication"])
+                    let replication = try Integration.redisCLI(cli + ["-p", String(node.port), "INFO", "replication"])
                     guard replication.contains("role:master") || replication.contains("master_link_status:up") else { return false }
                 }
                 return true
@@ -262,9 +290,9 @@ public final class RedisClusterGroup: @unchecked Sendable {
 
     deinit { remove() }
 
-    /// `redis-cluster://127.0.0.1:p1,127.0.0.1:p2` (two seeds).
+    /// `redis-cluster://127.0.0.1:p1,127.0.0.1:p2` (two seeds; `rediss-cluster://` with TLS).
     public var url: String {
-        "redis-cluster://" + nodes.prefix(2).map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
+        (tls == nil ? "redis-cluster://" : "rediss-cluster://") + nodes.prefix(2).map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
     }
 
     /// The node on `port`.
@@ -272,12 +300,12 @@ public final class RedisClusterGroup: @unchecked Sendable {
 
     /// `CLUSTER MYID` of the node on `port`.
     public func id(port: Int) throws -> String {
-        try Integration.redisCLI(["-p", String(port), "CLUSTER", "MYID"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try Integration.redisCLI(cli + ["-p", String(port), "CLUSTER", "MYID"]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Whether `port` answers `ROLE` with `master`.
     public func isPrimary(port: Int) -> Bool {
-        ((try? Integration.redisCLI(["-p", String(port), "ROLE"])) ?? "").hasPrefix("master")
+        ((try? Integration.redisCLI(cli + ["-p", String(port), "ROLE"])) ?? "").hasPrefix("master")
     }
 
     public func remove() {

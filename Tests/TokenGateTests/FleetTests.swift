@@ -275,6 +275,42 @@ struct FleetTests {
         }
     }
 
+    /// The TLS forms through real gates: every node on a TLS port only, the CA
+    /// named in the URL (`tls-ca-file=`, the gate's one way to trust a private
+    /// CA); a CA that signed nothing there stops the start.
+    @Test(.enabled(if: Integration.redisHighAvailability, "redis-sentinel or redis-cli not installed"),
+          arguments: ["sentinel", "cluster"])
+    func theTLSFormsOfSentinelAndClusterAllowEachMediaTokenOnce(mode: String) async throws {
+        let tls = try RedisTLSFiles()
+        defer { tls.remove() }
+        let url: String
+        let remove: () -> Void
+        if mode == "sentinel" {
+            let group = try RedisSentinelGroup(replicaCount: 1, sentinelCount: 1, tls: tls)
+            (url, remove) = (group.url.replacingOccurrences(of: "#", with: "?tls-ca-file=\(tls.caFile)#"), group.remove)
+        } else {
+            let cluster = try RedisClusterGroup(primaries: 3, replicasEach: 0, tls: tls)
+            (url, remove) = (cluster.url + "?tls-ca-file=\(tls.caFile)", cluster.remove)
+        }
+        defer { remove() }
+        #expect(url.hasPrefix("rediss-\(mode)://"))
+        let gates = try await gates(2, ["--replay", url, "--replay-timeout", "500"])
+        defer { gates.forEach { $0.stop() } }
+        try await waitUntilReady(gates)
+        let count = 30
+        let tokens = try await offloaded { try FleetLoad.mintMediaTokens(count) }
+        let tally = try await offloaded { FleetLoad.send(tokens, sends: 2, ports: gates.map(\.port)) }
+        #expect(tally["200 VALID_TOKEN"] == count, "\(mode): \(tally)")
+        #expect(tally["403 TOKEN_REPLAYED"] == count, "\(mode): \(tally)")
+
+        let untrusted = url.replacingOccurrences(of: tls.caFile, with: tls.otherCAFile)
+        let refused = try GateProcess(["--replay", untrusted], waitUntilServing: false)
+        defer { refused.stop() }
+        let status = try await offloaded { refused.waitForExit(seconds: 20) }
+        #expect(status == 2, "\(mode): a gate that cannot verify the nodes started: \(refused.log.suffix(1000))")
+        #expect(refused.log.contains("tlsFailed"), "\(refused.log.suffix(1000))")
+    }
+
     @Test func shutdownClosesTheRedisClientAfterTheServerStops() async throws {
         try await withRedisServer { redis in
             let runtime = try GateFixtures.runtime(["--replay", redis.url, "--shutdown-grace", "0"])

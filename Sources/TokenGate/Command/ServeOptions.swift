@@ -63,7 +63,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Tolerated clock skew each way, in seconds.", valueName: "SECONDS"))
     var leeway: Double = 30
 
-    @Option(help: ArgumentHelp("One-time use of media tokens: memory (this process), off, or a fleet's Redis: redis://HOST:PORT[/DB], redis-sentinel://HOST:PORT[,HOST:PORT…][/DB]#PRIMARY, redis-cluster://HOST:PORT[,HOST:PORT…] (rediss…:// with TLS; password-file=FILE).",
+    @Option(help: ArgumentHelp("One-time use of media tokens: memory (this process), off, or a fleet's Redis: redis://HOST:PORT[/DB], redis-sentinel://HOST:PORT[,HOST:PORT…][/DB]#PRIMARY, redis-cluster://HOST:PORT[,HOST:PORT…] (rediss…:// with TLS; password-file=FILE, tls-ca-file=FILE).",
                                valueName: "STORE"))
     var replay: String = "memory"
 
