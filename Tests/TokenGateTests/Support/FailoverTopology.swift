@@ -32,7 +32,11 @@ protocol FailoverTopology: AnyObject, Sendable {
 
 enum FailoverSettings {
     /// SPEC §10's recommendation: a primary cut off from its replicas stops accepting writes.
-    static let minReplicas = [["CONFIG", "SET", "min-replicas-to-write", "1"], ["CONFIG", "SET", "min-replicas-max-lag", "2"]]
+    /// With it, docs/REDIS.md's `repl-diskless-sync-delay 0`: a replica that needs a full resync
+    /// from a newly promoted primary otherwise waits Redis's default 5 s for it, and the new
+    /// primary refuses every write (`NOREPLICAS`) until the replica is back.
+    static let minReplicas = [["CONFIG", "SET", "min-replicas-to-write", "1"], ["CONFIG", "SET", "min-replicas-max-lag", "2"],
+                              ["CONFIG", "SET", "repl-diskless-sync-delay", "0"]]
 
     static func apply(to ports: [Int]) throws {
         for port in ports {
