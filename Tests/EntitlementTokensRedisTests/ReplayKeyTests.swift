@@ -2,6 +2,7 @@
 import EntitlementTokens
 import Foundation
 import RedisRESP
+import Synchronization
 import Testing
 
 @Suite("Redis: replay keys and decisions")
@@ -29,6 +30,45 @@ struct ReplayKeyTests {
         let key = ReplayKey.bytes(prefix: Array("p:".utf8), identity: ReplayIdentity(digest: digest))
         #expect(String(decoding: key, as: UTF8.self) == "p:" + Self.foundationBase64URL(digest))
         #expect(key.count == 2 + 43)
+    }
+
+    /// Remembers the identity the verifier asks about.
+    final class AskedStore: ReplayStore {
+        let asked = Mutex<[ReplayIdentity]>([])
+        func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
+            acceptWithoutWaiting(identity, until: until, now: now)!
+        }
+        func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? {
+            asked.withLock { $0.append(identity) }
+            return .accepted
+        }
+    }
+
+    /// Servers of two versions share one Redis during a rolling upgrade: a
+    /// token accepted by one must be a replay on the other, so the key of a
+    /// token never changes. Pinned for the first sample token: its signed
+    /// bytes (the `<authToken>` element as sent) hashed by
+    /// `openssl dgst -sha256 -binary | base64`, made URL-safe — the key every
+    /// release so far writes, whichever code hashed the bytes.
+    @Test("the Redis key of a sample media token is the one earlier versions write")
+    func keyOfASampleTokenIsPinned() throws {
+        let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Samples").standardizedFileURL
+        let text = try String(contentsOf: samples.appendingPathComponent("tokens/valid.txt"), encoding: .utf8)
+        let token = try #require(text.split(separator: "\n").first.map(String.init))
+        let ring = try KeyRing.load(paths: [samples.appendingPathComponent("keys/trusted/test-rsa2048.pub.pem").path])
+        let store = AskedStore()
+        let issuedPlusThreeMinutes = TokenTimestamp(millisecondsSince1970: 1_768_478_580_000)!
+        let verifier = TokenVerifier(signature: .trustedKeys(ring),
+                                     policy: VerificationPolicy(replayStore: store, clock: { issuedPlusThreeMinutes }))
+        let verdict: Verdict = verifier.verify(token)
+        #expect(verdict.status == .validToken, "\(verdict)")
+        let asked = store.asked.withLock { $0 }
+        #expect(asked.count == 1)
+        let identity = try #require(asked.first)
+        #expect(verdict.identity == identity)
+        let key = ReplayKey.bytes(prefix: Array(RedisReplayStore.defaultKeyPrefix.utf8), identity: identity)
+        #expect(String(decoding: key, as: UTF8.self) == "tokeninspect:replay:xPAlEVt4WTm8aNnE2gYZrQ7I7dG5MwPv2hL9hrBXk-E")
     }
 
     @Test("OK accepts, null is a replay, anything else is unavailable")

@@ -1,11 +1,14 @@
 // tokenbench: the Swift side of Benchmarks/run.
 //
 //   tokenbench parse  --corpus FILE [--threads N] [--seconds S] [--warmup S]
-//   tokenbench verify --corpus FILE --key PEM --now TIME [--threads N] [--seconds S] [--warmup S]
+//   tokenbench verify --corpus FILE --key PEM --now TIME [--replay-check] [--threads N] [--seconds S] [--warmup S]
 //
 // `parse`  = transport decode + framing + libxml2 parse + typed token (no signature).
 // `verify` = decode + parse + signature + the policy the vendor's Java verifier
 //            applies (expiry, requestor), through the public `TokenVerifier`.
+//            `--replay-check` adds what a server adds for a media token: the
+//            replay check, against a store that accepts every token (the
+//            verifier's side of the check, not a store's cost).
 // The corpus is one encoded token per line (the same file every baseline reads).
 // Every token is checked once before timing (it must decode / be VALID_TOKEN),
 // then each thread loops over the corpus until the deadline. The last line is
@@ -27,11 +30,17 @@ struct Options {
     var warmup = 0.5
     /// Exactly this many tokens on one thread, untimed (for callgrind).
     var count: Int?
+    /// Ask a replay store about every media token (it accepts each).
+    var replayCheck = false
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
         mode = iterator.next() ?? ""
         while let argument = iterator.next() {
+            if argument == "--replay-check" {
+                replayCheck = true
+                continue
+            }
             let value = iterator.next() ?? ""
             switch argument {
             case "--corpus": corpus = value
@@ -46,7 +55,7 @@ struct Options {
             }
         }
         guard ["parse", "verify"].contains(mode), !corpus.isEmpty else {
-            fail("usage: tokenbench parse|verify --corpus FILE [--key PEM --now TIME] [--threads N] [--seconds S] [--warmup S]")
+            fail("usage: tokenbench parse|verify --corpus FILE [--key PEM --now TIME] [--replay-check] [--threads N] [--seconds S] [--warmup S]")
         }
     }
 }
@@ -97,7 +106,8 @@ default:
     do { now = try TokenDateParser.parse(nowText).timestamp } catch { fail("--now: \(error)") }
     // Shared by every thread, as a server would share it.
     let verifier = TokenVerifier(signature: .trustedKeys(ring),
-                                 policy: VerificationPolicy(requestorID: options.requestor, clock: { now }))
+                                 policy: VerificationPolicy(requestorID: options.requestor,
+                                                            replayStore: options.replayCheck ? AcceptingStore() : nil, clock: { now }))
     work = { { record in verifier.verify(record).isValid } }
 }
 
@@ -147,6 +157,13 @@ func runAll(seconds: Double, record: Bool) -> Double {
     runThread(deadline, record: record)
     for handle in handles { pthread_join(handle, nil) }
     return monotonicSeconds() - began
+}
+
+/// Accepts every token, remembering none: a corpus looped over stays valid,
+/// and what is counted is the verifier's side of the replay check.
+struct AcceptingStore: ReplayStore {
+    func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision { .accepted }
+    func acceptWithoutWaiting(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision? { .accepted }
 }
 
 final class ThreadBox: @unchecked Sendable {

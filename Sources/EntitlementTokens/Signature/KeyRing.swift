@@ -29,6 +29,12 @@ public struct KeyRing: Sendable {
     /// OpenSSL call.
     public func verifyingKey(for signature: [UInt8], message: Span<UInt8>) -> PublicKey? {
         var digest = SignedMessageDigest()
+        return verifyingKey(for: signature, message: message, digest: &digest)
+    }
+
+    /// The same, leaving the message's SHA-256 in `digest` when a key
+    /// computed it, for the caller to reuse (the replay identity, the log's id).
+    func verifyingKey(for signature: [UInt8], message: Span<UInt8>, digest: inout SignedMessageDigest) -> PublicKey? {
         for key in keys where key.isValidSignature(signature.span, for: message, digest: &digest) {
             return key
         }

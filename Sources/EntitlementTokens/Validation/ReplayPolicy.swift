@@ -17,9 +17,11 @@ struct ReplayPolicy: Sendable {
         case ask(ReplayIdentity, until: TokenTimestamp)
     }
 
-    func pending(for token: DecodedToken) -> Question {
+    /// `digest` is the one the signature check left (hashed here only when no
+    /// key hashed the signed bytes: Ed25519, signatures not checked).
+    func pending(for token: DecodedToken, digest: inout SignedMessageDigest) -> Question {
         guard token.kind == .media else { return .skip("only media tokens are one-time use") }
-        let identity = ReplayIdentity(sha256Of: token.signedBytes.span)
+        let identity = ReplayIdentity(sha256: digest.bytes(of: token.signedBytes.span))
         return .ask(identity, until: token.token.expiresAt.adding(milliseconds: leewayMilliseconds) ?? .latest)
     }
 

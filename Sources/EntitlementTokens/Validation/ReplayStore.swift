@@ -9,9 +9,14 @@ public struct ReplayIdentity: Sendable, Hashable {
     public init(digest: [UInt8]) { self.digest = digest }
 
     init(sha256Of bytes: Span<UInt8>) {
+        self.init(sha256: OpenSSLDigest.digest(of: bytes, with: .sha256))
+    }
+
+    /// The identity of a SHA-256 already made (the signature check's).
+    init(sha256: [UInt8]?) {
         // Only an allocation failure inside OpenSSL makes no digest; the
         // identity is then 32 zero bytes, as it was before (EVP_Digest's result unchecked).
-        digest = OpenSSLDigest.digest(of: bytes, with: .sha256) ?? [UInt8](repeating: 0, count: 32)
+        digest = sha256 ?? [UInt8](repeating: 0, count: 32)
     }
 }
 

@@ -81,12 +81,24 @@ public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
     public let checksRun: [VerificationCheck]
     /// Checks that were not configured (or do not apply to this token's kind), with why.
     public let checksSkipped: [SkippedCheck]
+    /// The token's identity, the SHA-256 of its signed bytes, when this
+    /// verification computed it: a trusted RSA or ECDSA key hashed them to
+    /// check the signature, or the replay check asked a store with it. It is
+    /// the identity the replay store was asked with, so a server can log the
+    /// token or key anything by it without hashing the bytes again. Nil when
+    /// nothing hashed them (no token, an Ed25519 key only, a signature of a
+    /// length no trusted key makes, signatures not checked): then hash
+    /// `token.signedBytes` if the identity is needed.
+    public var identity: ReplayIdentity? { digest.computed.map { ReplayIdentity(sha256: $0) } }
+    /// Kept inline, made into an identity only when asked: a verification
+    /// that nobody asks it of (the CLI's) allocates nothing for it.
+    let digest: SignedMessageDigest
 
     /// True for `VALID_TOKEN`.
     public var isValid: Bool { status == .validToken }
 
     init(status: VerificationStatus, reason: String, token: DecodedToken?, key: PublicKey?,
-         checksRun: [VerificationCheck], checksSkipped: [SkippedCheck]) {
+         checksRun: [VerificationCheck], checksSkipped: [SkippedCheck], digest: SignedMessageDigest) {
         self.status = status
         self.reason = reason
         self.token = token
@@ -95,6 +107,7 @@ public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
         self.key = key
         self.checksRun = checksRun
         self.checksSkipped = checksSkipped
+        self.digest = digest
     }
 
     /// The verdict for a token that could not be decoded.
@@ -107,6 +120,16 @@ public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
         key = nil
         checksRun = [.format]
         checksSkipped = []
+        digest = SignedMessageDigest()
+    }
+
+    /// Two verdicts are equal when they say the same about the same token;
+    /// ``identity`` is left out: it follows from the token, and whether it was
+    /// computed depends on the keys tried, not on the answer.
+    public static func == (lhs: Verdict, rhs: Verdict) -> Bool {
+        lhs.status == rhs.status && lhs.reason == rhs.reason && lhs.token == rhs.token
+            && lhs.formatError == rhs.formatError && lhs.verified == rhs.verified && lhs.key == rhs.key
+            && lhs.checksRun == rhs.checksRun && lhs.checksSkipped == rhs.checksSkipped
     }
 
     /// `VALID_TOKEN: every configured check passed (…)`, escaped for a log line.

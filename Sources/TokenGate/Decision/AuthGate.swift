@@ -176,7 +176,12 @@ final class AuthGate: Sendable {
         }
         let verdict = await verifier.verdict(for: token, resource: resource, deviceID: deviceID)
         if cacheKey != nil, verdict.token?.kind != .media { cache.countMiss() }
-        let tokenID = verdict.token.map { Digest.tokenID(signedBytes: $0.signedBytes) }
+        // The log's token id is a prefix of the token's identity: the digest
+        // the verifier made (signature check, replay key), hashed here only
+        // when it made none (SPEC §9: one digest per token).
+        let tokenID = verdict.token.map { token in
+            verdict.identity.map { Digest.tokenID(digest: $0.digest) } ?? Digest.tokenID(signedBytes: token.signedBytes)
+        }
         let kindLabel = verdict.token?.kind.rawValue ?? "none"
         guard let verified = verdict.verified else {
             return GateDecision(status: .verdict(verdict.status), reason: verdict.reason, tokenID: tokenID, kindLabel: kindLabel)

@@ -2,7 +2,9 @@ import Crypto
 
 /// SHA-256 over any byte collection without copying it first when its storage
 /// is contiguous (a `String`'s UTF-8, an array slice): the request path hashes
-/// the token once for the verdict cache and once for the log's token id.
+/// the token as sent for the verdict cache key. The log's token id reuses the
+/// verifier's digest of the signed bytes (`Verdict.identity`) and hashes them
+/// here only when the verifier made none.
 enum Digest {
     static func sha256(_ bytes: some Collection<UInt8>) -> SHA256.Digest {
         var hasher = SHA256()
@@ -42,7 +44,7 @@ enum Digest {
 
     /// The token id of logs (SPEC §9): the first 12 hex digits of the SHA-256
     /// of the signed bytes. Enough to find one token among many; useless for
-    /// rebuilding or replaying it.
+    /// rebuilding or replaying it. For a verdict without an identity only.
     static func tokenID(signedBytes: some Collection<UInt8>) -> String {
         tokenID(digest: sha256(signedBytes))
     }

@@ -67,7 +67,9 @@ final class OpenSSLSHA256: @unchecked Sendable {
 ///
 /// A key ring tries several keys against one token; every scheme except
 /// Ed25519 signs the SHA-256 of the message, so the ring hashes once and hands
-/// the same digest to each key. Stored inline (no heap allocation).
+/// the same digest to each key. The verifier then keeps it: the same digest is
+/// the token's replay identity and its id in logs (SPEC §9, "one of each").
+/// Stored inline (no heap allocation).
 struct SignedMessageDigest {
     private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
     private var state: State = .pending
@@ -87,5 +89,46 @@ struct SignedMessageDigest {
         }
         guard state == .ready else { return nil }
         return withUnsafeBytes(of: &storage) { body($0) }
+    }
+
+    /// The digest's 32 bytes if it was computed, without computing it: nil
+    /// when no key hashed the message (Ed25519 only, a signature of a length
+    /// no key makes, no signature check) or hashing failed.
+    var computed: [UInt8]? {
+        guard state == .ready else { return nil }
+        // The words hold the bytes in memory order: read them back with
+        // shifts (no pointer), least significant first whatever the CPU.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(OpenSSLSHA256.byteCount)
+        func append(_ word: UInt64) {
+            let value = word.littleEndian
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        }
+        append(storage.0)
+        append(storage.1)
+        append(storage.2)
+        append(storage.3)
+        return bytes
+    }
+
+    /// The digest's 32 bytes, hashing `message` now if no key did (then kept,
+    /// like a key's); nil only if hashing failed (an allocation failure
+    /// inside OpenSSL). Off the hot path: only an Ed25519-only ring or an
+    /// unchecked signature leaves the message unhashed.
+    mutating func bytes(of message: Span<UInt8>) -> [UInt8]? {
+        if state == .pending {
+            if let bytes = OpenSSLDigest.digest(of: message, with: .sha256), bytes.count == OpenSSLSHA256.byteCount {
+                func word(_ index: Int) -> UInt64 {
+                    var value: UInt64 = 0
+                    for offset in 0..<8 { value |= UInt64(bytes[index * 8 + offset]) << UInt64(offset * 8) }
+                    return UInt64(littleEndian: value)
+                }
+                storage = (word(0), word(1), word(2), word(3))
+                state = .ready
+            } else {
+                state = .failed
+            }
+        }
+        return computed
     }
 }
