@@ -41,21 +41,7 @@ extension RedisIntegrationTests {
             // Exactly once, 4 tasks through two stores.
             var generator = SplitMix64(seed: 2121)
             let identities = (0..<1_000).map { _ in randomIdentity(using: &generator) }
-            let decisions = await withTaskGroup(of: [ReplayDecision].self) { tasks in
-                for task in 0..<4 {
-                    tasks.addTask {
-                        var result: [ReplayDecision] = []
-                        for identity in identities { result.append(await stores[task % 2].accept(identity, until: until, now: timestamp())) }
-                        return result
-                    }
-                }
-                return await tasks.reduce(into: []) { $0.append($1) }
-            }
-            for index in identities.indices {
-                let outcomes = decisions.map { $0[index] }
-                #expect(outcomes.filter { $0 == .accepted }.count == 1 && outcomes.filter { $0 == .replayed }.count == 3,
-                        "identity \(index): \(outcomes)")
-            }
+            await expectEachAcceptedOnce(identities, through: stores, until: until)
             let primaries = try #require(try await stores[0].client.clusterPrimaries(timeout: .seconds(1)))
             #expect(primaries.count == 3)
             var total = 0

@@ -33,21 +33,7 @@ extension RedisIntegrationTests {
             let stores = try (0..<2).map { _ in try RedisReplayStore(url: url, timeout: .seconds(1)) }
             var generator = SplitMix64(seed: 21)
             let warm = (0..<400).map { _ in randomIdentity(using: &generator) }
-            let decisions = await withTaskGroup(of: [ReplayDecision].self) { tasks in
-                for task in 0..<4 {
-                    tasks.addTask {
-                        var result: [ReplayDecision] = []
-                        for identity in warm { result.append(await stores[task % 2].accept(identity, until: until, now: timestamp())) }
-                        return result
-                    }
-                }
-                return await tasks.reduce(into: []) { $0.append($1) }
-            }
-            for index in warm.indices {
-                let outcomes = decisions.map { $0[index] }
-                #expect(outcomes.filter { $0 == .accepted }.count == 1 && outcomes.filter { $0 == .replayed }.count == 3,
-                        "identity \(index): \(outcomes)")
-            }
+            await expectEachAcceptedOnce(warm, through: stores, until: until)
             guard case .sentinel(let router) = stores[0].client.route else { Issue.record("not a sentinel route"); return }
             #expect(router.currentPrimary?.port == group.primary.port)
 

@@ -167,14 +167,20 @@ struct SignedRequestorIDVerificationTests {
 struct PKCS12KeyDirectoryTests {
     typealias F = SignatureFixtures
 
+    /// The test RSA key and its certificate as `programmer.p12` in `directory`, made by the openssl CLI.
+    static func programmerPKCS12(in directory: URL, password: String) throws -> String {
+        let p12 = directory.appendingPathComponent("programmer.p12").path
+        let made = try F.openssl(["pkcs12", "-export", "-inkey", F.path("test-rsa2048.pem"), "-in", F.path("test-rsa2048-cert.pem"),
+                                  "-passout", "pass:\(password)", "-out", p12])
+        try #require(made.status == 0, "\(made.errorText)")
+        return p12
+    }
+
     @Test("skipped with a notice naming PKCS#12; the directory's public key still loads; given as --key it is refused")
     func skipped() throws {
         let directory = try F.temporaryDirectory()
         defer { F.removeTemporary(directory) }
-        let p12 = directory.appendingPathComponent("programmer.p12").path
-        let made = try F.openssl(["pkcs12", "-export", "-inkey", F.path("test-rsa2048.pem"), "-in", F.path("test-rsa2048-cert.pem"),
-                                  "-passout", "pass:x", "-out", p12])
-        try #require(made.status == 0, "\(made.errorText)")
+        let p12 = try Self.programmerPKCS12(in: directory, password: "x")
         try F.write(F.bytes("test-rsa2048.pub.pem"), to: directory.appendingPathComponent("trusted.pem"))
         let ring = try KeyRing.load(paths: [directory.path])
         #expect(ring.keys.count == 1)
@@ -189,10 +195,7 @@ struct PKCS12KeyDirectoryTests {
     func namedWithPassword() throws {
         let directory = try F.temporaryDirectory()
         defer { F.removeTemporary(directory) }
-        let p12 = directory.appendingPathComponent("programmer.p12").path
-        let made = try F.openssl(["pkcs12", "-export", "-inkey", F.path("test-rsa2048.pem"), "-in", F.path("test-rsa2048-cert.pem"),
-                                  "-passout", "pass:s3cret", "-out", p12])
-        try #require(made.status == 0, "\(made.errorText)")
+        let p12 = try Self.programmerPKCS12(in: directory, password: "s3cret")
         final class Asked: @unchecked Sendable { var count = 0 }
         let asked = Asked()
         let password: () throws(KeyError) -> KeyPassword = {

@@ -51,6 +51,28 @@ extension RedisClient {
     }
 }
 
+/// Exactly once, as a fleet sees it: 4 tasks present every identity, the
+/// tasks spread over `stores` (two clients, two discoveries); each identity
+/// must be accepted once and replayed three times.
+func expectEachAcceptedOnce(_ identities: [ReplayIdentity], through stores: [RedisReplayStore], until: TokenTimestamp,
+                            sourceLocation: Testing.SourceLocation = #_sourceLocation) async {
+    let decisions = await withTaskGroup(of: [ReplayDecision].self) { tasks in
+        for task in 0..<4 {
+            tasks.addTask {
+                var result: [ReplayDecision] = []
+                for identity in identities { result.append(await stores[task % stores.count].accept(identity, until: until, now: timestamp())) }
+                return result
+            }
+        }
+        return await tasks.reduce(into: []) { $0.append($1) }
+    }
+    for index in identities.indices {
+        let outcomes = decisions.map { $0[index] }
+        #expect(outcomes.filter { $0 == .accepted }.count == 1 && outcomes.filter { $0 == .replayed }.count == 3,
+                "identity \(index): \(outcomes)", sourceLocation: sourceLocation)
+    }
+}
+
 /// How long `body` took, in milliseconds.
 func milliseconds<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
     let clock = ContinuousClock()
