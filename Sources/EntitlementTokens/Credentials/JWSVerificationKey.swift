@@ -55,6 +55,13 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
     /// degenerate keys refused, notices), plus P-384 keys for ES384, and a
     /// PKCS#12 file named in `paths` read for the public half of its private
     /// key, opened with `pkcs12Password` (asked only when one is named).
+    ///
+    /// - Parameter paths: key files and directories of them.
+    /// - Parameter options: what else to accept (insecure sizes).
+    /// - Parameter now: the instant certificate dates are compared with.
+    /// - Parameter pkcs12Password: asked once, only when a PKCS#12 file is
+    ///   named; nil refuses PKCS#12 files.
+    /// - Returns: the keys in order, and the notices of the files skipped.
     public static func load(paths: [String], options: KeyLoadingOptions = .init(), now: TokenTimestamp = .now(),
                             pkcs12Password: (() throws(KeyError) -> KeyPassword)? = nil)
         throws(KeyError) -> (keys: [JWSVerificationKey], notices: [KeyLoadNotice]) {

@@ -44,6 +44,9 @@ extension KeyRing {
     /// public half is kept. In a key directory a PKCS#12 file is still
     /// skipped with a notice (a directory is mounted, not chosen file by file).
     ///
+    /// - Parameter paths: key files and directories of them.
+    /// - Parameter options: what else to accept (insecure sizes, RSA-PSS).
+    /// - Parameter now: the instant certificate dates are compared with.
     /// - Parameter pkcs12Password: asked once, only when a PKCS#12 file is
     ///   named (a wrong one is `unsupportedFormat` naming the file); nil
     ///   refuses PKCS#12 files as the tokens' ring does.
