@@ -66,6 +66,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // TLSUserEvent.handshakeCompleted, when tls-server-name is checked.
+                .product(name: "NIOTLS", package: "swift-nio"),
                 // RedisClient is a Service: run() until cancelled or shut down gracefully.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -77,6 +79,8 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOEmbedded", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
+                           // TLSUserEvent, for the tls-server-name check on an EmbeddedChannel.
+                           .product(name: "NIOTLS", package: "swift-nio"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         // What integration tests share: a throw-away redis-server on a free

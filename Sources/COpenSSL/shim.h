@@ -19,4 +19,6 @@
 #include <openssl/rand.h>
 #include <openssl/params.h>
 #include <openssl/hmac.h>
+// Host names in certificates (X509_check_host), for the Redis client's tls-server-name.
+#include <openssl/x509v3.h>
 #endif

@@ -119,7 +119,9 @@ final class RESPConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let reason = if error is NIOSSLError || error is BoringSSLError {
+        let reason = if let error = error as? RedisClientError {
+            error
+        } else if error is NIOSSLError || error is BoringSSLError {
             RedisClientError(.tlsFailed, "TLS with \(endpointDescription) failed: \(error)")
         } else {
             RedisClientError(.connectionClosed, "the connection to \(endpointDescription) failed: \(error)")

@@ -73,8 +73,10 @@ final class RedisConnection: Sendable {
     ) -> EventLoopFuture<RedisConnection> {
         let endpoint = configuration.endpoint
         let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
-        // A name is checked against the certificate's DNS names; with no name,
-        // NIOSSL checks an IP address SAN against the address dialled.
+        // A name is checked against the certificate's DNS names (by NIOSSL, which
+        // would also take an IP address SAN, then by TLSServerNameCheck, which
+        // takes the name alone); with no name, NIOSSL checks an IP address SAN
+        // against the address dialled.
         let serverHostname = endpoint.tlsServerName ?? (isIPAddress(endpoint.host) ? nil : endpoint.host)
         let closeReason = RESPConnectionHandler.CloseReason()
         let load = ConnectionLoad()
@@ -86,6 +88,10 @@ final class RedisConnection: Sendable {
                     if let sslContext {
                         try channel.pipeline.syncOperations.addHandler(
                             NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                        if let name = endpoint.tlsServerName {
+                            try channel.pipeline.syncOperations.addHandler(
+                                TLSServerNameCheck(name: name, endpointDescription: endpoint.description))
+                        }
                     }
                     try channel.pipeline.syncOperations.addHandler(RESPConnectionHandler(
                         endpointDescription: endpoint.description,

@@ -47,6 +47,32 @@ extension RedisIntegrationTests {
             }
         }
 
+        /// SPEC §10 "Trust": with `tls-server-name=`, the certificate must hold that
+        /// name. The server's certificate names `localhost` and `127.0.0.1`; dialled
+        /// at 127.0.0.1 with another name, SwiftNIO SSL alone accepts it by its IP
+        /// address entry, and the password must not reach it.
+        @Test("tls-server-name: a certificate holding the name is accepted; one holding only the address dialled is refused before the login")
+        func serverName() async throws {
+            try await withTLSServer { server, certificates in
+                var generator = SplitMix64(seed: 13)
+                let named = try makeStore("rediss://127.0.0.1:\(server.port)?tls-server-name=localhost", timeout: .seconds(2),
+                                          trustedCAFile: certificates.caFile)
+                try await named.checkHealth()
+                #expect(await named.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
+                await named.shutdown()
+
+                for name in ["redis.other.test", "LOCALHOST.evil"] {
+                    let store = try makeStore("rediss://127.0.0.1:\(server.port)?tls-server-name=\(name)", timeout: .seconds(2),
+                                              trustedCAFile: certificates.caFile)
+                    let failure = await store.healthFailure()
+                    #expect(failure?.code == .tlsFailed, "tls-server-name=\(name): \(String(describing: failure))")
+                    #expect(failure?.message.contains("does not name") == true, "\(String(describing: failure))")
+                    #expect(await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()).isUnavailable)
+                    await store.shutdown()
+                }
+            }
+        }
+
         @Test("plain redis:// to a TLS port is unavailable, not a hang")
         func plainToTLS() async throws {
             try await withTLSServer { server, _ in

@@ -268,7 +268,7 @@ enum KeyDecoding {
     /// Runs an OpenSSL `d2i_*` decoder over all of `der` and returns the
     /// object only when the decoder consumed every byte: trailing bytes after
     /// a valid structure mean the input is not what it claims to be.
-    private static func decodeWhole(
+    static func decodeWhole(
         _ der: [UInt8],
         free: (OpaquePointer) -> Void = { EVP_PKEY_free($0) },
         _ decode: (inout UnsafePointer<UInt8>?, Int) -> OpaquePointer?
