@@ -73,9 +73,7 @@ final class RedisConnection: Sendable {
     ) -> EventLoopFuture<RedisConnection> {
         let endpoint = configuration.endpoint
         let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
-        // A name is checked against the certificate's DNS names; with no name,
-        // NIOSSL checks an IP address SAN against the address dialled.
-        let serverHostname = endpoint.tlsServerName ?? (isIPAddress(endpoint.host) ? nil : endpoint.host)
+        let serverHostname = tlsServerHostname(for: endpoint)
         let closeReason = RESPConnectionHandler.CloseReason()
         let load = ConnectionLoad()
         let bootstrap = ClientBootstrap(group: group)
@@ -152,6 +150,14 @@ final class RedisConnection: Sendable {
         }
         step(RESPCommand("PING"), failure: .unexpectedReply)
         return EventLoopFuture.andAllSucceed(steps, on: channel.eventLoop)
+    }
+
+    /// The name `endpoint`'s certificate is checked against: a name is checked
+    /// against the certificate's DNS names; with no name (nil), NIOSSL checks an
+    /// IP address SAN against the address dialled. One rule for every connection,
+    /// sentinel subscriptions included.
+    static func tlsServerHostname(for endpoint: RedisEndpoint) -> String? {
+        endpoint.tlsServerName ?? (isIPAddress(endpoint.host) ? nil : endpoint.host)
     }
 
     private static func isIPAddress(_ host: String) -> Bool {
