@@ -64,7 +64,8 @@ public final class RedisClient: Sendable {
         case .standalone:
             route = .standalone(makePool(configuration.endpoint, nil))
         case .sentinel(let settings):
-            route = .sentinel(SentinelRouter(configuration: configuration, settings: settings, group: group, makePool: makePool))
+            route = .sentinel(SentinelRouter(configuration: configuration, settings: settings, group: group,
+                                                 sslContext: sslContext, makePool: makePool))
         case .cluster(let seeds):
             route = .cluster(ClusterRouter(configuration: configuration, seeds: seeds, group: group, makePool: makePool))
         }

@@ -73,11 +73,6 @@ final class RedisConnection: Sendable {
     ) -> EventLoopFuture<RedisConnection> {
         let endpoint = configuration.endpoint
         let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
-        // A name is checked against the certificate's DNS names (by NIOSSL, which
-        // would also take an IP address SAN, then by TLSServerNameCheck, which
-        // takes the name alone); with no name, NIOSSL checks an IP address SAN
-        // against the address dialled.
-        let serverHostname = endpoint.tlsServerName ?? (isIPAddress(endpoint.host) ? nil : endpoint.host)
         let closeReason = RESPConnectionHandler.CloseReason()
         let load = ConnectionLoad()
         let bootstrap = ClientBootstrap(group: group)
@@ -85,14 +80,7 @@ final class RedisConnection: Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    if let sslContext {
-                        try channel.pipeline.syncOperations.addHandler(
-                            NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
-                        if let name = endpoint.tlsServerName {
-                            try channel.pipeline.syncOperations.addHandler(
-                                TLSServerNameCheck(name: name, endpointDescription: endpoint.description))
-                        }
-                    }
+                    if let sslContext { try addTLSHandlers(to: channel.pipeline.syncOperations, sslContext, endpoint) }
                     try channel.pipeline.syncOperations.addHandler(RESPConnectionHandler(
                         endpointDescription: endpoint.description,
                         stalledTimeout: configuration.stalledConnectionTimeout.timeAmount,
@@ -158,6 +146,22 @@ final class RedisConnection: Sendable {
         }
         step(RESPCommand("PING"), failure: .unexpectedReply)
         return EventLoopFuture.andAllSucceed(steps, on: channel.eventLoop)
+    }
+
+    /// TLS to `endpoint`, one rule for every connection, sentinel subscriptions
+    /// included: a name (`tls-server-name=`, or the host dialled when it is a
+    /// name) is checked against the certificate's DNS names — by NIOSSL, which
+    /// would also take an IP address SAN, and with `tls-server-name=` then by
+    /// ``TLSServerNameCheck``, which takes the name alone and holds the login
+    /// until it has; with no name, NIOSSL checks an IP address SAN against the
+    /// address dialled.
+    static func addTLSHandlers(to pipeline: ChannelPipeline.SynchronousOperations, _ sslContext: NIOSSLContext,
+                               _ endpoint: RedisEndpoint) throws {
+        let serverHostname = endpoint.tlsServerName ?? (isIPAddress(endpoint.host) ? nil : endpoint.host)
+        try pipeline.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+        if let name = endpoint.tlsServerName {
+            try pipeline.addHandler(TLSServerNameCheck(name: name, endpointDescription: endpoint.description))
+        }
     }
 
     private static func isIPAddress(_ host: String) -> Bool {

@@ -1,4 +1,5 @@
 internal import NIOCore
+internal import NIOSSL
 internal import RedisRESP
 internal import Synchronization
 
@@ -6,33 +7,39 @@ internal import Synchronization
 /// `SENTINEL get-master-addr-by-name`, confirms the answer with `ROLE` on the
 /// node itself, and writes there until something says it moved.
 ///
-/// Re-discovery starts on a `READONLY` reply (the node was demoted), a
-/// connection that closed or could not be made, or a timed-out request (a
-/// partitioned primary): the request that saw it is `.unavailable` (a write
-/// is never repeated elsewhere: it may have landed), and one discovery runs
-/// in the background, asking the sentinels again every ``retryDelay`` until
-/// one names a node that answers `ROLE` `master`. Until then requests go to
-/// the last primary and fail fast (its pool waits out its reconnect backoff),
-/// so the window of `.unavailable` is the sentinels' detection time plus one
-/// retry.
+/// Re-discovery starts on a sentinel's `+switch-master` message (a
+/// subscription, ``SentinelSubscriber``), a `READONLY` reply (the node was
+/// demoted), a connection that closed or could not be made, or a timed-out
+/// request (a partitioned primary): the request that saw it is
+/// `.unavailable` (a write is never repeated elsewhere: it may have landed),
+/// and one discovery runs in the background, asking the sentinels again every
+/// ``retryDelay`` until one names a node that answers `ROLE` `master`. Until
+/// then requests go to the last primary and fail fast (its pool waits out its
+/// reconnect backoff), so the window of `.unavailable` is the sentinels'
+/// detection time plus one retry. A message only starts a discovery: its
+/// addresses are never written to.
 ///
 /// A failover can also leave the old primary up and answering `master`: a
 /// switchover (`SENTINEL FAILOVER`), or a primary the sentinels could not
 /// reach but we can. The sentinels demote it only after 8 s or more (they wait
 /// before converting a node that says `master`), and every write it takes
 /// meanwhile is lost when it resyncs from the new primary: a double allow.
-/// So while a primary is known, one sentinel is asked every ``watchInterval``
-/// whom it names; another address starts a discovery. (Polling, not
-/// `+switch-master` pub/sub: one small request, no subscriber connection.)
+/// The `+switch-master` message is what moves the store then. As a fallback
+/// (a lost subscription, a sentinel that missed the event, the part of a
+/// failover before the switch is announced), while a primary is known one
+/// sentinel is also asked every ``watchInterval`` whom it names; another
+/// address starts a discovery.
 final class SentinelRouter: Sendable {
     static let retryDelay = TimeAmount.milliseconds(100)
-    static let watchInterval = TimeAmount.milliseconds(250)
+    static let defaultWatchInterval = TimeAmount.milliseconds(250)
 
     let configuration: RedisClientConfiguration
     let settings: RedisSentinelSettings
     private let group: any EventLoopGroup
     private let makePool: @Sendable (RedisEndpoint, Int?) -> RedisNodePool
     private let sentinels: [RedisNodePool]
+    private let subscriber: SentinelSubscriber
+    private let watchNanoseconds = Atomic<Int64>(SentinelRouter.defaultWatchInterval.nanoseconds)
     private let state: Mutex<State>
 
     private struct State {
@@ -42,6 +49,8 @@ final class SentinelRouter: Sendable {
         var discoveryTask: Task<Void, Never>?
         /// Asks a sentinel every ``watchInterval`` whether the primary moved; started with the first primary.
         var watchTask: Task<Void, Never>?
+        /// The `+switch-master` subscription; started with the first primary.
+        var subscriptionTask: Task<Void, Never>?
         var lastFailure: RedisClientError?
         /// The sentinel that answered last: asked first next time.
         var preferredSentinel = 0
@@ -49,21 +58,37 @@ final class SentinelRouter: Sendable {
         var discoveries = 0
     }
 
+    /// `sslContext`: the one every pool uses (`makePool`'s), for the subscription's connections.
     init(configuration: RedisClientConfiguration, settings: RedisSentinelSettings, group: any EventLoopGroup,
-         makePool: @escaping @Sendable (RedisEndpoint, Int?) -> RedisNodePool) {
+         sslContext: NIOSSLContext?, makePool: @escaping @Sendable (RedisEndpoint, Int?) -> RedisNodePool) {
         self.configuration = configuration
         self.settings = settings
         self.group = group
         self.makePool = makePool
         let template = configuration.endpoint
-        sentinels = settings.sentinels.map { address in
+        let endpoints = settings.sentinels.map { address in
             var endpoint = RedisEndpoint(host: address.host, port: address.port, usesTLS: template.usesTLS,
                                          username: settings.username, password: settings.password, database: 0)
             endpoint.tlsServerName = template.tlsServerName
-            return makePool(endpoint, 1)
+            return endpoint
         }
+        sentinels = endpoints.map { makePool($0, 1) }
+        subscriber = SentinelSubscriber(sentinels: endpoints, primaryName: settings.primaryName,
+                                        configuration: configuration, group: group, sslContext: sslContext)
         state = Mutex(State())
     }
+
+    /// How often the fallback poll asks a sentinel whom it names (tests make
+    /// it slow to show what the subscription does alone).
+    var watchInterval: TimeAmount {
+        get { .nanoseconds(watchNanoseconds.load(ordering: .relaxed)) }
+        set { watchNanoseconds.store(newValue.nanoseconds, ordering: .relaxed) }
+    }
+
+    /// The sentinel the `+switch-master` subscription is on now, for tests.
+    var subscribedSentinel: Int? { subscriber.subscribedSentinel }
+    /// `+switch-master` messages for our primary heard since start, for tests.
+    var switchMessages: Int { subscriber.switchMessages }
 
     /// The primary now, for tests and messages.
     var currentPrimary: RedisNodeAddress? { state.withLock { $0.primary?.address } }
@@ -168,10 +193,43 @@ final class SentinelRouter: Sendable {
         Task { [weak router] in
             var skip = 0
             while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: UInt64(watchInterval.nanoseconds))
+                guard let interval = router?.watchInterval else { return }
+                try? await Task.sleep(nanoseconds: UInt64(max(0, interval.nanoseconds)))
                 guard let router else { return }
                 skip = await router.checkPrimaryMoved(skip: skip)
             }
+        }
+    }
+
+    /// The `+switch-master` subscription, from sentinel `first`, until
+    /// cancelled by ``shutdown()`` or the router is gone (the task holds the
+    /// subscriber, never the router).
+    private static func subscribe(_ router: SentinelRouter, from first: Int) -> Task<Void, Never> {
+        let subscriber = router.subscriber
+        let notify: @Sendable (SentinelSubscriber.Notice) -> Bool = { [weak router] notice in
+            guard let router else { return false }
+            router.heard(notice)
+            return true
+        }
+        return Task { await subscriber.run(from: first, notify: notify) }
+    }
+
+    /// A `+switch-master` for our primary, or a subscription made again after
+    /// one was lost (a switch in the gap went unheard): ask the sentinel that
+    /// spoke first, in a discovery (one at a time; its answer is confirmed
+    /// with `ROLE`, and the same answer keeps the current pool).
+    private func heard(_ notice: SentinelSubscriber.Notice) {
+        let index: Int
+        switch notice {
+        case .switchMaster(let sentinel), .subscribed(let sentinel, again: true):
+            index = sentinel
+        case .subscribed(_, again: false):
+            return  // the first subscription follows a discovery that just confirmed a primary
+        }
+        state.withLock { state in
+            guard !state.isShutDown else { return }
+            state.preferredSentinel = index
+            _ = startDiscovery(&state)
         }
     }
 
@@ -251,6 +309,7 @@ final class SentinelRouter: Sendable {
             state.lastFailure = nil
             state.discoveries += 1
             if state.watchTask == nil { state.watchTask = Self.watch(self) }
+            if state.subscriptionTask == nil { state.subscriptionTask = Self.subscribe(self, from: index) }
             return (old === pool ? nil : old, true)
         }
         guard accepted else {
@@ -263,18 +322,17 @@ final class SentinelRouter: Sendable {
     }
 
     func shutdown() async {
-        let (primary, task, watchTask) = state.withLock { state -> (RedisNodePool?, Task<Void, Never>?, Task<Void, Never>?) in
+        let (primary, tasks) = state.withLock { state -> (RedisNodePool?, [Task<Void, Never>]) in
             state.isShutDown = true
-            let taken = (state.primary?.pool, state.discoveryTask, state.watchTask)
+            let taken = (state.primary?.pool, [state.discoveryTask, state.watchTask, state.subscriptionTask].compactMap { $0 })
             state.primary = nil
             state.discoveryTask = nil
             state.watchTask = nil
+            state.subscriptionTask = nil
             return taken
         }
-        task?.cancel()
-        watchTask?.cancel()
-        await task?.value
-        await watchTask?.value
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
         await primary?.shutdown()
         for sentinel in sentinels { await sentinel.shutdown() }
     }

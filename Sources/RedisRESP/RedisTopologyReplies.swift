@@ -95,6 +95,62 @@ public enum SentinelReply {
     }
 }
 
+/// A sentinel's `+switch-master` pub/sub message: the primary of `primaryName`
+/// moved from `old` to `new`. It only tells a client to ask again (SPEC §10):
+/// discovery asks a sentinel and confirms with `ROLE`, and never writes to
+/// `new` on this message's word alone.
+public struct SentinelSwitchMaster: Sendable, Hashable {
+    /// The pub/sub channel a sentinel announces it on.
+    public static let channel = "+switch-master"
+
+    /// The name as the sentinels monitor it (bytes: a name is not promised to be UTF-8).
+    public let primaryName: [UInt8]
+    public let old: RedisNodeAddress
+    public let new: RedisNodeAddress
+
+    public init(primaryName: [UInt8], old: RedisNodeAddress, new: RedisNodeAddress) {
+        self.primaryName = primaryName
+        self.old = old
+        self.new = new
+    }
+
+    /// `["message", "+switch-master", "<name> <old-ip> <old-port> <new-ip> <new-port>"]`,
+    /// three bulk strings, as a subscribed RESP2 connection receives it. Anything
+    /// else (another channel, a payload of other than five words, an address that
+    /// is not a host and a port 1…65535) is an error, never a guess.
+    public init(messageReply reply: RESPReply) throws(RedisReplyShapeError) {
+        guard case .array(let elements) = reply, elements.count == 3,
+              case .bulkString(let kind) = elements[0], kind.elementsEqual("message".utf8),
+              case .bulkString(let channel) = elements[1], case .bulkString(let payload) = elements[2] else {
+            throw RedisReplyShapeError("a pub/sub message that is not [message, channel, payload]: \(reply.shapeSummary)")
+        }
+        guard channel.elementsEqual(Self.channel.utf8) else {
+            throw RedisReplyShapeError("a message on a channel other than \(Self.channel)")
+        }
+        let words = payload.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard words.count == 5, !words[0].isEmpty else {
+            throw RedisReplyShapeError("a \(Self.channel) payload of \(words.count) words, not <name> <old-ip> <old-port> <new-ip> <new-port>")
+        }
+        func address(_ host: ArraySlice<UInt8>, _ port: ArraySlice<UInt8>) throws(RedisReplyShapeError) -> RedisNodeAddress {
+            guard let host = String(validating: host, as: UTF8.self),
+                  let port = Int(decimal: String(decoding: port, as: UTF8.self)),
+                  let address = RedisNodeAddress(host: host, port: port) else {
+                throw RedisReplyShapeError("a \(Self.channel) payload names an address that is not a host and a port 1…65535")
+            }
+            return address
+        }
+        let old = try address(words[1], words[2])
+        let new = try address(words[3], words[4])
+        self.init(primaryName: Array(words[0]), old: old, new: new)
+    }
+
+    /// The message as a sentinel sends it (for the oracle and the tests).
+    public var messageReply: RESPReply {
+        let payload = primaryName + Array(" \(old.host) \(old.port) \(new.host) \(new.port)".utf8)
+        return .array([.bulk("message"), .bulk(Self.channel), .bulkString(payload)])
+    }
+}
+
 /// `MOVED <slot> <host>:<port>` or `ASK <slot> <host>:<port>`: the slot lives (or,
 /// for ASK, this one request goes) elsewhere. An empty host means "the node you asked".
 public struct ClusterRedirect: Sendable, Hashable {

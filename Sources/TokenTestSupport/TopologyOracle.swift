@@ -1,8 +1,8 @@
 import RedisRESP
 
 /// What must hold for the readings of the replies that say where to write
-/// (`SENTINEL get-master-addr-by-name`, `ROLE`, `MOVED`/`ASK`, `CLUSTER
-/// SLOTS`, `CLUSTER SHARDS`), whatever a server, or someone between it and
+/// (`SENTINEL get-master-addr-by-name`, a `+switch-master` message, `ROLE`,
+/// `MOVED`/`ASK`, `CLUSTER SLOTS`, `CLUSTER SHARDS`), whatever a server, or someone between it and
 /// us, sends (SPEC §10: they redirect every write):
 ///
 /// - no reading traps, whatever the reply;
@@ -32,6 +32,13 @@ public enum TopologyOracle {
             checkAddress(address, "get-master-addr-by-name")
             if (try? SentinelReply.primaryAddress(SentinelReply.encode(primaryAddress: address))) != .some(address) {
                 oracleFailure(target, "the sentinel address \(address) does not read back")
+            }
+        }
+        if let announcement = try? SentinelSwitchMaster(messageReply: reply) {
+            checkAddress(announcement.old, "+switch-master")
+            checkAddress(announcement.new, "+switch-master")
+            if (try? SentinelSwitchMaster(messageReply: announcement.messageReply)) != .some(announcement) {
+                oracleFailure(target, "the +switch-master message \(announcement.old) -> \(announcement.new) does not read back")
             }
         }
         if let role = try? RedisRole(roleReply: reply) {

@@ -126,6 +126,91 @@ extension RedisIntegrationTests {
             for store in stores + [store] { await store.shutdown() }
         }
 
+        /// The poll slowed to 60 s, so only the `+switch-master` subscription can
+        /// move the store within the test: `SENTINEL FAILOVER` asked of the
+        /// sentinel the store is subscribed to (so that one announces the switch
+        /// itself, not seconds later through the others' hellos), and the store
+        /// must name the new primary within 1 s of the `+switch-master` line in
+        /// that sentinel's log. Without the subscription the move waits for the
+        /// sentinels to convert the old primary (8 s or more). With
+        /// `killSubscribedSentinel`, that sentinel is killed first: the
+        /// subscription must move to another one, which then follows the failover.
+        @Test("+switch-master alone moves the store within 1 s of the switch (poll at 60 s); the subscribed sentinel killed, the subscription moves on",
+              arguments: [false, true])
+        func switchMasterSubscription(killSubscribedSentinel: Bool) async throws {
+            let group = try RedisSentinelGroup(sentinelPassword: "sentinel-pw")
+            defer { group.remove() }
+            let url = "redis-sentinel://" + group.sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
+                + "?sentinel-password=sentinel-pw#\(group.primaryName)"
+            let until = timestamp(plus: 600_000)
+            var generator = SplitMix64(seed: 2103)
+            let store = try RedisReplayStore(url: url, timeout: .seconds(1))
+            guard case .sentinel(let router) = store.client.route else { Issue.record("not a sentinel route"); return }
+            router.watchInterval = .seconds(60)
+            await store.warmUp()
+            #expect(router.currentPrimary?.port == group.primary.port)
+            let clock = ContinuousClock()
+            func waitFor(_ what: String, seconds: Int, _ condition: () -> Bool) async throws {
+                let start = clock.now
+                while !condition() {
+                    guard clock.now - start < .seconds(seconds) else { throw NotInTime(what: what, seconds: seconds) }
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            try await waitFor("the subscription is up", seconds: 5) { router.subscribedSentinel != nil }
+            var subscribed = try #require(router.subscribedSentinel)
+            if killSubscribedSentinel {
+                let killed = subscribed
+                group.sentinels[killed].stop()  // SIGKILL
+                let killedAt = clock.now
+                try await waitFor("the subscription moves to another sentinel", seconds: 5) {
+                    router.subscribedSentinel.map { $0 != killed } ?? false
+                }
+                subscribed = try #require(router.subscribedSentinel)
+                print("+switch-master subscription: the subscribed sentinel killed, subscribed to another \(Int((clock.now - killedAt).inMilliseconds)) ms later")
+            }
+            let sentinel = group.sentinels[subscribed]
+            let oldPort = group.primary.port
+            try Integration.waitUntil("the sentinel starts a failover", seconds: 10) {
+                try Integration.redisCLI(["-p", String(sentinel.port), "--no-auth-warning", "-a", "sentinel-pw",
+                                          "SENTINEL", "FAILOVER", group.primaryName]).hasPrefix("OK")
+            }
+            let asked = clock.now
+            var movedAt: Date?
+            while movedAt == nil, clock.now - asked < .seconds(12) {
+                if let port = router.currentPrimary?.port, port != oldPort { movedAt = Date() } else {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+            }
+            let moved = try #require(movedAt, "the store did not move within 12 s of SENTINEL FAILOVER")
+            let promoted = try #require(router.currentPrimary)
+            #expect(group.replicas.contains { $0.port == promoted.port })
+            let log = sentinel.log
+            let switchedAt = try #require(Self.loggedAt(log, "+switch-master \(group.primaryName) "), "no +switch-master in the sentinel's log")
+            let namingAt = Self.loggedAt(log, "+failover-state-reconf-slaves master \(group.primaryName) ")
+            let afterSwitch = moved.timeIntervalSince(switchedAt) * 1000
+            print("+switch-master subscription\(killSubscribedSentinel ? " (after a sentinel was killed)" : ""): the store named the new primary \(Int(afterSwitch)) ms after the sentinel logged +switch-master"
+                  + (namingAt.map { "; the sentinel named the new primary (reconf-slaves) \(Int(switchedAt.timeIntervalSince($0) * 1000)) ms before it announced the switch" } ?? ""))
+            #expect(afterSwitch < 1000, "the store moved \(Int(afterSwitch)) ms after +switch-master")
+            #expect(router.switchMessages >= 1)
+            let fresh = randomIdentity(using: &generator)
+            #expect(await store.accept(fresh, until: until, now: timestamp()) == .accepted)
+            #expect(await store.accept(fresh, until: until, now: timestamp()) == .replayed)
+            await store.shutdown()
+        }
+
+        /// When a sentinel's log line (`pid:X 26 Nov 2026 17:59:00.123 # <event>`) holding `event` was written.
+        static func loggedAt(_ log: String, _ event: String) -> Date? {
+            guard let line = log.split(separator: "\n").first(where: { $0.contains(event) }) else { return nil }
+            let words = line.split(separator: " ")
+            guard words.count > 5 else { return nil }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = .current
+            formatter.dateFormat = "d MMM yyyy HH:mm:ss.SSS"
+            return formatter.date(from: words[1...4].joined(separator: " "))
+        }
+
         @Test("a wrong sentinel password or an unknown primary name: a clear reason, never the password")
         func refusals() async throws {
             let group = try RedisSentinelGroup(replicaCount: 0, sentinelCount: 1, sentinelPassword: "sentinel-pw")
@@ -145,6 +230,12 @@ extension RedisIntegrationTests {
             for store in [wrong, unknown, right] { await store.shutdown() }
         }
     }
+}
+
+struct NotInTime: Error, CustomStringConvertible {
+    let what: String
+    let seconds: Int
+    var description: String { "not within \(seconds) s: \(what)" }
 }
 
 /// What a load's tasks share: when the primary died, when to stop, the next identity.
