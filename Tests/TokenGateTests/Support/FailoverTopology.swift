@@ -160,7 +160,13 @@ final class SentinelFailoverTopology: FailoverTopology, @unchecked Sendable {
             let fields = (try? FailoverSettings.replication(port: server.port)) ?? [:]
             return "\(server.port) \(fields["role"] ?? "down") replicas \(fields["connected_slaves"] ?? "-") of \(fields["master_port"] ?? "-") link \(fields["master_link_status"] ?? "-")"
         }
-        return "sentinels name \(named); " + servers.joined(separator: "; ")
+        // The sentinels' own account of the failover (elections, promotions, reconfigurations), for a run that missed.
+        let words = ["+try-failover", "+elected-leader", "+selected-slave", "+promoted-slave", "+switch-master",
+                     "+slave-reconf", "-failover-abort", "+failover-end", "+convert-to-slave"]
+        let events = group.sentinels.enumerated().flatMap { index, sentinel in
+            sentinel.log.split(separator: "\n").filter { line in words.contains { line.contains($0) } }.map { "sentinel \(index): \($0)" }
+        }
+        return "sentinels name \(named); " + servers.joined(separator: "; ") + "\n  " + events.suffix(40).joined(separator: "\n  ")
     }
 
     func restartVictimAsReplica() throws {
