@@ -281,11 +281,7 @@ struct RESPConnectionHandlerTests {
         /// What left on the wire so far.
         func written() throws -> String {
             loop.run()
-            var text = ""
-            while var buffer = try channel.readOutbound(as: ByteBuffer.self) {
-                text += buffer.readString(length: buffer.readableBytes) ?? ""
-            }
-            return text
+            return try channel.outboundText()
         }
 
         func answer(_ bytes: String) throws {

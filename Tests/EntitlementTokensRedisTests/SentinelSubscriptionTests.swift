@@ -78,11 +78,7 @@ struct SentinelSubscriptionTests {
 
         func written() throws -> String {
             loop.run()
-            var text = ""
-            while var buffer = try channel.readOutbound(as: ByteBuffer.self) {
-                text += buffer.readString(length: buffer.readableBytes) ?? ""
-            }
-            return text
+            return try channel.outboundText()
         }
 
         /// Bytes from the sentinel, one at a time (the decoder must not care how they are cut).

@@ -48,35 +48,24 @@ struct DebuggerCredentials: Sendable {
 
     private func pastedCheck(_ id: SignedRequestorID, gate: SignedRequestorIDVerdict?, _ pasted: SignedRequestorIDVerifier) -> String {
         guard let gate else {
-            return "{\"tried\":false,\"reason\":\"no requestor given: a signed requestor ID signs only the requestor ID, so it is shown, not verified\"}"
+            return PastedKeyCheck.notTried("no requestor given: a signed requestor ID signs only the requestor ID, so it is shown, not verified")
         }
-        guard gate.status == .invalidSignature else {
-            return "{\"tried\":false,\"reason\":\"a key this gate trusts verifies the signature\"}"
-        }
+        guard gate.status == .invalidSignature else { return PastedKeyCheck.notTried("a key this gate trusts verifies the signature") }
         let verdict = pasted.verify(id)
-        guard let key = verdict.verified?.key else {
-            return "{\"tried\":true,\"signedByPastedKey\":false,\"reason\":\(JSONText.quoted("no pasted key verifies the signature: \(verdict.reason)"))}"
-        }
-        return "{\"tried\":true,\"signedByPastedKey\":true,\"status\":\(JSONText.quoted(PastedKeyCheck.signedByPastedKey)),"
-            + "\"reason\":\(JSONText.quoted("\(PastedKeyCheck.notTrusted); \(verdict.reason)")),\"key\":\(JSONText.quoted(key.description))}"
+        guard let key = verdict.verified?.key else { return PastedKeyCheck.notSigned(verdict.reason) }
+        return PastedKeyCheck.signed(verdict.status, reason: "\(PastedKeyCheck.notTrusted); \(verdict.reason)", key: key.description)
     }
 
     private func pastedCheck(_ report: CredentialReport, _ pasted: SoftwareStatementVerifier) -> String {
         guard let statement = report.statement, let gate = report.statementVerdict else {
-            return "{\"tried\":false,\"reason\":\"only a software statement or a signed requestor ID carries a signature the pasted key can check here\"}"
+            return PastedKeyCheck.notTried("only a software statement or a signed requestor ID carries a signature the pasted key can check here")
         }
         guard gate.status == .invalidSignature else {
-            let why = gate.key != nil ? "a key this gate trusts verifies the signature" : "the gate's verdict does not depend on the signature's key"
-            return "{\"tried\":false,\"reason\":\(JSONText.quoted(why))}"
+            return PastedKeyCheck.notTried(gate.key != nil ? "a key this gate trusts verifies the signature"
+                                           : "the gate's verdict does not depend on the signature's key")
         }
         let verdict = pasted.verify(statement)
-        guard let key = verdict.key else {
-            return "{\"tried\":true,\"signedByPastedKey\":false,\"reason\":\(JSONText.quoted("no pasted key verifies the signature: \(verdict.reason)"))}"
-        }
-        let status = verdict.status == .validToken ? PastedKeyCheck.signedByPastedKey : verdict.status.rawValue
-        let reason = verdict.status == .validToken ? "\(PastedKeyCheck.notTrusted); every other check passed"
-            : "\(PastedKeyCheck.notTrusted); \(verdict.reason)"
-        return "{\"tried\":true,\"signedByPastedKey\":true,\"status\":\(JSONText.quoted(status)),"
-            + "\"reason\":\(JSONText.quoted(reason)),\"key\":\(JSONText.quoted(key.description))}"
+        guard let key = verdict.key else { return PastedKeyCheck.notSigned(verdict.reason) }
+        return PastedKeyCheck.signed(verdict.status, reason: PastedKeyCheck.reason(verdict.status, verdict.reason), key: key.description)
     }
 }

@@ -26,16 +26,35 @@ enum PastedKeyCheck {
             let why = gateVerdict.token == nil ? "the token did not decode, so there is no signature to check"
                 : gateVerdict.key != nil ? "a key this gate trusts verifies the signature"
                 : "the gate's verdict does not depend on the signature's key"
-            return "{\"tried\":false,\"reason\":\(JSONText.quoted(why))}"
+            return notTried(why)
         }
         let verdict = await verifier.verify(token, expecting: expectations)
         guard let key = verdict.key else {
             // No pasted key verifies the signature (a format error cannot come after decoding).
-            return "{\"tried\":true,\"signedByPastedKey\":false,\"reason\":\(JSONText.quoted("no pasted key verifies the signature: \(verdict.reason)"))}"
+            return notSigned(verdict.reason)
         }
-        let status = verdict.status == .validToken ? signedByPastedKey : verdict.status.rawValue
-        let reason = verdict.status == .validToken ? "\(notTrusted); every other check passed" : "\(notTrusted); \(verdict.reason)"
-        return "{\"tried\":true,\"signedByPastedKey\":true,\"status\":\(JSONText.quoted(status)),"
-            + "\"reason\":\(JSONText.quoted(reason)),\"key\":\(JSONText.quoted(key.description))}"
+        return signed(verdict.status, reason: reason(verdict.status, verdict.reason), key: key.description)
+    }
+
+    // The three answers, for tokens and for the credentials of SPEC §13 alike.
+
+    static func notTried(_ why: String) -> String {
+        "{\"tried\":false,\"reason\":\(JSONText.quoted(why))}"
+    }
+
+    static func notSigned(_ verifierReason: String) -> String {
+        "{\"tried\":true,\"signedByPastedKey\":false,\"reason\":\(JSONText.quoted("no pasted key verifies the signature: \(verifierReason)"))}"
+    }
+
+    /// `status`: the pasted key's verdict; `VALID_TOKEN` is shown as `SIGNED_BY_PASTED_KEY`.
+    static func signed(_ status: VerificationStatus, reason: String, key: String) -> String {
+        let shown = status == .validToken ? signedByPastedKey : status.rawValue
+        return "{\"tried\":true,\"signedByPastedKey\":true,\"status\":\(JSONText.quoted(shown)),"
+            + "\"reason\":\(JSONText.quoted(reason)),\"key\":\(JSONText.quoted(key))}"
+    }
+
+    /// The reason beside a check run under the pasted key: what passed, or what failed.
+    static func reason(_ status: VerificationStatus, _ verifierReason: String) -> String {
+        status == .validToken ? "\(notTrusted); every other check passed" : "\(notTrusted); \(verifierReason)"
     }
 }
