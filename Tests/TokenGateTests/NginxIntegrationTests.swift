@@ -81,7 +81,8 @@ struct NginxIntegrationTests {
                     ShippedNginxSite.HTTPS(port: try RawHTTP.freePort(), certificate: certificate.certificate, key: certificate.key)
                 }
                 let site = try ShippedNginxSite(gate: gatePort, origin: originPort, port: port,
-                                                playerOrigin: Self.playerOrigin, https: https)
+                                                playerOrigin: Self.playerOrigin, https: https,
+                                                gateReadTimeout: siteGate == .silent ? nil : "15s")
                 let http = site.http + Self.testServers(origin: originPort, extra: extraPort, open: openClient.port!)
                 let nginx = try await offloaded { try Nginx(http: http, port: port, files: Self.files, configFiles: site.snippets) }
                 defer { nginx.stop() }
@@ -195,7 +196,7 @@ struct NginxIntegrationTests {
             ]
             for (target, status, tokenStatus) in cases {
                 let answer = try await stack.get(target)
-                #expect(answer.status == status, "\(target)")
+                #expect(answer.status == status, "\(target)\n\(stack.nginx.errorLog)")
                 #expect(answer["X-Token-Status"] == tokenStatus, "\(target)")
                 Self.expectNoInternals(answer, target)
                 if status != 200 {

@@ -89,7 +89,8 @@ struct PlaybackBrowserTests {
             // The test page, same origin as the media: a test-only location in the shipped server block.
             let site = try ShippedNginxSite(gate: gateClient.port!, origin: originPort, port: port,
                                             playerOrigin: "http://player.test:\(playerPort)",
-                                            serverLines: "    location = /player.html { root {{prefix}}/www; }")
+                                            serverLines: "    location = /player.html { root {{prefix}}/www; }",
+                                            gateReadTimeout: "15s")
             let http = site.http + """
                 server {
                     listen 127.0.0.1:\(originPort);

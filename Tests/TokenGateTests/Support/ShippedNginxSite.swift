@@ -26,8 +26,13 @@ struct ShippedNginxSite {
     /// needs (the file's shape is part of its contract with the tests).
     /// `directory`: where the site's files are (the repository's `deploy/nginx`,
     /// or the copy an installed package put under /usr/share).
+    /// `gateReadTimeout`: replaces the shipped `proxy_read_timeout` of the
+    /// auth location. A gate that runs inside the test process shares its
+    /// two cooperative threads with every other test running at that moment,
+    /// so the shipped 2 s (right for a gate with its own process) can pass
+    /// before it is scheduled; a test about outages keeps the shipped value.
     init(gate: Int, origin: Int, port: Int, playerOrigin: String? = nil, https: HTTPS? = nil,
-         serverLines: String = "", directory: URL = Self.directory) throws {
+         serverLines: String = "", gateReadTimeout: String? = nil, directory: URL = Self.directory) throws {
         let shipped = try String(contentsOf: directory.appendingPathComponent("tokengate.conf"), encoding: .utf8)
         var substitutions = [
             ("server 127.0.0.1:8089;", "server 127.0.0.1:\(gate);"),
@@ -44,6 +49,9 @@ struct ShippedNginxSite {
                 ("# ssl_certificate     /etc/ssl/certs/media.example.com.pem;", "ssl_certificate \(https.certificate);"),
                 ("# ssl_certificate_key /etc/ssl/private/media.example.com.key;", "ssl_certificate_key \(https.key);"),
             ]
+        }
+        if let gateReadTimeout {
+            substitutions.append(("proxy_read_timeout 2s;", "proxy_read_timeout \(gateReadTimeout);"))
         }
         if !serverLines.isEmpty {
             substitutions.append(("server_name media.example.com;", "server_name media.example.com;\n" + serverLines))
