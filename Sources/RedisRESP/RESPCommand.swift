@@ -22,11 +22,11 @@ public struct RESPCommand: Sendable, Hashable {
     public func encode(into bytes: inout [UInt8]) {
         bytes.reserveCapacity(bytes.count + encodedByteCount)
         bytes.append(UInt8(ascii: "*"))
-        bytes.append(contentsOf: String(arguments.count).utf8)
+        Self.appendDecimal(arguments.count, to: &bytes)
         bytes.append(contentsOf: RESPSyntax.lineEnd)
         for argument in arguments {
             bytes.append(UInt8(ascii: "$"))
-            bytes.append(contentsOf: String(argument.count).utf8)
+            Self.appendDecimal(argument.count, to: &bytes)
             bytes.append(contentsOf: RESPSyntax.lineEnd)
             bytes.append(contentsOf: argument)
             bytes.append(contentsOf: RESPSyntax.lineEnd)
@@ -46,6 +46,19 @@ public struct RESPCommand: Sendable, Hashable {
             total += 1 + Self.decimalDigits(argument.count) + 2 + argument.count + 2
         }
         return total
+    }
+
+    /// A count's digits, written in place: `String(count).utf8` allocated a
+    /// string per argument of every command.
+    private static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     private static func decimalDigits(_ value: Int) -> Int {

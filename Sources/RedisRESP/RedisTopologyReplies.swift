@@ -372,10 +372,17 @@ public struct ClusterTopology: Sendable, Hashable {
 /// Redis Cluster's key → slot: CRC16 (XMODEM) of the key, or of its hash tag
 /// (the bytes between the first `{` and the next `}`, when not empty), mod 16384.
 public enum RedisHashSlot {
-    public static func slot(of key: some Collection<UInt8>) -> Int {
-        var hashed = key[...]
+    public static func slot(of key: [UInt8]) -> Int {
+        slot(of: key[...])
+    }
+
+    /// Concrete, not over `some Collection<UInt8>`: called from another
+    /// module, a generic version runs unspecialised, a witness-table call per
+    /// byte of every replay key (docs/PERFORMANCE.md, "The Cluster route").
+    public static func slot(of key: ArraySlice<UInt8>) -> Int {
+        var hashed = key
         if let open = key.firstIndex(of: UInt8(ascii: "{")) {
-            let afterOpen = key.index(after: open)
+            let afterOpen = open + 1
             if let close = key[afterOpen...].firstIndex(of: UInt8(ascii: "}")), close != afterOpen {
                 hashed = key[afterOpen..<close]
             }

@@ -12,10 +12,15 @@ struct RESPCommandTests {
         #expect(command.name == "SET")
     }
 
-    @Test("the byte count is exact for long arguments too", arguments: [0, 9, 10, 99, 100, 12_345])
+    @Test("lengths are written in decimal and the byte count is exact, long arguments too",
+          arguments: [0, 9, 10, 99, 100, 1_000, 12_345, 100_000])
     func byteCount(length: Int) {
         let command = RESPCommand([Array("SET".utf8), [UInt8](repeating: 0x41, count: length)])
-        #expect(command.encodedByteCount == command.encoded().count)
+        let encoded = command.encoded()
+        #expect(encoded.count == command.encodedByteCount)
+        #expect(Array(encoded.prefix(13)) == Array("*2\r\n$3\r\nSET\r\n".utf8))
+        let header = Array("$\(length)\r\n".utf8)
+        #expect(Array(encoded[13..<(13 + header.count)]) == header)
     }
 
     @Test("a decoder reads an encoded command back as an array of bulk strings")
