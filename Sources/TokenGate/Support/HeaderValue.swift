@@ -19,32 +19,45 @@ enum HeaderValue {
     static let maximumReasonBytes = 256
     static let ellipsis = "%E2%80%A6"
 
-    static func encode(_ text: some StringProtocol, maximumBytes: Int = HeaderValue.maximumBytes) -> String {
-        encode(text.utf8, maximumBytes: maximumBytes)
+    static func encode(_ text: String, maximumBytes: Int = HeaderValue.maximumBytes) -> String {
+        // The common case (an id like `TNT`) is already safe: the text itself, no copy.
+        if isPlain(text.utf8.span, maximumBytes: maximumBytes) { return text }
+        return escaped(text.utf8.span, maximumBytes: maximumBytes)
     }
 
-    static func encode(_ bytes: some Collection<UInt8>, maximumBytes: Int = HeaderValue.maximumBytes) -> String {
-        // The common case (an id like `TNT`) is already safe: no copy byte by byte.
-        if bytes.count <= maximumBytes, bytes.allSatisfy(isPlain) {
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        let encodedLength = bytes.reduce(0) { $0 + (isPlain($1) ? 1 : 3) }
+    static func encode(_ bytes: [UInt8], maximumBytes: Int = HeaderValue.maximumBytes) -> String {
+        if isPlain(bytes.span, maximumBytes: maximumBytes) { return String(decoding: bytes, as: UTF8.self) }
+        return escaped(bytes.span, maximumBytes: maximumBytes)
+    }
+
+    private static func isPlain(_ bytes: Span<UInt8>, maximumBytes: Int) -> Bool {
+        guard bytes.count <= maximumBytes else { return false }
+        for index in bytes.indices where !isPlain(bytes[index]) { return false }
+        return true
+    }
+
+    /// Over a span with integer indices: the generic version this replaced
+    /// walked a `String.UTF8View` character by character through
+    /// `index(_:offsetBy:limitedBy:)`, and every answer's reason (spaces
+    /// included) takes this path (docs/PERFORMANCE.md, "Where the gate's CPU goes").
+    private static func escaped(_ bytes: Span<UInt8>, maximumBytes: Int) -> String {
+        var encodedLength = 0
+        for index in bytes.indices { encodedLength += isPlain(bytes[index]) ? 1 : 3 }
         let budget = encodedLength <= maximumBytes ? encodedLength : maximumBytes - ellipsis.utf8.count
         var output: [UInt8] = []
         output.reserveCapacity(min(encodedLength, maximumBytes))
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
+        var index = 0
+        while index < bytes.count {
             // Whole characters only: a cut never splits a UTF-8 sequence.
             let lead = bytes[index]
-            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
-            let end = bytes.index(index, offsetBy: length, limitedBy: bytes.endIndex) ?? bytes.endIndex
-            let character = bytes[index..<end]
-            let cost = character.reduce(0) { $0 + (isPlain($1) ? 1 : 3) }
+            let end = min(index + (lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1), bytes.count)
+            var cost = 0
+            for byte in index..<end { cost += isPlain(bytes[byte]) ? 1 : 3 }
             guard output.count + cost <= budget else {
                 output += ellipsis.utf8
                 break
             }
-            for byte in character { append(byte, to: &output) }
+            for byte in index..<end { append(bytes[byte], to: &output) }
             index = end
         }
         return String(decoding: output, as: UTF8.self)
