@@ -78,11 +78,12 @@ final class GateRuntime: Sendable {
         let limiter = ConnectionLimiter(limits: configuration.limits, metrics: metrics)
         let requestTimeout = TimeAmount.milliseconds(configuration.requestTimeoutMilliseconds)
         let metrics = self.metrics
+        let executor = configuration.executor
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in
                 LimitedHTTP1Channel(responder: responder, configuration: ServerLimits.http1, requestTimeout: requestTimeout,
-                                    limiter: limiter, metrics: metrics)
+                                    limiter: limiter, metrics: metrics, executor: executor)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
                                                     serverName: nil),

@@ -6,7 +6,8 @@ extension GateConfiguration {
     /// the expected resource is a refusal to start, unless the labelled
     /// insecure door was opened.
     init(_ options: ServeOptions,
-         credentialsDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]) throws(GateConfigurationError) {
+         credentialsDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"],
+         executor: String? = ProcessInfo.processInfo.environment["TOKENGATE_EXECUTOR"]) throws(GateConfigurationError) {
         guard !options.keys.isEmpty else {
             throw GateConfigurationError("no --key given: the gate needs the issuer's public key(s) to verify signatures")
         }
@@ -92,6 +93,12 @@ extension GateConfiguration {
             throw GateConfigurationError("--request-timeout must be between 0.1 and 600 seconds")
         }
         requestTimeoutMilliseconds = Int64((options.requestTimeout * 1000).rounded())
+        if let executor {
+            guard let chosen = RequestExecutor(rawValue: executor) else {
+                throw GateConfigurationError("TOKENGATE_EXECUTOR '\(executor)' is neither event-loop nor pool")
+            }
+            self.executor = chosen
+        }
         guard (1...1_000_000).contains(options.maxConnections) else {
             throw GateConfigurationError("--max-connections must be between 1 and 1000000")
         }

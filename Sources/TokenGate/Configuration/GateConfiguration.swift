@@ -49,6 +49,8 @@ struct GateConfiguration: Sendable {
     var requestTimeoutMilliseconds: Int64
     /// The connection limits and the body budget (SPEC §9, "Limits, deadlines and revocation").
     var limits: ConnectionLimits
+    /// Where request handling runs: on the connection's event loop unless `TOKENGATE_EXECUTOR=pool`.
+    var executor: RequestExecutor = .eventLoop
 
     /// The default places a token is looked for in the original URI.
     static let defaultTokenParams = ["token", "auth"]

@@ -16,15 +16,17 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     let requestTimeout: TimeAmount
     let limiter: ConnectionLimiter
     let metrics: GateMetrics
+    let executor: RequestExecutor
     private let handling: HTTP1Channel
 
     init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration,
-         requestTimeout: TimeAmount, limiter: ConnectionLimiter, metrics: GateMetrics) {
+         requestTimeout: TimeAmount, limiter: ConnectionLimiter, metrics: GateMetrics, executor: RequestExecutor) {
         self.responder = responder
         self.configuration = configuration
         self.requestTimeout = requestTimeout
         self.limiter = limiter
         self.metrics = metrics
+        self.executor = executor
         handling = HTTP1Channel(responder: responder, configuration: configuration)
     }
 
@@ -49,6 +51,13 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await handling.handle(value: value, logger: logger)
+        switch executor {
+        case .eventLoop:
+            await withTaskExecutorPreference(ConnectionExecutor(eventLoop: value.channel.eventLoop)) {
+                await handling.handle(value: value, logger: logger)
+            }
+        case .pool:
+            await handling.handle(value: value, logger: logger)
+        }
     }
 }
