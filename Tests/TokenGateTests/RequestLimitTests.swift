@@ -100,6 +100,45 @@ struct RequestLimitTests {
         }
     }
 
+    /// The connection's one timer rolls forward: it fires at the first
+    /// request's deadline, finds a later request in flight and waits for that
+    /// one's. A request begun 0.6 s into the connection gets its whole second.
+    @Test func eachRequestOnAKeptAliveConnectionGetsItsOwnWholeDeadline() async throws {
+        let gate = try GateProcess(["--request-timeout", "1"])
+        try await offloaded {
+            func healthz(_ client: Client) {
+                client.send("GET /healthz HTTP/1.1\r\nHost: gate\r\n\r\n")
+                var answer = ""
+                let asked = Date()
+                while !answer.contains("\r\n\r\n"), Date().timeIntervalSince(asked) < 2 { answer += client.receive(within: 0.1).text }
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(80))")
+            }
+            // Complete requests over more than the deadline: each answered, the connection kept.
+            let steady = try Client(port: gate.port)
+            for _ in 0..<5 {
+                healthz(steady)
+                Thread.sleep(forTimeInterval: 0.3)
+            }
+            // A request still in flight when the timer set by the one before it fires.
+            let client = try Client(port: gate.port)
+            healthz(client)
+            Thread.sleep(forTimeInterval: 0.6)
+            client.send("POST /v1/verify HTTP/1.1\r\nHost: gate\r\nContent-Length: 1000\r\n\r\nabc")
+            let start = Date()
+            var answer = (text: "", closed: false)
+            while !answer.closed, Date().timeIntervalSince(start) < 4 {
+                _ = client.send("d")
+                let part = client.receive(within: 0.1)
+                answer = (answer.text + part.text, part.closed)
+            }
+            let took = Date().timeIntervalSince(start)
+            #expect(answer.text.hasPrefix("HTTP/1.1 408"), "\(answer.text.prefix(80))")
+            #expect(took >= 0.9, "the last request was cut after \(took) s, not its own 1 s")
+            #expect(took < 2.5)
+        }
+        #expect(Self.metric(gate, "tokengate_request_timeouts_total") == 1)
+    }
+
     @Test func bodiesInFlightShareOneBudget() async throws {
         let gate = try GateProcess(["--max-body-bytes-in-flight", "1048576"])
         try await offloaded {

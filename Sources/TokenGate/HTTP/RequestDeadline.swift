@@ -18,6 +18,11 @@ final class RequestDeadline {
     private let timeout: TimeAmount
     private let limiter: ConnectionLimiter
     private let metrics: GateMetrics
+    /// When the request in flight runs out; nil between requests.
+    private var due: NIODeadline?
+    /// One timer per connection, rolled forward rather than scheduled and
+    /// cancelled per request: when it fires early (its request ended and
+    /// another began), it re-arms for the current request's deadline.
     private var timer: Scheduled<Void>?
     private var headReceived = false
     /// An answer to the current request has begun: a 408 would be a second one.
@@ -38,15 +43,27 @@ final class RequestDeadline {
     func handlers() -> (FirstByte, Parts) { (FirstByte(self), Parts(self)) }
 
     private func firstByte(_ context: ChannelHandlerContext) {
-        guard timer == nil else { return }
+        guard due == nil else { return }
         headReceived = false
         answered = false
-        let channel = context.channel
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [weak self] in self?.expire(channel) }
+        let deadline = NIODeadline.now() + timeout
+        due = deadline
+        if timer == nil { arm(at: deadline, context.eventLoop, context.channel) }
+    }
+
+    private func arm(at deadline: NIODeadline, _ eventLoop: any EventLoop, _ channel: any Channel) {
+        timer = eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in self?.fire(eventLoop, channel) }
+    }
+
+    private func fire(_ eventLoop: any EventLoop, _ channel: any Channel) {
+        timer = nil
+        guard let due else { return }
+        guard due <= .now() else { return arm(at: due, eventLoop, channel) }
+        expire(channel)
     }
 
     private func expire(_ channel: any Channel) {
-        timer = nil
+        due = nil
         metrics.requestTimeouts.increment()
         if headReceived, !answered, let context = partsContext {
             let head = HTTPResponse(status: .requestTimeout, headerFields: [.connection: "close", .contentLength: "0"])
@@ -57,8 +74,7 @@ final class RequestDeadline {
     }
 
     private func requestEnded() {
-        timer?.cancel()
-        timer = nil
+        due = nil
         limiter.releaseBody(reservedBodyBytes)
         reservedBodyBytes = 0
     }
@@ -78,6 +94,8 @@ final class RequestDeadline {
 
         func channelInactive(context: ChannelHandlerContext) {
             deadline.requestEnded()
+            deadline.timer?.cancel()
+            deadline.timer = nil
             context.fireChannelInactive()
         }
     }
