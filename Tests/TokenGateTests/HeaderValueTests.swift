@@ -86,6 +86,16 @@ import Testing
         #expect(CredentialLocator.parameter("token", inURI: "/a?=x&token") == nil)
     }
 
+    /// One pass reads every name: each name's values in the order sent, a
+    /// name given twice gets the values twice, `=` inside a value stays data.
+    @Test func oneScanReadsEveryNameInOrder() {
+        let uri: Substring = "/s.ts?auth=A1&session=S1&token=T1&token=&auth=A2=x&session#token=no"
+        let values = CredentialLocator.parameters(["token", "auth", "session", "token", "none"], inURI: uri)
+        #expect(values == [["T1", ""], ["A1", "A2=x"], ["S1"], ["T1", ""], []])
+        #expect(CredentialLocator.parameters(["token", "auth"], inURI: "/no-query") == [[], []])
+        #expect(CredentialLocator.parameters([], inURI: uri) == [])
+    }
+
     @Test func cookiesAreFoundByExactName() {
         var headers = HTTPFields()
         headers.append(HTTPField(name: .cookie, value: "a=1; tokengate_sessionx=no;  tokengate_session=\"abc\" "))

@@ -11,37 +11,48 @@ import HTTPTypes
 /// undecoded, as nginx's `$arg_` does. Every scan is linear in the input, and
 /// headers are bounded by the server.
 enum CredentialLocator {
-    /// The raw values of query parameter `name` in `uri` (`/path?a=1&token=…`),
-    /// in order, empty values included (`token=` is a value: `token=&token=x`
-    /// is two readings).
+    /// The raw values of each query parameter of `names` in `uri`
+    /// (`/path?a=1&token=…`), one list per name in the order of `names`, each
+    /// in the order sent, empty values included (`token=` is a value:
+    /// `token=&token=x` is two readings). One pass over the query, whatever
+    /// the number of names: a token is a kilobyte of ASCII.
     ///
     /// The query is what lies between the first `?` and the first `#` (RFC
     /// 3986 §3.5): a `?` after a fragment mark opens no query, and a `token=`
     /// after it is not a token. `%23` is data and ends nothing.
-    static func parameters(_ name: String, inURI uri: Substring) -> [Substring] {
+    static func parameters(_ names: [String], inURI uri: Substring) -> [[Substring]] {
+        var values = [[Substring]](repeating: [], count: names.count)
         // Bytes through a Span, not Characters nor the UTF-8 view's generic
-        // index walk: a token is a kilobyte of ASCII, scanned for each name
-        // the gate looks for (docs/PERFORMANCE.md).
+        // index walk (docs/PERFORMANCE.md).
         let bytes = uri.utf8.span
         var index = 0
         while index < bytes.count, bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") { index += 1 }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "?") else { return [] }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "?") else { return values }
         var end = index + 1
         while end < bytes.count, bytes[end] != UInt8(ascii: "#") { end += 1 }
-        var values: [Substring] = []
         var start = index + 1
         while start < end {
             var pairEnd = start
-            while pairEnd < end, bytes[pairEnd] != UInt8(ascii: "&") { pairEnd += 1 }
-            var equals = start
-            while equals < pairEnd, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
-            if equals < pairEnd, Self.span(bytes, from: start, to: equals, holds: name) {
-                let utf8 = uri.utf8
-                values.append(uri[utf8.index(utf8.startIndex, offsetBy: equals + 1)..<utf8.index(utf8.startIndex, offsetBy: pairEnd)])
+            var equals = -1
+            while pairEnd < end, bytes[pairEnd] != UInt8(ascii: "&") {
+                if equals < 0, bytes[pairEnd] == UInt8(ascii: "=") { equals = pairEnd }
+                pairEnd += 1
+            }
+            if equals >= 0 {
+                // Every name it is, not the first: a name given twice reads the value twice.
+                for (which, name) in names.enumerated() where Self.span(bytes, from: start, to: equals, holds: name) {
+                    let utf8 = uri.utf8
+                    values[which].append(uri[utf8.index(utf8.startIndex, offsetBy: equals + 1)..<utf8.index(utf8.startIndex, offsetBy: pairEnd)])
+                }
             }
             start = pairEnd + 1
         }
         return values
+    }
+
+    /// ``parameters(_:inURI:)`` for one name.
+    static func parameters(_ name: String, inURI uri: Substring) -> [Substring] {
+        parameters([name], inURI: uri)[0]
     }
 
     /// Whether `bytes[start..<end]` is exactly `name`'s UTF-8.
@@ -58,8 +69,8 @@ enum CredentialLocator {
     /// `uri` — the reading of a single well-formed request (the ambiguity rule
     /// of the decision looks at ``parameters(_:inURI:)``).
     static func parameter(_ names: [String], inURI uri: Substring) -> Substring? {
-        for name in names {
-            if let value = parameters(name, inURI: uri).first(where: { !$0.isEmpty }) { return value }
+        for values in parameters(names, inURI: uri) {
+            if let value = values.first(where: { !$0.isEmpty }) { return value }
         }
         return nil
     }

@@ -16,6 +16,8 @@ struct GateRequestReader: Sendable {
     /// The fields that must come on one line at most, with the one that
     /// carries the original URI for this endpoint first.
     private let singleFields: [HTTPField.Name]
+    /// The query parameters read: the token's names, then the session's where sessions are issued.
+    private let queryNames: [String]
 
     static let originalURI = HTTPField.Name("X-Original-URI")!
     static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
@@ -33,6 +35,7 @@ struct GateRequestReader: Sendable {
         if let resourceHeader { single.append(resourceHeader) }
         if let tokenHeader { single.append(tokenHeader) }
         singleFields = single
+        queryNames = configuration.tokenParams + (configuration.sessionSecretPaths.isEmpty ? [] : [configuration.sessionParam])
     }
 
     /// The request whose original URI (path and query as the client sent it)
@@ -52,11 +55,12 @@ struct GateRequestReader: Sendable {
             request.originalPath = originalURI.prefix { $0 != "?" && $0 != "#" }
         }
 
-        if let originalURI {
-            for name in configuration.tokenParams {
-                for value in CredentialLocator.parameters(name, inURI: originalURI) {
-                    request.tokens.append(.init(value: value, carrier: .query(name)))
-                }
+        // One pass over the query for every name read there: the token
+        // parameters, then the session's.
+        let queryValues = originalURI.map { CredentialLocator.parameters(queryNames, inURI: $0) }
+        if let queryValues {
+            for (name, values) in zip(configuration.tokenParams, queryValues) {
+                for value in values { request.tokens.append(.init(value: value, carrier: .query(name))) }
             }
         }
         // An empty parameter is a second reading only beside another value
@@ -74,8 +78,8 @@ struct GateRequestReader: Sendable {
         for value in CredentialLocator.cookies(configuration.sessionCookie, in: headers) {
             request.sessions.append(.init(value: value, carrier: .cookie(configuration.sessionCookie)))
         }
-        if let originalURI {
-            for value in CredentialLocator.parameters(configuration.sessionParam, inURI: originalURI) where !value.isEmpty {
+        if let queryValues {
+            for value in queryValues[configuration.tokenParams.count] where !value.isEmpty {
                 request.sessions.append(.init(value: value, carrier: .query(configuration.sessionParam)))
             }
         }
