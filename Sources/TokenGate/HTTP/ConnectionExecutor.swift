@@ -15,10 +15,10 @@ final class ConnectionExecutor: TaskExecutor {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        eventLoop.execute {
-            job.runSynchronously(on: self.asUnownedTaskExecutor())
-        }
+        // Straight onto the loop's own job queue, not through `execute` and
+        // a closure: one allocation and a retain pair fewer per resumption,
+        // which is what made the difference (docs/PERFORMANCE.md).
+        eventLoop.enqueue(job)
     }
 }
 
