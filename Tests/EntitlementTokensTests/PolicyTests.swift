@@ -284,6 +284,26 @@ import Testing
         #expect(store.count == 1)
     }
 
+    /// The store keeps a SHA-256 identity's first 128 bits: each of those 16
+    /// bytes counts (digests differing in one are two tokens), and a digest
+    /// of another length is kept apart from the 32-byte one it prefixes.
+    @Test func everyByteOfAnIdentitysKeyCountsInTheStore() {
+        let store = InMemoryReplayStore()
+        let now = Minting.issued
+        let base = (0..<32).map { UInt8($0 &* 7 &+ 3) }
+        #expect(store.acceptWithoutWaiting(ReplayIdentity(digest: base), until: Minting.at(1000), now: now) == .accepted)
+        for position in 0..<16 {
+            var other = base
+            other[position] ^= 0x80
+            #expect(store.acceptWithoutWaiting(ReplayIdentity(digest: other), until: Minting.at(1000), now: now) == .accepted,
+                    "byte \(position) was not part of the key")
+        }
+        #expect(store.acceptWithoutWaiting(ReplayIdentity(digest: base), until: Minting.at(1000), now: now) == .replayed)
+        #expect(store.acceptWithoutWaiting(ReplayIdentity(digest: base + [0]), until: Minting.at(1000), now: now) == .accepted)
+        #expect(store.acceptWithoutWaiting(ReplayIdentity(digest: Array(base.prefix(31))), until: Minting.at(1000), now: now) == .accepted)
+        #expect(store.count == 19)
+    }
+
     @Test func durationsReadLikeAPersonWouldSayThem() {
         #expect(DurationText.describe(milliseconds: 250) == "250 ms")
         #expect(DurationText.describe(milliseconds: 41_000) == "41 s")
