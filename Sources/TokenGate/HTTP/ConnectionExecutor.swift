@@ -21,11 +21,3 @@ final class ConnectionExecutor: TaskExecutor {
         eventLoop.enqueue(job)
     }
 }
-
-/// Where a connection's request handling runs (`TOKENGATE_EXECUTOR`).
-enum RequestExecutor: String, Sendable {
-    /// On the connection's own event loop (``ConnectionExecutor``): the default.
-    case eventLoop = "event-loop"
-    /// On Swift's cooperative pool, hopping from and to the event loop per request.
-    case pool
-}
