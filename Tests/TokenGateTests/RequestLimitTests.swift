@@ -50,6 +50,20 @@ struct RequestLimitTests {
             }
             return (String(decoding: received, as: UTF8.self), false)
         }
+
+        /// Starts a POST with a 1000-byte body and sends one byte of it every
+        /// `seconds` until the peer closes (at most 4 s): what came back, and whether it closed.
+        func trickleABodyUntilClosed(every seconds: Double) -> (text: String, closed: Bool) {
+            send("POST /v1/verify HTTP/1.1\r\nHost: gate\r\nContent-Length: 1000\r\n\r\nabc")
+            let start = Date()
+            var answer = (text: "", closed: false)
+            while !answer.closed, Date().timeIntervalSince(start) < 4 {
+                _ = send("d")
+                let part = receive(within: seconds)
+                answer = (answer.text + part.text, part.closed)
+            }
+            return answer
+        }
     }
 
     static func metric(_ gate: GateProcess, _ series: String) -> Double? {
@@ -84,14 +98,7 @@ struct RequestLimitTests {
         let gate = try GateProcess(["--request-timeout", "1"])
         try await offloaded {
             let client = try Client(port: gate.port)
-            client.send("POST /v1/verify HTTP/1.1\r\nHost: gate\r\nContent-Length: 1000\r\n\r\nabc")
-            let start = Date()
-            var answer = (text: "", closed: false)
-            while !answer.closed, Date().timeIntervalSince(start) < 4 {
-                _ = client.send("d")
-                let part = client.receive(within: 0.3)
-                answer = (answer.text + part.text, part.closed)
-            }
+            let answer = client.trickleABodyUntilClosed(every: 0.3)
             #expect(answer.text.hasPrefix("HTTP/1.1 408"), "\(answer.text.prefix(80))")
             #expect(answer.text.lowercased().contains("connection: close"))
             #expect(answer.closed)
@@ -123,14 +130,8 @@ struct RequestLimitTests {
             let client = try Client(port: gate.port)
             healthz(client)
             Thread.sleep(forTimeInterval: 0.6)
-            client.send("POST /v1/verify HTTP/1.1\r\nHost: gate\r\nContent-Length: 1000\r\n\r\nabc")
             let start = Date()
-            var answer = (text: "", closed: false)
-            while !answer.closed, Date().timeIntervalSince(start) < 4 {
-                _ = client.send("d")
-                let part = client.receive(within: 0.1)
-                answer = (answer.text + part.text, part.closed)
-            }
+            let answer = client.trickleABodyUntilClosed(every: 0.1)
             let took = Date().timeIntervalSince(start)
             #expect(answer.text.hasPrefix("HTTP/1.1 408"), "\(answer.text.prefix(80))")
             #expect(took >= 0.9, "the last request was cut after \(took) s, not its own 1 s")
