@@ -156,19 +156,43 @@ struct RequestLimitTests {
         }
     }
 
+    /// Every step waits for the gate to have taken the previous one in: the
+    /// start-up probe's connection is released only once its client has
+    /// closed too, and connections accepted together are admitted on two
+    /// event loops in either order, so each connection is confirmed by an
+    /// answer before the next one that depends on it opens.
     @Test func pastTheCapNewConnectionsWaitAndOnePeerCannotTakeAll() async throws {
-        let gate = try GateProcess(["--max-connections", "4", "--max-connections-per-peer", "3"])
+        let gate = try GateProcess(["--max-connections", "5", "--max-connections-per-peer", "3"])
         try await offloaded {
-            // One peer: its fourth connection is closed at once.
+            /// One whole answer on a kept-alive connection: the head, then the body its Content-Length announces.
+            func served(_ client: Client, _ target: String = "/healthz") -> String {
+                client.send("GET \(target) HTTP/1.1\r\nHost: gate\r\n\r\n")
+                var answer = ""
+                let asked = Date()
+                func complete() -> Bool {
+                    guard let end = answer.range(of: "\r\n\r\n") else { return false }
+                    let length = answer[..<end.lowerBound].lowercased().components(separatedBy: "\r\n")
+                        .first { $0.hasPrefix("content-length:") }.flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
+                    return answer[end.upperBound...].utf8.count >= length
+                }
+                while !complete(), Date().timeIntervalSince(asked) < 3 { answer += client.receive(within: 0.1).text }
+                return answer
+            }
+            // A kept-alive connection that watches the count until it is the only one (the probe has gone).
+            let watcher = try Client(port: gate.port, from: "127.0.0.4")
+            let settled = Date()
+            while Date().timeIntervalSince(settled) < 10,
+                  !served(watcher, "/metrics").contains("\ntokengate_connections_open 1.0\n") { Thread.sleep(forTimeInterval: 0.05) }
+            // One peer: three connections, each answered; its fourth is closed at once.
             var own = try (0..<3).map { _ in try Client(port: gate.port) }
+            for client in own { #expect(served(client).hasPrefix("HTTP/1.1 200")) }
             let fourth = try Client(port: gate.port)
             fourth.send("GET /healthz HTTP/1.1\r\nHost: gate\r\n\r\n")
             let refused = fourth.receive(within: 2)
             #expect(refused.closed && refused.text.isEmpty, "a peer over its share was served: \(refused.text.prefix(40))")
             // Another peer takes the last place; the next one waits in the backlog.
             let other = try Client(port: gate.port, from: "127.0.0.2")
-            other.send("GET /healthz HTTP/1.1\r\nHost: gate\r\n\r\n")
-            #expect(other.receive(within: 2).text.hasPrefix("HTTP/1.1 200"))
+            #expect(served(other).hasPrefix("HTTP/1.1 200"))
             let waiting = try Client(port: gate.port, from: "127.0.0.3")
             waiting.send("GET /healthz HTTP/1.1\r\nHost: gate\r\n\r\n")
             #expect(waiting.receive(within: 1).text.isEmpty, "a connection past the cap was served")
@@ -176,6 +200,7 @@ struct RequestLimitTests {
             own.removeFirst()
             #expect(waiting.receive(within: 3).text.hasPrefix("HTTP/1.1 200"), "the waiting connection was not served once a place freed")
             #expect(own.count == 2)
+            withExtendedLifetime((watcher, other)) {}
         }
         #expect((Self.metric(gate, #"tokengate_connections_refused_total{reason="per-peer"}"#) ?? 0) >= 1)
         #expect((Self.metric(gate, #"tokengate_connections_refused_total{reason="accept-paused"}"#) ?? 0) >= 1)
