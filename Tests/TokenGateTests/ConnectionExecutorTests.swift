@@ -57,5 +57,9 @@ import Testing
         #expect(try GateConfiguration(options, executor: "event-loop").executor == .eventLoop)
         #expect(try GateConfiguration(options, executor: "pool").executor == .pool)
         #expect(throws: GateConfigurationError.self) { try GateConfiguration(options, executor: "event-loops") }
+        let hostile = "x\u{1B}[31m\u{07}"
+        #expect(throws: GateConfigurationError("TOKENGATE_EXECUTOR must be event-loop or pool")) {
+            try GateConfiguration(options, executor: hostile)
+        }
     }
 }

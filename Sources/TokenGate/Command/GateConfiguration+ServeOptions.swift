@@ -95,7 +95,8 @@ extension GateConfiguration {
         requestTimeoutMilliseconds = Int64((options.requestTimeout * 1000).rounded())
         if let executor {
             guard let chosen = RequestExecutor(rawValue: executor) else {
-                throw GateConfigurationError("TOKENGATE_EXECUTOR '\(executor)' is neither event-loop nor pool")
+                // The value itself is not echoed: an environment variable can hold terminal controls.
+                throw GateConfigurationError("TOKENGATE_EXECUTOR must be event-loop or pool")
             }
             self.executor = chosen
         }
