@@ -5,6 +5,10 @@ let package = Package(
     name: "tokeninspect",
     products: [
         .library(name: "EntitlementTokens", targets: ["EntitlementTokens"]),
+        // The tokens a CDN edge checks (Akamai EdgeAuth, CloudFront, the Common
+        // Access Token, nginx secure_link): issued by tokengate, read back by
+        // tokeninspect. No server dependency, so the CLI builds it.
+        .library(name: "CDNTokens", targets: ["CDNTokens"]),
         .executable(name: "tokeninspect", targets: ["tokeninspect"]),
         .executable(name: "tokengate", targets: ["tokengate"]),
         // The shared replay store (SPEC §10), on SwiftNIO; the CLI never builds it.
@@ -48,6 +52,10 @@ let package = Package(
         .target(
             name: "EntitlementTokens",
             dependencies: ["CLibXML2", "COpenSSL"]
+        ),
+        .target(
+            name: "CDNTokens",
+            dependencies: ["EntitlementTokens"]
         ),
         .executableTarget(
             name: "tokeninspect",
@@ -135,11 +143,16 @@ let package = Package(
         ),
         .target(
             name: "TokenTestSupport",
-            dependencies: ["EntitlementTokens", "RedisRESP", "CTestCrypto", "CTestXMLTree"]
+            dependencies: ["EntitlementTokens", "CDNTokens", "RedisRESP", "CTestCrypto", "CTestXMLTree"]
         ),
         .testTarget(
             name: "EntitlementTokensTests",
             dependencies: ["EntitlementTokens", "TokenTestSupport"],
+            exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "CDNTokensTests",
+            dependencies: ["CDNTokens", "EntitlementTokens", "IntegrationSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

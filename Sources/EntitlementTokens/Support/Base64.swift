@@ -3,23 +3,23 @@
 /// Written here rather than borrowed from Foundation because the decoder must
 /// say *where* and *why* input is not Base64 (a space where a `+` was, two
 /// alphabets mixed), and because it runs once per token on the hot path.
-enum Base64 {
-    enum Alphabet: Sendable, Hashable {
+package enum Base64 {
+    package enum Alphabet: Sendable, Hashable {
         case standard  // `+` `/`
         case url       // `-` `_`
     }
 
-    enum Whitespace {
+    package enum Whitespace {
         /// Only CR and LF may appear (a token wrapped across lines). A space is an error.
         case lineBreaks
         /// Any ASCII white space is skipped (signature text inside `signatureInfo`).
         case any
     }
 
-    struct Failure: Error {
-        enum Reason { case invalidCharacter(UInt8), space, mixedAlphabets, misplacedPadding, truncated }
-        var reason: Reason
-        var offset: Int
+    package struct Failure: Error {
+        package enum Reason { case invalidCharacter(UInt8), space, mixedAlphabets, misplacedPadding, truncated }
+        package var reason: Reason
+        package var offset: Int
     }
 
     /// 0...63 for alphabet characters, 64 for `=`, 0xFE for skippable white space, 0xFF otherwise.
@@ -36,7 +36,7 @@ enum Base64 {
         return table
     }()
 
-    static func decode(_ input: [UInt8], whitespace: Whitespace) throws(Failure) -> (bytes: [UInt8], alphabet: Alphabet) {
+    package static func decode(_ input: [UInt8], whitespace: Whitespace) throws(Failure) -> (bytes: [UInt8], alphabet: Alphabet) {
         try decode(input.span, whitespace: whitespace)
     }
 
@@ -49,7 +49,7 @@ enum Base64 {
     }
 
     /// Standard Base64 with padding (for `mint` and test fixtures).
-    static func encode(_ bytes: some Collection<UInt8>, alphabet: Alphabet = .standard, padded: Bool = true) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>, alphabet: Alphabet = .standard, padded: Bool = true) -> String {
         let symbols = Array((alphabet == .standard
             ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
             : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_").utf8)

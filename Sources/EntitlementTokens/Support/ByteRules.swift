@@ -1,7 +1,7 @@
 /// The one home of each byte rule the library applies in more than one place
 /// (STYLE habit 16): hex digits, the UTF-8 byte order mark, whitespace, and
 /// the names of the token's root elements and of `signatureInfo`.
-enum ByteRules {}
+package enum ByteRules {}
 
 // MARK: - Hex
 
@@ -17,7 +17,7 @@ extension ByteRules {
     }
 
     /// `bytes` as lowercase hex, two digits per byte.
-    static func lowercaseHex(_ bytes: some Sequence<UInt8>) -> String {
+    package static func lowercaseHex(_ bytes: some Sequence<UInt8>) -> String {
         var digits: [UInt8] = []
         digits.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
@@ -29,7 +29,7 @@ extension ByteRules {
 
     /// The value of a hex digit of either case, or nil.
     @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    package static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte &- UInt8(ascii: "a") &+ 10

@@ -7,7 +7,8 @@ internal import COpenSSL
 /// or the first time a pooled context is made. A verify is then one SHA-256
 /// (shared across a key ring) and one `EVP_PKEY_verify` on a pooled context.
 final class SignatureVerifier: Sendable {
-    private let key: OpenSSLKey
+    /// The key itself, for the other formats' digests (``PublicKey/isValidSignature(_:for:digest:)``).
+    let key: OpenSSLKey
     private let algorithm: SignatureAlgorithm
     private let backend: Backend
     /// For RSA the only valid signature length (the modulus length).

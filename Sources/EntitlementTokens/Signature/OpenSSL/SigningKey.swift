@@ -8,6 +8,8 @@ internal import COpenSSL
 /// so each signature sets up its own OpenSSL context.
 public struct SigningKey: Sendable {
     private let key: OpenSSLKey
+    /// The private key, for the other formats' signatures (ForeignFormatCrypto.swift).
+    var privateKey: OpenSSLKey { key }
     /// The public half, as a verifier would load it.
     public let publicKey: PublicKey
 

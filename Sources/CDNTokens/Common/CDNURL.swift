@@ -1,0 +1,98 @@
+/// An absolute `http` or `https` URL, read strictly: what a profile's
+/// `resource` names, what a scope is cut from, and what a reader checks a
+/// token against (`--url`). Kept as its parts, never re-encoded: an edge
+/// compares the bytes it was asked for, so the reader does too.
+public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
+    /// `http` or `https`, lower case.
+    public let scheme: String
+    /// The host as written (a name, an IPv4 address, or `[…]` for IPv6), lower-cased.
+    public let host: String
+    /// The port when written (`:8443`), else nil.
+    public let port: Int?
+    /// The path, from its first `/`, percent escapes as written.
+    public let path: String
+    /// The query after `?`, as written, or nil when there is none.
+    public let query: String?
+
+    /// The longest URL read (an edge's own limits are about this size).
+    public static let maximumLength = 8192
+
+    public init(parsing text: String) throws(CDNRefusal) {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= Self.maximumLength else {
+            throw .format("a URL of \(bytes.count) bytes (1 to \(Self.maximumLength))")
+        }
+        // Printable ASCII only: a space, a control or a non-ASCII byte would be
+        // escaped by one reader and not another, so two readings are possible.
+        guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .format("a URL holds a space, a control character or a non-ASCII byte; percent-escape it")
+        }
+        guard !bytes.contains(UInt8(ascii: "#")) else { throw .format("a URL with a fragment ('#'): an edge never sees one") }
+        let lowered = text.lowercased()
+        let scheme: String
+        if lowered.hasPrefix("https://") { scheme = "https" } else if lowered.hasPrefix("http://") { scheme = "http" } else {
+            throw .format("not an http:// or https:// URL")
+        }
+        let afterScheme = bytes[(scheme.utf8.count + 3)...]
+        let authorityEnd = afterScheme.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? afterScheme.endIndex
+        let authority = afterScheme[..<authorityEnd]
+        guard !authority.contains(UInt8(ascii: "@")) else { throw .format("a URL with user information ('@')") }
+        var hostPart = authority[...]
+        var port: Int? = nil
+        if hostPart.first == UInt8(ascii: "[") {
+            guard let close = hostPart.firstIndex(of: UInt8(ascii: "]")) else { throw .format("an IPv6 host without ']'") }
+            let rest = hostPart[(close + 1)...]
+            if !rest.isEmpty {
+                guard rest.first == UInt8(ascii: ":") else { throw .format("text after an IPv6 host") }
+                port = try Self.port(rest.dropFirst())
+            }
+            hostPart = hostPart[...close]
+        } else if let colon = hostPart.firstIndex(of: UInt8(ascii: ":")) {
+            port = try Self.port(hostPart[(colon + 1)...])
+            hostPart = hostPart[..<colon]
+        }
+        guard !hostPart.isEmpty else { throw .format("a URL without a host") }
+        let hostAllowed = hostPart.allSatisfy { byte in
+            byte.isASCIILetterOrDigit || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: ":")
+        }
+        guard hostAllowed else { throw .format("a host with characters other than letters, digits, '-', '.' (or an IPv6 address)") }
+        let rest = afterScheme[authorityEnd...]
+        let queryStart = rest.firstIndex(of: UInt8(ascii: "?"))
+        var path = String(decoding: rest[..<(queryStart ?? rest.endIndex)], as: UTF8.self)
+        if path.isEmpty { path = "/" }
+        self.scheme = scheme
+        self.host = String(decoding: hostPart, as: UTF8.self).lowercased()
+        self.port = port
+        self.path = path
+        self.query = queryStart.map { String(decoding: rest[($0 + 1)...], as: UTF8.self) }
+    }
+
+    private static func port(_ digits: ArraySlice<UInt8>) throws(CDNRefusal) -> Int {
+        guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let value = Int(String(decoding: digits, as: UTF8.self)), (1...65535).contains(value) else {
+            throw .format("a port that is not a number from 1 to 65535")
+        }
+        return value
+    }
+
+    /// `scheme://host[:port]`.
+    public var origin: String { "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "") }
+
+    /// The path with its query, as a request line names it.
+    public var pathAndQuery: String { path + (query.map { "?\($0)" } ?? "") }
+
+    /// The folder the path lies in, ending in `/` (`/hls/tnt/` for `/hls/tnt/master.m3u8`).
+    public var folderPath: String {
+        guard let slash = path.lastIndex(of: "/") else { return "/" }
+        return String(path[...slash])
+    }
+
+    public var description: String { origin + pathAndQuery }
+}
+
+extension UInt8 {
+    var isASCIILetterOrDigit: Bool {
+        (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)
+    }
+}
