@@ -90,18 +90,12 @@ public final class RedisClient: Sendable {
         let deadline = NIODeadline.now() + configuration.operationTimeout.timeAmount
         switch route {
         case .standalone(let pool):
-            try Self.expectPong(try await pool.send(encoded: Self.pingCommand, deadline: deadline))
+            try RedisPing.expectPong(try await pool.send(encoded: RedisPing.command, deadline: deadline))
         case .sentinel(let router):
-            try Self.expectPong(try await router.execute(encoded: Self.pingCommand, deadline: deadline, afterReply: .nothing))
+            try RedisPing.expectPong(try await router.execute(encoded: RedisPing.command, deadline: deadline, afterReply: .nothing))
         case .cluster(let router):
             try await router.pingAnyPrimary(deadline: deadline)
         }
-    }
-
-    static let pingCommand = RESPCommand("PING").encoded()
-
-    static func expectPong(_ reply: RESPReply) throws(RedisClientError) {
-        guard reply == .simpleString(Array("PONG".utf8)) else { throw .notExpected("PING", reply) }
     }
 
     /// Closes every connection and stops discovery; later requests fail with ``RedisClientError/Code/shutDown``.

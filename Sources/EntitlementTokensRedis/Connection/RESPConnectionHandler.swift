@@ -191,13 +191,3 @@ final class RESPConnectionHandler: ChannelInboundHandler {
         }
     }
 }
-
-extension Duration {
-    var milliseconds: Int64 {
-        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-    }
-
-    var timeAmount: TimeAmount {
-        .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
-    }
-}

@@ -142,7 +142,7 @@ final class ClusterRouter: Sendable {
         }
         if let known { return known }
         guard let running else { throw RedisClientError(.shutDown, "the Redis client was shut down") }
-        return try await running.value(before: deadline, context: "cluster topology") { [self] in
+        return try await running.boundedValue(before: deadline, context: "cluster topology") { [self] in
             let why = self.state.withLock { $0.lastFailure }
             // The last attempt's code, as in Sentinel: an untrusted certificate
             // (tlsFailed) or a refused login is a setting to fix, not a wait.
@@ -158,7 +158,7 @@ final class ClusterRouter: Sendable {
             for pool in pools {
                 group.addTask {
                     do throws(RedisClientError) {
-                        try RedisClient.expectPong(try await pool.send(encoded: RedisClient.pingCommand, deadline: deadline))
+                        try RedisPing.expectPong(try await pool.send(encoded: RedisPing.command, deadline: deadline))
                         return nil
                     } catch {
                         return error

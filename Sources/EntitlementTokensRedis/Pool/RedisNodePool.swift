@@ -175,7 +175,7 @@ final class RedisNodePool: Sendable {
         case .fail(let error):
             throw error
         case .wait(let future):
-            return try await future.value(before: deadline, context: "cannot connect to \(endpoint)") { [configuration, endpoint] in
+            return try await future.boundedValue(before: deadline, context: "cannot connect to \(endpoint)") { [configuration, endpoint] in
                 RedisClientError(.timedOut, "no connection to \(endpoint) within \(configuration.operationTimeout.milliseconds) ms")
             }
         }

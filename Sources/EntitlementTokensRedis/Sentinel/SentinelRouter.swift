@@ -127,7 +127,7 @@ final class SentinelRouter: Sendable {
         }
         if let known { return known }
         guard let waitFor else { throw RedisClientError(.shutDown, "the Redis client was shut down") }
-        return try await waitFor.value(before: deadline, context: "sentinel discovery failed") { [self] in
+        return try await waitFor.boundedValue(before: deadline, context: "sentinel discovery failed") { [self] in
             let why = self.state.withLock { $0.lastFailure }
             // The last attempt's code: a refused sentinel login is authenticationFailed (a setting to fix).
             return RedisClientError(why?.code ?? .connectionFailed,
