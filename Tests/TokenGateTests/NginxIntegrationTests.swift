@@ -19,6 +19,8 @@ struct NginxIntegrationTests {
         var httpsPort: Int?  // nginx, the shipped server block's HTTPS listener
         var clock: GateFixtures.Clock
         var nginx: Nginx
+        /// What the gate the shipped site asks has logged.
+        var gateLogs: LogCapture
 
         func get(_ target: String, headers: [(String, String)] = [], extra: Bool = false) async throws -> RawHTTP.Answer {
             try await RawHTTP.fetch(port: extra ? extraPort : port, target, headers: headers)
@@ -58,7 +60,8 @@ struct NginxIntegrationTests {
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let secret = GateFixtures.sessionSecret(in: directory)
-        let gate = try GateFixtures.runtime(["--session-secret", secret, "--session-lifetime", "600"], clock: clock)
+        let gateLogs = LogCapture()
+        let gate = try GateFixtures.runtime(["--session-secret", secret, "--session-lifetime", "600"], clock: clock, logs: gateLogs)
         // A second gate: any resource (for hostile resource ids) and a replay store that refuses every write.
         let open = try GateRuntime(
             configuration: GateFixtures.configuration(["--allow-any-resource"], base: ["--key", GateFixtures.publicKey, "--requestor", "TNT"]),
@@ -86,7 +89,8 @@ struct NginxIntegrationTests {
                 let http = site.http + Self.testServers(origin: originPort, extra: extraPort, open: openClient.port!)
                 let nginx = try await offloaded { try Nginx(http: http, port: port, files: Self.files, configFiles: site.snippets) }
                 defer { nginx.stop() }
-                try await body(Stack(port: port, extraPort: extraPort, gatePort: gatePort, httpsPort: https?.port, clock: clock, nginx: nginx))
+                try await body(Stack(port: port, extraPort: extraPort, gatePort: gatePort, httpsPort: https?.port, clock: clock, nginx: nginx,
+                                    gateLogs: gateLogs))
             }
         }
     }
@@ -307,7 +311,8 @@ struct NginxIntegrationTests {
     /// The site's access-log line of the request whose target is `target` (the last one, polled briefly).
     static func logged(_ stack: Stack, _ target: String) async throws -> TokenGateLogLine? {
         for _ in 0..<20 {
-            if let line = stack.accessLog.reversed().compactMap(TokenGateLogLine.init).first(where: { $0.request == "GET \(target) HTTP/1.1" }) {
+            let request = "GET \(TokenGateLogLine.redacted(target)) HTTP/1.1"
+            if let line = stack.accessLog.reversed().compactMap(TokenGateLogLine.init).first(where: { $0.request == request }) {
                 return line
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -345,6 +350,43 @@ struct NginxIntegrationTests {
                 }
                 #expect(!line.contains(token), "the origin got the token: \(line)")
                 #expect(!line.contains(String(session)), "the origin got the session: \(line)")
+            }
+        }
+    }
+
+    /// The access log keeps the path and every parameter but the credentials, whose values read REDACTED; a query
+    /// with more credentials than the site's maps replace is withheld whole. Neither log holds a credential.
+    @Test func noLogHoldsACredential() async throws {
+        try await withStack { stack in
+            let token = GateFixtures.token()
+            let start = try await stack.get("/hls/tnt/master.m3u8?token=\(token)&x=1")
+            #expect(start.status == 200)
+            let session = try #require(start["X-Token-Session"])
+            let untrusted = GateFixtures.token(key: GateFixtures.untrustedKey)
+            let cases: [(target: String, logged: String)] = [
+                ("/hls/tnt/seg1.ts?x=1&tgs=\(session)", "/hls/tnt/seg1.ts?x=1&tgs=REDACTED"),
+                ("/hls/tnt/seg2.ts?token=\(token)", "/hls/tnt/seg2.ts?token=REDACTED"),
+                ("/hls/tnt/seg3.ts?AUTH=\(untrusted)&y=2", "/hls/tnt/seg3.ts?AUTH=REDACTED&y=2"),
+                ("/hls/tnt/seg4.ts?cat=2D3RhEOhAQWhBFBrZXk&hdnts=exp%3D9~hmac%3Dab&Signature=c2ln&Key-Pair-Id=K1&md5=bWQ1&expires=9",
+                 "/hls/tnt/seg4.ts?cat=REDACTED&hdnts=REDACTED&Signature=REDACTED&Key-Pair-Id=K1&md5=REDACTED&expires=9"),
+                ("/hls/tnt/seg5.ts?tokenx=1&xtoken=2&token", "/hls/tnt/seg5.ts?tokenx=1&xtoken=2&token"),
+                ("/hls/tnt/seg6.ts?token=\(token)&auth=\(token)&tgs=\(session)&cat=c&token=\(untrusted)", "/hls/tnt/seg6.ts?WITHHELD"),
+            ]
+            for (target, logged) in cases {
+                _ = try await stack.get(target)
+                #expect(TokenGateLogLine.redacted(target) == logged || logged.hasSuffix("?WITHHELD"), "the tests' reading of the rule")
+                var line: TokenGateLogLine?
+                for _ in 0..<20 where line == nil {
+                    line = stack.accessLog.compactMap(TokenGateLogLine.init).first { $0.request == "GET \(logged) HTTP/1.1" }
+                    if line == nil { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                #expect(line != nil, "no access-log line reads GET \(logged): \(stack.accessLog.suffix(3))")
+            }
+            let secrets = [token, untrusted, session, "2D3RhEOhAQWhBFBrZXk", "exp%3D9~hmac%3Dab", "c2ln", "bWQ1"]
+            for secret in secrets {
+                for line in stack.accessLog + stack.gateLogs.all {
+                    #expect(!line.contains(secret), "a credential in a log: \(line)")
+                }
             }
         }
     }

@@ -40,6 +40,21 @@ struct TokenGateLogLine {
         self.reason = reason == "-" ? "" : reason
     }
 
+    /// The names whose values the shipped site's access log replaces (deploy/nginx/tokengate.conf).
+    static let credentialNames: Set<String> = ["token", "auth", "tgs", "cat", "__token__", "hdnts", "hdnea", "hdntl",
+                                               "policy", "signature", "md5"]
+
+    /// `target` as the shipped site logs it: each credential parameter's value (names in any case) is REDACTED.
+    static func redacted(_ target: String) -> String {
+        guard let question = target.firstIndex(of: "?") else { return target }
+        let parameters = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
+            guard let equals = parameter.firstIndex(of: "="),
+                  credentialNames.contains(parameter[..<equals].lowercased()) else { return String(parameter) }
+            return parameter[...equals] + "REDACTED"
+        }
+        return target[...question] + parameters.joined(separator: "&")
+    }
+
     /// nginx's default log escaping undone: `\xHH` → the byte.
     static func unescaped(_ text: String) -> String {
         var bytes: [UInt8] = []
