@@ -61,6 +61,7 @@ let package = Package(
             name: "tokeninspect",
             dependencies: [
                 "EntitlementTokens",
+                "CDNTokens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -82,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EntitlementTokensRedisTests",
-            dependencies: ["EntitlementTokensRedis", "RedisRESP", "IntegrationSupport",
+            dependencies: ["EntitlementTokensRedis", "RedisRESP", "IntegrationSupport", "TokenTestSupport",
                            // EmbeddedChannel and time advanced by hand, for the connection's state machine.
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -104,6 +105,7 @@ let package = Package(
             name: "TokenGate",
             dependencies: [
                 "EntitlementTokens",
+                "CDNTokens",
                 "EntitlementTokensRedis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -152,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CDNTokensTests",
-            dependencies: ["CDNTokens", "EntitlementTokens", "IntegrationSupport"],
+            dependencies: ["CDNTokens", "EntitlementTokens", "IntegrationSupport", "TokenTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

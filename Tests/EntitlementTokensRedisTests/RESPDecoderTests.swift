@@ -1,5 +1,6 @@
 import RedisRESP
 import Testing
+import TokenTestSupport
 
 /// Decodes `chunks` in order, draining after each; stops at the first error.
 func decodeAll(_ chunks: [[UInt8]], limits: RESPLimits = .default) -> (replies: [RESPReply], error: RESPError?) {
@@ -138,7 +139,7 @@ struct RESPDecoderTests {
 
     @Test("random replies round-trip through encoding, cut at random points")
     func randomRoundTrip() {
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         for _ in 0..<200 {
             let replies = (0..<Int.random(in: 1...6, using: &generator)).map { _ in randomReply(depth: 0, using: &generator) }
             let stream = replies.flatMap { $0.encoded() }
@@ -170,20 +171,8 @@ struct RESPDecoderTests {
     }
 }
 
-/// A small deterministic generator, so a failure reproduces.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
-func randomReply(depth: Int, using generator: inout SplitMix64) -> RESPReply {
+func randomReply(depth: Int, using generator: inout SeededGenerator) -> RESPReply {
     let printable = Array(" !#$%&'()*+,-./0123456789:;<=>?@ABCXYZabcxyz~".utf8)
     func text() -> [UInt8] {
         (0..<Int.random(in: 0...12, using: &generator)).map { _ in printable.randomElement(using: &generator)! }

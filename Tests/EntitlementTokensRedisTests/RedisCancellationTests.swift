@@ -4,6 +4,7 @@ import EntitlementTokens
 import Foundation
 import RedisRESP
 import Testing
+import TokenTestSupport
 
 /// Issue 22 item 2 on a real server: the caller's deadline is the one
 /// deadline, and a cancelled caller stops waiting at once.
@@ -16,7 +17,7 @@ extension RedisIntegrationTests {
                 // A store deadline far beyond anything this test waits for.
                 let store = try makeStore(server.url, timeout: .seconds(20))
                 await store.warmUp()
-                var generator = SplitMix64(seed: 22)
+                var generator = SeededGenerator(seed: 22)
                 #expect(await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp(),
                                            within: .milliseconds(500)) == .accepted)
                 server.pause()

@@ -5,6 +5,7 @@ import Foundation
 import RedisRESP
 import Synchronization
 import Testing
+import TokenTestSupport
 
 /// Cluster mode against a real 3-primary / 3-replica cluster (SPEC §10).
 extension RedisIntegrationTests {
@@ -17,7 +18,7 @@ extension RedisIntegrationTests {
         }
 
         /// A fresh identity whose replay key lands in `slot`.
-        static func identity(inSlot slot: Int, using generator: inout SplitMix64) -> ReplayIdentity {
+        static func identity(inSlot slot: Int, using generator: inout SeededGenerator) -> ReplayIdentity {
             while true {
                 let candidate = randomIdentity(using: &generator)
                 if Self.slot(candidate) == slot { return candidate }
@@ -39,7 +40,7 @@ extension RedisIntegrationTests {
             guard case .cluster(let router) = stores[0].client.route else { Issue.record("not a cluster route"); return }
 
             // Exactly once, 4 tasks through two stores.
-            var generator = SplitMix64(seed: 2121)
+            var generator = SeededGenerator(seed: 2121)
             let identities = (0..<1_000).map { _ in randomIdentity(using: &generator) }
             await expectEachAcceptedOnce(identities, through: stores, until: until)
             let primaries = try #require(try await stores[0].client.clusterPrimaries(timeout: .seconds(1)))
@@ -99,7 +100,7 @@ extension RedisIntegrationTests {
                 await withTaskGroup(of: [Attempt].self) { tasks in
                     for task in 0..<4 {
                         tasks.addTask {
-                            var generator = SplitMix64(seed: UInt64(900 + task))
+                            var generator = SeededGenerator(seed: UInt64(900 + task))
                             var attempts: [Attempt] = []
                             while !shared.stop.load(ordering: .relaxed) {
                                 let identity = randomIdentity(using: &generator)

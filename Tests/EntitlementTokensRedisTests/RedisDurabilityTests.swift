@@ -4,6 +4,7 @@ import EntitlementTokens
 import Foundation
 import RedisRESP
 import Testing
+import TokenTestSupport
 
 /// `replicated` durability (SPEC §10): `WAIT 1 <remaining ms>` after `OK`.
 extension RedisIntegrationTests {
@@ -39,7 +40,7 @@ extension RedisIntegrationTests {
                     // A deadline for a loaded CI machine: this test is about acknowledgements, not speed.
                     let store = try RedisReplayStore(url: primary.url, timeout: .seconds(2), durability: .replicated)
                     await store.warmUp()
-                    var generator = SplitMix64(seed: 33)
+                    var generator = SeededGenerator(seed: 33)
                     let identities = (0..<2_000).map { _ in randomIdentity(using: &generator) }
                     let decisions = await withTaskGroup(of: [ReplayDecision].self) { tasks in
                         for task in 0..<8 {

@@ -4,6 +4,7 @@ import EntitlementTokens
 import Foundation
 import RedisRESP
 import Testing
+import TokenTestSupport
 
 /// What the store does when Redis goes away, hangs or comes back: it answers
 /// `.unavailable` within its deadline, keeps what waits on Redis bounded, and
@@ -41,7 +42,7 @@ extension RedisIntegrationTests {
             try await withRedisServer { server in
                 let store = try makeStore(server.url, timeout: .milliseconds(50))
                 await store.warmUp()
-                var generator = SplitMix64(seed: 6)
+                var generator = SeededGenerator(seed: 6)
                 // The precondition (Redis answers), not what is tested: a few tries on a loaded machine.
                 var answered = false
                 for _ in 0..<20 where !answered {
@@ -87,7 +88,7 @@ extension RedisIntegrationTests {
         func connectionRefused() async throws {
             let port = try RedisServer.freePort()
             let store = try makeStore("redis://127.0.0.1:\(port)", timeout: .milliseconds(50))
-            var generator = SplitMix64(seed: 7)
+            var generator = SeededGenerator(seed: 7)
             var latencies: [Double] = []
             for _ in 0..<20 {
                 let (decision, elapsed) = await milliseconds {
@@ -112,7 +113,7 @@ extension RedisIntegrationTests {
                     configuration.stalledConnectionTimeout = .milliseconds(300)
                 }
                 await store.warmUp()
-                var generator = SplitMix64(seed: 8)
+                var generator = SeededGenerator(seed: 8)
                 #expect(await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
 
                 server.pause()
@@ -183,7 +184,7 @@ extension RedisIntegrationTests {
                 let store = try makeStore(server.url)
                 #expect(await store.ping())
                 await store.shutdown()
-                var generator = SplitMix64(seed: 9)
+                var generator = SeededGenerator(seed: 9)
                 let decision = await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
                 #expect(decision.isUnavailable && decision.reason.contains("shutDown"), "\(decision)")
             }

@@ -4,6 +4,7 @@ import EntitlementTokens
 import Foundation
 import RedisRESP
 import Testing
+import TokenTestSupport
 
 /// The TLS forms of Sentinel and Cluster (SPEC §10) against real processes
 /// that listen on TLS ports only (`port 0`): every address the client learns
@@ -19,7 +20,7 @@ extension RedisIntegrationTests {
             let group = try RedisSentinelGroup(replicaCount: 2, sentinelCount: 3, tls: tls)
             defer { group.remove() }
             let until = timestamp(plus: 600_000)
-            var generator = SplitMix64(seed: 2101)
+            var generator = SeededGenerator(seed: 2101)
 
             let store = try RedisReplayStore(url: group.url, timeout: .seconds(1), trustedCAFile: tls.caFile)
             #expect(await store.healthFailure() == nil)
@@ -114,7 +115,7 @@ extension RedisIntegrationTests {
             guard case .cluster(let router) = stores[0].client.route else { Issue.record("not a cluster route"); return }
 
             // Exactly once, 4 tasks through two stores.
-            var generator = SplitMix64(seed: 2102)
+            var generator = SeededGenerator(seed: 2102)
             let identities = (0..<300).map { _ in randomIdentity(using: &generator) }
             await expectEachAcceptedOnce(identities, through: stores, until: until)
             let primaries = try #require(try await stores[0].client.clusterPrimaries(timeout: .seconds(1)))

@@ -3,6 +3,7 @@ import EntitlementTokens
 @testable import EntitlementTokensRedis
 import Foundation
 import Testing
+import TokenTestSupport
 
 /// Figures docs/REDIS.md quotes, measured on a real server each run: the
 /// memory one replay entry costs, and one store's rate with 64 tasks.
@@ -16,7 +17,7 @@ extension RedisIntegrationTests {
                 let admin = try adminClient(server.url)
                 let before = try #require(Int(try await admin.info("memory", field: "used_memory") ?? ""))
                 let count = 20_000
-                var generator = SplitMix64(seed: 13)
+                var generator = SeededGenerator(seed: 13)
                 let identities = (0..<count).map { _ in randomIdentity(using: &generator) }
                 let until = timestamp(plus: 600_000)
                 await withTaskGroup(of: Void.self) { group in
@@ -44,7 +45,7 @@ extension RedisIntegrationTests {
                 let store = try makeStore(server.url, timeout: .seconds(2))
                 let perTask = 1_000
                 let tasks = 64
-                var generator = SplitMix64(seed: 15)
+                var generator = SeededGenerator(seed: 15)
                 let identities = (0..<(perTask * tasks)).map { _ in randomIdentity(using: &generator) }
                 let until = timestamp(plus: 600_000)
                 let now = timestamp()

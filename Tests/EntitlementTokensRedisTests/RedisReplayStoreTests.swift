@@ -4,6 +4,7 @@ import EntitlementTokens
 import Foundation
 import RedisRESP
 import Testing
+import TokenTestSupport
 
 /// The store against a real redis-server: atomicity, the key and its expiry,
 /// login, databases and the refusals Redis can give.
@@ -15,7 +16,7 @@ extension RedisIntegrationTests {
             try await withRedisServer { server in
                 // Two stores, so two pools: the atomicity is Redis's, not a lock in one process.
                 let stores = try (0..<2).map { _ in try makeStore(server.url, timeout: .seconds(2)) }
-                var generator = SplitMix64(seed: 14)
+                var generator = SeededGenerator(seed: 14)
                 let identities = (0..<2_000).map { _ in randomIdentity(using: &generator) }
                 let until = timestamp(plus: 600_000)
                 let now = timestamp()
@@ -87,7 +88,7 @@ extension RedisIntegrationTests {
                 let good = try makeStore("redis://:s3cret%20pass@127.0.0.1:\(server.port)")
                 try await good.checkHealth()
                 #expect(await good.ping())
-                var generator = SplitMix64(seed: 1)
+                var generator = SeededGenerator(seed: 1)
                 #expect(await good.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
 
                 let wrong = try makeStore("redis://:wrong@127.0.0.1:\(server.port)", timeout: .seconds(1))
@@ -114,7 +115,7 @@ extension RedisIntegrationTests {
                 #expect(try await admin.command("ACL", "SETUSER", "gate", "on", ">gatepw", "~tokeninspect:replay:*", "+set", "+ping").isOK)
                 #expect(try await admin.command("ACL", "SETUSER", "reader", "on", ">readpw", "~*", "+get", "+ping").isOK)
                 #expect(try await admin.command("ACL", "SETUSER", "elsewhere", "on", ">elsepw", "~other:*", "+set", "+ping").isOK)
-                var generator = SplitMix64(seed: 2)
+                var generator = SeededGenerator(seed: 2)
                 let gate = try makeStore("redis://gate:gatepw@127.0.0.1:\(server.port)")
                 #expect(await gate.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
                 try await gate.checkWriteAccess()
@@ -144,7 +145,7 @@ extension RedisIntegrationTests {
         func database() async throws {
             try await withRedisServer { server in
                 let store = try makeStore(server.url + "/3")
-                var generator = SplitMix64(seed: 3)
+                var generator = SeededGenerator(seed: 3)
                 #expect(await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
                 let database3 = try adminClient(server.url + "/3")
                 let database0 = try adminClient(server.url)
@@ -163,7 +164,7 @@ extension RedisIntegrationTests {
         func outOfMemory() async throws {
             try await withRedisServer(["--maxmemory", "1mb", "--maxmemory-policy", "noeviction"]) { server in
                 let store = try makeStore(server.url, timeout: .seconds(1))
-                var generator = SplitMix64(seed: 4)
+                var generator = SeededGenerator(seed: 4)
                 let until = timestamp(plus: 600_000)
                 var accepted: [ReplayIdentity] = []
                 var refusal: ReplayDecision?
@@ -218,7 +219,7 @@ extension RedisIntegrationTests {
             let primaryPort = try RedisServer.freePort()  // nothing listens: the replica stays read-only
             try await withRedisServer(["--replicaof", "127.0.0.1", String(primaryPort)]) { server in
                 let store = try makeStore(server.url)
-                var generator = SplitMix64(seed: 5)
+                var generator = SeededGenerator(seed: 5)
                 let decision = await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
                 #expect(decision.isUnavailable && decision.reason.contains("READONLY"), "\(decision)")
                 // The store dropped its connection to the replica, so a failover

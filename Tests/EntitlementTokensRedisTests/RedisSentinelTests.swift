@@ -5,6 +5,7 @@ import Foundation
 import RedisRESP
 import Synchronization
 import Testing
+import TokenTestSupport
 
 /// Sentinel mode against real processes: one primary, two replicas, three
 /// sentinels (SPEC §10 "High availability").
@@ -31,7 +32,7 @@ extension RedisIntegrationTests {
 
             // Exactly once through two stores (two clients, two discoveries).
             let stores = try (0..<2).map { _ in try RedisReplayStore(url: url, timeout: .seconds(1)) }
-            var generator = SplitMix64(seed: 21)
+            var generator = SeededGenerator(seed: 21)
             let warm = (0..<400).map { _ in randomIdentity(using: &generator) }
             await expectEachAcceptedOnce(warm, through: stores, until: until)
             guard case .sentinel(let router) = stores[0].client.route else { Issue.record("not a sentinel route"); return }
@@ -143,7 +144,7 @@ extension RedisIntegrationTests {
             let url = "redis-sentinel://" + group.sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
                 + "?sentinel-password=sentinel-pw#\(group.primaryName)"
             let until = timestamp(plus: 600_000)
-            var generator = SplitMix64(seed: 2103)
+            var generator = SeededGenerator(seed: 2103)
             let store = try RedisReplayStore(url: url, timeout: .seconds(1))
             guard case .sentinel(let router) = store.client.route else { Issue.record("not a sentinel route"); return }
             router.watchInterval = .seconds(60)

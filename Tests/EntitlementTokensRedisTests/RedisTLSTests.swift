@@ -3,6 +3,7 @@ import EntitlementTokens
 @testable import EntitlementTokensRedis
 import Foundation
 import Testing
+import TokenTestSupport
 
 /// `rediss://` against redis-server's own TLS port (Debian builds it with
 /// TLS), with a throw-away CA made by the openssl CLI.
@@ -20,7 +21,7 @@ extension RedisIntegrationTests {
         @Test("rediss:// with the CA file: accepted once, by IP address and by name")
         func trusted() async throws {
             try await withTLSServer { server, certificates in
-                var generator = SplitMix64(seed: 10)
+                var generator = SeededGenerator(seed: 10)
                 for host in ["127.0.0.1", "localhost"] {
                     let store = try makeStore("rediss://\(host):\(server.port)", timeout: .seconds(2), trustedCAFile: certificates.caFile)
                     try await store.checkHealth()
@@ -35,7 +36,7 @@ extension RedisIntegrationTests {
         @Test("a certificate no trusted CA signed is refused: the system store, another CA")
         func untrusted() async throws {
             try await withTLSServer { server, certificates in
-                var generator = SplitMix64(seed: 11)
+                var generator = SeededGenerator(seed: 11)
                 for caFile in [nil, certificates.otherCAFile] {
                     let store = try makeStore("rediss://127.0.0.1:\(server.port)", timeout: .seconds(2), trustedCAFile: caFile)
                     let failure = await store.healthFailure()
@@ -54,7 +55,7 @@ extension RedisIntegrationTests {
         @Test("tls-server-name: a certificate holding the name is accepted; one holding only the address dialled is refused before the login")
         func serverName() async throws {
             try await withTLSServer { server, certificates in
-                var generator = SplitMix64(seed: 13)
+                var generator = SeededGenerator(seed: 13)
                 let named = try makeStore("rediss://127.0.0.1:\(server.port)?tls-server-name=localhost", timeout: .seconds(2),
                                           trustedCAFile: certificates.caFile)
                 try await named.checkHealth()
@@ -77,7 +78,7 @@ extension RedisIntegrationTests {
         func plainToTLS() async throws {
             try await withTLSServer { server, _ in
                 let store = try makeStore("redis://127.0.0.1:\(server.port)", timeout: .milliseconds(50))
-                var generator = SplitMix64(seed: 12)
+                var generator = SeededGenerator(seed: 12)
                 let (decision, elapsed) = await milliseconds {
                     await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
                 }

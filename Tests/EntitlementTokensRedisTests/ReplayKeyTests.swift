@@ -4,6 +4,7 @@ import Foundation
 import RedisRESP
 import Synchronization
 import Testing
+import TokenTestSupport
 
 @Suite("Redis: replay keys and decisions")
 struct ReplayKeyTests {
@@ -17,7 +18,7 @@ struct ReplayKeyTests {
 
     @Test("Base64url without padding agrees with Foundation's", arguments: 0...40)
     func base64URL(length: Int) {
-        var generator = SplitMix64(seed: UInt64(length))
+        var generator = SeededGenerator(seed: UInt64(length))
         let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
         var output: [UInt8] = []
         ReplayKey.appendBase64URL(bytes, to: &output)

@@ -1,5 +1,6 @@
 import Testing
 @testable import EntitlementTokens
+import TokenTestSupport
 
 /// Many tokens in one input (SPEC §2 "Records in a multi-token input"), fed in chunks.
 @Suite struct StreamDecoderTests {
@@ -266,15 +267,3 @@ import Testing
     }
 }
 
-/// A small deterministic generator so split points are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,5 +1,6 @@
 import Testing
 @testable import EntitlementTokens
+import TokenTestSupport
 
 enum StreamHelpers {
     /// Feeds `text` whole and returns every record.

@@ -49,10 +49,9 @@ package enum ForeignDigest: Sendable, Hashable, CaseIterable {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         // An empty key is a valid HMAC key; OpenSSL wants a non-null pointer for it.
-        let done = key.withUnsafeBufferPointer { keyBytes in
-            var zero: UInt8 = 0
-            return HMAC(method, keyBytes.baseAddress.map(UnsafeRawPointer.init) ?? UnsafeRawPointer(&zero), Int32(key.count),
-                        message, message.count, &output, &length) != nil
+        let keyBytes = key.isEmpty ? [0] : key
+        let done = keyBytes.withUnsafeBufferPointer { bytes in
+            HMAC(method, bytes.baseAddress, Int32(key.count), message, message.count, &output, &length) != nil
         }
         guard done else {
             OpenSSLErrorQueue.clear()

@@ -1,0 +1,62 @@
+import EntitlementTokens
+
+/// Makes the Common Access Token the gate hands out (docs/DESIGN.md#the-cdn-exchange):
+/// COSE_Mac0 with tag 17 for an HMAC key, COSE_Sign1 with tag 18 for a P-256
+/// key, not wrapped in tag 61; `alg` in the protected header, `kid` (the
+/// UTF-8 of the key's id) in the unprotected header; claims `iss`, `iat` =
+/// now, `nbf` = now − leeway, `exp`, `cti` (16 random bytes), `catv` 1,
+/// `catu` (`{3: {1: "<folder>/"}}` for a folder scope, `{3: {0: "<path>"}}`
+/// for a URL scope) and `catnip` when the IP is bound; base64url without padding.
+public enum CommonAccessTokenIssuer {
+    /// The token's text, with a fresh random `cti`.
+    public static func issue(_ parameters: CDNIssueParameters, issuer: String, key: CATKey) throws(CDNRefusal) -> String {
+        guard let cti = ConstantTime.randomBytes(16) else { throw .format("no random bytes for the CAT's cti (OpenSSL)") }
+        return try issue(parameters, issuer: issuer, key: key, cti: cti)
+    }
+
+    /// The token's text with a chosen `cti` (known-answer tests: with an HMAC
+    /// key the bytes are then fully determined).
+    package static func issue(_ parameters: CDNIssueParameters, issuer: String, key: CATKey, cti: [UInt8]) throws(CDNRefusal) -> String {
+        CATTextEncoding.base64url(try message(parameters, issuer: issuer, key: key, cti: cti).cbor())
+    }
+
+    /// The COSE message before it is written as text.
+    package static func message(_ parameters: CDNIssueParameters, issuer: String, key: CATKey, cti: [UInt8]) throws(CDNRefusal) -> COSEMessage {
+        guard key.canIssue else { throw .format("\(key.label) is a public key; issuing a CAT needs the private key") }
+        let claims = try claims(for: parameters, issuer: issuer, cti: cti)
+        let unprotected: [CBORMapEntry] = key.id.map { [CBORMapEntry(COSEMessage.keyIDLabel, .bytes(Array($0.utf8)))] } ?? []
+        let unsigned = COSEMessage(structure: key.algorithm.structure,
+                                   protectedHeader: [CBORMapEntry(COSEMessage.algorithmLabel, .integer(key.algorithm.rawValue))],
+                                   unprotectedHeader: unprotected, payload: claims.cbor(), authenticationTag: [])
+        return unsigned.with(authenticationTag: try CATAuthentication.authenticate(unsigned, with: key))
+    }
+
+    /// The claims, in the order written.
+    public static func claims(for parameters: CDNIssueParameters, issuer: String, cti: [UInt8]) throws(CDNRefusal) -> CommonAccessToken {
+        let (expires, late) = parameters.now.addingReportingOverflow(parameters.lifetime)
+        let (notBefore, early) = parameters.now.subtractingReportingOverflow(parameters.leeway)
+        guard !late, !early, parameters.lifetime > 0, parameters.leeway >= 0 else {
+            throw .format("a CAT lifetime of \(parameters.lifetime) s and leeway of \(parameters.leeway) s from \(parameters.now)")
+        }
+        let coveredPath = parameters.scope.coveredPath(of: parameters.url)
+        let match: CATMatchType = parameters.scope == .folder ? .prefix : .exact
+        var claims: [CBORMapEntry] = [
+            CBORMapEntry(.integer(CATClaim.iss.rawValue), .text(issuer)),
+            CBORMapEntry(.integer(CATClaim.iat.rawValue), .integer(parameters.now)),
+            CBORMapEntry(.integer(CATClaim.nbf.rawValue), .integer(notBefore)),
+            CBORMapEntry(.integer(CATClaim.exp.rawValue), .integer(expires)),
+            CBORMapEntry(.integer(CATClaim.cti.rawValue), .bytes(cti)),
+            CBORMapEntry(.integer(CATClaim.catv.rawValue), .integer(1)),
+            CBORMapEntry(.integer(CATClaim.catu.rawValue), .map([
+                CBORMapEntry(.integer(CATURIComponent.path.rawValue), .map([CBORMapEntry(.integer(match.rawValue), .text(coveredPath))])),
+            ])),
+        ]
+        if let clientIP = parameters.clientIP {
+            guard let address = CDNIPAddress(clientIP) else {
+                throw .format("the client IP \(CBORValue.text(clientIP).diagnostic()) is not an IP address")
+            }
+            claims.append(CBORMapEntry(.integer(CATClaim.catnip.rawValue), CATNetworkRestriction.claimValue(binding: address)))
+        }
+        return try CommonAccessToken(claims: claims)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import CDNTokens
+
+@Suite("CAT issuing and keys")
+struct CATIssueTests {
+    static let parameters = CDNIssueParameters(url: CATFixtures.url("https://cdn.example.com/hls/tnt/master.m3u8"), scope: .folder,
+                                               now: 1_768_478_400, lifetime: 3600, leeway: 30, clientIP: "2001:db8::1")
+
+    @Test("an issued token verifies for its folder, and not for the folder next door")
+    func issuedVerifies() throws {
+        for key in [try CATFixtures.hmacKey(), try CATFixtures.es256Key()] {
+            let text = try CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", key: key)
+            #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
+            let token = try UnverifiedCommonAccessToken(text: text)
+            #expect(token.message.structure == (key.algorithm == .es256 ? .sign1 : .mac0))
+            #expect(!token.message.hasCWTTag && token.message.hasCOSETag)
+            #expect(token.token.cti?.count == 16)
+            #expect(token.token.networkRestriction?.description == "2001:db8::1")
+            var facts = CDNRequestFacts(url: CATFixtures.url("https://cdn.example.com/hls/tnt/seg-9.ts"), now: 1_768_478_400, clientIP: "2001:db8::1")
+            let verified = try token.verify(keys: [key], facts: facts, expectedIssuer: "tnt")
+            #expect(verified.claims == token.token.claims)
+            facts.url = CATFixtures.url("https://cdn.example.com/hls/tnt2/seg-9.ts")
+            #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try token.verify(keys: [key], facts: facts) } == .urlNotCovered)
+        }
+    }
+
+    @Test("two issued tokens differ in cti (16 fresh random bytes)")
+    func freshCTI() throws {
+        let key = try CATFixtures.hmacKey()
+        let first = try UnverifiedCommonAccessToken(text: CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", key: key))
+        let second = try UnverifiedCommonAccessToken(text: CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", key: key))
+        #expect(first.token.cti != second.token.cti)
+    }
+
+    @Test("reading takes base64url, Base64 with padding, and hex of the same bytes")
+    func textForms() throws {
+        let bytes = try CommonAccessTokenIssuer.message(Self.parameters, issuer: "tnt", key: CATFixtures.hmacKey(), cti: [1, 2]).cbor()
+        let forms: [(String, CATTextEncoding)] = [
+            (Data(bytes).base64EncodedString(), .base64),
+            (Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: ""), .base64url),
+            (bytes.map { String(format: "%02x", $0) }.joined(), .hex), (bytes.map { String(format: "%02X", $0) }.joined() + "\n", .hex),
+        ]
+        for (text, encoding) in forms {
+            let decoded = try CATTextEncoding.decode(text)
+            #expect(decoded.bytes == bytes && decoded.encoding == encoding, "\(encoding)")
+        }
+    }
+
+    @Test("issuing refuses a public key, a bad client IP and impossible times")
+    func issueRefusals() throws {
+        let publicKey = try CATFixtures.es256Key(id: "edge-es", file: "es256-public.pem")
+        #expect(!publicKey.canIssue)
+        #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", key: publicKey) } == .invalidTokenFormat)
+        let hmac = try CATFixtures.hmacKey()
+        var parameters = Self.parameters
+        parameters.clientIP = "192.0.2.300"
+        #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try CommonAccessTokenIssuer.issue(parameters, issuer: "tnt", key: hmac) } == .invalidTokenFormat)
+        parameters = Self.parameters
+        parameters.lifetime = Int64.max
+        #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try CommonAccessTokenIssuer.issue(parameters, issuer: "tnt", key: hmac) } == .invalidTokenFormat)
+    }
+
+    @Test("HMAC keys are hex of at least 16 bytes", arguments: [
+        (String(repeating: "ab", count: 16), true), (String(repeating: "ab", count: 16) + "\n", true), (String(repeating: "ab", count: 15), false),
+        (String(repeating: "ab", count: 16) + "a", false), (String(repeating: "zz", count: 16), false), ("", false),
+    ])
+    func hmacKeys(_ text: String, _ accepted: Bool) {
+        #expect(((try? CATKey(hmacHex: text, id: "k")) != nil) == accepted)
+    }
+
+    @Test("a PEM key must be P-256: an RSA key is refused")
+    func pemKeys() throws {
+        let repository = CATFixtures.directory.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let rsa = try Data(contentsOf: repository.appendingPathComponent("Samples/keys/test-rsa2048.pem"))
+        let refusal = CATFixtures.refusal { () throws(CDNRefusal) in _ = try CATKey(pem: [UInt8](rsa), id: "r", source: "rsa") }
+        #expect(refusal?.status == .invalidTokenFormat && refusal?.reason.contains("P-256") == true)
+        #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try CATKey(pem: Array("garbage".utf8), id: "x", source: "x") } == .invalidTokenFormat)
+        #expect(try CATFixtures.es256Key().canIssue)
+        #expect(try CATFixtures.es256Key().algorithm == .es256)
+    }
+
+    @Test("an ES256 token from another P-256 key is INVALID_SIGNATURE")
+    func otherKey() throws {
+        let text = try CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", key: CATFixtures.es256Key(file: "es256-other-private.pem"))
+        let token = try UnverifiedCommonAccessToken(text: text)
+        let publicKey = try CATFixtures.es256Key(id: "edge-es", file: "es256-public.pem")
+        #expect(CATFixtures.status { () throws(CDNRefusal) in
+            _ = try token.verify(keys: [publicKey], facts: CDNRequestFacts(now: 1_768_478_400))
+        } == .invalidSignature)
+    }
+}
