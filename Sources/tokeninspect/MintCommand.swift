@@ -12,9 +12,10 @@ struct MintCommand: ParsableCommand {
             tokeninspect mint software-statement --key <PRIVATE_PEM> [--kid <KID>] [--claim <NAME=VALUE> ...] [<options>]
             tokeninspect mint signed-requestor-id --key <PRIVATE_KEY> --requestor <ID> [--digest sha1]
             tokeninspect mint metadata [--encrypt-to <PUBLIC_PEM>] --data <NAME=VALUE> ... [--encrypt <NAME> ...]
+            tokeninspect mint cdn --profile <FILE> --resource <ID> [--now <TIME>] [--client-ip <IP>]
             """,
         discussion: "Without a subcommand, mint issues a token (mint token).",
-        subcommands: [MintTokenCommand.self, MintSoftwareStatementCommand.self, MintSignedRequestorIDCommand.self, MintMetadataCommand.self],
+        subcommands: [MintTokenCommand.self, MintSoftwareStatementCommand.self, MintSignedRequestorIDCommand.self, MintMetadataCommand.self, MintCDNCommand.self],
         defaultSubcommand: MintTokenCommand.self
     )
 }

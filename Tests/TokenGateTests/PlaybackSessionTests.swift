@@ -118,11 +118,11 @@ import Testing
     @Test func secretFilesFollowTheSecretFileRule() throws {
         var random = (0..<31).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 200) }
         random.append(0x0A)
-        #expect(PlaybackSessions.secretBytes(of: random) == random)
-        #expect(PlaybackSessions.secretBytes(of: Array("abc\n".utf8)) == Array("abc".utf8))
-        #expect(PlaybackSessions.secretBytes(of: Array("abc\r\n".utf8)) == Array("abc".utf8))
-        #expect(PlaybackSessions.secretBytes(of: Array("abc\n\n".utf8)) == Array("abc\n\n".utf8))
-        #expect(PlaybackSessions.secretBytes(of: Array("abc ".utf8)) == Array("abc ".utf8))
+        #expect(SecretFileBytes.secret(of: random) == random)
+        #expect(SecretFileBytes.secret(of: Array("abc\n".utf8)) == Array("abc".utf8))
+        #expect(SecretFileBytes.secret(of: Array("abc\r\n".utf8)) == Array("abc".utf8))
+        #expect(SecretFileBytes.secret(of: Array("abc\n\n".utf8)) == Array("abc\n\n".utf8))
+        #expect(SecretFileBytes.secret(of: Array("abc ".utf8)) == Array("abc ".utf8))
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("random.key").path

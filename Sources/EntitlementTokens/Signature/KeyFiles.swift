@@ -4,7 +4,7 @@
 /// system's own reason (`No such file or directory`, `Permission denied`),
 /// the library's key loading has no Foundation dependency, and the file type
 /// can be checked on the very descriptor that is read.
-enum KeyFiles {
+package enum KeyFiles {
     /// Larger files are refused: a key or certificate bundle is kilobytes,
     /// and a misconfigured `--key /dev/zero` must not read forever.
     static let maximumFileSize = 1 << 20
@@ -37,7 +37,7 @@ enum KeyFiles {
     ///
     /// - Throws: `notARegularFile` for a FIFO, device or socket (refused
     ///   before it is opened, so `--key /tmp/fifo` never hangs), `unreadable`.
-    static func read(_ path: String) throws(KeyError) -> [UInt8] {
+    package static func read(_ path: String) throws(KeyError) -> [UInt8] {
         try read(systemPath: Array(path.utf8CString), display: path)
     }
 

@@ -1,4 +1,6 @@
+import CDNTokens
 import EntitlementTokens
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -22,6 +24,8 @@ final class GateRuntime: Sendable {
     let logger: Logger
     /// The web debugger's routes, with `--debugger`.
     let debugger: DebuggerEndpoints?
+    /// The CDN profiles of `--cdn-profile` (empty without), reloaded with the keys.
+    let cdnProfiles: CDNProfileStore
 
     /// Loads the keys and session secrets and builds the gate. `clock` is
     /// injectable for tests; `keyPollInterval` is how often key files are checked.
@@ -61,19 +65,30 @@ final class GateRuntime: Sendable {
         let sessions = configuration.sessionSecretPaths.isEmpty ? nil
             : try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds)
         gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, clock: clock, hooks: hooks)
+        do {
+            cdnProfiles = CDNProfileStore(try CDNProfileLoading.load(configuration))
+        } catch {
+            throw GateConfigurationError(error.message)
+        }
         debugger = configuration.debugger ? DebuggerEndpoints(keys: verifier, hosts: DebuggerHosts(listenHost: configuration.host, port: configuration.port), clock: clock) : nil
         readiness = Readiness(replayProbe: replay.probe)
         readiness.setTrustedKeys(ring.keys)
         metrics.keysLoaded.record(ring.keys.count)
         reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
-                               verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger)
+                               verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger,
+                               cdnProfiles: configuration.cdnProfilePaths.isEmpty ? nil
+                                   : (cdnProfiles, { [configuration] () throws(CDNProfileError) in try CDNProfileLoading.load(configuration) }))
     }
 
     /// The HTTP application, listening where the configuration says unless
     /// `port` overrides it (0: any free port, for tests).
     func application(port: Int? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let responder = GateResponder(gate: gate, reader: GateRequestReader(configuration: configuration), reports: ReportEndpoints(verifier: verifier), mounted: debugger, metrics: metrics,
+        let playback = configuration.cdnProfilePaths.isEmpty ? nil
+            : PlaybackEndpoints(exchange: PlaybackExchange(gate: gate, profiles: cdnProfiles),
+                                deviceHeader: HTTPField.Name(configuration.deviceHeader)!, clock: gate.clock)
+        let responder = GateResponder(gate: gate, reader: GateRequestReader(configuration: configuration), reports: ReportEndpoints(verifier: verifier),
+                                      playback: playback, mounted: debugger, metrics: metrics,
                                       readiness: readiness, logger: logger)
         let limiter = ConnectionLimiter(limits: configuration.limits, metrics: metrics)
         let requestTimeout = TimeAmount.milliseconds(configuration.requestTimeoutMilliseconds)

@@ -65,6 +65,8 @@ extension GateConfiguration {
         replayTimeoutMilliseconds = options.replayTimeout
 
         sessionSecretPaths = options.sessionSecrets.map { Self.credentialPath($0, credentialsDirectory: credentialsDirectory) }
+        cdnProfilePaths = options.cdnProfiles
+        self.credentialsDirectory = credentialsDirectory
         guard (1...7 * 86_400).contains(options.sessionLifetime) else {
             throw GateConfigurationError("--session-lifetime must be between 1 second and 7 days")
         }

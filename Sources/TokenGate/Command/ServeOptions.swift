@@ -84,6 +84,11 @@ struct ServeOptions: ParsableArguments {
         valueName: "FILE"))
     var sessionSecrets: [String] = []
 
+    @Option(name: .customLong("cdn-profile"), help: ArgumentHelp(
+        "A CDN profile (docs/CDN.md): how POST/GET /v1/playback hand a verified viewer a CDN's signed URL, cookies or header (Akamai EdgeAuth, CloudFront, Common Access Token, nginx secure_link). Repeatable, one file each; their keys reload on SIGHUP.",
+        valueName: "FILE"))
+    var cdnProfiles: [String] = []
+
     @Option(help: ArgumentHelp("How long a playback session lasts, in seconds (default 4 hours).", valueName: "SECONDS"))
     var sessionLifetime: Int = 14_400
 

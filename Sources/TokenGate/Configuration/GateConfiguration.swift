@@ -36,6 +36,11 @@ struct GateConfiguration: Sendable {
     var replayDurability: ReplayDurability
     var replayTimeoutMilliseconds: Int
     var sessionSecretPaths: [String]
+    /// `--cdn-profile` files, as given: the keys they name are read under
+    /// `$CREDENTIALS_DIRECTORY` when relative (``credentialsDirectory``).
+    var cdnProfilePaths: [String] = []
+    /// systemd's `$CREDENTIALS_DIRECTORY`, where relative secret paths are read.
+    var credentialsDirectory: String? = nil
     var sessionLifetimeSeconds: Int
     var sessionCookie: String
     var sessionParam: String

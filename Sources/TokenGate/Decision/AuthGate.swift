@@ -161,7 +161,9 @@ final class AuthGate: Sendable {
     }
 
     /// The token's verdict, from the cache when a reusable token was allowed before.
-    func decide(token: Substring.UTF8View, resource: String?, deviceID: String?) async -> GateDecision {
+    /// `issuesSession`: false for the CDN exchange, which hands out the CDN's
+    /// token instead of the gate's own playback session.
+    func decide(token: Substring.UTF8View, resource: String?, deviceID: String?, issuesSession: Bool = true) async -> GateDecision {
         var cacheKey: VerdictCache.Key? = nil
         // Read before the verifier reads its ring: a verdict made with a ring
         // that a reload replaced meanwhile is then refused by the cache.
@@ -197,7 +199,7 @@ final class AuthGate: Sendable {
         let allowance = Allowance(token: verified.token, expectedResource: resource)
         var session: String? = nil
         if verified.token.kind == .media {
-            if let sessions, let key = verified.key {
+            if issuesSession, let sessions, let key = verified.key {
                 session = sessions.issue(resource: resource, deviceID: deviceID, requestor: configuration.requestorID,
                                          keyID: PlaybackSessions.keyID(of: key), now: clock()).credential
             }

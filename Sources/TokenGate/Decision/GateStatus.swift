@@ -18,6 +18,10 @@ enum GateStatus: Sendable, Hashable {
     /// `X-Token-Cookie-Path` is not a path prefix of the original URI the
     /// gate can put in a cookie: the site is misconfigured (500).
     case badCookiePath
+    /// The CDN exchange judged the token valid (and spent it) but its
+    /// profile could not make the CDN's token (a key OpenSSL refused, no
+    /// randomness): the operator's to fix, never the viewer's (500).
+    case cdnIssueFailed
 
     var rawValue: String {
         switch self {
@@ -29,11 +33,12 @@ enum GateStatus: Sendable, Hashable {
         case .noExpectedResource: "NO_EXPECTED_RESOURCE"
         case .badRequest: "BAD_REQUEST"
         case .badCookiePath: "BAD_COOKIE_PATH"
+        case .cdnIssueFailed: "CDN_ISSUE_FAILED"
         }
     }
 
     static let allCases: [GateStatus] = VerificationStatus.allCases.map(GateStatus.verdict)
-        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .badCookiePath]
+        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .badCookiePath, .cdnIssueFailed]
 
     /// The HTTP status of SPEC §9: 200 allow; 401 no usable credential; 403 a
     /// refused credential; 503 the replay check could not be made (fail
@@ -46,7 +51,7 @@ enum GateStatus: Sendable, Hashable {
         case .invalidSession, .verdict(.invalidSignature), .verdict(.invalidRequestorID), .verdict(.invalidResourceID),
              .verdict(.untrustedMVPD), .verdict(.deviceMismatch), .verdict(.tokenReplayed): 403
         case .verdict(.replayCheckUnavailable): 503
-        case .noExpectedResource, .badCookiePath: 500
+        case .noExpectedResource, .badCookiePath, .cdnIssueFailed: 500
         case .badRequest: 400
         }
     }

@@ -64,7 +64,7 @@ struct PlaybackSessions: Sendable {
     /// Version 1's layout (version, expiry, resource, device, tag), recognised only to name it.
     static let versionOneLength = 1 + 8 + 32 + 32 + 32
     /// Shorter secrets are guessable offline from one captured credential.
-    static let minimumSecretBytes = 32
+    static let minimumSecretBytes = SecretFileBytes.minimumCount
     /// A secret file larger than this is not a secret (a key or a log given by mistake).
     static let maximumSecretFileBytes = 4096
 
@@ -93,7 +93,7 @@ struct PlaybackSessions: Sendable {
             guard type == .typeRegular, let data = FileManager.default.contents(atPath: path), data.count <= maximumSecretFileBytes else {
                 throw GateConfigurationError("--session-secret \(path): not a readable regular file of at most 4 KiB")
             }
-            let bytes = secretBytes(of: [UInt8](data))
+            let bytes = SecretFileBytes.secret(of: [UInt8](data))
             guard bytes.count >= minimumSecretBytes else {
                 throw GateConfigurationError("--session-secret \(path): the file holds \(data.count) bytes, of which \(bytes.count) are used "
                     + "(a text file loses its trailing newline); at least \(minimumSecretBytes) are needed (e.g. `openssl rand -hex 32 > \(path)`)")
@@ -101,17 +101,6 @@ struct PlaybackSessions: Sendable {
             secrets.append(bytes)
         }
         return try PlaybackSessions(secrets: secrets, lifetimeSeconds: lifetimeSeconds)
-    }
-
-    /// The bytes of a secret file that are the secret (SPEC §11).
-    static func secretBytes(of file: [UInt8]) -> [UInt8] {
-        var body = file[...]
-        if body.last == 0x0A {
-            body = body.dropLast()
-            if body.last == 0x0D { body = body.dropLast() }
-        }
-        let isText = !body.isEmpty && body.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
-        return isText ? Array(body) : file
     }
 
     /// The 8-byte id a credential records of the key that admitted it.

@@ -16,6 +16,8 @@ struct GateResponder: HTTPResponder {
     let gate: AuthGate
     let reader: GateRequestReader
     let reports: ReportEndpoints
+    /// `POST`/`GET /v1/playback`: the CDN exchange (404 without `--cdn-profile`).
+    let playback: PlaybackEndpoints?
     /// With `serve --debugger` (loopback only): the debugger's `/debugger` and below.
     let mounted: (any MountedRoutes)?
     let metrics: GateMetrics
@@ -61,6 +63,11 @@ struct GateResponder: HTTPResponder {
         case "/v1/inspect":
             endpoint = .inspect
             response = await reports.inspect(request)
+        case "/v1/playback" where playback != nil:
+            endpoint = .playback
+            let (outcome, answer) = await playback!.respond(request)
+            if let outcome { record(outcome) }
+            response = answer
         case _ where Self.probes.contains(path) && !Self.readMethods.contains(request.method):
             endpoint = .other
             response = Self.methodNotAllowed(allow: "GET, HEAD")
@@ -132,6 +139,28 @@ struct GateResponder: HTTPResponder {
             if let host = request.headers[Header.forwardedHost] { metadata["host"] = .string(HeaderValue.encode(host)) }
         }
         logger.notice("refused", metadata: metadata)
+    }
+
+    /// An exchange's metrics, and its log line: a refusal as the auth routes
+    /// log one; an allow names the media token and the CDN token by their
+    /// fingerprints, never either token.
+    private func record(_ outcome: PlaybackExchange.Outcome) {
+        metrics.countExchange(profile: outcome.profile, kind: outcome.kind, status: outcome.decision.status.rawValue)
+        metrics.countVerdict(outcome.decision.status, kind: outcome.decision.kindLabel)
+        var metadata: Logger.Metadata = [
+            "status": .string(outcome.decision.status.rawValue),
+            "token_id": .string(outcome.decision.tokenID ?? "-"),
+            "endpoint": .string(GateMetrics.Endpoint.playback.rawValue),
+            "profile": .string(HeaderValue.encode(outcome.profile)),
+        ]
+        if let grant = outcome.grant {
+            metadata["cdn_token_id"] = .string(grant.tokenID)
+            metadata["kind"] = .string(grant.kind.rawValue)
+            logger.info("exchanged", metadata: metadata)
+        } else {
+            metadata["reason"] = .string(outcome.decision.reason)
+            logger.notice("refused", metadata: metadata)
+        }
     }
 
     static func render(_ answer: GateDecision) -> Response {

@@ -1,6 +1,7 @@
 import CoreMetrics
 import EntitlementTokens
 import Prometheus
+import Synchronization
 
 /// The gate's metrics under the names of SPEC §9, recorded through
 /// swift-metrics into one Prometheus registry that `GET /metrics` renders.
@@ -28,11 +29,15 @@ final class GateMetrics: Sendable {
     private let connectionsRefused: [String: CoreMetrics.Counter]
     /// Requests whose head or body did not arrive within `--request-timeout`.
     let requestTimeouts: CoreMetrics.Counter
+    /// CDN exchanges by profile, kind and status: made on first use, since
+    /// the profiles are the operator's (a reload may name new ones).
+    private let exchanges = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let factory: PrometheusMetricsFactory
 
     /// The endpoints timed in `tokengate_request_duration_seconds`.
     enum Endpoint: String, Sendable, CaseIterable {
         case authRequest = "auth-request", forwardAuth = "forward-auth", extAuthz = "ext-authz"
-        case verify, inspect, debugger, healthz, readyz, metrics, other
+        case verify, inspect, playback, debugger, healthz, readyz, metrics, other
     }
 
     /// The `kind` label of a verdict: a token kind, or `none` when no token was decoded.
@@ -45,6 +50,7 @@ final class GateMetrics: Sendable {
         // them without one).
         let factory = PrometheusMetricsFactory(registry: registry)
         self.registry = registry
+        self.factory = factory
         let make = SeriesMaker(registry: registry, factory: factory)
         var verdicts: [GateStatus: [CoreMetrics.Counter]] = [:]
         for status in GateStatus.allCases {
@@ -89,6 +95,7 @@ final class GateMetrics: Sendable {
         "tokengate_connections_open": "Client connections open now.",
         "tokengate_connections_refused_total": "Connections not served, by reason (accept-paused, max-connections, per-peer).",
         "tokengate_request_timeouts_total": "Requests whose head or body did not arrive within --request-timeout.",
+        "tokengate_cdn_exchanges_total": "CDN exchanges (POST/GET /v1/playback), by profile, CDN token kind and status.",
         "tokengate_build_info": "Always 1: the gate's version and the commit it was built from, as labels.",
     ].merging(ProcessMetrics.help) { first, _ in first }
 
@@ -173,6 +180,19 @@ final class GateMetrics: Sendable {
 
     enum SessionResult: String { case issued, valid, expired, invalid }
     func countSession(_ result: SessionResult) { sessions[result.rawValue]?.increment() }
+
+    func countExchange(profile: String, kind: String, status: String) {
+        let key = profile + "\u{0}" + kind + "\u{0}" + status
+        let counter = exchanges.withLock { made in
+            if let counter = made[key] { return counter }
+            let labels = [("profile", profile), ("kind", kind), ("status", status)]
+            let make = SeriesMaker(registry: registry, factory: factory)
+            let counter = make.counter("tokengate_cdn_exchanges_total", labels)
+            made[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
 
     func countKeyReload(success: Bool) { keyReloads[success ? "success" : "failure"]?.increment() }
 

@@ -1,3 +1,4 @@
+import CDNTokens
 import EntitlementTokens
 import Foundation
 import Logging
@@ -28,9 +29,13 @@ final class KeyReloader: Service {
     private let metrics: GateMetrics
     private let logger: Logger
     private let lastSnapshot: Mutex<Snapshot>
+    /// The CDN profiles, read again with the keys: both are replaced, or neither.
+    private let cdnProfiles: (store: CDNProfileStore, load: @Sendable () throws(CDNProfileError) -> CDNProfileSet)?
 
     init(paths: [String], options: KeyLoadingOptions, interval: Duration = .seconds(5), verifier: GateVerifier,
-         cache: VerdictCache, readiness: Readiness, metrics: GateMetrics, logger: Logger) {
+         cache: VerdictCache, readiness: Readiness, metrics: GateMetrics, logger: Logger,
+         cdnProfiles: (store: CDNProfileStore, load: @Sendable () throws(CDNProfileError) -> CDNProfileSet)? = nil) {
+        self.cdnProfiles = cdnProfiles
         self.paths = paths
         self.options = options
         self.interval = interval
@@ -76,12 +81,16 @@ final class KeyReloader: Service {
             snapshot = Self.snapshot(of: paths)
             do {
                 let ring = try KeyRing.load(paths: paths, options: options)
+                let profiles = try cdnProfiles?.load()
                 try verifier.replaceKeys(with: ring)
+                if let profiles { cdnProfiles?.store.replace(with: profiles) }
                 cache.removeAll()
                 readiness.setTrustedKeys(ring.keys)
                 metrics.keysLoaded.record(ring.keys.count)
                 metrics.countKeyReload(success: true)
-                logger.info("keys reloaded", metadata: ["cause": .string(cause), "keys": .stringConvertible(ring.keys.count)])
+                var metadata: Logger.Metadata = ["cause": .string(cause), "keys": .stringConvertible(ring.keys.count)]
+                if let profiles { metadata["cdn_profiles"] = .stringConvertible(profiles.profiles.count) }
+                logger.info("keys reloaded", metadata: metadata)
                 if let warning = readiness.sampleKeyWarning { logger.warning("\(warning)") }
                 return true
             } catch {

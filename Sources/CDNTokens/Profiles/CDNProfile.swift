@@ -1,0 +1,205 @@
+import EntitlementTokens
+
+/// What a profile is when its keys are loaded: the settings, the keys in
+/// their order (the first signs; every one verifies, so a new key can be
+/// added before it signs), and the lifetime and leeway it issues with.
+/// docs/CDN.md describes the settings; docs/DESIGN.md#the-cdn-exchange why.
+public struct CDNProfile: Sendable {
+    public let settings: CDNProfileSettings
+    /// Seconds a token issued here lives.
+    public let lifetime: Int64
+    /// Seconds an edge's clock may run behind (`st`, `nbf`).
+    public let leeway: Int64
+    let keys: Keys
+
+    enum Keys: Sendable {
+        case akamai([EdgeAuthKey])
+        case cloudfront(signers: [CloudFrontIssuer], verifiers: [String: PublicKey])
+        case cat([CATKey])
+        case secureLink(expression: SecureLinkExpression, secrets: [[UInt8]])
+    }
+
+    public var name: String { settings.name }
+    public var kind: CDNTokenKind { settings.kind }
+
+    /// The cookie or parameter name the token travels under (the kind's own
+    /// when the profile sets none; CloudFront's names are fixed).
+    public var tokenName: String {
+        if let name = settings.tokenName { return name }
+        switch kind {
+        case .akamai: return "__token__"
+        case .cat: return "cat"
+        case .nginxSecureLink: return SecureLinkToken.defaultTokenName
+        case .cloudfront: return "CloudFront"
+        }
+    }
+
+    /// The header a CAT travels in (header carrier).
+    public static let catHeader = "CTA-Common-Access-Token"
+
+    /// Loads the keys `settings` name; `read` gives a key file's bytes and
+    /// throws with the path it tried. Every resource is issued for once, at a
+    /// fixed time, so a URL the format would have to escape is refused here,
+    /// at configuration, never at a viewer's request.
+    public init(settings: CDNProfileSettings, defaults: CDNProfileDefaults,
+                read: (String) throws(CDNProfileError) -> [UInt8]) throws(CDNProfileError) {
+        self.settings = settings
+        lifetime = settings.lifetime ?? defaults.lifetime
+        leeway = defaults.leeway
+        guard lifetime >= 1, lifetime <= CDNProfileSettings.maximumLifetime else {
+            throw CDNProfileError("\(settings.source): a lifetime of \(lifetime) s (1 to \(CDNProfileSettings.maximumLifetime))")
+        }
+        func failed(_ line: CDNProfileSettings.KeyLine, _ refusal: CDNRefusal) -> CDNProfileError {
+            CDNProfileError("\(settings.source): key \(CDNProfileSettings.printable(line.path)): \(refusal.reason)")
+        }
+        switch settings.kind {
+        case .akamai:
+            var keys: [EdgeAuthKey] = []
+            for line in settings.keys {
+                let text = String(decoding: try read(line.path), as: UTF8.self)
+                do { keys.append(try EdgeAuthKey(hex: text)) } catch { throw failed(line, error) }
+            }
+            self.keys = .akamai(keys)
+        case .cloudfront:
+            var signers: [CloudFrontIssuer] = []
+            var verifiers: [String: PublicKey] = [:]
+            for line in settings.keys {
+                let id = line.id ?? ""
+                let bytes = try read(line.path)
+                do {
+                    let key = try SigningKey(bytes: bytes, source: line.path)
+                    signers.append(try CloudFrontIssuer(key: key, keyPairID: id))
+                    guard verifiers.updateValue(key.publicKey, forKey: id) == nil else {
+                        throw CDNProfileError("\(settings.source): the Key-Pair-Id \(CDNProfileSettings.printable(id)) is given twice")
+                    }
+                } catch let error as KeyError {
+                    throw CDNProfileError("\(settings.source): key \(CDNProfileSettings.printable(line.path)): \(error.message)")
+                } catch let error as CDNRefusal {
+                    throw failed(line, error)
+                } catch let error as CDNProfileError {
+                    throw error
+                } catch {
+                    throw CDNProfileError("\(settings.source): key \(CDNProfileSettings.printable(line.path)): \(error)")
+                }
+            }
+            self.keys = .cloudfront(signers: signers, verifiers: verifiers)
+        case .cat:
+            var keys: [CATKey] = []
+            for line in settings.keys {
+                let bytes = try read(line.path)
+                do {
+                    // Hex text is an HMAC key; anything else is a P-256 key (PEM or DER).
+                    let isHexText = bytes.allSatisfy { ByteRules.hexValue($0) != nil || $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == 0x09 }
+                    keys.append(isHexText
+                        ? try CATKey(hmacHex: String(decoding: bytes, as: UTF8.self), id: line.id)
+                        : try CATKey(pem: bytes, id: line.id, source: line.path))
+                } catch { throw failed(line, error) }
+            }
+            if !keys[0].canIssue {
+                throw CDNProfileError("\(settings.source): the first key of a cat profile signs: \(CDNProfileSettings.printable(settings.keys[0].path)) is a public key")
+            }
+            self.keys = .cat(keys)
+        case .nginxSecureLink:
+            let expression: SecureLinkExpression
+            do { expression = try SecureLinkExpression(parsing: settings.secureLinkMD5 ?? "") } catch {
+                throw CDNProfileError("\(settings.source): secure-link-md5: \(error.reason)")
+            }
+            do { try expression.checkConfiguration(scope: settings.scope, bindsIP: settings.bindIP) } catch {
+                throw CDNProfileError("\(settings.source): secure-link-md5: \(error.reason)")
+            }
+            var secrets: [[UInt8]] = []
+            for line in settings.keys {
+                let secret = SecretFileBytes.secret(of: try read(line.path))
+                guard secret.count >= SecretFileBytes.minimumCount else {
+                    throw CDNProfileError("\(settings.source): key \(CDNProfileSettings.printable(line.path)): the secret holds \(secret.count) bytes "
+                        + "(a text file loses its trailing newline); at least \(SecretFileBytes.minimumCount) are needed (e.g. `openssl rand -hex 32`)")
+                }
+                secrets.append(secret)
+            }
+            self.keys = .secureLink(expression: expression, secrets: secrets)
+        }
+        for resource in settings.resources {
+            do {
+                _ = try issue(resource: resource.id, now: 1_767_225_600, clientIP: settings.bindIP ? "192.0.2.1" : nil, requestor: "requestor")
+            } catch {
+                throw CDNProfileError("\(settings.source): resource \(CDNProfileSettings.printable(resource.id)) (\(resource.url)): \(error.reason)")
+            }
+        }
+    }
+
+    /// What the exchange hands a viewer of `resource` at `now` (seconds since
+    /// 1970): the token made with the first key, carried as the profile says.
+    /// `requestor` is a CAT's `iss` when the profile sets no issuer.
+    public func issue(resource: String, now: Int64, clientIP: String?, requestor: String?) throws(CDNRefusal) -> CDNGrant {
+        guard let url = settings.url(of: resource) else { throw .format("the profile \(name) has no URL for the resource \(resource)") }
+        let parameters = CDNIssueParameters(url: url, scope: settings.scope, now: now, lifetime: lifetime, leeway: leeway,
+                                            clientIP: settings.bindIP ? clientIP : nil)
+        if settings.bindIP, clientIP == nil { throw .format("the profile \(name) binds the viewer's IP, and none was given") }
+        var pairs: [CDNField]
+        var signedURL: String? = nil
+        switch keys {
+        case .akamai(let keys):
+            pairs = [CDNField(tokenName, try EdgeAuthIssuer.issue(parameters, key: keys[0]).text)]
+        case .cloudfront(let signers, _):
+            let issued = try signers[0].issue(parameters)
+            pairs = issued.cookies
+            signedURL = issued.signedURL
+        case .cat(let keys):
+            pairs = [CDNField(tokenName, try CommonAccessTokenIssuer.issue(parameters, issuer: settings.issuer ?? requestor ?? name, key: keys[0]))]
+        case .secureLink(let expression, let secrets):
+            let token = try SecureLinkIssuer.issue(parameters, expression: expression, secret: secrets[0])
+            pairs = settings.carrier == .cookie ? try token.cookies(tokenName: tokenName) : token.fields
+        }
+        let tokenID = ByteRules.lowercaseHex((ForeignDigest.sha256.digest(of: Array(pairs.map(\.value).joined(separator: "&").utf8)) ?? []).prefix(6))
+        var cookies: [CDNCookie] = []
+        var headers: [CDNField] = []
+        var playURL = url.description
+        switch settings.carrier {
+        case .cookie:
+            for pair in pairs {
+                guard pair.value.utf8.allSatisfy(Self.isCookieOctet) else {
+                    throw .format("the \(pair.name) value holds a byte a cookie cannot carry")
+                }
+                cookies.append(CDNCookie(name: pair.name, value: pair.value, domain: settings.cookieDomain ?? url.host, path: url.folderPath,
+                                         maxAge: lifetime, secure: url.scheme == "https",
+                                         sameSite: settings.sameSite == .none ? "None" : "Lax"))
+            }
+        case .query:
+            if let signedURL {
+                playURL = signedURL
+            } else {
+                guard pairs.allSatisfy({ $0.value.utf8.allSatisfy(Self.isQueryValueByte) }) else {
+                    throw .format("the token holds a byte a query cannot carry unescaped")
+                }
+                playURL += (url.query == nil ? "?" : "&") + pairs.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+            }
+        case .header:
+            headers = pairs.map { CDNField(Self.catHeader, $0.value) }
+        }
+        return CDNGrant(profile: name, kind: kind, url: playURL, expires: parameters.expires, cookies: cookies, headers: headers, tokenID: tokenID)
+    }
+
+    /// RFC 6265 §4.1.1 cookie-octet: printable ASCII but `"`, `,`, `;`, `\` and space.
+    static func isCookieOctet(_ byte: UInt8) -> Bool {
+        byte >= 0x21 && byte <= 0x7E && byte != 0x22 && byte != 0x2C && byte != 0x3B && byte != 0x5C
+    }
+
+    /// RFC 3986 query characters a value may hold as they are: not `&`,
+    /// `#`, `+` or `%`, which a reader would split on or decode.
+    static func isQueryValueByte(_ byte: UInt8) -> Bool {
+        byte.isASCIILetterOrDigit || "-._~!$'()*,;=:@/".utf8.contains(byte)
+    }
+}
+
+/// What a profile takes from the gate (or `tokeninspect`) when it does not say.
+public struct CDNProfileDefaults: Sendable, Hashable {
+    /// Seconds; the gate's session lifetime, at most a day.
+    public var lifetime: Int64
+    /// Seconds; the gate's `--leeway`.
+    public var leeway: Int64
+
+    public init(lifetime: Int64, leeway: Int64) {
+        self.lifetime = lifetime
+        self.leeway = leeway
+    }
+}

@@ -1,0 +1,160 @@
+import CDNTokens
+import EntitlementTokens
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+
+/// `POST /v1/playback` (JSON in, JSON out: for a player's backend or a web
+/// player's script) and `GET /v1/playback` (a link the player opens: 303 to
+/// the CDN URL with the cookies set), docs/DESIGN.md#the-cdn-exchange.
+///
+/// Every answer carries `X-Token-Status` and `Cache-Control: no-store`; a
+/// refusal carries `X-Token-Reason` and `{"status","reason"}` with the HTTP
+/// status of the auth routes. The issued token travels only in the answer:
+/// the log names its fingerprint (``CDNGrant/tokenID``).
+struct PlaybackEndpoints: Sendable {
+    /// A token, a resource id, a profile name and a device id: a few kilobytes at most.
+    static let maximumBodyBytes = 16 * 1024
+    static let fields: Set<String> = ["token", "resource", "profile", "deviceId"]
+
+    let exchange: PlaybackExchange
+    let deviceHeader: HTTPField.Name
+    let clock: @Sendable () -> TokenTimestamp
+
+    enum Read {
+        case request(PlaybackExchange.Request)
+        case refusal(HTTPResponse.Status, String)
+    }
+
+    func respond(_ request: Request) async -> (PlaybackExchange.Outcome?, Response) {
+        let read: Read
+        switch request.method {
+        case .post: read = await Self.readPost(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
+        case .get: read = Self.readGet(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
+        // Not HEAD: a link checker's HEAD would spend the viewer's token.
+        default: return (nil, GateResponder.methodNotAllowed(allow: "GET, POST"))
+        }
+        switch read {
+        case .refusal(let status, let reason):
+            return (nil, Self.refusal(status: status, tokenStatus: GateStatus.badRequest.rawValue, reason: reason))
+        case .request(let exchangeRequest):
+            let outcome = await exchange.exchange(exchangeRequest)
+            return (outcome, render(outcome, redirect: request.method != .post))
+        }
+    }
+
+    func render(_ outcome: PlaybackExchange.Outcome, redirect: Bool) -> Response {
+        guard let grant = outcome.grant else {
+            return Self.refusal(status: .init(code: outcome.decision.status.httpStatus), tokenStatus: outcome.decision.status.rawValue,
+                                reason: outcome.decision.headerReason)
+        }
+        var headers: HTTPFields = [:]
+        headers[GateResponder.Header.status] = outcome.decision.status.rawValue
+        headers[.cacheControl] = "no-store"
+        for cookie in grant.cookies { headers.append(HTTPField(name: .setCookie, value: cookie.setCookieValue)) }
+        if redirect {
+            headers[.location] = grant.url
+            return Response(status: .seeOther, headers: headers)
+        }
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: Self.json(grant) + "\n")))
+    }
+
+    /// The allow's body: `{"status","profile","kind","url","expires","cookies":[…],"headers":{…}}`.
+    static func json(_ grant: CDNGrant) -> String {
+        let cookies = grant.cookies.map { cookie in
+            "{\"name\":\(JSONText.quoted(cookie.name)),\"value\":\(JSONText.quoted(cookie.value)),\"domain\":\(JSONText.quoted(cookie.domain)),"
+                + "\"path\":\(JSONText.quoted(cookie.path)),\"maxAge\":\(cookie.maxAge),\"secure\":\(cookie.secure),"
+                + "\"httpOnly\":\(cookie.httpOnly),\"sameSite\":\(JSONText.quoted(cookie.sameSite))}"
+        }
+        let headers = grant.headers.map { "\(JSONText.quoted($0.name)):\(JSONText.quoted($0.value))" }
+        let expires = TokenTimestamp(millisecondsSince1970: grant.expires * 1000)?.iso8601 ?? "\(grant.expires)"
+        return "{\"status\":\"VALID_TOKEN\",\"profile\":\(JSONText.quoted(grant.profile)),\"kind\":\(JSONText.quoted(grant.kind.rawValue)),"
+            + "\"url\":\(JSONText.quoted(grant.url)),\"expires\":\(JSONText.quoted(expires)),"
+            + "\"cookies\":[\(cookies.joined(separator: ","))],\"headers\":{\(headers.joined(separator: ","))}}"
+    }
+
+    static func refusal(status: HTTPResponse.Status, tokenStatus: String, reason: String) -> Response {
+        var headers: HTTPFields = [:]
+        headers[GateResponder.Header.status] = tokenStatus
+        headers[GateResponder.Header.reason] = HeaderValue.encode(reason, maximumBytes: HeaderValue.maximumReasonBytes)
+        headers[.cacheControl] = "no-store"
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers,
+                        body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\(JSONText.quoted(tokenStatus)),\"reason\":\(JSONText.quoted(reason))}\n")))
+    }
+
+    /// The profile's IP header values and the prefetch marks, for either method.
+    static func common(_ request: Request, exchange: PlaybackExchange, profile: String?) -> (clientIPs: [String], isPrefetch: Bool) {
+        let set = exchange.profiles.profiles
+        let ipHeader = (profile.flatMap(set.profile(named:)) ?? (set.profiles.count == 1 ? set.profiles.first : nil))?.settings.ipHeader
+        let clientIPs = ipHeader.flatMap { HTTPField.Name($0) }.map { name in request.headers[values: name] } ?? []
+        let purposes = [HTTPField.Name("Sec-Purpose")!, HTTPField.Name("Purpose")!].flatMap { request.headers[values: $0] }
+        // `Sec-Purpose: prefetch` or `prefetch;prerender` (a structured list's first item), any case.
+        let isPrefetch = purposes.contains { value in
+            value.lowercased().split(separator: ";").first.map { $0.split(separator: " ").joined() } == "prefetch"
+        }
+        return (clientIPs, isPrefetch)
+    }
+
+    static func readGet(_ request: Request, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) -> Read {
+        let query = request.uri.queryParameters
+        var values: [String: String] = [:]
+        for name in ["token", "resource", "profile"] {
+            let all = query[values: Substring(name)]
+            guard all.count <= 1 else { return .refusal(.badRequest, "the query has \(all.count) \(name) parameters: it reads two ways") }
+            if let value = all.first { values[name] = String(value) }
+        }
+        for (name, _) in query where !["token", "resource", "profile"].contains(String(name)) {
+            return .refusal(.badRequest, "the query parameter \(HeaderValue.encode(String(name))) is not one of token, resource, profile")
+        }
+        guard let token = values["token"], !token.isEmpty else { return .refusal(.badRequest, "no token: give ?token=…") }
+        let deviceLines = request.headers[values: deviceHeader]
+        guard deviceLines.count <= 1 else { return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways") }
+        let (clientIPs, isPrefetch) = common(request, exchange: exchange, profile: values["profile"])
+        return .request(.init(token: token, resource: values["resource"], profile: values["profile"],
+                              deviceID: deviceLines.first.flatMap { $0.isEmpty ? nil : $0 },
+                              clientIPs: clientIPs, isPrefetch: isPrefetch, now: now))
+    }
+
+    static func readPost(_ request: Request, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) async -> Read {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
+            return .refusal(.contentTooLarge, "the body is \(length) bytes; at most \(maximumBodyBytes) are read")
+        }
+        var mutable = request
+        let body: ByteBuffer
+        do { body = try await mutable.collectBody(upTo: maximumBodyBytes) } catch {
+            return .refusal(.contentTooLarge, "the body is over \(maximumBodyBytes) bytes")
+        }
+        let object: [JSONMember]
+        do {
+            guard case .object(let members) = try JSONValue.readObject(Array(body.readableBytesView)) else {
+                return .refusal(.badRequest, "the body is not a JSON object")
+            }
+            object = members
+        } catch {
+            return .refusal(.badRequest, "the body is not a JSON object: \(error)")
+        }
+        var values: [String: String] = [:]
+        for member in object {
+            guard fields.contains(member.name) else {
+                return .refusal(.badRequest, "the body's member \(HeaderValue.encode(member.name)) is not one of token, resource, profile, deviceId")
+            }
+            guard case .string(let text) = member.value else { return .refusal(.badRequest, "\(member.name) is not a string") }
+            values[member.name] = text
+        }
+        guard let token = values["token"], !token.isEmpty else { return .refusal(.badRequest, "no token: the body needs {\"token\": …}") }
+        var deviceID = values["deviceId"]
+        let deviceLines = request.headers[values: deviceHeader]
+        guard deviceLines.count <= 1 else { return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways") }
+        if let header = deviceLines.first, !header.isEmpty {
+            guard deviceID == nil || deviceID == header else {
+                return .refusal(.badRequest, "deviceId and \(deviceHeader.rawName) name two devices: the request reads two ways")
+            }
+            deviceID = header
+        }
+        let (clientIPs, isPrefetch) = common(request, exchange: exchange, profile: values["profile"])
+        return .request(.init(token: token, resource: values["resource"], profile: values["profile"],
+                              deviceID: deviceID.flatMap { $0.isEmpty ? nil : $0 }, clientIPs: clientIPs, isPrefetch: isPrefetch, now: now))
+    }
+}

@@ -1,0 +1,261 @@
+import CDNTokens
+import EntitlementTokens
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import TokenGate
+
+/// The CDN exchange, `POST` and `GET /v1/playback` (docs/DESIGN.md#the-cdn-exchange):
+/// every kind's grant verifies with that kind's own reader, the media token is
+/// spent once, and nothing is spent on a request refused before the token.
+struct PlaybackExchangeTests {
+    /// A folder with one profile of each kind and their keys; removed by the caller.
+    struct Profiles {
+        let directory: URL
+        var paths: [String: String] = [:]
+        let akamaiKey = "52a152a152a152a152a152a152a152a1"
+        let catKey = "0123456789abcdef0123456789abcdef"
+        let secret = "secure-link-secret-for-the-tests-0123456789"
+
+        static let cloudFrontKey = GateFixtures.repository.appendingPathComponent(
+            "Tests/CDNTokensTests/Fixtures/CloudFront/test-only-cloudfront-rsa2048.pem").path
+
+        init() throws {
+            directory = GateFixtures.temporaryDirectory()
+            try write("akamai.key", akamaiKey + "\n")
+            try write("cat.key", catKey + "\n")
+            try write("secure-link.key", secret + "\n")
+            paths["akamai"] = try write("akamai.profile", """
+                name = akamai-edge
+                kind = akamai
+                key = \(directory.path)/akamai.key
+                resource = TNT https://akamai.media.test/hls/tnt/master.m3u8
+                resource = CNN https://akamai.media.test/hls/cnn/master.m3u8
+                lifetime = 600
+                """)
+            paths["cloudfront"] = try write("cloudfront.profile", """
+                name = cloudfront-edge
+                kind = cloudfront
+                key = \(Self.cloudFrontKey) K2JCJMDEHXQW5F
+                resource = TNT https://d111111abcdef8.cloudfront.net/hls/tnt/master.m3u8
+                """)
+            paths["cat"] = try write("cat.profile", """
+                name = cat-edge
+                kind = cat
+                key = \(directory.path)/cat.key edge-key-1
+                resource = TNT https://cat.media.test/hls/tnt/master.m3u8
+                carrier = header
+                issuer = tokengate-tests
+                """)
+            paths["nginx-secure-link"] = try write("secure-link.profile", """
+                name = nginx-edge
+                kind = nginx-secure-link
+                key = \(directory.path)/secure-link.key
+                resource = TNT http://edge.media.test/hls/tnt/master.m3u8
+                secure-link-md5 = $secure_link_expires$folder $secret
+                """)
+        }
+
+        @discardableResult
+        func write(_ name: String, _ text: String) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+    }
+
+    static func runtime(_ profiles: [String], clock: GateFixtures.Clock = .init(), logs: LogCapture = .init()) throws -> GateRuntime {
+        try GateFixtures.runtime(profiles.flatMap { ["--cdn-profile", $0] }, clock: clock, logs: logs)
+    }
+
+    static func post(_ client: some TestClientProtocol, _ body: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        try await client.executeRequest(uri: "/v1/playback", method: .post, headers: headers, body: ByteBuffer(string: body))
+    }
+
+    static func json(_ response: TestResponse) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
+    }
+
+    /// The facts an edge would check the grant against: the resource's URL, the test clock's time.
+    static func facts(_ url: String, clock: GateFixtures.Clock) throws -> CDNRequestFacts {
+        CDNRequestFacts(url: try CDNURL(parsing: url), now: clock.read().millisecondsSince1970 / 1000)
+    }
+
+    @Test(arguments: ["akamai", "cloudfront", "cat", "nginx-secure-link"])
+    func aValidMediaTokenIsExchangedOnceAndTheGrantVerifiesWithItsKindsReader(kind: String) async throws {
+        let profiles = try Profiles()
+        defer { try? FileManager.default.removeItem(at: profiles.directory) }
+        let clock = GateFixtures.Clock()
+        let logs = LogCapture()
+        let runtime = try Self.runtime([try #require(profiles.paths[kind])], clock: clock, logs: logs)
+        try await runtime.application().test(.router) { client in
+            let token = GateFixtures.token()
+            let answer = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\"}")
+            #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+            #expect(answer.headers[.init("X-Token-Status")!] == "VALID_TOKEN")
+            #expect(answer.headers[.cacheControl] == "no-store")
+            let body = Self.json(answer)
+            #expect(body["status"] as? String == "VALID_TOKEN")
+            #expect(body["kind"] as? String == kind)
+            let url = try #require(body["url"] as? String)
+            let cookies = (body["cookies"] as? [[String: Any]]) ?? []
+            let headers = (body["headers"] as? [String: String]) ?? [:]
+            let setCookies = answer.headers[values: .setCookie]
+            #expect(setCookies.count == cookies.count)
+            let pairs = cookies.map { CDNField($0["name"] as! String, $0["value"] as! String) }
+            for cookie in cookies {
+                #expect(cookie["httpOnly"] as? Bool == true)
+                #expect(cookie["maxAge"] as? Int == (kind == "akamai" ? 600 : 14_400))
+                #expect(cookie["path"] as? String == "/hls/tnt/")
+                #expect(cookie["secure"] as? Bool == url.hasPrefix("https://"))
+            }
+            // What an edge would be asked for: a segment in the resource's folder.
+            let withoutQuery = url.prefix { $0 != "?" }
+            let segment = withoutQuery[...withoutQuery.lastIndex(of: "/")!] + "seg-7.ts"
+            let facts = try Self.facts(String(segment), clock: clock)
+            switch kind {
+            case "akamai":
+                let value = try #require(pairs.first { $0.name == "__token__" }?.value)
+                try EdgeAuthToken(parsing: value).verify(key: EdgeAuthKey(hex: profiles.akamaiKey), facts: facts)
+                #expect(throws: CDNRefusal.self) {
+                    try EdgeAuthToken(parsing: value).verify(key: EdgeAuthKey(hex: profiles.akamaiKey),
+                                                             facts: Self.facts("https://akamai.media.test/hls/cnn/seg-7.ts", clock: clock))
+                }
+            case "cloudfront":
+                let key = try SigningKey(path: Profiles.cloudFrontKey).publicKey
+                try CloudFrontToken(cookiePairs: pairs).verify(keys: ["K2JCJMDEHXQW5F": key], facts: facts)
+            case "cat":
+                let value = try #require(headers["CTA-Common-Access-Token"])
+                #expect(cookies.isEmpty)
+                let verified = try UnverifiedCommonAccessToken(text: value)
+                    .verify(keys: [CATKey(hmacHex: profiles.catKey, id: "edge-key-1")], facts: facts, expectedIssuer: "tokengate-tests")
+                #expect(verified.token.value(of: .iss) == .text("tokengate-tests"))
+            default:
+                let expression = try SecureLinkExpression(parsing: "$secure_link_expires$folder $secret")
+                try SecureLinkToken(pairs: pairs).verify(expression: expression, secret: Array(profiles.secret.utf8), facts: facts)
+            }
+
+            // Spent: the same token a second time.
+            let again = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\"}")
+            #expect(again.status == .forbidden)
+            #expect(again.headers[.init("X-Token-Status")!] == "TOKEN_REPLAYED")
+            #expect(Self.json(again)["status"] as? String == "TOKEN_REPLAYED")
+            // Neither token reaches the log; the grant is named by its fingerprint.
+            for line in logs.all {
+                #expect(!line.contains(token))
+                for pair in pairs + headers.map({ CDNField($0.key, $0.value) }) { #expect(!line.contains(pair.value)) }
+            }
+            #expect(logs.all.contains { $0.contains("exchanged") && $0.contains("cdn_token_id") })
+            let metrics = String(decoding: runtime.metrics.render(), as: UTF8.self)
+            #expect(metrics.contains("tokengate_cdn_exchanges_total{profile=\"\(runtime.cdnProfiles.profiles.names[0])\",kind=\"\(kind)\",status=\"VALID_TOKEN\"} 1"),
+                    "\(metrics.split(separator: "\n").filter { $0.contains("cdn_exchanges") })")
+        }
+    }
+
+    @Test func getRedirectsWithTheCookiesAndAPrefetchSpendsNothing() async throws {
+        let profiles = try Profiles()
+        defer { try? FileManager.default.removeItem(at: profiles.directory) }
+        let runtime = try Self.runtime([try #require(profiles.paths["nginx-secure-link"])])
+        try await runtime.application().test(.router) { client in
+            let token = GateFixtures.token()
+            let prefetch = try await client.executeRequest(uri: "/v1/playback?token=\(token)&resource=TNT", method: .get,
+                                                           headers: [.init("Sec-Purpose")!: "prefetch"], body: nil)
+            #expect(prefetch.status == .badRequest)
+            #expect(prefetch.headers[.init("X-Token-Status")!] == "BAD_REQUEST")
+            let answer = try await client.executeRequest(uri: "/v1/playback?token=\(token)", method: .get, headers: [:], body: nil)
+            #expect(answer.status == .seeOther, "\(String(buffer: answer.body))")
+            #expect(answer.headers[.location] == "http://edge.media.test/hls/tnt/master.m3u8")
+            let cookies = answer.headers[values: .setCookie]
+            #expect(cookies.count == 2)
+            #expect(cookies.allSatisfy { $0.contains("; Domain=edge.media.test; Path=/hls/tnt/; Max-Age=14400; HttpOnly; SameSite=Lax") })
+            #expect(cookies.allSatisfy { !$0.contains("Secure") }, "an http URL's cookie is not Secure")
+            #expect(cookies.contains { $0.hasPrefix("tg_md5=") } && cookies.contains { $0.hasPrefix("tg_expires=") })
+            let head = try await client.executeRequest(uri: "/v1/playback?token=\(token)", method: .head, headers: [:], body: nil)
+            #expect(head.status == .methodNotAllowed)
+            #expect(head.headers[.allow] == "GET, POST")
+        }
+    }
+
+    @Test func requestsRefusedBeforeTheTokenSpendNothing() async throws {
+        let profiles = try Profiles()
+        defer { try? FileManager.default.removeItem(at: profiles.directory) }
+        let runtime = try Self.runtime([try #require(profiles.paths["akamai"]), try #require(profiles.paths["cat"])])
+        try await runtime.application().test(.router) { client in
+            let token = GateFixtures.token()
+            let cases: [(String, HTTPResponse.Status, String, String)] = [
+                ("{\"token\":\"\(token)\",\"resource\":\"TNT\"}", .badRequest, "BAD_REQUEST", "more than one CDN profile"),
+                ("{\"token\":\"\(token)\",\"resource\":\"TNT\",\"profile\":\"nope\"}", .badRequest, "BAD_REQUEST", "no CDN profile is named nope"),
+                ("{\"token\":\"\(token)\",\"profile\":\"akamai-edge\"}", .badRequest, "BAD_REQUEST", "several resources"),
+                ("{\"token\":\"\(token)\",\"resource\":\"HBO\",\"profile\":\"akamai-edge\"}", .forbidden, "INVALID_RESOURCE_ID", "no URL for the resource HBO"),
+                ("{\"token\":\"\(token)\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\",\"x\":\"1\"}", .badRequest, "BAD_REQUEST", "is not one of"),
+                ("{\"token\":\"\(token)\",\"resource\":1,\"profile\":\"akamai-edge\"}", .badRequest, "BAD_REQUEST", "not a string"),
+                ("[\"\(token)\"]", .badRequest, "BAD_REQUEST", "not a JSON object"),
+                ("{\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}", .badRequest, "BAD_REQUEST", "no token"),
+            ]
+            for (body, status, tokenStatus, reason) in cases {
+                let answer = try await Self.post(client, body)
+                #expect(answer.status == status, "\(body)")
+                #expect(answer.headers[.init("X-Token-Status")!] == tokenStatus, "\(body)")
+                #expect((Self.json(answer)["reason"] as? String)?.contains(reason) == true, "\(body): \(String(buffer: answer.body))")
+            }
+            let doubled = try await client.executeRequest(uri: "/v1/playback?token=\(token)&token=\(token)&profile=cat-edge", method: .get,
+                                                          headers: [:], body: nil)
+            #expect(doubled.status == .badRequest)
+            let twoDevices = try await Self.post(client, "{\"token\":\"\(token)\",\"profile\":\"cat-edge\",\"deviceId\":\"a\"}",
+                                                 headers: [.init("X-Token-Device-Id")!: "b"])
+            #expect(twoDevices.status == .badRequest)
+            // The token is whole after all of that.
+            let answer = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\",\"profile\":\"cat-edge\"}")
+            #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+            #expect(Self.json(answer)["kind"] as? String == "cat")
+            // A media token for another resource than the one asked for: the token's check, not the profile's.
+            let cnn = try await Self.post(client, "{\"token\":\"\(GateFixtures.token(GateFixtures.request(resource: "CNN")))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}")
+            #expect(cnn.headers[.init("X-Token-Status")!] == "INVALID_RESOURCE_ID")
+            // An authorization token is not exchanged: it is not one-time.
+            let authorization = try await Self.post(client, "{\"token\":\"\(GateFixtures.token(GateFixtures.request(.authorization)))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}")
+            #expect(authorization.status == .badRequest)
+            #expect((Self.json(authorization)["reason"] as? String)?.contains("media token") == true)
+        }
+    }
+
+    @Test func aReloadReplacesTheProfilesWholeAndABadOneKeepsThem() async throws {
+        let profiles = try Profiles()
+        defer { try? FileManager.default.removeItem(at: profiles.directory) }
+        let clock = GateFixtures.Clock()
+        let path = try #require(profiles.paths["akamai"])
+        let runtime = try Self.runtime([path], clock: clock)
+        try await runtime.application().test(.router) { client in
+            func grantValue() async throws -> String {
+                let answer = try await Self.post(client, "{\"token\":\"\(GateFixtures.token())\",\"resource\":\"TNT\"}")
+                #expect(answer.status == .ok)
+                return try #require((Self.json(answer)["cookies"] as? [[String: Any]])?.first?["value"] as? String)
+            }
+            let facts = try Self.facts("https://akamai.media.test/hls/tnt/a.ts", clock: clock)
+            // A new first key signs after the reload; the old one still verifies what it made.
+            let newKey = "99887766554433221100998877665544"
+            try profiles.write("akamai-new.key", newKey)
+            try profiles.write("akamai.profile", """
+                name = akamai-edge
+                kind = akamai
+                key = \(profiles.directory.path)/akamai-new.key
+                key = \(profiles.directory.path)/akamai.key
+                resource = TNT https://akamai.media.test/hls/tnt/master.m3u8
+                """)
+            #expect(runtime.reloader.reload(because: "test"))
+            try EdgeAuthToken(parsing: try await grantValue()).verify(key: EdgeAuthKey(hex: newKey), facts: facts)
+            // A broken profile: the reload fails whole, the set in use stays.
+            try profiles.write("akamai.profile", "name = akamai-edge\nkind = akamai\n")
+            #expect(!runtime.reloader.reload(because: "test"))
+            try EdgeAuthToken(parsing: try await grantValue()).verify(key: EdgeAuthKey(hex: newKey), facts: facts)
+        }
+    }
+
+    @Test func withoutAProfileThePathIsNotServed() async throws {
+        try await GateFixtures.runtime().application().test(.router) { client in
+            let answer = try await Self.post(client, "{\"token\":\"x\"}")
+            #expect(answer.status == .notFound)
+        }
+    }
+}
