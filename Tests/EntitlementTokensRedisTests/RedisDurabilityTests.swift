@@ -5,7 +5,7 @@ import Foundation
 import RedisRESP
 import Testing
 
-/// `replicated` durability (SPEC §10): `WAIT 1 <remaining ms>` after `OK`.
+/// `replicated` durability (docs/DESIGN.md#durability): `WAIT 1 <remaining ms>` after `OK`.
 extension RedisIntegrationTests {
     @Suite("Redis: replicated durability")
     struct RedisDurabilityTests {
