@@ -11,7 +11,7 @@ let package = Package(
         .library(name: "CDNTokens", targets: ["CDNTokens"]),
         .executable(name: "tokeninspect", targets: ["tokeninspect"]),
         .executable(name: "tokengate", targets: ["tokengate"]),
-        // The shared replay store (SPEC §10), on SwiftNIO; the CLI never builds it.
+        // The shared replay store (docs/DESIGN.md#one-time-use-across-a-fleet), on SwiftNIO; the CLI never builds it.
         .library(name: "EntitlementTokensRedis", targets: ["EntitlementTokensRedis"]),
         // The RESP reply decoder alone, plain Swift: the fuzz package uses it
         // without building SwiftNIO under sanitizers.

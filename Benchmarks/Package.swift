@@ -8,7 +8,7 @@ let package = Package(
     name: "TokenBenchmarks",
     products: [
         .executable(name: "tokenbench", targets: ["tokenbench"]),
-        // SPEC §9: `swift build -c release --package-path Benchmarks --product limit-server`.
+        // docs/DESIGN.md#the-figures-that-decide: `swift build -c release --package-path Benchmarks --product limit-server`.
         .executable(name: "limit-server", targets: ["limit-server"]),
         // Benchmarks/redis-ha: the replay store's throughput in each Redis mode.
         .executable(name: "redis-ha-bench", targets: ["redis-ha-bench"]),

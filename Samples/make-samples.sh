@@ -73,7 +73,7 @@ replayed=$(media --session-guid once-only)
   echo "$replayed"                                                        # 12 TOKEN_REPLAYED
 } > "$out/invalid.txt"
 
-# SPEC §13 credentials: a software statement (RS256, kid sample-1) issued at the
+# The SDK's other credentials (docs/DESIGN.md#the-sdks-other-credentials): a software statement (RS256, kid sample-1) issued at the
 # same instant, valid for a year; its JWKS verifies it as well as the PEM keys do.
 mkdir -p Samples/credentials
 "$bin" mint software-statement --key "$keys/test-rsa2048.pem" --kid sample-1 --issue-time "$issued" --ttl 365d \

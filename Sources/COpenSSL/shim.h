@@ -13,7 +13,7 @@
 #include <openssl/crypto.h>
 #include <openssl/objects.h>
 // PKCS#12 key files, legacy ciphers (RC2-40) through the `legacy` provider, and
-// randomness for minting encrypted metadata (SPEC §13).
+// randomness for minting encrypted metadata (docs/DESIGN.md#user-metadata).
 #include <openssl/pkcs12.h>
 #include <openssl/provider.h>
 #include <openssl/rand.h>

@@ -96,7 +96,7 @@ public enum SentinelReply {
 }
 
 /// A sentinel's `+switch-master` pub/sub message: the primary of `primaryName`
-/// moved from `old` to `new`. It only tells a client to ask again (SPEC §10):
+/// moved from `old` to `new`. It only tells a client to ask again (docs/DESIGN.md#high-availability):
 /// discovery asks a sentinel and confirms with `ROLE`, and never writes to
 /// `new` on this message's word alone.
 public struct SentinelSwitchMaster: Sendable, Hashable {

@@ -6,7 +6,7 @@ import EntitlementTokens
 /// FuzzDates: every date shape the tokens use (docs/FORMAT.md, "Dates").
 ///
 /// 1. The input as text, through both entry points: a token field's
-///    (`parse`, never epoch milliseconds — SPEC §4) and the envelope's and
+///    (`parse`, never epoch milliseconds — docs/DESIGN.md#dates) and the envelope's and
 ///    `--now`'s (`parseAllowingEpochMilliseconds`). They agree on every text
 ///    a token field takes, and differ exactly on epoch milliseconds. What
 ///    parses must format back — in its own shape, as ISO 8601, and in every

@@ -4,7 +4,7 @@ import CTestCrypto
 /// with the library's Signature/ stage, so a VALID_TOKEN the library should
 /// not have given is caught even if both "agree" through a shared bug.
 ///
-/// The rule is the project's (docs/FORMAT.md, SPEC §3): the key decides the
+/// The rule is the project's (docs/FORMAT.md, docs/DESIGN.md#signatures-and-keys): the key decides the
 /// algorithm — RSA: PKCS#1 v1.5 SHA-256; RSA-PSS: PSS SHA-256; EC P-256: ECDSA
 /// SHA-256, DER or raw r‖s; Ed25519: Ed25519 over the message.
 public final class IndependentVerifier: @unchecked Sendable {

@@ -1,7 +1,7 @@
 import EntitlementTokens
 import Foundation
 
-/// FuzzJSON: the REST JSON scanner (SPEC §2 form 5), differential.
+/// FuzzJSON: the REST JSON scanner (docs/DESIGN.md#transport-forms), differential.
 ///
 /// - **Against a reference parser** (Foundation's `JSONSerialization`): on a
 ///   document within the limits, the scanner refuses as malformed JSON

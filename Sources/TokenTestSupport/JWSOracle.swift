@@ -1,7 +1,7 @@
 import EntitlementTokens
 import Foundation
 
-/// FuzzJWS: software statements (SPEC §13, "Hostile input").
+/// FuzzJWS: software statements (docs/DESIGN.md#hostile-credentials).
 ///
 /// - **Decode, re-encode, decode is stable**: a statement that decodes has a
 ///   header and claims whose compact JSON (``JSONValue/encoded``) reads back as

@@ -1,6 +1,6 @@
 import EntitlementTokens
 
-/// FuzzMetadata: user metadata and signed requestor IDs (SPEC §13, "Hostile input").
+/// FuzzMetadata: user metadata and signed requestor IDs (docs/DESIGN.md#hostile-credentials).
 ///
 /// - **Decode, re-encode, decode is stable**: metadata that decodes (in any pasted
 ///   form) encodes to JSON that decodes to an equal value, and encoding that

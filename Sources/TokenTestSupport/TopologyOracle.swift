@@ -3,7 +3,7 @@ import RedisRESP
 /// What must hold for the readings of the replies that say where to write
 /// (`SENTINEL get-master-addr-by-name`, a `+switch-master` message, `ROLE`,
 /// `MOVED`/`ASK`, `CLUSTER SLOTS`, `CLUSTER SHARDS`), whatever a server, or someone between it and
-/// us, sends (SPEC §10: they redirect every write):
+/// us, sends (docs/DESIGN.md#trust-in-sentinels: they redirect every write):
 ///
 /// - no reading traps, whatever the reply;
 /// - an address read is plausible (a host of name or IP-literal bytes, a port 1…65535);

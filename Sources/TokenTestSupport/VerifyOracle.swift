@@ -39,7 +39,7 @@ public final class VerifyOracle {
     public static let resource = "TNT"
     public static let mvpds: [String] = ["Comcast_SSO"]
     public static let deviceID = "samples-device-1"
-    /// The fingerprints a token bound to `deviceID` may carry (SPEC §5: SHA-256,
+    /// The fingerprints a token bound to `deviceID` may carry (docs/DESIGN.md#statuses: SHA-256,
     /// SHA-1 or MD5 in lowercase hex), as known answers from coreutils —
     /// `printf samples-device-1 | sha256sum` (and `sha1sum`, `md5sum`) — not
     /// computed by code that could share a bug with the library's
@@ -50,7 +50,7 @@ public final class VerifyOracle {
         "f25f7225777bd40241f173d683112988",
     ]
 
-    /// What every fuzzed request expects (SPEC §8: per request, not at start-up).
+    /// What every fuzzed request expects (docs/DESIGN.md#the-library-api-for-servers: per request, not at start-up).
     static let expectations = RequestExpectations(resourceID: resource, device: .deviceID(deviceID))
     let verifier: TokenVerifier
     /// Same policy, signatures not checked: reaches the policies with any token.
@@ -128,7 +128,7 @@ public final class VerifyOracle {
         }
     }
 
-    /// The text a person sees can never be driven by the input (SPEC §6): no
+    /// The text a person sees can never be driven by the input (docs/DESIGN.md#text-for-people): no
     /// control, bidi or separator character but the line breaks the renderer
     /// makes, and exactly one status line (a line starting with `#`).
     func checkText(_ report: TokenReport, how: String) {

@@ -2,7 +2,7 @@ import ArgumentParser
 import EntitlementTokens
 
 /// `--kind`, shared by `inspect` and `verify`: what the INPUTs are, when
-/// detection should not decide (SPEC §13). Bare Base64 is read as a signed
+/// detection should not decide (docs/DESIGN.md#telling-the-kinds-apart). Bare Base64 is read as a signed
 /// requestor ID only under `--kind signed-requestor-id`.
 struct CredentialOptions: ParsableArguments {
     @Option(help: ArgumentHelp(

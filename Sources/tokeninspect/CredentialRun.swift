@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A run of `inspect` or `verify` over credentials (SPEC §13) instead of tokens.
+/// A run of `inspect` or `verify` over credentials (docs/DESIGN.md#the-sdks-other-credentials) instead of tokens.
 ///
 /// A run is one or the other, decided before any output: under `--kind`, or
 /// when every INPUT is detected as a credential. Credentials are small
@@ -153,7 +153,7 @@ struct CredentialRun {
     var color: ColorChoice
     var terminal = Terminal.current
 
-    /// Writes every report; returns the exit status of SPEC §6.
+    /// Writes every report; returns the exit status of docs/DESIGN.md#exit-codes.
     func run() -> Int32 {
         let output = OutputStream.standardOutput
         let style = TextStyle(colored: terminal.usesColor(color))
@@ -275,7 +275,7 @@ extension KeyOptions {
                     ringPaths.append(path)
                 }
             }
-            // The ring's rules plus P-384 (ES384) and a named PKCS#12's public half (SPEC §13).
+            // The ring's rules plus P-384 (ES384) and a named PKCS#12's public half (docs/DESIGN.md#key-passwords).
             var fileKeys: [JWSVerificationKey] = []
             if !ringPaths.isEmpty {
                 let loaded = try JWSVerificationKey.load(paths: ringPaths, options: options, now: now, pkcs12Password: password.get)
@@ -300,7 +300,7 @@ extension KeyOptions {
         }
     }
 
-    /// The password of a PKCS#12 `--key`, by SPEC §13's rule, asked for only
+    /// The password of a PKCS#12 `--key`, by the rule of docs/DESIGN.md#key-passwords, asked for only
     /// when such a file is named, and once.
     func pkcs12Password(promptAllowed: Bool) -> PKCS12Password {
         PKCS12Password(file: keyPasswordFile, prompt: promptAllowed && isatty(STDIN_FILENO) == 1)
@@ -320,7 +320,7 @@ extension KeyOptions {
     }
 }
 
-/// The password of a PKCS#12 `--key` (SPEC §13): `--key-password-file`, else
+/// The password of a PKCS#12 `--key` (docs/DESIGN.md#key-passwords): `--key-password-file`, else
 /// `TOKENINSPECT_KEY_PASSWORD`, else a no-echo prompt on a terminal, else empty.
 /// Read once, when the first PKCS#12 file is met (the statement's keys and the
 /// requestor ID's ring are loaded from the same files).

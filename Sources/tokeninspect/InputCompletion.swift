@@ -4,8 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Shell completion of an INPUT: after `@`, the paths of files (SPEC §6
-/// `@PATH`), kept behind their `@`. Called by the completion scripts through
+/// Shell completion of an INPUT: after `@`, the paths of files (`@PATH`,
+/// docs/DESIGN.md#inputs-and-streaming), kept behind their `@`. Called by the completion scripts through
 /// ArgumentParser's custom completion; a token being typed gets nothing.
 enum InputCompletion {
     /// Most candidates offered: a directory of a million files must not stall the shell.

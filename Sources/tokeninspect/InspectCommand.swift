@@ -33,7 +33,7 @@ struct InspectCommand: ParsableCommand {
             if status != 0 { throw ExitCode(status) }
             return
         }
-        // Software statements, signed requestor IDs and user metadata (SPEC §13) take their own run.
+        // Software statements, signed requestor IDs and user metadata (docs/DESIGN.md#the-sdks-other-credentials) take their own run.
         let sources: [InputSource]
         switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind?.value, verifying: false,
                                           detailed: true, configuration: configuration) {

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// `metadata`: shows user metadata (SPEC §13) and, with the programmer's
+/// `metadata`: shows user metadata (docs/DESIGN.md#user-metadata) and, with the programmer's
 /// private key, decrypts its encrypted values, each beside its ciphertext.
 /// Decryption is local: the gate and the debugger never decrypt.
 struct MetadataCommand: ParsableCommand {

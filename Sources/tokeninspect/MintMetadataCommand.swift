@@ -1,7 +1,7 @@
 import ArgumentParser
 import EntitlementTokens
 
-/// `mint metadata`: user metadata for tests and samples (SPEC §13), the chosen
+/// `mint metadata`: user metadata for tests and samples (docs/DESIGN.md#user-metadata), the chosen
 /// `data` members encrypted to the programmer's public key or certificate.
 struct MintMetadataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

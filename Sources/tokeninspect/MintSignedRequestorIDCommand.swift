@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// `mint signed-requestor-id`: the requestor ID signed with the programmer's
-/// private key, as the SDK's `setRequestor:signedRequestorID:` takes it (SPEC §13).
+/// private key, as the SDK's `setRequestor:signedRequestorID:` takes it (docs/DESIGN.md#signed-requestor-ids).
 struct MintSignedRequestorIDCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signed-requestor-id",
@@ -41,7 +41,7 @@ struct MintSignedRequestorIDCommand: ParsableCommand {
         }
     }
 
-    /// The programmer's key with its password by the rule of SPEC §13; exits 2 naming the problem.
+    /// The programmer's key with its password by the rule of docs/DESIGN.md#key-passwords; exits 2 naming the problem.
     static func loadKey(_ path: String, passwordFile: String?) throws -> ProgrammerPrivateKey {
         do {
             let prompt: (() -> String?)? = isatty(STDIN_FILENO) == 1 ? { MetadataCommand.promptWithoutEcho(for: path) } : nil

@@ -4,7 +4,7 @@ import EntitlementTokens
 import Glibc
 #endif
 
-/// `mint software-statement`: a JWS (SPEC §13) signed with a private key, for
+/// `mint software-statement`: a JWS (docs/DESIGN.md#software-statements) signed with a private key, for
 /// tests and staging registration servers. The key decides `alg` (RSA → RS256,
 /// P-256 → ES256, Ed25519 → EdDSA).
 struct MintSoftwareStatementCommand: ParsableCommand {

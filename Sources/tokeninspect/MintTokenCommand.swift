@@ -115,7 +115,7 @@ struct MintTokenCommand: ParsableCommand {
         }
     }
 
-    /// Media tokens are issued for 7 minutes unless asked otherwise (SPEC §2).
+    /// Media tokens are issued for 7 minutes unless asked otherwise (docs/DESIGN.md#dates).
     static let defaultTTL = "7min"
 
     /// `420000`, `420000ms`, `420s`, `7min`, `2h`.

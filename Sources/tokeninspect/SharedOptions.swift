@@ -99,7 +99,7 @@ struct KeyOptions: ParsableArguments {
         }
     }
 
-    /// `--now` read by the library's one reading of "now" (SPEC §9), which
+    /// `--now` read by the library's one reading of "now" (docs/DESIGN.md#one-reading-of-now), which
     /// the gate and the debugger use too; `readAs` names the unit when it was
     /// a number (people cannot see which).
     static func parsedNow(_ text: String) throws -> (timestamp: TokenTimestamp, readAs: String?) {
@@ -165,7 +165,7 @@ struct KeyOptions: ParsableArguments {
 extension KeyOptions {
     /// A key of the repository's sample set found outside its `Samples/keys`
     /// folder: someone copied a test key into a real deployment's keys, and
-    /// its private half is published (SPEC §9 "Operators"). Verifying with
+    /// its private half is published (docs/DESIGN.md#sample-keys). Verifying with
     /// the samples where they ship stays quiet (the README's first command).
     static func sampleKeyWarning(_ key: PublicKey) -> String? {
         guard let name = SampleKeys.name(of: key) else { return nil }

@@ -23,7 +23,7 @@ struct TokenRun {
     var color: ColorChoice = .auto
     var terminal = Terminal.current
 
-    /// Exit status per SPEC §6: 0 all good, 1 a token failed, 2 nothing usable.
+    /// Exit status per docs/DESIGN.md#exit-codes: 0 all good, 1 a token failed, 2 nothing usable.
     func run() -> Int32 {
         let output = OutputStream.standardOutput
         let errors = OutputStream.standardError

@@ -78,7 +78,7 @@ struct VerifyCommand: ParsableCommand {
             errors.flush()
             throw ExitCode(64)
         }
-        // Software statements, signed requestor IDs and user metadata (SPEC §13) take their own run.
+        // Software statements, signed requestor IDs and user metadata (docs/DESIGN.md#the-sdks-other-credentials) take their own run.
         let sources: [InputSource]
         switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind?.value, verifying: true,
                                           insecureSkipSignature: insecureSkipSignature, detailed: false,

@@ -14,7 +14,7 @@ struct XMLEmission {
     var signedBytesOnly: Bool
     var terminal = Terminal.current
 
-    /// Exit status per SPEC §6: 0 every token decoded, 1 one did not, 2 nothing usable.
+    /// Exit status per docs/DESIGN.md#exit-codes: 0 every token decoded, 1 one did not, 2 nothing usable.
     func run() -> Int32 {
         let output = OutputStream.standardOutput
         let errors = OutputStream.standardError

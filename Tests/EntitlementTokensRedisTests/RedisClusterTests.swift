@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 import TokenTestSupport
 
-/// Cluster mode against a real 3-primary / 3-replica cluster (SPEC §10).
+/// Cluster mode against a real 3-primary / 3-replica cluster (docs/DESIGN.md#high-availability).
 extension RedisIntegrationTests {
     @Suite("Redis: Cluster", .enabled(if: Integration.redisHighAvailability, "redis-cli not installed"))
     struct RedisClusterTests {

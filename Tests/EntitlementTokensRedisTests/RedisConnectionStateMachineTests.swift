@@ -4,7 +4,7 @@ import NIOEmbedded
 import RedisRESP
 import Testing
 
-/// The connection's decisions (STYLE habit 19), deterministically: the state
+/// The connection's decisions (docs/DESIGN.md#state-machines-and-thin-handlers), deterministically: the state
 /// machine alone (events in, actions out, no NIO), then the handler on an
 /// `EmbeddedChannel` with time advanced by hand. No socket, no sleeping.
 @Suite("Redis: the connection's state machine")

@@ -6,7 +6,7 @@ import RedisRESP
 import Testing
 import TokenTestSupport
 
-/// `replicated` durability (SPEC §10): `WAIT 1 <remaining ms>` after `OK`.
+/// `replicated` durability (docs/DESIGN.md#durability): `WAIT 1 <remaining ms>` after `OK`.
 extension RedisIntegrationTests {
     @Suite("Redis: replicated durability")
     struct RedisDurabilityTests {

@@ -30,7 +30,7 @@ extension RedisIntegrationTests {
             guard let slowest = sorted.last else { return }
             let median = sorted[sorted.count / 2]
             let p95 = sorted[min(sorted.count - 1, sorted.count * 95 / 100)]
-            // SPEC §10's figure holds for the median under any load; the tail
+            // The figure of docs/DESIGN.md#the-figures-that-decide holds for the median under any load; the tail
             // waits on a loaded machine's scheduler, never on Redis.
             #expect(median <= 50 + slackMilliseconds, "\(what): median \(median) ms", sourceLocation: sourceLocation)
             #expect(p95 <= 50 + tailSlackMilliseconds, "\(what): 95th percentile \(p95) ms", sourceLocation: sourceLocation)

@@ -6,7 +6,7 @@ import RedisRESP
 import Testing
 import TokenTestSupport
 
-/// The TLS forms of Sentinel and Cluster (SPEC §10) against real processes
+/// The TLS forms of Sentinel and Cluster (docs/DESIGN.md#high-availability) against real processes
 /// that listen on TLS ports only (`port 0`): every address the client learns
 /// (from the sentinels, `CLUSTER SHARDS`, `MOVED`) must be a TLS port, dialled
 /// with TLS and verified against the CA.

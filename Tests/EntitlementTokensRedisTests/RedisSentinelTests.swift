@@ -8,7 +8,7 @@ import Testing
 import TokenTestSupport
 
 /// Sentinel mode against real processes: one primary, two replicas, three
-/// sentinels (SPEC §10 "High availability").
+/// sentinels (docs/DESIGN.md#high-availability).
 extension RedisIntegrationTests {
     @Suite("Redis: Sentinel", .enabled(if: Integration.redisHighAvailability, "redis-sentinel or redis-cli not installed"))
     struct RedisSentinelTests {
@@ -109,7 +109,7 @@ extension RedisIntegrationTests {
             }
             for store in stores { await store.warmUp(limit: .seconds(5)) }
             // Every token accepted before, during or after the failover: replayed now (primary durability may
-            // have lost the last writes before the kill — counted, SPEC §10).
+            // have lost the last writes before the kill — counted, docs/DESIGN.md#durability).
             let accepted = attempts.filter { $0.decision == .accepted }
             var doubleAllows = 0
             for attempt in accepted {

@@ -48,7 +48,7 @@ extension RedisIntegrationTests {
             }
         }
 
-        /// SPEC §10 "Trust": with `tls-server-name=`, the certificate must hold that
+        /// docs/DESIGN.md#trust-in-sentinels: with `tls-server-name=`, the certificate must hold that
         /// name. The server's certificate names `localhost` and `127.0.0.1`; dialled
         /// at 127.0.0.1 with another name, SwiftNIO SSL alone accepts it by its IP
         /// address entry, and the password must not reach it.

@@ -4,7 +4,7 @@ import NIOEmbedded
 import RedisRESP
 import Testing
 
-/// The `+switch-master` subscription (SPEC §10) with no sentinel: the
+/// The `+switch-master` subscription (docs/DESIGN.md#high-availability) with no sentinel: the
 /// message reading, then the handler and its machine on an `EmbeddedChannel`
 /// with time advanced by hand.
 @Suite("Redis: the sentinel +switch-master subscription")

@@ -6,7 +6,7 @@ import NIOEmbedded
 import NIOTLS
 import Testing
 
-/// `tls-server-name=` (SPEC §10, "Trust"), without a server: the check holds
+/// `tls-server-name=` (docs/DESIGN.md#trust-in-sentinels), without a server: the check holds
 /// the login until the handshake completes, and a certificate that does not
 /// name the host gets none of it. The accepted path runs against a real TLS
 /// `redis-server` in `RedisTLSTests.serverName`.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EntitlementTokens
 
-/// What a pasted input is (SPEC §13, "Decoding"): every pasted form of a
+/// What a pasted input is (docs/DESIGN.md#telling-the-kinds-apart): every pasted form of a
 /// software statement, the kind of a `{…}` document by its members, and bare
 /// Base64 as a signed requestor ID only when asked.
 @Suite struct CredentialDetectionTests {

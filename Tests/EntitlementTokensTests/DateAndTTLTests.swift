@@ -1,7 +1,7 @@
 import Testing
 @testable import EntitlementTokens
 
-/// Every date shape of SPEC §2, with offsets, the GMT decoration, and range checks.
+/// Every date shape of docs/DESIGN.md#dates, with offsets, the GMT decoration, and range checks.
 @Suite struct DateAndTTLTests {
     @Test(arguments: [
         ("2011/03/19 02:29:34 GMT +0200", "2011-03-19T00:29:34Z", TokenDateParser.Shape.slashedGMTOffset),
@@ -28,7 +28,7 @@ import Testing
         #expect(try TokenDateParser.parse(timestamp.iso8601).timestamp == timestamp)
     }
 
-    /// Epoch milliseconds are for the REST envelope and `--now` (SPEC §4), through their own entry point.
+    /// Epoch milliseconds are for the REST envelope and `--now` (docs/DESIGN.md#dates), through their own entry point.
     @Test(arguments: [
         ("1458252091000", "2016-03-17T22:01:31Z"), ("0", "1970-01-01T00:00:00Z"), ("2026", "1970-01-01T00:00:02.026Z"),
         ("253402300799999", "9999-12-31T23:59:59.999Z"),
@@ -41,7 +41,7 @@ import Testing
         #expect(!TokenDateParser.Shape.tokenFieldShapes.contains(.epochMilliseconds))
     }
 
-    /// SPEC §4: an `issueTime` of `2026` is malformed, not 1970; so is any
+    /// docs/DESIGN.md#dates: an `issueTime` of `2026` is malformed, not 1970; so is any
     /// number in any date field of any kind.
     @Test(arguments: ["2026", "1700000000000", "0"])
     func aNumberInATokenDateFieldIsMalformed(number: String) {

@@ -1,7 +1,7 @@
 import Testing
 @testable import EntitlementTokens
 
-/// The field rules on their own (SPEC §4): events made here, no libxml2.
+/// The field rules on their own (docs/DESIGN.md#parsing-rules): events made here, no libxml2.
 @Suite struct FieldReaderTests {
     /// One parse event, as ``LibXML2Driver`` would hand it over.
     enum Event {

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import EntitlementTokens
 
-/// The `fields` object of the JSON output (SPEC §6): every path once, a
+/// The `fields` object of the JSON output (docs/DESIGN.md#output-forms): every path once, a
 /// repeated one as an array, keys and values with their own bytes, and a cost
-/// linear in the number of fields (SPEC §4).
+/// linear in the number of fields (docs/DESIGN.md#limits-of-the-decoder).
 @Suite struct FieldsRenderingTests {
     static let signature = "dGVzdC1zaWduYXR1cmUtYnl0ZXMtdGhhdC1hcmUtbm90LXZlcmlmaWVkLWhlcmU="
 

@@ -6,7 +6,7 @@ import Darwin
 #endif
 @testable import EntitlementTokens
 
-/// Each hostile input gets its own specific, typed error (SPEC §4).
+/// Each hostile input gets its own specific, typed error (docs/DESIGN.md#parsing-rules).
 @Suite struct HostileInputTests {
     static let media = Fixtures.mediaElement()
     static let sig = "<signatureInfo>\(Fixtures.signature)<signatureInfo>"
@@ -159,7 +159,7 @@ import Darwin
 }
 
 /// Attributes and namespace declarations: at most 64 per element and 512 per
-/// token (SPEC §4), and every stage after parsing linear in how many there are.
+/// token (docs/DESIGN.md#limits-of-the-decoder), and every stage after parsing linear in how many there are.
 @Suite struct AttributeLimitTests {
     /// `count` attributes (namespace declarations for the first `namespaces` of them) on one `<name>`.
     static func element(_ name: String, attributes count: Int, namespaces: Int = 0) -> String {
@@ -249,7 +249,7 @@ import Darwin
         #expect(decoded.warnings.contains { $0.contains("attributes") })
     }
 
-    /// SPEC §4: end to end, a token with 512 attributes costs at most 20 times
+    /// docs/DESIGN.md#limits-of-the-decoder: end to end, a token with 512 attributes costs at most 20 times
     /// a plain one — a ratio within one run, generous on purpose, because what
     /// it guards against is growth with the square of the count (6,000
     /// attributes once cost 2,500 times a plain token in the CLI's JSON).

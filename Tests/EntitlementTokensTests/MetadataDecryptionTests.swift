@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import EntitlementTokens
 
-/// Encrypted user metadata values (SPEC §13): every JWE alg × enc and every bare
+/// Encrypted user metadata values (docs/DESIGN.md#user-metadata): every JWE alg × enc and every bare
 /// RSA padding decrypts, reports its scheme, and a tampered or misdirected value
 /// is named with its reason while the others are still shown.
 @Suite("User metadata decryption")

@@ -1,8 +1,8 @@
 import EntitlementTokens
 import Testing
 
-/// Issue 20 item 8a: the one reading of "now" every front end uses (SPEC §6,
-/// §9): ISO 8601 or a token date, or an epoch number by magnitude.
+/// Issue 20 item 8a: the one reading of "now" every front end uses 
+/// (docs/DESIGN.md#one-reading-of-now): ISO 8601 or a token date, or an epoch number by magnitude.
 @Suite struct NowParsingTests {
     @Test(arguments: [
         // 11 digits are still seconds (the year 5138); 12 are milliseconds (1973).

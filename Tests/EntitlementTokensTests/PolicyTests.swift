@@ -75,7 +75,7 @@ import Testing
         #expect(Minting.verifier { $0.resourceID = "CNN" }.verify(token).status == .invalidResourceID)
     }
 
-    /// SPEC §5: an authentication token that names no resource grants none.
+    /// docs/DESIGN.md#the-rules-of-the-checks: an authentication token that names no resource grants none.
     @Test func anAuthenticationTokenNamingNoResourceFailsAResourceCheck() {
         var bare = Minting.request(.authentication)
         bare.resourceID = nil
@@ -99,7 +99,7 @@ import Testing
         return "<signatureInfo>\(signature)<signatureInfo>\(element)"
     }
 
-    /// SPEC §5: an authentication token's authorized resources are read Media-RSS-aware like any other.
+    /// docs/DESIGN.md#the-rules-of-the-checks: an authentication token's authorized resources are read Media-RSS-aware like any other.
     @Test func authenticationResourcesAreReadAsMediaRSS() throws {
         let token = try Self.authenticationToken(resources: ["CNN", Self.rss])
         #expect(try Fixtures.decode(token).token.resourceID == nil)
@@ -121,7 +121,7 @@ import Testing
     static let rssEmptySecondChannel = rss.replacingOccurrences(of: "</channel>", with: "</channel><channel/>")
     static let rssTwoItemsOneEmpty = rss.replacingOccurrences(of: "</item>", with: "</item><item><link>x</link></item>")
 
-    /// SPEC §5: ambiguous Media RSS is never matched Media-RSS-aware (which item
+    /// docs/DESIGN.md#the-rules-of-the-checks: ambiguous Media RSS is never matched Media-RSS-aware (which item
     /// was meant cannot be told), only byte for byte; the reason says so.
     @Test(arguments: [rssTwoItems, rssTwoChannels, rssTwoTitles, rssTwoGUIDs, rssEmptySecondChannel, rssTwoItemsOneEmpty])
     func ambiguousMediaRSSMatchesOnlyExactly(ambiguous: String) throws {
@@ -161,7 +161,7 @@ import Testing
         #expect(other.reason == "resource is channel 'TNT', expected channel 'CNN'")
     }
 
-    /// Pairs that Swift's `==` calls equal and SPEC §5 calls different ids.
+    /// Pairs that Swift's `==` calls equal and docs/DESIGN.md#ids-are-compared-byte-for-byte calls different ids.
     static let unicodeTwins: [(String, String)] = [("Caf\u{E9}", "Cafe\u{301}"), ("\u{212B}ngstr\u{F6}m", "\u{C5}ngstr\u{F6}m")]
 
     @Test(arguments: unicodeTwins)

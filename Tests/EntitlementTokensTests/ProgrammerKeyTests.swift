@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import EntitlementTokens
 
-/// The programmer's private key (SPEC §13) from every form it is kept in, made
+/// The programmer's private key (docs/DESIGN.md#key-passwords) from every form it is kept in, made
 /// here by the `openssl` CLI (an implementation we did not write), and the
 /// password sources.
 @Suite("Programmer private key: PEM, DER, encrypted PEM, PKCS#12, passwords")
@@ -103,7 +103,7 @@ struct ProgrammerKeyTests {
     }
 }
 
-/// Signed requestor IDs (SPEC §13) verified against the programmer's public key
+/// Signed requestor IDs (docs/DESIGN.md#signed-requestor-ids) verified against the programmer's public key
 /// and the expected requestor; cross-checked with `openssl dgst`.
 @Suite("Signed requestor ID verification")
 struct SignedRequestorIDVerificationTests {
@@ -162,7 +162,7 @@ struct SignedRequestorIDVerificationTests {
     }
 }
 
-/// A `.p12` in a key directory is skipped with a warning (SPEC §13): it holds a private key.
+/// A `.p12` in a key directory is skipped with a warning (docs/DESIGN.md#key-passwords): it holds a private key.
 @Suite("PKCS#12 in a key directory")
 struct PKCS12KeyDirectoryTests {
     typealias F = SignatureFixtures

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EntitlementTokens
 
-/// The REST JSON form (SPEC §2, transport form 5): the streaming scanner, its
+/// The REST JSON form (docs/DESIGN.md#transport-forms): the streaming scanner, its
 /// limits, and the envelope read from it.
 @Suite struct RESTJSONTests {
     static let media = Fixtures.legacy(Fixtures.mediaElement())
@@ -338,7 +338,7 @@ import Testing
         #expect(maxRetained < 16 * 1024, "retained \(maxRetained) bytes")
     }
 
-    /// A JSON line costs at most a few times a Base64 line of the same size (SPEC §2).
+    /// A JSON line costs at most a few times a Base64 line of the same size (docs/DESIGN.md#transport-forms).
     /// A ratio of two timings in one run, generous on purpose: not an absolute figure.
     @Test func aJSONLineCostsAFewBase64LinesOfTheSameSize() {
         let base64Line = Array((Self.token + "\n").utf8)

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import EntitlementTokens
 
-/// Issue 11 / SPEC §8: one verifier built at start-up, expectations per
+/// Issue 11 / docs/DESIGN.md#the-library-api-for-servers: one verifier built at start-up, expectations per
 /// request, replay stores that answer asynchronously and may fail, keys
 /// replaced while serving, and a trust boundary the types keep.
 @Suite struct ServerAPITests {

@@ -2,7 +2,7 @@ import Synchronization
 import Testing
 @testable import EntitlementTokens
 
-/// SPEC §9 "one of each" (issue 22 item 2): the SHA-256 of a token's signed
+/// docs/DESIGN.md#one-of-each-per-request (issue 22 item 2): the SHA-256 of a token's signed
 /// bytes is made once per verification — by the signature check, or by the
 /// replay check when no key hashed them — and the replay identity and the
 /// verdict's identity are that digest. A replay store shared by servers of

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EntitlementTokens
 
-/// Key formats, sniffing, and the refusals of SPEC §3.
+/// Key formats, sniffing, and the refusals of docs/DESIGN.md#signatures-and-keys.
 @Suite("Signature: loading public keys")
 struct SignatureKeyLoadingTests {
     typealias F = SignatureFixtures
@@ -270,7 +270,7 @@ struct SignatureKeyLoadingTests {
         #expect(key.algorithm == .rsaPKCS1SHA256)
         let signer = try F.signingKey("test-rsa1024.pem", options: options)
         let signature = try signer.signature(for: F.tokenMessage)
-        #expect(signature.count == 128)  // the "old 128-byte signatures" of SPEC §2
+        #expect(signature.count == 128)  // the "old 128-byte signatures" of docs/DESIGN.md#signatures-and-keys
         let verifies = key.isValidSignature(signature, for: F.tokenMessage)
         #expect(verifies)
     }
@@ -404,7 +404,7 @@ struct SignatureSigningKeyLoadingTests {
     }
 }
 
-/// SPEC §3: keys whose mathematics make forgery trivial (or verification
+/// docs/DESIGN.md#degenerate-keys: keys whose mathematics make forgery trivial (or verification
 /// needlessly slow) are refused at load, whatever the options. The fixtures
 /// are made by `Fixtures/Keys/make-degenerate-keys.py` (test-only).
 @Suite("Signature: degenerate keys")
@@ -577,7 +577,7 @@ struct SignatureDegenerateKeyTests {
     }
 }
 
-/// SPEC §3: key paths that are not regular files, and what key directories skip.
+/// docs/DESIGN.md#signatures-and-keys: key paths that are not regular files, and what key directories skip.
 @Suite("Signature: key files and directories")
 struct SignatureKeyDirectoryTests {
     typealias F = SignatureFixtures

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EntitlementTokens
 
-/// Several trusted keys at once: rotation (SPEC §3).
+/// Several trusted keys at once: rotation (docs/DESIGN.md#signatures-and-keys).
 @Suite("Signature: key ring")
 struct SignatureKeyRingTests {
     typealias F = SignatureFixtures

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EntitlementTokens
 
-/// Software statements (SPEC §13): decoding, verification, refusals, JWKS keys.
+/// Software statements (docs/DESIGN.md#software-statements): decoding, verification, refusals, JWKS keys.
 /// The independent cross-check against PyJWT is in TokenInspectTests
 /// (`SoftwareStatementCrossCheckTests`).
 @Suite struct SoftwareStatementTests {
@@ -271,7 +271,7 @@ import Testing
         let es256 = JWSBase64URL.encode(Array(#"{"alg":"ES256","kid":"p384"}"#.utf8)) + "." + JWSBase64URL.encode(Array(#"{"sub":"x"}"#.utf8)) + "." + JWSBase64URL.encode(raw)
         #expect(Self.verifier(set.keys).verify(compact: Array(es256.utf8)).reason.contains("ES256 needs an EC P-256 key"))
 
-        // The same key as a PEM file: read for statements by JWSVerificationKey.load (SPEC §13),
+        // The same key as a PEM file: read for statements by JWSVerificationKey.load (docs/DESIGN.md#software-statements),
         // refused by the tokens' ring.
         let pemPath = SignatureFixtures.path("test-p384.pub.pem")
         #expect(throws: KeyError.self) { try KeyRing.load(paths: [pemPath]) }

@@ -2,7 +2,7 @@ import Testing
 @testable import EntitlementTokens
 import TokenTestSupport
 
-/// Many tokens in one input (SPEC §2 "Records in a multi-token input"), fed in chunks.
+/// Many tokens in one input (docs/DESIGN.md#records-in-a-multi-token-input), fed in chunks.
 @Suite struct StreamDecoderTests {
     static let media = Fixtures.legacy(Fixtures.mediaElement())
     /// Pretty-printed, legacy form.
@@ -131,7 +131,7 @@ import TokenTestSupport
         #expect(StreamHelpers.decodeEveryWay(closed).map(\.errorCode) == [nil])
     }
 
-    /// SPEC §2: one bad raw line never takes the records after it with it.
+    /// docs/DESIGN.md#records-in-a-multi-token-input: one bad raw line never takes the records after it with it.
     @Test(arguments: [
         "<",
         "<<<",
@@ -219,7 +219,7 @@ import TokenTestSupport
             }
         }
         // A mark later on is part of its line; a Base64 token after a mark is one
-        // of the pasted forms (SPEC §2), unwrapped with a warning.
+        // of the pasted forms (docs/DESIGN.md#what-people-paste), unwrapped with a warning.
         let later = Fixtures.base64(Self.media) + "\n" + bom + Fixtures.base64(Self.media)
         let laterRecords = StreamHelpers.decodeEveryWay(later)
         #expect(laterRecords.map(\.errorCode) == [nil, nil])

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EntitlementTokens
 
-/// Every transport form of SPEC §2, detected from content.
+/// Every transport form of docs/DESIGN.md#transport-forms, detected from content.
 @Suite struct TransportTests {
     static let raw = Fixtures.vendorMedia
 

@@ -1,7 +1,7 @@
 import Testing
 import EntitlementTokens
 
-/// User metadata (SPEC §13): the seeds' members typed, everything else kept
+/// User metadata (docs/DESIGN.md#user-metadata): the seeds' members typed, everything else kept
 /// verbatim and in order, encrypted members marked, and the REST JSON reader's
 /// rules for hostile documents.
 @Suite("User metadata")
@@ -111,7 +111,7 @@ struct UserMetadataTests {
     }
 }
 
-/// Signed requestor IDs (SPEC §13): Base64 of a signature, with the requestor
+/// Signed requestor IDs (docs/DESIGN.md#signed-requestor-ids): Base64 of a signature, with the requestor
 /// it should sign.
 @Suite("Signed requestor ID decoding")
 struct SignedRequestorIDDecodingTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import EntitlementTokens
 
-/// SPEC §5: every status reachable, in order, with the checks reported.
+/// docs/DESIGN.md#statuses: every status reachable, in order, with the checks reported.
 @Suite struct VerificationTests {
     @Test func aGoodTokenIsValidAndTyped() throws {
         let verdict = Minting.verifier().verify(Minting.token())

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The Python with the independent implementations the cross-check tests use
-/// (SPEC §13: PyJWT and `cryptography` from PyPI), found as `scripts/test` leaves it:
+/// (docs/DESIGN.md#hostile-credentials: PyJWT and `cryptography` from PyPI), found as `scripts/test` leaves it:
 /// `$TOKENINSPECT_PYTHON`, else the venv at `$TOKENINSPECT_VENV` or
 /// `~/.cache/tokeninspect-venv`. A test that needs a module is skipped, naming the
 /// package to install, unless `TOKENINSPECT_INTEGRATION=require` (then it fails).

@@ -6,7 +6,7 @@ import HummingbirdTesting
 import Testing
 @testable import TokenGate
 
-/// The auth endpoints driven in process: every status of SPEC §9 with its
+/// The auth endpoints driven in process: every status of docs/DESIGN.md#endpoints-and-answers with its
 /// HTTP answer and headers, over the real verifier, keys and replay store.
 @Suite struct AuthEndpointTests {
     let clock = GateFixtures.Clock()

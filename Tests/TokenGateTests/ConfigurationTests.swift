@@ -40,7 +40,7 @@ import Testing
         #expect(refusal(["--key", key, "--requestor", "TNT", "--resource", "T", "--allow-any-resource"]) != nil)
     }
 
-    /// SPEC §10: the URL names the mode; the durability is a setting of its own.
+    /// docs/DESIGN.md#high-availability: the URL names the mode; the durability is a setting of its own.
     @Test func theReplayURLNamesTheRedisMode() throws {
         for url in ["redis://127.0.0.1:6379", "rediss://h:6380/0", "redis-sentinel://a:26379,b:26379#mymaster",
                     "rediss-sentinel://a:26379/1#mymaster", "redis-cluster://a:7000,b:7001", "rediss-cluster://a:7000"] {
@@ -189,7 +189,7 @@ import Testing
         #expect(TokenGateCommand.helpMessage().contains("auth_request"))
     }
 
-    // MARK: Secrets never in an argument or a readable file (SPEC §9 "Operators")
+    // MARK: Secrets never in an argument or a readable file (docs/DESIGN.md#secrets)
 
     func expansionRefusal(_ arguments: [String], file: String = "", permissions: Int? = 0o600) -> String? {
         do {

@@ -5,7 +5,7 @@ import ServiceLifecycle
 import Testing
 @testable import TokenGate
 
-/// The debugger's page in a real headless Chromium (SPEC §12): what it shows
+/// The debugger's page in a real headless Chromium (docs/DESIGN.md#the-web-debugger): what it shows
 /// for a valid, an expired, a forged and a malformed token; hostile text shown
 /// as text with nothing run and no CSP violation; the fragment round-trip;
 /// nothing requested off the server's origin and nothing stored. A screenshot

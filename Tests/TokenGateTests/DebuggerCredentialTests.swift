@@ -6,7 +6,7 @@ import HummingbirdTesting
 import Testing
 @testable import TokenGate
 
-/// The credentials of SPEC §13 in the debugger and `/v1/inspect` (issue 24):
+/// The SDK's other credentials (docs/DESIGN.md#the-sdks-other-credentials) in the debugger and `/v1/inspect` (issue 24):
 /// a software statement shown the way jwt.io shows a JWT (header, claims,
 /// signature status by the gate's keys, by the pasted key, or not verified),
 /// user metadata with its encrypted members marked and never decrypted, a
@@ -121,7 +121,7 @@ import Testing
             let (_, other) = try await post(client, kind + "&requestor=CNN", trusted)
             #expect(Self.report(other)["status"] as? String == "INVALID_SIGNATURE")
             #expect(Self.report(other)["verifiedBy"] is NSNull)
-            // No requestor: shown, not verified (SPEC §13).
+            // No requestor: shown, not verified (docs/DESIGN.md#telling-the-kinds-apart).
             let (_, shown) = try await post(client, kind, trusted)
             #expect(Self.report(shown)["status"] is NSNull)
             // Forged with another key, that key pasted: signed by the pasted key, never VALID_TOKEN.

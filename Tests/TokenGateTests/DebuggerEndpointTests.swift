@@ -6,7 +6,7 @@ import HummingbirdTesting
 import Testing
 @testable import TokenGate
 
-/// The debugger's routes over HTTP (SPEC §12): strict headers on every
+/// The debugger's routes over HTTP (docs/DESIGN.md#the-web-debugger): strict headers on every
 /// answer, expectations taken only by its own route, the replay store never
 /// touched, loopback only.
 @Suite struct DebuggerEndpointTests {
@@ -85,7 +85,7 @@ import Testing
     }
 
     /// The library's additive member: asked for, the three parts are the decoded XML cut at the signed bytes;
-    /// not asked for, the §6 object is as before.
+    /// not asked for, the report object is as before.
     @Test func decodedXMLIsTheWholeXMLCutAtTheSignedBytesOnlyWhenAskedFor() throws {
         var request = GateFixtures.request()
         request.signatureForm = .closed

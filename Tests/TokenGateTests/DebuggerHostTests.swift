@@ -6,7 +6,7 @@ import HummingbirdTesting
 import Testing
 @testable import TokenGate
 
-/// Issue 20 item 6 (SPEC §12, amended): the debugger answers only its own
+/// Issue 20 item 6 (docs/DESIGN.md#the-web-debugger): the debugger answers only its own
 /// name. On `/debugger` and below (and the standalone server's `/` redirect),
 /// any `Host` but `localhost`, `127.0.0.1`, `[::1]` or the listen host — with
 /// no port or the listen port, any case — gets 421 with no body, as does a

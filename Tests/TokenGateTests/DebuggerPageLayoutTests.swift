@@ -5,7 +5,7 @@ import Testing
 @testable import TokenGate
 
 /// The debugger's page in a real headless Chromium, for issue 23 item 9 and
-/// SPEC §12 as amended: a pasted public key shown as not trusted (never
+/// docs/DESIGN.md#a-pasted-key: a pasted public key shown as not trusted (never
 /// `VALID_TOKEN`), refused keys named, hostile text in a key shown as text;
 /// one summary line per token, each expandable; the encoded and decoded views
 /// side by side, stacked on a narrow window; "now" read by the server's one
@@ -220,7 +220,7 @@ struct DebuggerPageLayoutTests {
         }
     }
 
-    /// SPEC §13 on the page: a software statement as jwt.io shows a JWT
+    /// docs/DESIGN.md#the-sdks-other-credentials on the page: a software statement as jwt.io shows a JWT
     /// (header, claims, signature status), user metadata with its encrypted
     /// members marked and not decrypted; hostile claim text shown as text.
     @Test func credentialsAreShownAsJWTsAndMetadataWithEncryptedMembersMarked() async throws {
@@ -267,7 +267,7 @@ struct DebuggerPageLayoutTests {
         }
     }
 
-    /// A signed requestor ID on the page (SPEC §13): read as one when chosen,
+    /// A signed requestor ID on the page (docs/DESIGN.md#signed-requestor-ids): read as one when chosen,
     /// verified against the requestor field by the gate's key; forged with the
     /// pasted key, shown as signed by it, never valid.
     @Test func aSignedRequestorIDIsVerifiedAgainstTheRequestorField() async throws {

@@ -6,10 +6,10 @@ import HummingbirdTesting
 import Testing
 @testable import TokenGate
 
-/// A public key pasted into the debugger (SPEC §12, amended 2026-11-25): one
+/// A public key pasted into the debugger (docs/DESIGN.md#a-pasted-key): one
 /// report's own verifier, never the gate's ring or `/v1/*`; what it verifies
 /// is never `VALID_TOKEN`; private keys, PKCS#12 and private JWKs refused;
-/// SPEC §3's degenerate keys refused. And the `multipart/form-data` reader that carries it.
+/// Degenerate keys refused (docs/DESIGN.md#degenerate-keys). And the `multipart/form-data` reader that carries it.
 @Suite struct DebuggerPastedKeyTests {
     let clock = GateFixtures.Clock()
     static let boundary = "----tokengate-test-7MA4YWxkTrZu0gW"

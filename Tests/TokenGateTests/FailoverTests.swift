@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// A Redis primary killed with `kill -9` under load, with four real
-/// `tokengate serve` processes in front (SPEC §10 "High availability",
+/// `tokengate serve` processes in front (docs/DESIGN.md#high-availability,
 /// issue 21): Sentinel (one primary, two replicas, three sentinels) and
 /// Cluster (three primaries, two replicas each), each with `primary` and
 /// `replicated` durability.

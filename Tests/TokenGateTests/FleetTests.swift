@@ -6,7 +6,7 @@ import RedisRESP
 import Testing
 @testable import TokenGate
 
-/// One-time use across the fleet (SPEC §10, issue 14): real `tokengate serve`
+/// One-time use across the fleet (docs/DESIGN.md#one-time-use-across-a-fleet, issue 14): real `tokengate serve`
 /// processes sharing one real `redis-server`, all on 127.0.0.1. Skipped with
 /// the reason when redis-server is missing, failed when
 /// `TOKENINSPECT_INTEGRATION=require`.
@@ -104,7 +104,7 @@ struct FleetTests {
                 }
                 let red = eventually(within: 5) { try RawHTTP.get(port: gate.port, "/readyz").status == 503 }
                 #expect(red.held, "readiness still green \(red.after) s after Redis stopped")
-                // SPEC §9 "Operators": /readyz names the store and the cause in
+                // docs/DESIGN.md#operators: /readyz names the store and the cause in
                 // plain words, never SwiftNIO's types; the header that travels
                 // toward the player names no internal address at all.
                 let readiness = try RawHTTP.get(port: gate.port, "/readyz").body

@@ -301,7 +301,7 @@ struct NginxIntegrationTests {
         }
     }
 
-    /// The gate's internal headers (SPEC §9) never reach a client of the shipped site.
+    /// The gate's internal headers (docs/DESIGN.md#endpoints-and-answers) never reach a client of the shipped site.
     static func expectNoInternals(_ answer: RawHTTP.Answer, _ what: String,
                                   sourceLocation: Testing.SourceLocation = #_sourceLocation) {
         #expect(answer["X-Token-Reason"] == nil, "X-Token-Reason reached the client: \(what)", sourceLocation: sourceLocation)

@@ -5,7 +5,7 @@ import HummingbirdTesting
 import Testing
 @testable import TokenGate
 
-/// SPEC §9 "one reading, the proxy's" and §11 "the valid one wins": every
+/// docs/DESIGN.md#the-gates-reading-of-a-request and docs/DESIGN.md#the-valid-one-wins: every
 /// case here was read differently by the gate and nginx (or a browser)
 /// before, and each test fails against that code.
 @Suite struct OneReadingTests {

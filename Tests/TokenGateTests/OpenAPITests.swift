@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// `docs/openapi.yaml` against the running gate (SPEC §9 "Operators"): the
+/// `docs/openapi.yaml` against the running gate (docs/DESIGN.md#endpoints-and-answers): the
 /// property-based tester schemathesis (PyPI) generates requests from the
 /// description — headers, queries, cookies, bodies, undeclared methods — and
 /// checks every answer's status, content type, headers and body schema

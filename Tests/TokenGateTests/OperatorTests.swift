@@ -4,7 +4,7 @@ import HummingbirdTesting
 import Testing
 @testable import TokenGate
 
-/// SPEC §9 "Operators": what a person running the gate watches and ships —
+/// docs/DESIGN.md#operators: what a person running the gate watches and ships —
 /// `/metrics` (HELP and TYPE for every series, build info, `process_*`),
 /// versions, the sample-key warning, secrets under `$CREDENTIALS_DIRECTORY`,
 /// and the files of `deploy/prometheus`, `deploy/grafana` and `deploy/systemd`.

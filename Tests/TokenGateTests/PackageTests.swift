@@ -5,8 +5,7 @@ import Testing
 import Glibc
 #endif
 
-/// The Debian package of `scripts/release` (SPEC §7, "Install without a Swift
-/// toolchain"): built once per run (or taken from `TOKENINSPECT_DEB`),
+/// The Debian package of `scripts/release` (docs/DESIGN.md#the-package): built once per run (or taken from `TOKENINSPECT_DEB`),
 /// unpacked with `dpkg -x` into scratch roots (nothing is installed on the
 /// machine), its postinst run there against recording stand-ins for adduser
 /// and chown, and its binaries run with no Swift toolchain on `PATH` or

@@ -3,8 +3,8 @@ import IntegrationSupport
 import Testing
 @testable import TokenGate
 
-/// A real headless Chromium plays through the shipped nginx site (SPEC §11,
-/// "The cookie comes from the gate" and "Web players on another origin"), on
+/// A real headless Chromium plays through the shipped nginx site 
+/// (docs/DESIGN.md#the-session-cookie, docs/DESIGN.md#web-players-on-another-origin), on
 /// plain HTTP and under names that are not loopback: Chromium resolves
 /// `media.test` and `player.test` to 127.0.0.1 (`--host-resolver-rules`), so
 /// the pages are not secure contexts, as a real player's http:// page is not

@@ -112,7 +112,7 @@ import Testing
         }
     }
 
-    /// SPEC §11: a secret file is read whole; only text loses one trailing
+    /// docs/DESIGN.md#secret-files: a secret file is read whole; only text loses one trailing
     /// newline. One start in 256 of `head -c 32 /dev/urandom > secret` used to
     /// fail, the last random byte being 0x0A.
     @Test func secretFilesFollowTheSecretFileRule() throws {

@@ -6,7 +6,7 @@ import HummingbirdTesting
 import Testing
 @testable import TokenGate
 
-/// `POST /v1/verify` and `/v1/inspect`: the SPEC §6 objects of the library's `TokenReport`.
+/// `POST /v1/verify` and `/v1/inspect`: the report objects (docs/DESIGN.md#output-forms) of the library's `TokenReport`.
 @Suite struct ReportEndpointTests {
     let clock = GateFixtures.Clock()
 

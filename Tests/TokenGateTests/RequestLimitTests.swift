@@ -4,7 +4,7 @@ import Testing
 import Glibc
 #endif
 
-/// SPEC §9 "Limits, deadlines and revocation", against the built `tokengate`
+/// docs/DESIGN.md#limits-deadlines-and-revocation, against the built `tokengate`
 /// executable: a deadline for the whole request, a cap on connections in all
 /// and per peer, and one budget for bodies in flight. Clients here are raw
 /// sockets, so that they can misbehave byte by byte.

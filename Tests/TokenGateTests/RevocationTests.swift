@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 @testable import TokenGate
 
-/// SPEC §9 "Revocation is exact": a key reload that removes a key ends every
+/// docs/DESIGN.md#revocation-is-exact: a key reload that removes a key ends every
 /// allow that rests on it, including one whose verification began before the
 /// reload and ended after the cache was flushed.
 @Suite struct RevocationTests {

@@ -5,7 +5,7 @@ import HummingbirdTesting
 import Testing
 @testable import TokenGate
 
-/// Playback sessions through the auth endpoint (SPEC §11).
+/// Playback sessions through the auth endpoint (docs/DESIGN.md#playback-sessions).
 @Suite struct SessionEndpointTests {
     let clock = GateFixtures.Clock()
 
@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    /// SPEC §11: the cookie comes from the gate, `Secure` unless the proxy
+    /// docs/DESIGN.md#the-session-cookie: the cookie comes from the gate, `Secure` unless the proxy
     /// reported plain HTTP, its `Max-Age` the session's lifetime.
     @Test func theCookieComesFromTheGate() async throws {
         try await withSessions(lifetime: 600) { client, _ in

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 @testable import TokenGate
 
-/// SPEC §9: a log line's token id is the first 12 hex digits of the SHA-256
+/// docs/DESIGN.md#operators: a log line's token id is the first 12 hex digits of the SHA-256
 /// of the signed bytes. The gate takes it from the digest the verifier made
 /// (issue 22 item 2: one digest per token) and hashes the bytes itself only
 /// when the verifier made none; either way the id is the same, checked here

@@ -46,7 +46,7 @@ import Testing
         }
         #expect(runtime.cache.count == 0)
         #expect(metric(runtime, #"tokengate_verdict_cache_total{result="hit"}"#) == "0")
-        // SPEC §9: media tokens never enter the cache, so they are no misses either.
+        // docs/DESIGN.md#the-verdict-cache: media tokens never enter the cache, so they are no misses either.
         #expect(metric(runtime, #"tokengate_verdict_cache_total{result="miss"}"#) == "0")
     }
 

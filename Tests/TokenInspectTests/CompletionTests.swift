@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Shell completion (SPEC §6, issue 15): the committed scripts are what the
+/// Shell completion (docs/DESIGN.md#the-cli-contract, issue 15): the committed scripts are what the
 /// binary generates, and a real bash at a real terminal completes files after
 /// `--key` and after `@`.
 @Suite struct CompletionTests {

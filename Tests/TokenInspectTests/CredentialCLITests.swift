@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `inspect` and `verify` over credentials (SPEC §13): detection per INPUT,
+/// `inspect` and `verify` over credentials (docs/DESIGN.md#telling-the-kinds-apart): detection per INPUT,
 /// `--kind`, mixed runs, stdin, and hostile claim text.
 @Suite struct CredentialCLITests {
     static let statement = "@Samples/credentials/software-statement.jwt"
@@ -49,8 +49,8 @@ import Testing
         #expect(!shown.stdout.split(separator: "\n").contains { $0.hasPrefix("FAKE") })
     }
 
-    /// A programmer's `.p12` named with `--key` (SPEC §13): its public half
-    /// verifies signed requestor IDs and statements, the password by §13's rule;
+    /// A programmer's `.p12` named with `--key` (docs/DESIGN.md#key-passwords): its public half
+    /// verifies signed requestor IDs and statements, the password by docs/DESIGN.md#key-passwords;
     /// for tokens it stays refused.
     @Test func aPKCS12KeyVerifiesSignedRequestorIDsWithItsPassword() throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("p12-\(UUID().uuidString)")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §6 "what was decoded, whole": the signature's text and the Media RSS
+/// docs/DESIGN.md#output-forms, "what was decoded, whole": the signature's text and the Media RSS
 /// reading in JSON, the decoded XML and the signed bytes for other tools, and
 /// the fields read before a format error.
 @Suite struct DecodedOutputTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §6 as scripts see it: exit codes, JSON/JSONL shapes, stdin, --jobs, colour.
+/// docs/DESIGN.md#the-cli-contract as scripts see it: exit codes, JSON/JSONL shapes, stdin, --jobs, colour.
 @Suite struct ExitCodeAndOutputTests {
     static let valid = "@Samples/tokens/valid.txt"
     static let invalid = "@Samples/tokens/invalid.txt"

@@ -19,7 +19,7 @@ import Testing
     }
 }
 
-/// What the golden texts must say, whatever else changes in them (SPEC §6).
+/// What the golden texts must say, whatever else changes in them (docs/DESIGN.md#the-cli-contract).
 @Suite struct HelpContentTests {
     /// Each option's entry: its first line and the indented lines after it.
     static func entries(_ help: String) -> [String] {

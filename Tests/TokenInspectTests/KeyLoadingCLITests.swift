@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §3 key loading as a user of the binary sees it: degenerate keys and
+/// Key loading (docs/DESIGN.md#signatures-and-keys) as a user of the binary sees it: degenerate keys and
 /// non-regular files exit 2 at once, key directories warn about what they
 /// skip, and every file name printed is escaped.
 @Suite struct KeyLoadingCLITests {
@@ -91,7 +91,7 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("tokeninspect: warning: \(path)/test-rsa2048.pem: skipped: PEM \"PRIVATE KEY\" is a private key, never trusted") })
         #expect(lines.contains("tokeninspect: note: \(path)/old: subdirectory not entered; only files directly in a key directory are loaded"))
         #expect(lines.contains("tokeninspect: warning: \(path)/pipe: skipped: is a FIFO (named pipe), not a regular file; refused without reading it"))
-        // Sample keys copied out of Samples/keys: one warning each (SPEC §9 "Operators").
+        // Sample keys copied out of Samples/keys: one warning each (docs/DESIGN.md#sample-keys).
         let sampleWarnings = lines.filter { $0.contains("is the repository's sample key") }
         #expect(sampleWarnings.count == 4, "\(lines)")
         #expect(lines.count - sampleWarnings.count == 4, "\(lines)")

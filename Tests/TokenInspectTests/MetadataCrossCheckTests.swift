@@ -3,8 +3,8 @@ import Testing
 import EntitlementTokens
 import IntegrationSupport
 
-/// Encrypted metadata checked against implementations we did not write (SPEC
-/// §13): values encrypted by PyPI `cryptography` (PKCS#1 v1.5, OAEP-SHA-1,
+/// Encrypted metadata checked against implementations we did not write 
+/// (docs/DESIGN.md#hostile-credentials): values encrypted by PyPI `cryptography` (PKCS#1 v1.5, OAEP-SHA-1,
 /// OAEP-SHA-256) and by `joserfc` (JWE) decrypt with `tokeninspect metadata
 /// --decrypt-key`, tampered ones are refused; and what the library encrypts,
 /// `cryptography` decrypts.
@@ -152,7 +152,7 @@ struct MetadataCrossCheckTests {
     }
 }
 
-/// `verify --kind signed-requestor-id` (SPEC §13): signatures made by `openssl dgst`
+/// `verify --kind signed-requestor-id` (docs/DESIGN.md#signed-requestor-ids): signatures made by `openssl dgst`
 /// verify against the certificate and the expected requestor, the digest selectable.
 @Suite("Signed requestor IDs on the command line")
 struct SignedRequestorIDCLITests {
@@ -210,7 +210,7 @@ struct MintCredentialsCLITests {
     }
 }
 
-/// The §13 samples Samples/README.md describes give the verdicts it names.
+/// The credential samples Samples/README.md describes give the verdicts it names.
 @Suite("Samples: signed requestor ID and user metadata")
 struct CredentialSamplesTests {
     @Test("the signed requestor ID verifies for TNT only; the metadata's encrypted values decrypt")

@@ -2,7 +2,7 @@ import EntitlementTokens
 import Foundation
 import Testing
 
-/// SPEC §9 "Operators", the CLI's side: `--version` says the release of the
+/// docs/DESIGN.md#operators, the CLI's side: `--version` says the release of the
 /// source (`ProductVersion`), and verifying with a key of the repository's
 /// sample set found outside `Samples/keys` warns on stderr.
 @Suite struct OperatorWarningTests {

@@ -2,7 +2,7 @@ import EntitlementTokens
 import Foundation
 import Testing
 
-/// SPEC §2 "What people paste": the token is found in whatever it was captured
+/// docs/DESIGN.md#what-people-paste: the token is found in whatever it was captured
 /// in — each form × each token kind × raw XML and Base64 — and every row
 /// verifies through the binary, with a warning naming what was undone.
 @Suite struct PastedFormsTests {
@@ -112,7 +112,7 @@ import Testing
         #expect(try CLI.run(["verify"] + Self.verifyFlags + ["--param", "a=b", url]).status == 64)
     }
 
-    /// SPEC §2 form 4: unwrapping never repairs a `+` that arrived as a space.
+    /// docs/DESIGN.md#transport-forms, form 4: unwrapping never repairs a `+` that arrived as a space.
     @Test func aLostPlusInsideAURLIsStillRefused() throws {
         var token = try Self.mint(kind: "media", encoding: "base64")
         for _ in 0..<20 where !token.contains("+") {

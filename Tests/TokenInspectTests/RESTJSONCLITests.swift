@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// REST JSON responses through the binary (SPEC §2 form 5, §6).
+/// REST JSON responses through the binary (docs/DESIGN.md#transport-forms, docs/DESIGN.md#output-forms).
 @Suite struct RESTJSONCLITests {
     /// The sample REST v1 response's token.
     static func sampleToken() throws -> String {

@@ -54,7 +54,7 @@ import Testing
         #expect(forms == ["legacy", "closed"])
     }
 
-    /// The software statement sample (SPEC §13) verifies with the trusted PEM keys
+    /// The software statement sample (docs/DESIGN.md#software-statements) verifies with the trusted PEM keys
     /// and with its JWKS, and expires when its README says.
     @Test(arguments: ["Samples/keys/trusted", "Samples/credentials/sample-1.jwks"])
     func theSoftwareStatementSampleVerifies(key: String) throws {

@@ -2,7 +2,7 @@ import Foundation
 import IntegrationSupport
 import Testing
 
-/// Software statements signed by an implementation we did not write (SPEC §13):
+/// Software statements signed by an implementation we did not write (docs/DESIGN.md#software-statements):
 /// PyJWT with `cryptography`, from PyPI. Each case is made by PyJWT, judged by
 /// PyJWT (`jwt.decode` with the trusted key, 30 s leeway), and then by
 /// `tokeninspect verify`; the verdicts must match each other and what the case
@@ -38,7 +38,7 @@ now = int(time.time())
 def key(name): return open(f"{root}/{name}" if "/" in name else f"{root}/Samples/keys/{name}").read()
 def b64(data): return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 claims = {"software_id": "cross-check", "iss": "pyjwt", "aud": ["a", "b"], "iat": now - 10, "exp": now + 3600}
-p384 = "Tests/EntitlementTokensTests/Fixtures/Keys/test-p384"  # statements only (SPEC §13): not among the token samples
+p384 = "Tests/EntitlementTokensTests/Fixtures/Keys/test-p384"  # statements only (docs/DESIGN.md#software-statements): not among the token samples
 trusted = {"rsa": "Samples/keys/trusted/test-rsa2048.pub.pem", "p256": "Samples/keys/trusted/test-p256.pub.pem",
            "p384": f"{p384}.pub.pem", "ed25519": "Samples/keys/trusted/test-ed25519.pub.pem"}
 cases = []

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §6 usage errors and `--now`, through the binary.
+/// docs/DESIGN.md#exit-codes: usage errors and `--now`, through the binary.
 @Suite struct UsageAndClockTests {
     static let token = "@Samples/tokens/valid.txt"
 

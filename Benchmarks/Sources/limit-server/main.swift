@@ -1,4 +1,4 @@
-// The limit server (SPEC §9 "The figures that decide"): the smallest HTTP/1.1
+// The limit server (docs/DESIGN.md#the-figures-that-decide): the smallest HTTP/1.1
 // server that does the gate's job for a media token with swift-nio alone —
 // parse the request, take the token from `X-Original-URI`, verify it with the
 // library (the same TokenVerifier and in-memory replay store as the gate),

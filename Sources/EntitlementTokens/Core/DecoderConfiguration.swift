@@ -34,7 +34,7 @@ public struct DecoderConfiguration: Sendable, Hashable {
     /// When on, the decoded token carries a warning saying it was repaired.
     public var repairsSpacesAsPlus: Bool = false
     /// The query parameters that may hold the token when a whole URL or query
-    /// string is given (SPEC §2, "What people paste"), tried in this order.
+    /// string is given (docs/DESIGN.md#what-people-paste), tried in this order.
     public var queryParameterNames: [String] = ["token", "auth"]
 
     /// Longest encoded record (one line of a file, or one argument). Percent-encoded

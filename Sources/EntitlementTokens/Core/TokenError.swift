@@ -134,7 +134,7 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         public static let missingField = Code("missingField")
         /// A field whose value has the wrong shape (a date, a ttl, a fingerprint).
         public static let invalidFieldValue = Code("invalidFieldValue")
-        /// A Media RSS resource with more than one channel, item, or title or guid in one scope (SPEC §5).
+        /// A Media RSS resource with more than one channel, item, or title or guid in one scope (docs/DESIGN.md#the-rules-of-the-checks).
         public static let ambiguousMediaRSS = Code("ambiguousMediaRSS")
 
         /// Every code this version of the library can give.

@@ -3,11 +3,11 @@ extension TokenError.Code {
     /// is not three canonical unpadded Base64url parts.
     public static let notJWS = TokenError.Code("notJWS")
     /// A `{…}` document whose members belong to two credential kinds (a REST
-    /// token response, user metadata, a JWKS): never "pick one" (SPEC §13).
+    /// token response, user metadata, a JWKS): never "pick one" (docs/DESIGN.md#telling-the-kinds-apart).
     public static let ambiguousCredential = TokenError.Code("ambiguousCredential")
     /// The input is a credential of a kind the caller did not ask for, or of none.
     public static let unrecognizedCredential = TokenError.Code("unrecognizedCredential")
 
-    /// The codes of SPEC §13's credential readers.
+    /// The codes of the credential readers (docs/DESIGN.md#the-sdks-other-credentials).
     public static let credentialCases: [TokenError.Code] = [.notJWS, .ambiguousCredential, .unrecognizedCredential]
 }

@@ -1,4 +1,4 @@
-/// The credentials of SPEC §13, by the names the JSON report and `--kind` use.
+/// The SDK's other credentials (docs/DESIGN.md#the-sdks-other-credentials), by the names the JSON report and `--kind` use.
 public enum CredentialKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// A JWS (RFC 7591 §2.3) identifying an app: ``SoftwareStatement``.
     case softwareStatement = "software-statement"
@@ -8,7 +8,8 @@ public enum CredentialKind: String, Sendable, Hashable, CaseIterable, Codable {
     case userMetadata = "user-metadata"
 }
 
-/// What a pasted input is, as far as the readers of §2 and §13 go: one of the
+/// What a pasted input is, as far as the readers of docs/DESIGN.md#transport-forms and
+/// docs/DESIGN.md#telling-the-kinds-apart go: one of the
 /// XML tokens (the token pipeline reads it, REST responses included), a
 /// credential (with the bytes its reader takes and what was removed to reach
 /// them), a JWKS pasted where a credential was expected, or refused.
@@ -38,7 +39,7 @@ public enum DetectedCredential: Sendable, Equatable {
     }
 }
 
-/// Decides what a pasted record is (SPEC §13, "Decoding").
+/// Decides what a pasted record is (docs/DESIGN.md#telling-the-kinds-apart).
 ///
 /// - A JWS compact string is a software statement in any pasted form: as it is,
 ///   quoted (a JSON log), after `Bearer `, as a URL or form parameter

@@ -1,6 +1,6 @@
 /// A JSON value read whole, with every object's members in document order.
 ///
-/// The credentials of SPEC §13 (a software statement's header and claims, user
+/// The SDK's other credentials (docs/DESIGN.md#the-sdks-other-credentials: a software statement's header and claims, user
 /// metadata, a JWKS) are small documents read entirely, unlike a REST response,
 /// so they are kept as a tree. The tree is built from the events of the one
 /// strict `JSONScanner`, so these documents meet exactly the REST reader's
@@ -91,7 +91,7 @@ public struct JSONMember: Sendable, Hashable {
     }
 }
 
-/// Limits for one JSON document read whole (SPEC §13, "Hostile input").
+/// Limits for one JSON document read whole (docs/DESIGN.md#hostile-credentials).
 public struct JSONDocumentLimits: Sendable, Hashable {
     /// Largest document, in bytes.
     public var maxBytes: Int = 256 * 1024
@@ -114,7 +114,7 @@ public struct JSONDocumentLimits: Sendable, Hashable {
 }
 
 extension JSONValue {
-    /// Reads one JSON document whose top level is an object (every §13 document is one).
+    /// Reads one JSON document whose top level is an object (every credential document is one).
     ///
     /// - Throws: ``TokenError`` with `invalidJSON` (syntax, encoding, a top level
     ///   that is not an object), `ambiguousEnvelope` (a member named twice),

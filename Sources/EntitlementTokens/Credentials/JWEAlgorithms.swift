@@ -1,4 +1,4 @@
-/// The JWE algorithms an encrypted metadata value may use (SPEC §13; RFC 7518
+/// The JWE algorithms an encrypted metadata value may use (docs/DESIGN.md#user-metadata; RFC 7518
 /// §4.2–4.3 and §5). Anything else is refused by name.
 public enum JWEKeyAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
     case rsa1_5 = "RSA1_5"

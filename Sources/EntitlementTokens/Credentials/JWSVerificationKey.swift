@@ -3,7 +3,7 @@ internal import COpenSSL
 /// A trusted public key as a software statement's verifier uses it: the key,
 /// and what a JWKS said about it (`kid`, `alg`, thumbprints).
 ///
-/// Keys come from two places only: the key ring of SPEC §3 (PEM, DER,
+/// Keys come from two places only: the key ring (docs/DESIGN.md#signatures-and-keys: PEM, DER,
 /// certificates, folders; each re-read from its SubjectPublicKeyInfo, so every
 /// rule of the ring has already been applied) and JWKS files (``JSONWebKeySet``).
 /// Never from the statement itself: `jwk`, `jku`, `x5u` and `x5c` name keys the
@@ -38,7 +38,7 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
                       keyID: nil, algorithm: nil, thumbprints: [:], options: KeyLoadingOptions(allowsInsecureKeySizes: true))
     }
 
-    /// Reads a SubjectPublicKeyInfo under §3's rules (degenerate keys refused
+    /// Reads a SubjectPublicKeyInfo under the ring's rules (degenerate keys refused
     /// whatever the options; RSA under 2048 bits only when allowed), plus P-384,
     /// which only statements accept (ES384).
     init(subjectPublicKeyInfo der: [UInt8], source: String, keyID: String?, algorithm: JWSAlgorithm?,
@@ -50,8 +50,8 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
                       options: options, label: keyID.map { "key \(TerminalText.quoted($0)): " } ?? "")
     }
 
-    /// Keys for software statements from key files and directories (SPEC
-    /// §13): every rule of the ring's loading (§3: folders, certificates,
+    /// Keys for software statements from key files and directories
+    /// (docs/DESIGN.md#software-statements): every rule of the ring's loading (folders, certificates,
     /// degenerate keys refused, notices), plus P-384 keys for ES384, and a
     /// PKCS#12 file named in `paths` read for the public half of its private
     /// key, opened with `pkcs12Password` (asked only when one is named).
@@ -103,7 +103,7 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
         sha256Fingerprint = fingerprint
     }
 
-    /// Why this key cannot verify `algorithm`, or nil when it fits (SPEC §13):
+    /// Why this key cannot verify `algorithm`, or nil when it fits (docs/DESIGN.md#the-sdks-other-credentials):
     /// RS*/PS* need RSA (an RSA-PSS key only PS*), ES256 P-256, ES384 P-384,
     /// EdDSA Ed25519; a JWK's own `alg` must be the same.
     func misfit(for algorithm: JWSAlgorithm) -> String? {

@@ -1,5 +1,5 @@
 /// One encrypted metadata value and what became of it: shown beside its
-/// ciphertext (SPEC §13), decrypted or with the reason it did not decrypt.
+/// ciphertext (docs/DESIGN.md#user-metadata), decrypted or with the reason it did not decrypt.
 public struct DecryptedMetadataValue: Sendable, Hashable {
     /// The `data` member's name.
     public let name: String

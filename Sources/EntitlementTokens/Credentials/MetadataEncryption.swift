@@ -1,5 +1,5 @@
 /// Encrypts metadata values to the programmer's public key, as an MVPD does:
-/// for minting test metadata and samples (SPEC §13, "Minting").
+/// for minting test metadata and samples (docs/DESIGN.md#user-metadata).
 public struct MetadataEncryptor: Sendable {
     let key: OpenSSLKey
     public let scheme: MetadataEncryptionScheme

@@ -1,5 +1,5 @@
 /// A signed requestor ID as the SDK's `setRequestor:signedRequestorID:` takes it
-/// (SPEC §13): Base64 of a signature over the UTF-8 requestor ID, made with the
+/// (docs/DESIGN.md#signed-requestor-ids): Base64 of a signature over the UTF-8 requestor ID, made with the
 /// programmer's private key (RSA PKCS#1 v1.5, SHA-256 by default, SHA-1 for old
 /// registrations).
 ///

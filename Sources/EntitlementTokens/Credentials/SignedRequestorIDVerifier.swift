@@ -28,7 +28,7 @@ public struct VerifiedSignedRequestorID: Sendable, Hashable {
     }
 }
 
-/// The answer for one signed requestor ID, in the statuses of SPEC §5:
+/// The answer for one signed requestor ID, in the statuses of docs/DESIGN.md#statuses:
 /// `VALID_TOKEN`, `INVALID_SIGNATURE` (no trusted key signed this requestor
 /// with this digest), `INVALID_REQUESTOR_ID` (no requestor to check against).
 public struct SignedRequestorIDVerdict: Sendable {
@@ -41,7 +41,7 @@ public struct SignedRequestorIDVerdict: Sendable {
 }
 
 /// Verifies signed requestor IDs against the programmer's public keys (the key
-/// ring of §3: PEM, DER, certificates, folders, rotation) and the expected requestor.
+/// ring of docs/DESIGN.md#signatures-and-keys: PEM, DER, certificates, folders, rotation) and the expected requestor.
 ///
 /// The signature covers only the requestor's UTF-8 bytes, so a signature for
 /// another requestor and a forged one look the same: both are

@@ -1,4 +1,4 @@
-/// A software statement (SPEC §13; RFC 7591 §2.3): a JWS in compact
+/// A software statement (docs/DESIGN.md#software-statements; RFC 7591 §2.3): a JWS in compact
 /// serialization whose payload is a JSON object of claims identifying an app
 /// (`software_id`, `software_version`, `iss`, `sub`, `aud`, `iat`, `exp`,
 /// `jti`, and whatever else the issuer adds, kept in order).

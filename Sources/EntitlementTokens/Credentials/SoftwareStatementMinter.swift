@@ -1,4 +1,4 @@
-/// Issues software statements for tests, samples and staging (SPEC §13, "Minting").
+/// Issues software statements for tests, samples and staging (docs/DESIGN.md#software-statements).
 ///
 /// The key decides the algorithm, as for tokens: an RSA key signs RS256 (an
 /// RSA-PSS key PS256), a P-256 key ES256 (the DER signature OpenSSL makes is

@@ -1,5 +1,5 @@
 /// A software statement that a trusted key verified and whose dates hold:
-/// the proof a valid ``SoftwareStatementVerdict`` carries (style habit 13).
+/// the proof a valid ``SoftwareStatementVerdict`` carries (docs/DESIGN.md#the-librarys-habits).
 /// Only ``SoftwareStatementVerifier`` makes one, from the signed bytes.
 public struct VerifiedSoftwareStatement: Sendable, Hashable {
     /// The statement; its claims are the ones decoded from the signed bytes.
@@ -13,7 +13,7 @@ public struct VerifiedSoftwareStatement: Sendable, Hashable {
     }
 }
 
-/// The answer for one software statement, with the statuses of SPEC §5 where
+/// The answer for one software statement, with the statuses of docs/DESIGN.md#statuses where
 /// they mean the same: `VALID_TOKEN`, `INVALID_TOKEN_FORMAT`,
 /// `INVALID_SIGNATURE`, `TOKEN_EXPIRED`, `TOKEN_NOT_YET_VALID`.
 public struct SoftwareStatementVerdict: Sendable {
@@ -34,9 +34,9 @@ public struct SoftwareStatementVerdict: Sendable {
     public let skipped: [SkippedCheck]
 }
 
-/// Verifies software statements (SPEC §13) against trusted keys only.
+/// Verifies software statements (docs/DESIGN.md#software-statements) against trusted keys only.
 ///
-/// The order is the tokens' (§5): format, signature, expiry, issue time; the
+/// The order is the tokens' (docs/DESIGN.md#statuses): format, signature, expiry, issue time; the
 /// first failure decides.
 ///
 /// - The header's `alg` must be on the allow-list (``JWSAlgorithm``): `none`

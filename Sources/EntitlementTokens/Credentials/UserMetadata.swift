@@ -1,5 +1,5 @@
 /// User metadata as an MVPD returns it through the SDK's `getMetadata:` →
-/// `setMetadataStatus:encrypted:forKey:andArguments:` (SPEC §13):
+/// `setMetadataStatus:encrypted:forKey:andArguments:` (docs/DESIGN.md#user-metadata):
 ///
 /// ```json
 /// {"updated": 1334243471, "encrypted": ["householdID"],

@@ -11,7 +11,7 @@ extension UserMetadata {
         try self.init(try JSONValue.readObject(Array(document), limits: JSONDocumentLimits(configuration: configuration)))
     }
 
-    /// Reads user metadata in any pasted form (SPEC §13): what the credential
+    /// Reads user metadata in any pasted form (docs/DESIGN.md#user-metadata): what the credential
     /// detection unwraps (raw, quoted, in a URL or JSON body, white space, a BOM),
     /// and Base64 or Base64url of the whole document.
     public init(pasted input: [UInt8], configuration: DecoderConfiguration = .default) throws(TokenError) {

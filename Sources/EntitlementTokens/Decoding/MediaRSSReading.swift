@@ -7,7 +7,7 @@ extension MediaRSSResource {
     /// Parses an RSS document with `parser`; nil with a reason when it is not
     /// one, or when it is ambiguous (`ambiguousMediaRSS`): more than one
     /// channel, more than one item, or more than one title or guid in one
-    /// scope. Which one an issuer meant cannot be told, so none is picked (SPEC §5).
+    /// scope. Which one an issuer meant cannot be told, so none is picked (docs/DESIGN.md#the-rules-of-the-checks).
     static func parse(_ text: String, with parser: XMLPushParser) -> Result<MediaRSSResource, TokenError> {
         let parsed = Result { () throws(TokenError) in
             try parser.parse(text.utf8.span, allowedRoots: rssRoot, recordingContainers: true)

@@ -1,5 +1,5 @@
 /// The XML declaration a token may start with: `<?xml version="1.0"?>`,
-/// optionally naming UTF-8 and standalone, nothing else (SPEC §4).
+/// optionally naming UTF-8 and standalone, nothing else (docs/DESIGN.md#parsing-rules).
 enum XMLDeclaration {
     private static var target: StaticString { "<?xml" }
 

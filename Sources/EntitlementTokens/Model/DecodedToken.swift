@@ -3,7 +3,7 @@
 ///
 /// Immutable, and made only by a decoder from the bytes it was given: the
 /// typed fields are always the reading of ``signedBytes``, so a verdict on a
-/// `DecodedToken` is a verdict on what the signature covers (SPEC §8).
+/// `DecodedToken` is a verdict on what the signature covers (docs/DESIGN.md#the-library-api-for-servers).
 /// Two are equal when they decoded the same XML the same way.
 public struct DecodedToken: Sendable, Equatable {
     /// The typed token.

@@ -4,7 +4,7 @@ public enum TokenKind: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Any decoded token, with the accessors that mean the same for every kind
-/// (SPEC §6: `requestorID`, `resourceID`, `mvpdID`, `expiresAt`, `fingerprint`).
+/// (docs/DESIGN.md#output-forms: `requestorID`, `resourceID`, `mvpdID`, `expiresAt`, `fingerprint`).
 public enum EntitlementToken: Sendable, Hashable {
     case media(MediaToken)
     case authentication(AuthenticationToken)

@@ -34,7 +34,7 @@ struct KnownFields {
 
     /// `paths.firstIndex(of: path)`, comparing lengths first: known paths are
     /// short strings, and most comparisons are between different lengths.
-    /// Byte-exact, as SPEC §5 wants: known paths are ASCII, and a string
+    /// Byte-exact, as docs/DESIGN.md#ids-are-compared-byte-for-byte wants: known paths are ASCII, and a string
     /// canonically equivalent to an ASCII one without being it (`\u{212A}` for
     /// `K`) is longer in UTF-8, so equal length and `==` mean equal bytes.
     @inline(__always)

@@ -1,4 +1,4 @@
-/// Parses every date shape seen in tokens (SPEC §2, "Dates").
+/// Parses every date shape seen in tokens (docs/DESIGN.md#dates).
 ///
 /// | shape | example | where |
 /// |---|---|---|
@@ -7,7 +7,7 @@
 /// | ``Shape/iso8601`` | `2016-03-17T22:01:31.250Z`, `…+02:00` | newer services |
 /// | ``Shape/epochMilliseconds`` | `1458252091000` | REST `expires`, `--now`: never a token field |
 ///
-/// Token fields take the first three shapes only (SPEC §4): an `issueTime` of
+/// Token fields take the first three shapes only (docs/DESIGN.md#dates): an `issueTime` of
 /// `2026` is malformed, not 1970. ``parse(_:)`` reads a token field;
 /// ``parseNow(_:)`` reads "now" for every front end (the CLI's `--now`, the
 /// gate's `now=` and the debugger's), where people paste `$(date +%s)` as
@@ -54,7 +54,7 @@ public enum TokenDateParser {
     public static let maximumEpochSecondsDigits = 11
 
     /// "Now" as a person or a test gives it, read the same way by every front
-    /// end (SPEC §6, §9): a token field's shapes (ISO 8601 among them), or an
+    /// end (docs/DESIGN.md#one-reading-of-now): a token field's shapes (ISO 8601 among them), or an
     /// epoch number read by magnitude — up to ``maximumEpochSecondsDigits``
     /// digits are seconds, more are milliseconds. `epochUnit` says which was
     /// read, for the note a front end shows (people cannot see it in the digits).

@@ -1,10 +1,10 @@
 /// The values of one field path, for front ends that show each path once
-/// (the `fields` object of SPEC §6): a list, or an unknown repeated element,
+/// (the `fields` object of docs/DESIGN.md#output-forms): a list, or an unknown repeated element,
 /// maps to all of its values in document order.
 ///
 /// Paths are grouped by their bytes (`Café` composed and decomposed are two
 /// paths, as they are two element names), and in time linear in the number of
-/// fields: a token may carry hundreds of attributes (SPEC §4), and pairwise
+/// fields: a token may carry hundreds of attributes (docs/DESIGN.md#limits-of-the-decoder), and pairwise
 /// comparison made rendering one such token cost milliseconds.
 public struct TokenFieldGroup: Sendable, Hashable {
     /// The path, relative to the root (`simpleTokenDeviceID/simpleTokenFingerprint`).

@@ -1,4 +1,4 @@
-/// The field rules of a token (SPEC §4), applied to a document's parse events.
+/// The field rules of a token (docs/DESIGN.md#parsing-rules), applied to a document's parse events.
 ///
 /// Plain Swift with no C in sight: ``LibXML2Driver`` feeds it libxml2's SAX
 /// events as bounds-checked `Span`s, and the unit tests (`FieldReaderTests`)

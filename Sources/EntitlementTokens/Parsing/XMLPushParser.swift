@@ -6,7 +6,7 @@
 /// thread-safe: use one per thread (``TokenDecoder`` owns one; other work
 /// borrows one from ``TokenDecoderPool``).
 ///
-/// What it refuses (SPEC §4): DOCTYPE and entity declarations, entity references
+/// What it refuses (docs/DESIGN.md#parsing-rules): DOCTYPE and entity declarations, entity references
 /// other than the five predefined ones (character references are fine),
 /// comments, processing instructions, mixed content, and anything beyond the
 /// limits of ``DecoderConfiguration``. It never loads anything.

@@ -1,4 +1,4 @@
-/// What is known about one credential of SPEC §13 in an input: where it came
+/// What is known about one credential (docs/DESIGN.md#the-sdks-other-credentials) in an input: where it came
 /// from, its kind, how it decoded, and — for a software statement given keys —
 /// its verdict. Like ``TokenReport``, one value that every front end renders
 /// (the CLI's text and JSON, `/v1/inspect`, the debugger).
@@ -60,7 +60,7 @@ public struct CredentialReport: Sendable {
         case .signedRequestorID(let base64, let steps):
             do {
                 let id = try SignedRequestorID(base64: base64, requestor: requestor)
-                // Without a requestor it is shown, not verified (SPEC §13).
+                // Without a requestor it is shown, not verified (docs/DESIGN.md#telling-the-kinds-apart).
                 let verdict = requestor == nil ? nil : requestorIDVerifier?.verify(id)
                 return CredentialReport(input: input, source: source, line: line, kind: detected.kind, warnings: steps,
                                         content: .signedRequestorID(id), requestorIDVerdict: verdict)
@@ -84,7 +84,7 @@ public struct CredentialReport: Sendable {
         }
     }
 
-    /// The §5 status: the verdict's; `INVALID_TOKEN_FORMAT` for what did not
+    /// The status (docs/DESIGN.md#statuses): the verdict's; `INVALID_TOKEN_FORMAT` for what did not
     /// decode; nil for a credential decoded and not judged.
     public var status: VerificationStatus? {
         if let statementVerdict { return statementVerdict.status }

@@ -1,11 +1,11 @@
-// The JSON object of SPEC §6 for one token, keys in a fixed order and every
+// The JSON object (docs/DESIGN.md#output-forms) for one token, keys in a fixed order and every
 // key always present (null when unknown), so scripts can rely on the shape.
 ///
 // Written straight into UTF-8 bytes (`JSONWriter`): a `verify --format
 // jsonl` run spends more time here than anywhere but the signature check,
 // so no intermediate strings are built per member.
 extension TokenReport {
-    /// The report as one JSON object (UTF-8), every key of SPEC §6 present.
+    /// The report as one JSON object (UTF-8), every key of docs/DESIGN.md#output-forms present.
     /// `showDecodedXML` adds `decodedXML`: the whole decoded XML cut around
     /// the signed bytes (what the web debugger highlights).
     public func json(showSignedBytes: Bool = false, showDecodedXML: Bool = false) -> [UInt8] {
@@ -125,7 +125,7 @@ extension TokenReport {
         json.member("envelope")
         if let envelope {
             json.beginObject()
-            // Each value in its JSON type (SPEC §6): a number stays as written.
+            // Each value in its JSON type (docs/DESIGN.md#output-forms): a number stays as written.
             for field in envelope.fields {
                 json.key(field.key)
                 switch field.value {

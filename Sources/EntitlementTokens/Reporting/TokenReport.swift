@@ -1,7 +1,7 @@
 /// What is known about one token of an input: where it came from, how it
 /// decoded, and — when it was verified — its verdict.
 ///
-/// This is the object of SPEC §6, one value that every front end renders:
+/// This is the report object (docs/DESIGN.md#output-forms), one value that every front end renders:
 /// the CLI's text and JSON, the service's `POST /v1/verify` answer, the
 /// debugger. A report is a description, not a proof: only a ``Verdict``'s
 /// ``Verdict/verified`` is that.
@@ -60,7 +60,7 @@ public struct TokenReport: Sendable, Equatable {
         self.verdict = verdict
     }
 
-    /// The §5 status, or nil for a decoded token nobody verified.
+    /// The status (docs/DESIGN.md#statuses), or nil for a decoded token nobody verified.
     public var status: VerificationStatus? {
         if let verdict { return verdict.status }
         return error == nil ? nil : .invalidTokenFormat

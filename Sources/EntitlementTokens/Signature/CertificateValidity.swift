@@ -1,7 +1,7 @@
 /// The validity dates of the certificate a trusted key was loaded from.
 ///
 /// Shown and warned about, never enforced: a certificate is only a container
-/// for its key here, not a PKI (SPEC §3). An operator trusts a key by
+/// for its key here, not a PKI (docs/DESIGN.md#signatures-and-keys). An operator trusts a key by
 /// configuring it; an expired certificate still yields its key, and
 /// ``KeyRing/load(paths:options:now:)`` adds a ``KeyLoadNotice`` saying so.
 public struct CertificateValidity: Sendable, Hashable {

@@ -1,5 +1,5 @@
 /// Refuses public keys whose mathematics make forgery trivial or verification
-/// needlessly slow (SPEC §3). Applied to every key at load, whatever the
+/// needlessly slow (docs/DESIGN.md#degenerate-keys). Applied to every key at load, whatever the
 /// ``KeyLoadingOptions``: one such key in a trusted directory makes every
 /// forged token valid, and no legitimate issuer has one.
 ///

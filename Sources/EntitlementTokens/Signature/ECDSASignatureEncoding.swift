@@ -3,7 +3,7 @@
 /// OpenSSL verifies only the DER `ECDSA-Sig-Value` (`SEQUENCE { INTEGER r,
 /// INTEGER s }`), and it checks that encoding strictly. Signers outside the
 /// OpenSSL/Java world (JOSE, WebCrypto, HSMs) emit the fixed-width 64-byte
-/// concatenation instead, so SPEC §3 accepts both; the raw form is re-encoded
+/// concatenation instead, so docs/DESIGN.md#signatures-and-keys accepts both; the raw form is re-encoded
 /// here, without allocation, and then verified the same way as DER.
 enum ECDSASignatureEncoding {
     /// Width of one scalar for P-256.

@@ -1,4 +1,4 @@
-/// The JWS `alg` values a software statement may name (SPEC §13), and what
+/// The JWS `alg` values a software statement may name (docs/DESIGN.md#software-statements), and what
 /// each one means: digest, padding, and which keys can carry it.
 ///
 /// An allow-list, not a parser of whatever the header says: `none` and the

@@ -33,7 +33,7 @@ public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The bytes are neither a PEM block nor DER of a supported structure,
         /// or a block is corrupt, encrypted, or of a kind this loader refuses.
         public static let unsupportedFormat = Code("unsupportedFormat")
-        /// A well-formed key of a type or curve no rule in SPEC §3 covers
+        /// A well-formed key of a type or curve no rule in docs/DESIGN.md#signatures-and-keys covers
         /// (EC other than P-256, Ed448, DSA, X25519, an RSA-PSS key restricted
         /// to another digest, …).
         public static let unsupportedKeyType = Code("unsupportedKeyType")
@@ -44,7 +44,7 @@ public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
         /// than 32 bits, an even modulus or one over 16384 bits; an EC point
         /// off the curve or not of the group's order; an Ed25519 point of
         /// small order or a non-canonical encoding. Refused whatever the
-        /// ``KeyLoadingOptions`` (SPEC §3).
+        /// ``KeyLoadingOptions`` (docs/DESIGN.md#signatures-and-keys).
         public static let degenerateKey = Code("degenerateKey")
         /// An empty file, a directory that yields no usable key, or no path at all.
         public static let noKeysFound = Code("noKeysFound")

@@ -16,7 +16,7 @@ public struct KeyLoadingOptions: Sendable, Equatable {
     ///
     /// A key encoded as an RSA-PSS key (`id-RSASSA-PSS`) is always PSS. A plain
     /// RSA key carries no such mark, so an issuer that signs PSS with an
-    /// ordinary RSA key needs this switch: "a key configured as PSS" (SPEC §3).
+    /// ordinary RSA key needs this switch: "a key configured as PSS" (docs/DESIGN.md#signatures-and-keys).
     public var treatsRSAKeysAsPSS: Bool = false
 
     /// Options; both default to the safe choice (off).

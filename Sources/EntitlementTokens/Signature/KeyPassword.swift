@@ -1,4 +1,4 @@
-/// The password of an encrypted PEM or PKCS#12 private key (SPEC §13).
+/// The password of an encrypted PEM or PKCS#12 private key (docs/DESIGN.md#key-passwords).
 ///
 /// Never a command-line argument (it would show in `ps` and the shell's
 /// history): a file (`--key-password-file`), the environment

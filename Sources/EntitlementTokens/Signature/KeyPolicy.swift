@@ -1,5 +1,5 @@
 /// Decides, once per key, which ``SignatureAlgorithm`` it verifies with, and
-/// refuses keys that SPEC §3 does not allow.
+/// refuses keys that docs/DESIGN.md#signatures-and-keys does not allow.
 ///
 /// This is the only place that maps key types to algorithms, so "the key
 /// decides" is one readable table rather than a rule scattered over callers.

@@ -2,7 +2,7 @@
 ///
 /// Several keys are trusted at once so that an issuer can rotate: tokens
 /// signed with the old key and with the new one both verify during the
-/// overlap (SPEC §3). The ring tries its keys in order and answers with the
+/// overlap (docs/DESIGN.md#signatures-and-keys). The ring tries its keys in order and answers with the
 /// first that verifies, so a caller can log which key signed.
 public struct KeyRing: Sendable {
     /// The trusted keys, in the order they were given or loaded.

@@ -1,5 +1,5 @@
 extension KeyRing {
-    /// Loads every key under `paths`, in order (SPEC §3).
+    /// Loads every key under `paths`, in order (docs/DESIGN.md#signatures-and-keys).
     ///
     /// Each path is a file (which may hold several keys) or a directory.
     ///
@@ -40,7 +40,7 @@ extension KeyRing {
     /// Loads every key under `paths` as ``load(paths:options:now:)`` does,
     /// and also reads a PKCS#12 file (`.p12`/`.pfx`, by content) named in
     /// `paths` for the public half of its private key: the form in which
-    /// programmers hold the key that signs requestor IDs (SPEC §13). Only the
+    /// programmers hold the key that signs requestor IDs (docs/DESIGN.md#signed-requestor-ids). Only the
     /// public half is kept. In a key directory a PKCS#12 file is still
     /// skipped with a notice (a directory is mounted, not chosen file by file).
     ///
@@ -65,7 +65,7 @@ extension KeyRing {
     }
 }
 
-/// Walks the key files and directories of one load (SPEC §3), handing every
+/// Walks the key files and directories of one load (docs/DESIGN.md#signatures-and-keys), handing every
 /// public key found to the caller, in order, and collecting the notices. The
 /// caller decides what a key must be (the tokens' ring, or a software
 /// statement's key, which may also be P-384); an error it throws fails the

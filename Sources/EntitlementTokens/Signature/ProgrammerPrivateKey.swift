@@ -1,10 +1,10 @@
-/// The programmer's RSA private key (SPEC §13): it signs the requestor ID
+/// The programmer's RSA private key (docs/DESIGN.md#key-passwords): it signs the requestor ID
 /// and decrypts the user metadata values an MVPD encrypted to its public half.
 ///
 /// Read from PEM or DER (as ``SigningKey`` reads them), from encrypted PEM
 /// (`openssl genrsa -des3`, PKCS#8 `ENCRYPTED PRIVATE KEY`) or from PKCS#12
 /// (`.p12`/`.pfx`), sniffed by content. Degenerate RSA keys are refused as on
-/// the verifying side (§3).
+/// the verifying side (docs/DESIGN.md#signatures-and-keys).
 public struct ProgrammerPrivateKey: Sendable {
     let key: OpenSSLKey
     /// The public half, as a verifier loads it (what `--key` takes for a signed requestor ID).

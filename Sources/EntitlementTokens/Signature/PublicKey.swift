@@ -25,7 +25,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     public var derRepresentation: [UInt8] { storage.der }
     /// The dates of the certificate the key was loaded from, or nil when it
     /// was not loaded from a certificate. Informational only: a certificate
-    /// outside its dates still yields its key (SPEC §3).
+    /// outside its dates still yields its key (docs/DESIGN.md#signatures-and-keys).
     public var certificateValidity: CertificateValidity? { storage.certificateValidity }
 
     /// "RSA-2048 SHA256withRSA key from keys/issuer.pem (SHA-256 3fa1…)".
@@ -40,7 +40,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// PKCS#1 RSA public key). A certificate is only a container for its key:
     /// its dates and issuer are not checked (its dates are kept in
     /// ``certificateValidity``). Degenerate keys are refused whatever the
-    /// options (SPEC §3; see `docs/SIGNATURES.md`).
+    /// options (docs/DESIGN.md#degenerate-keys; see `docs/SIGNATURES.md`).
     ///
     /// - Parameter bytes: the PEM or DER content, as read.
     /// - Parameter options: what else to accept (insecure sizes, RSA-PSS).

@@ -3,7 +3,7 @@
 /// `Samples/keys`. Their private halves are in the repository, so anyone can
 /// mint a token they verify: the gate warns at start-up when it trusts one,
 /// and `tokeninspect` warns when it verifies with one found outside the
-/// samples folder (SPEC §9 "Operators"). A test checks these against the files.
+/// samples folder (docs/DESIGN.md#sample-keys). A test checks these against the files.
 package enum SampleKeys {
     package static let fingerprints: [String: String] = [
         "230f039cac1043feab430f7ea0b9311a6c86d4a174660d9d7f1d09940f2852ec": "test-ed25519",

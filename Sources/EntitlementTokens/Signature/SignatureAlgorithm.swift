@@ -3,7 +3,7 @@
 /// The token never chooses this: `signatureInfo` carries only signature bytes,
 /// and letting attacker-controlled input pick the algorithm is the classic
 /// downgrade (think JWT `alg: none`). The scheme is a property of the key, so
-/// it is decided once, when the key is loaded (SPEC §3).
+/// it is decided once, when the key is loaded (docs/DESIGN.md#signatures-and-keys).
 ///
 /// The raw values are the names the vendor's documentation and Java tooling use,
 /// so they can be shown to people who know that ecosystem.

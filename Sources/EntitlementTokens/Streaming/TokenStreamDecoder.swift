@@ -10,7 +10,7 @@ public struct DecodedRecord: Sendable {
 }
 
 /// Decodes a stream of many tokens incrementally: `feed(_:)` chunks as they
-/// arrive, then `finish()` (style habit 4). A bad record yields its error and
+/// arrive, then `finish()` (docs/DESIGN.md#the-librarys-habits). A bad record yields its error and
 /// the stream goes on. Memory is bounded by one record, whatever the stream's length.
 public final class TokenStreamDecoder {
     private var splitter: RecordSplitter

@@ -3,7 +3,7 @@ internal import Synchronization
 
 /// Ordered, parallel verification (or inspection) of a stream of records,
 /// rendered as text or JSON: the engine behind `tokeninspect verify` and
-/// `inspect`, and behind a service's batch endpoint (SPEC §8).
+/// `inspect`, and behind a service's batch endpoint (docs/DESIGN.md#the-library-api-for-servers).
 ///
 /// Records go in with ``add(_:source:)`` as they are cut from the input;
 /// their rendered output comes out through `write`, on the calling thread, in
@@ -36,9 +36,9 @@ public final class VerificationStream {
     public enum Format: Sendable {
         /// For people (``TokenReport/text(_:)``).
         case text(TextReportOptions)
-        /// One JSON array of SPEC §6 objects.
+        /// One JSON array of report objects (docs/DESIGN.md#output-forms).
         case json(showSignedBytes: Bool)
-        /// One SPEC §6 object per line.
+        /// One report object per line (docs/DESIGN.md#output-forms).
         case jsonl(showSignedBytes: Bool)
     }
 
@@ -364,7 +364,7 @@ public struct StreamSummary: Sendable {
         if failed { failures += 1 }
     }
 
-    /// `3 tokens: 2 VALID_TOKEN, 1 TOKEN_EXPIRED`, statuses in SPEC §5 order.
+    /// `3 tokens: 2 VALID_TOKEN, 1 TOKEN_EXPIRED`, statuses in the order of docs/DESIGN.md#statuses.
     public func text(style: TextStyle) -> TerminalText {
         let ordered = counts.keys.sorted { rank($0) < rank($1) }
         let parts = ordered.map { status -> TerminalText in

@@ -1,7 +1,7 @@
 /// Base64 decoding's hot kernel (see ``Base64``): callers hand over a
 /// `Span<UInt8>`; the loop reads eight input bytes per load and writes
 /// straight into the new array's storage, so its pointers stay here
-/// (STYLE habit 15). docs/PERFORMANCE.md, "Internal architecture (issue 12)",
+/// (docs/DESIGN.md#unsafe-code-faces-c). docs/PERFORMANCE.md, "Internal architecture (issue 12)",
 /// has what it buys end to end.
 extension Base64 {
     /// For the fast path of ``decode(_:whitespace:spacesArePlus:)``: the value

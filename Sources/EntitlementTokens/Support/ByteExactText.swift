@@ -1,4 +1,4 @@
-/// Equality and hashing of strings by their UTF-8 bytes (SPEC §5).
+/// Equality and hashing of strings by their UTF-8 bytes (docs/DESIGN.md#ids-are-compared-byte-for-byte).
 ///
 /// Swift's `==`, `Hashable` and `Set<String>` use Unicode canonical
 /// equivalence: `Café` composed equals `Café` decomposed, U+212B (Angstrom

@@ -1,5 +1,5 @@
 /// The one home of each byte rule the library applies in more than one place
-/// (STYLE habit 16): hex digits, the UTF-8 byte order mark, whitespace, and
+/// (docs/DESIGN.md#a-concept-lives-in-one-place): hex digits, the UTF-8 byte order mark, whitespace, and
 /// the names of the token's root elements and of `signatureInfo`.
 package enum ByteRules {}
 
@@ -43,7 +43,7 @@ extension ByteRules {
 
 extension ByteRules {
     /// U+FEFF as UTF-8: EF BB BF. A mark at the start of the input is skipped
-    /// (SPEC §2); before a PEM block, too.
+    /// (docs/DESIGN.md#what-people-paste); before a PEM block, too.
     static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
     static var byteOrderMarkCount: Int { 3 }
 

@@ -6,7 +6,7 @@
 /// generic range replacement on each of the dozens of appends per token.
 /// Readers get the bytes as a `Span`, which is bounds-checked.
 struct GrowableBytes: ~Copyable {
-    // Unsafe by design: Support/ owns the one growable byte buffer (STYLE 15).
+    // Unsafe by design: Support/ owns the one growable byte buffer (docs/DESIGN.md#unsafe-code-faces-c).
     private var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int

@@ -9,7 +9,7 @@ internal import Darwin
 /// The library's one door to the C library: the only file that imports it.
 ///
 /// Each call is wrapped in a Swift signature that takes and returns Swift
-/// values, so the pointers and `errno` stay here (STYLE habits 15 and 16).
+/// values, so the pointers and `errno` stay here (docs/DESIGN.md#unsafe-code-faces-c and docs/DESIGN.md#a-concept-lives-in-one-place).
 enum LibC {}
 
 // MARK: - Bytes

@@ -1,6 +1,6 @@
 /// What the standard library does not yet offer on a `Span` of bytes: making
 /// a `String` or an array from it in one copy. The copy reads the span's
-/// memory in place, so it lives here (STYLE habit 15).
+/// memory in place, so it lives here (docs/DESIGN.md#unsafe-code-faces-c).
 extension Span where Element == UInt8 {
     /// The bytes decoded as UTF-8 (invalid sequences become U+FFFD).
     var decodedAsUTF8: String {

@@ -1,5 +1,5 @@
 /// Text that is safe to write to a terminal or a log line: every string that
-/// came from input has been escaped on its way in (SPEC §6).
+/// came from input has been escaped on its way in (docs/DESIGN.md#text-for-people).
 ///
 /// This is the one choke point for text output. A `TerminalText` is built by
 /// string interpolation: the literal parts are the program's own, and every

@@ -1,5 +1,5 @@
-/// Finds the token in text as people capture and paste it (SPEC §2, "What
-/// people paste"): a whole URL or query string, `Bearer <token>`, a value in
+/// Finds the token in text as people capture and paste it 
+/// (docs/DESIGN.md#what-people-paste): a whole URL or query string, `Bearer <token>`, a value in
 /// quotes with a trailing comma (a JSON log line), a byte order mark before
 /// Base64, a doubly percent-encoded value.
 ///
@@ -9,8 +9,8 @@
 /// nothing, and a wrapping is only ever removed when the record could not be
 /// read without removing it. Every layer removed is named in a warning.
 ///
-/// What is never done here: turning a space back into `+` in Base64 (SPEC §2
-/// form 4 — that stays ``DecoderConfiguration/repairsSpacesAsPlus``), or
+/// What is never done here: turning a space back into `+` in Base64 (docs/DESIGN.md#transport-forms
+/// — that stays ``DecoderConfiguration/repairsSpacesAsPlus``), or
 /// looking inside raw XML.
 enum CapturedText {
     /// The token found, and what was removed to reach it, outermost first.

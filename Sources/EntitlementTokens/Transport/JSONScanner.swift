@@ -55,7 +55,7 @@ protocol JSONEventHandler {
 /// Strict means: one value (its handler decides which kinds it takes) and white
 /// space around it; strings with only the escapes of RFC 8259 §7, `\u` surrogates
 /// in pairs, no raw control characters, well-formed UTF-8 (no overlong forms, no
-/// surrogates); numbers exactly by the grammar of §6 (no leading zeros, no `+`,
+/// surrogates); numbers exactly by the grammar of RFC 8259 §6 (no leading zeros, no `+`,
 /// no bare `.`); no trailing commas, no comments, no `NaN`.
 struct JSONScanner {
     let maxDepth: Int

@@ -1,4 +1,4 @@
-/// Unwraps a REST JSON response into one record per token (SPEC §2, form 5),
+/// Unwraps a REST JSON response into one record per token (docs/DESIGN.md#transport-forms),
 /// reading it as it streams in.
 ///
 /// v1: `{"serializedToken": "…", "expires": "…", …}` — one token.

@@ -1,6 +1,6 @@
 /// One token's worth of input, cut out of a stream.
 public struct TokenRecord: Sendable {
-    /// 1-based position of the token in the input stream (SPEC §6 `input`).
+    /// 1-based position of the token in the input stream (`input` in docs/DESIGN.md#output-forms).
     public var index: Int
     /// Where the record starts in the stream (a REST v2 decision: at its `{`).
     public var byteOffset: Int
@@ -24,8 +24,8 @@ public struct TokenRecord: Sendable {
     }
 }
 
-/// Cuts a stream of bytes into token records, as SPEC §2 "Records in a
-/// multi-token input" says, holding at most one record in memory (a REST JSON
+/// Cuts a stream of bytes into token records, as
+/// docs/DESIGN.md#records-in-a-multi-token-input says, holding at most one record in memory (a REST JSON
 /// document: its tokens and envelopes, never the rest of it).
 ///
 /// - A UTF-8 byte order mark at the start of the input is skipped.
@@ -278,7 +278,7 @@ public struct RecordSplitter: Sendable {
         }
     }
 
-    /// Whether the line in `line` belongs to the raw record in progress (SPEC §2).
+    /// Whether the line in `line` belongs to the raw record in progress (docs/DESIGN.md#records-in-a-multi-token-input).
     private func continuesRaw(firstNonBlank: Int?) -> Bool {
         if scanner.isMarkupOpen { return true }
         guard let firstNonBlank, line[firstNonBlank] == UInt8(ascii: "<") else { return false }
@@ -298,7 +298,7 @@ public struct RecordSplitter: Sendable {
     /// Starts a run of wrapped Base64 with `bytes`, if it may be its first line.
     private mutating func startWrapped(_ line: [UInt8]) -> Bool {
         var bytes = line
-        // A UTF-8 BOM at the start of the input is skipped (SPEC §2), also before wrapped Base64.
+        // A UTF-8 BOM at the start of the input is skipped (docs/DESIGN.md#records-in-a-multi-token-input), also before wrapped Base64.
         if nextIndex == 1, ByteRules.startsWithByteOrderMark(bytes) { bytes.removeFirst(ByteRules.byteOrderMarkCount) }
         guard Self.wrapWidths.contains(bytes.count), bytes.allSatisfy(Base64.isAlphabetOrPadding) else { return false }
         wrapActive = true

@@ -1,5 +1,5 @@
 /// Undoes the transport encoding of one record: raw XML, Base64, Base64url or
-/// percent-encoded, detected from the content (SPEC §2, "Transport forms").
+/// percent-encoded, detected from the content (docs/DESIGN.md#transport-forms).
 ///
 /// REST JSON documents are unwrapped earlier, by ``RecordSplitter``, because one
 /// document can hold many tokens; each of their `serializedToken` strings comes

@@ -1,6 +1,6 @@
 /// `UNTRUSTED_MVPD` when the token's MVPD (`mvpdId` / `simpleTokenMsoID`) is not allowed.
 ///
-/// Looked up byte for byte (SPEC §5) in a set keyed by UTF-8 bytes, still
+/// Looked up byte for byte (docs/DESIGN.md#ids-are-compared-byte-for-byte) in a set keyed by UTF-8 bytes, still
 /// one hash per token: a `Set<String>` would let `Café` decomposed in as `Café`.
 struct MVPDPolicy: TokenPolicy {
     var allowed: Set<UTF8Key>

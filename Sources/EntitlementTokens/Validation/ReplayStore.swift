@@ -35,7 +35,7 @@ public enum ReplayDecision: Sendable, Hashable, Codable {
 /// can share one (Redis…); it must be safe under concurrent use.
 ///
 /// A store that does I/O answers asynchronously and says how it failed
-/// (style habit 14); the caller sets the deadline. A store that can answer at
+/// (docs/DESIGN.md#the-librarys-habits); the caller sets the deadline. A store that can answer at
 /// once (the in-memory one) also implements ``acceptWithoutWaiting(_:until:now:)``,
 /// which the synchronous verification path uses so that it pays nothing for
 /// the asynchronous design.

@@ -1,9 +1,9 @@
 /// What one request expects of the token it carries: the resource it asks
 /// for and the device it comes from. Given to every `verify` call, because a
 /// server checks each token against *this* stream and *this* device
-/// (SPEC §8); what is the same for every request lives in ``VerificationPolicy``.
+/// (docs/DESIGN.md#the-library-api-for-servers); what is the same for every request lives in ``VerificationPolicy``.
 ///
-/// Equality is byte-exact on UTF-8, like every id comparison (SPEC §5):
+/// Equality is byte-exact on UTF-8, like every id comparison (docs/DESIGN.md#ids-are-compared-byte-for-byte):
 /// `Café` composed and decomposed are different expectations.
 public struct RequestExpectations: Sendable, Hashable, CustomStringConvertible {
     /// A bare id or a Media RSS document; matched exactly or Media-RSS-aware.
@@ -72,7 +72,7 @@ public enum DeviceExpectation: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Ids compared as their UTF-8 bytes (SPEC §5): Swift's `String ==` treats
+/// Ids compared as their UTF-8 bytes (docs/DESIGN.md#ids-are-compared-byte-for-byte): Swift's `String ==` treats
 /// canonically equivalent strings as equal, which would let `Café` written
 /// two ways, or U+212B and U+00C5, stand for each other.
 enum ExactText {

@@ -1,5 +1,5 @@
 /// `INVALID_REQUESTOR_ID` when the token was issued for another requestor (site or app).
-/// Compared byte for byte (SPEC §5): no Unicode normalisation, case folding or trimming.
+/// Compared byte for byte (docs/DESIGN.md#ids-are-compared-byte-for-byte): no Unicode normalisation, case folding or trimming.
 struct RequestorPolicy: TokenPolicy {
     var expected: String
     var check: VerificationCheck { .requestor }

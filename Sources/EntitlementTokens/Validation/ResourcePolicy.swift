@@ -1,4 +1,4 @@
-/// `INVALID_RESOURCE_ID` when the token is for another resource (SPEC §5).
+/// `INVALID_RESOURCE_ID` when the token is for another resource (docs/DESIGN.md#statuses).
 ///
 /// The same bytes match. Otherwise both sides are read as Media RSS — a bare
 /// id `TNT` means a channel titled `TNT` — and they match when the channel

@@ -1,4 +1,4 @@
-/// One check of SPEC §5, as a small value the verifier composes (style habit 8).
+/// One check of docs/DESIGN.md#statuses, as a small value the verifier composes (docs/DESIGN.md#the-librarys-habits).
 protocol TokenPolicy: Sendable {
     var check: VerificationCheck { get }
     func evaluate(_ token: DecodedToken, now: TokenTimestamp) -> PolicyResult

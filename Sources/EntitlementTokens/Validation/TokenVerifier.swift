@@ -1,7 +1,7 @@
 internal import Synchronization
 
 /// Decides whether a token may be trusted: decode, verify the signature, then
-/// run the checks in SPEC §5 order; the first failure decides.
+/// run the checks in the order of docs/DESIGN.md#statuses; the first failure decides.
 ///
 /// Create one when the server starts and share it: it is `Sendable`, parses
 /// keys once, and keeps a pool of decoders (each owning a libxml2 context) so
@@ -406,7 +406,7 @@ private final class Trust: Sendable {
     }
 }
 
-/// The checks for one set of expectations under one trust, in SPEC §5 order,
+/// The checks for one set of expectations under one trust, in the order of docs/DESIGN.md#statuses,
 /// with the verdict's lists made once: a verdict shares them instead of
 /// building arrays per token.
 private final class CheckPlan: Sendable {

@@ -1,5 +1,5 @@
 /// A token whose signature a trusted key verified and that passed every
-/// configured check: the proof a valid ``Verdict`` carries (style habit 13).
+/// configured check: the proof a valid ``Verdict`` carries (docs/DESIGN.md#the-librarys-habits).
 ///
 /// Only ``TokenVerifier`` makes one, from the same decoded bytes the
 /// signature covers, so a function that takes a `VerifiedToken` cannot be
@@ -64,7 +64,7 @@ public struct SkippedCheck: Sendable, Hashable, Codable {
 /// but not `Decodable`: a verdict read back from storage would be a
 /// `VALID_TOKEN` without its proof.
 public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
-    /// The §5 status.
+    /// The status (docs/DESIGN.md#statuses).
     public let status: VerificationStatus
     /// For people: what failed and by how much, or what passed. It may quote
     /// input: escape it (``TerminalText``) before it reaches a terminal or log.

@@ -1,5 +1,5 @@
 /// The outcome of verifying a token. Raw values keep the names of the
-/// vendor's Java "Media Token Verifier" so its users feel at home (SPEC §5).
+/// vendor's Java "Media Token Verifier" so its users feel at home (docs/DESIGN.md#statuses).
 public enum VerificationStatus: String, Sendable, Hashable, CaseIterable, Codable {
     case validToken = "VALID_TOKEN"
     case invalidTokenFormat = "INVALID_TOKEN_FORMAT"

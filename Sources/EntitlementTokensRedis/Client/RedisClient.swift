@@ -6,7 +6,7 @@ public import RedisRESP
 internal import Synchronization
 
 /// A small Redis client for one-time use across a fleet: standalone, Sentinel
-/// or Cluster (SPEC §10), with a deadline on every operation, pipelining on
+/// or Cluster (docs/DESIGN.md#high-availability), with a deadline on every operation, pipelining on
 /// a pool of connections per node, reconnection with bounded exponential
 /// backoff, and one bound on outstanding requests over all nodes.
 ///

@@ -1,7 +1,7 @@
 internal import RedisRESP
 
 /// What one Cluster request does after each answer, as a value with no I/O
-/// and no NIO (STYLE habit 19): answer the caller, follow a `MOVED` or `ASK`
+/// and no NIO (docs/DESIGN.md#state-machines-and-thin-handlers): answer the caller, follow a `MOVED` or `ASK`
 /// to another node, or fail; and whether the topology should be refreshed.
 /// ``ClusterRouter`` drives it, sending each hop with the request's one
 /// deadline, so redirections are followed within it.

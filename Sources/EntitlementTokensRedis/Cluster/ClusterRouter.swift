@@ -2,7 +2,7 @@ internal import NIOCore
 internal import RedisRESP
 internal import Synchronization
 
-/// Hash-slot routing over a Redis Cluster (SPEC §10): a pool per primary,
+/// Hash-slot routing over a Redis Cluster (docs/DESIGN.md#high-availability): a pool per primary,
 /// the topology from `CLUSTER SHARDS` (7.0+) or `CLUSTER SLOTS`, `MOVED` and
 /// `ASK` followed within the operation's deadline.
 ///

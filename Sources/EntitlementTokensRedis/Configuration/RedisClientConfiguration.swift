@@ -49,7 +49,7 @@ public struct RedisClientConfiguration: Sendable {
         replyLimits = .default
     }
 
-    /// Any of SPEC §10's URL forms (see ``RedisTopology``):
+    /// Any of the URL forms of docs/DESIGN.md#high-availability (see ``RedisTopology``):
     /// `redis://[[user]:password@]host[:port][/db]`, `rediss://…`,
     /// `redis-sentinel://[[user]:password@]host:port[,host:port…][/db]#primaryName`,
     /// `rediss-sentinel://…`, `redis-cluster://[[user]:password@]host:port[,host:port…]`,
@@ -58,8 +58,8 @@ public struct RedisClientConfiguration: Sendable {
     /// `tls-server-name=` and `tls-ca-file=` (the URL's own `trustedCAFile`,
     /// so that a gate's `--replay` can name it; not both). Password files are
     /// read now, a relative path (of these and of `tls-ca-file=`) under
-    /// `credentialsDirectory` (by default `$CREDENTIALS_DIRECTORY`), by SPEC
-    /// §11's secret-file rule.
+    /// `credentialsDirectory` (by default `$CREDENTIALS_DIRECTORY`), by the
+    /// secret-file rule (docs/DESIGN.md#secret-files).
     public init(url: String, trustedCAFile: String? = nil,
                 credentialsDirectory: String? = nil) throws(RedisClientError) {
         let parsed = try RedisURL.parse(url)

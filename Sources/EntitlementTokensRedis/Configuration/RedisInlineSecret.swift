@@ -3,7 +3,7 @@
 /// The library accepts both; a service whose URL sits in its command line
 /// (visible to every user in `ps`) or in a settings file others can read
 /// refuses these and names the file parameter that replaces each
-/// (SPEC §9 "Operators").
+/// (docs/DESIGN.md#secrets).
 package enum RedisInlineSecret: String, Sendable, CaseIterable {
     /// The data nodes' password in the authority (`redis://user:secret@…`).
     case password

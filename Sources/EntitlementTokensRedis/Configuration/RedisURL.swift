@@ -1,7 +1,7 @@
 public import RedisRESP
 internal import Foundation
 
-/// How the client finds the node to write to (SPEC §10 "High availability").
+/// How the client finds the node to write to (docs/DESIGN.md#high-availability).
 public enum RedisTopology: Sendable, Hashable {
     /// The endpoint's address.
     case standalone
@@ -37,7 +37,7 @@ public struct RedisSentinelSettings: Sendable, Hashable {
     }
 }
 
-/// The URL forms of SPEC §10, parsed into an endpoint (the data nodes' login,
+/// The URL forms of docs/DESIGN.md#high-availability, parsed into an endpoint (the data nodes' login,
 /// TLS and database, and in standalone mode their address) and a topology.
 ///
 /// ```
@@ -265,7 +265,7 @@ enum RedisURL {
         return directory + "/" + path
     }
 
-    /// Reads a secret file by SPEC §11's rule: a relative path resolves under
+    /// Reads a secret file by the rule of docs/DESIGN.md#secret-files: a relative path resolves under
     /// `credentialsDirectory` (systemd's `$CREDENTIALS_DIRECTORY`); a regular
     /// file of at most 4 KiB; text (printable ASCII) loses one trailing newline.
     static func readSecret(_ path: String, parameter: String, credentialsDirectory: String?) throws(RedisClientError) -> String {

@@ -8,7 +8,7 @@ import Glibc
 /// Why a connection could not be made, in the words an operator reads in a
 /// log line or `/readyz` ("connection refused", "connect timed out"), never
 /// SwiftNIO's types (`NIOConnectionError(host: …, connectionErrors:
-/// [SingleConnectionFailure(target: [IPv4]…`): SPEC §9, "Operators".
+/// [SingleConnectionFailure(target: [IPv4]…`): docs/DESIGN.md#operators.
 enum ConnectFailureWords {
     static func describe(_ error: any Error) -> String {
         switch error {

@@ -11,8 +11,8 @@ enum AfterReply: Sendable {
     case waitForReplicas(Int)
 }
 
-/// Every decision of one Redis connection, with no I/O and no NIO (STYLE
-/// habit 19, after postgres-nio's `ConnectionStateMachine`): events go in
+/// Every decision of one Redis connection, with no I/O and no NIO
+/// (docs/DESIGN.md#state-machines-and-thin-handlers, after postgres-nio's `ConnectionStateMachine`): events go in
 /// (a request to send, a reply, the timer, a cancellation, the channel
 /// closing), actions come out, and ``RESPConnectionHandler`` only carries
 /// them out. `Promise` is whatever completes a caller (an `EventLoopPromise`

@@ -3,7 +3,7 @@ internal import NIOCore
 internal import NIOSSL
 internal import NIOTLS
 
-/// `tls-server-name=` as SPEC §10 ("Trust") says it: the node's certificate
+/// `tls-server-name=` as docs/DESIGN.md#trust-in-sentinels says it: the node's certificate
 /// must name that host. SwiftNIO SSL, given the name, verifies the chain but
 /// also accepts an IP address entry equal to the address dialled; this
 /// handler, right after the TLS handler, checks the name alone

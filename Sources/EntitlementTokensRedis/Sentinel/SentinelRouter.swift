@@ -3,7 +3,7 @@ internal import NIOSSL
 internal import RedisRESP
 internal import Synchronization
 
-/// Where the primary is, by the sentinels (SPEC §10): asks them
+/// Where the primary is, by the sentinels (docs/DESIGN.md#high-availability): asks them
 /// `SENTINEL get-master-addr-by-name`, confirms the answer with `ROLE` on the
 /// node itself, and writes there until something says it moved.
 ///

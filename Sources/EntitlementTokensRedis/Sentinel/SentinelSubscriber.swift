@@ -4,7 +4,7 @@ internal import NIOSSL
 internal import RedisRESP
 internal import Synchronization
 
-/// The `+switch-master` subscription of one ``SentinelRouter`` (SPEC §10):
+/// The `+switch-master` subscription of one ``SentinelRouter`` (docs/DESIGN.md#high-availability):
 /// one connection to one sentinel at a time, started at the sentinel that
 /// answered last; when it is lost or cannot be made, the next sentinel, after
 /// a backoff of ``retryDelay`` doubling per consecutive loss up to

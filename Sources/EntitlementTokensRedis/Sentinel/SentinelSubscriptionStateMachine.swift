@@ -11,7 +11,7 @@ enum SentinelSubscriptionEvent: Sendable, Equatable {
 }
 
 /// Every decision of one `+switch-master` subscription connection to a
-/// sentinel, with no I/O (STYLE habit 19, like ``RedisConnectionStateMachine``):
+/// sentinel, with no I/O (docs/DESIGN.md#state-machines-and-thin-handlers, like ``RedisConnectionStateMachine``):
 /// events in (connected, a decoded reply, the timer, closed), actions out;
 /// ``SentinelSubscriptionHandler`` carries them out.
 ///

@@ -2,7 +2,7 @@ public import EntitlementTokens
 internal import RedisRESP
 internal import NIOCore
 
-/// When an accepted token counts as recorded (SPEC §10 "Durability").
+/// When an accepted token counts as recorded (docs/DESIGN.md#durability).
 public enum RedisDurability: String, Sendable, Hashable, CaseIterable {
     /// The primary answered `OK`. A failover to a replica that had not yet
     /// received the write forgets it: that token can play once more.
@@ -14,7 +14,7 @@ public enum RedisDurability: String, Sendable, Hashable, CaseIterable {
     case replicated
 }
 
-/// One-time use across a fleet (SPEC §10): every server that shares the
+/// One-time use across a fleet (docs/DESIGN.md#one-time-use-across-a-fleet): every server that shares the
 /// Redis (≥ 6.2) or Valkey server accepts a media token at most once.
 ///
 /// An accepted token is recorded as `SET <prefix><id> 1 NX PXAT <until>`,

@@ -129,7 +129,7 @@ final class GateRuntime: Sendable {
             logger: logger))
     }
 
-    /// Asks the replay store once before serving (SPEC §10): a Redis that
+    /// Asks the replay store once before serving (docs/DESIGN.md#one-time-use-across-a-fleet): a Redis that
     /// refuses the login is a start-up error; one that does not answer yet
     /// only keeps readiness red.
     func checkReplayStore() async -> ReplayStartupCheck {

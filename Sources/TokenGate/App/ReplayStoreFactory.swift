@@ -45,7 +45,7 @@ enum ReplayStoreFactory {
                         try await store.checkHealth()
                         return nil
                     } catch {
-                        // The mode and the addresses, never a password (SPEC §9, "Operators").
+                        // The mode and the addresses, never a password (docs/DESIGN.md#operators).
                         return "\(store.target): \(error.description)"
                     }
                 },

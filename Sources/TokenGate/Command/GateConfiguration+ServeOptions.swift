@@ -2,7 +2,7 @@ import EntitlementTokens
 import Foundation
 
 extension GateConfiguration {
-    /// Applies the safe defaults of SPEC §9: no requestor and no source for
+    /// Applies the safe defaults of docs/DESIGN.md#the-gate: no requestor and no source for
     /// the expected resource is a refusal to start, unless the labelled
     /// insecure door was opened.
     init(_ options: ServeOptions,
@@ -119,7 +119,7 @@ extension GateConfiguration {
     /// A secret file's path: under systemd's `$CREDENTIALS_DIRECTORY` (where
     /// `LoadCredential=` puts the unit's secrets, readable by the service
     /// only) when relative and that directory is set; as given otherwise
-    /// (SPEC §9 "Operators").
+    /// (docs/DESIGN.md#secrets).
     static func credentialPath(_ path: String, credentialsDirectory: String?) -> String {
         guard !path.hasPrefix("/"), let directory = credentialsDirectory, !directory.isEmpty else { return path }
         return directory.hasSuffix("/") ? directory + path : directory + "/" + path

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// The options of `tokengate serve`, exactly as SPEC §9 names them, plus the
+/// The options of `tokengate serve`, exactly as docs/DESIGN.md#the-gate names them, plus the
 /// labelled doors (`--allow-any-requestor`, `--allow-any-resource`).
 ///
 /// Every option can also be given in a `--config` file under the same name
@@ -51,7 +51,7 @@ struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Also look for the token in this cookie.", valueName: "NAME"))
     var tokenCookie: String?
 
-    @Option(help: ArgumentHelp("The request header holding the device id; hashed as the token's fingerprint is (SPEC §5).", valueName: "NAME"))
+    @Option(help: ArgumentHelp("The request header holding the device id; hashed as the token's fingerprint is.", valueName: "NAME"))
     var deviceHeader: String = "X-Token-Device-Id"
 
     @Flag(help: """

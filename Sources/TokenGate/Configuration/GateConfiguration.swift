@@ -52,7 +52,7 @@ struct GateConfiguration: Sendable {
     var debugger: Bool
     /// The deadline of a whole request, head and body (`--request-timeout`).
     var requestTimeoutMilliseconds: Int64
-    /// The connection limits and the body budget (SPEC §9, "Limits, deadlines and revocation").
+    /// The connection limits and the body budget (docs/DESIGN.md#limits-deadlines-and-revocation).
     var limits: ConnectionLimits
     /// Where request handling runs: on the connection's event loop unless `TOKENGATE_EXECUTOR=pool`.
     var executor: RequestExecutor = .eventLoop
@@ -101,7 +101,7 @@ struct GateConfiguration: Sendable {
 }
 
 /// How many connections the gate holds open and how many body bytes it
-/// buffers at once, whatever the clients do (SPEC §9).
+/// buffers at once, whatever the clients do (docs/DESIGN.md#limits-deadlines-and-revocation).
 struct ConnectionLimits: Sendable, Equatable {
     /// Past it the gate stops accepting; new connections wait in the listen backlog.
     var maximumConnections: Int
@@ -122,10 +122,10 @@ struct ConnectionLimits: Sendable, Equatable {
 enum ReplaySetting: Sendable, Equatable {
     case memory
     case off
-    /// A shared store (SPEC §10), by URL.
+    /// A shared store (docs/DESIGN.md#high-availability), by URL.
     case redis(String)
 
-    /// Standalone, Sentinel and Cluster (SPEC §10), each with its TLS form.
+    /// Standalone, Sentinel and Cluster (docs/DESIGN.md#high-availability), each with its TLS form.
     static let redisSchemes = ["redis", "rediss", "redis-sentinel", "rediss-sentinel", "redis-cluster", "rediss-cluster"]
 
     init(_ text: String) throws(GateConfigurationError) {

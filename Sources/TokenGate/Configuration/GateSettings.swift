@@ -14,7 +14,7 @@ enum LogFormat: String, Sendable, CaseIterable {
     case json, text
 }
 
-/// When a media token counts as recorded by a Redis replay store (SPEC §10).
+/// When a media token counts as recorded by a Redis replay store (docs/DESIGN.md#durability).
 enum ReplayDurability: String, Sendable, CaseIterable {
     /// The primary answered `OK`.
     case primary

@@ -1,6 +1,6 @@
 import EntitlementTokensRedis
 
-/// Where the gate lets a secret stand (SPEC §9 "Operators"): in a file only
+/// Where the gate lets a secret stand (docs/DESIGN.md#secrets): in a file only
 /// the service user can read, never in an argument (every user sees those in
 /// `ps` and `/proc/<pid>/cmdline`) and never in a settings file others can
 /// read. The library still takes a password inside a URL; the gate refuses

@@ -1,6 +1,6 @@
 import EntitlementTokens
 
-/// The credentials of SPEC §13 in the debugger (issue 24): a record the
+/// The SDK's other credentials (docs/DESIGN.md#the-sdks-other-credentials) in the debugger (issue 24): a record the
 /// library's ``CredentialDetection`` finds to be a software statement, signed
 /// requestor ID or user metadata (or one asked for with `kind=`, the page's
 /// explicit choice) is reported by the library's ``CredentialReport`` instead
@@ -10,11 +10,11 @@ import EntitlementTokens
 /// and "now"; when they refuse its signature and a public key was pasted, the
 /// pasted key is tried the way ``PastedKeyCheck`` tries it for tokens (never
 /// `VALID_TOKEN`). User metadata is shown with its encrypted members marked
-/// and never decrypted: the debugger takes no private key (SPEC §13).
+/// and never decrypted: the debugger takes no private key (docs/DESIGN.md#user-metadata).
 /// A signed requestor ID is verified against the page's requestor with the
 /// gate's keys (RSA PKCS#1 v1.5, SHA-256; the reason says when SHA-1 would
 /// verify), and with a pasted key the same way as a statement; without a
-/// requestor it is shown, not verified (§13).
+/// requestor it is shown, not verified (docs/DESIGN.md#telling-the-kinds-apart).
 struct DebuggerCredentials: Sendable {
     /// What the page asked the records to be read as; nil: detected.
     let kind: CredentialKind?
@@ -25,7 +25,7 @@ struct DebuggerCredentials: Sendable {
     let requestorIDVerifier: SignedRequestorIDVerifier
     let pastedRequestorIDVerifier: SignedRequestorIDVerifier?
 
-    /// The `kind` parameter: a §13 kind name, or nothing (the rule of `/v1/inspect`).
+    /// The `kind` parameter: a credential kind name, or nothing (the rule of `/v1/inspect`).
     static func kind(named name: String?) throws(ReportEndpoints.Failure) -> CredentialKind? {
         try ReportEndpoints.credentialKind(name)
     }

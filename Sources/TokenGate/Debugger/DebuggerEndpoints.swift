@@ -2,7 +2,7 @@ import EntitlementTokens
 import Hummingbird
 import HummingbirdCore
 
-/// The web debugger's routes (SPEC §12), served by `tokengate debugger` and,
+/// The web debugger's routes (docs/DESIGN.md#the-web-debugger), served by `tokengate debugger` and,
 /// on loopback, by `tokengate serve --debugger`:
 ///
 /// - `GET /debugger`, `/debugger/debugger.js`, `/debugger/debugger.css`,
@@ -12,7 +12,7 @@ import HummingbirdCore
 ///   or `multipart/form-data` with `input` and a pasted public `key`)
 ///   verified against the page's expectations (``DebuggerExpectations``),
 ///   answered as `{"now": ISO 8601, "nowReadAs"?: epoch unit,
-///   "reports": [SPEC §6 objects with decodedXML], "errorXML": [per report,
+///   "reports": [report objects (docs/DESIGN.md#output-forms) with decodedXML], "errorXML": [per report,
 ///   the decoded XML its format error points into, or null], "encoded": [per
 ///   report, the record as pasted]}` — so the page can mark an error inside a
 ///   token that arrived Base64- or percent-encoded, and show what was pasted

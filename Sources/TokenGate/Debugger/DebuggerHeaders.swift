@@ -1,7 +1,7 @@
 import HTTPTypes
 import Hummingbird
 
-/// The headers of every answer the debugger gives (SPEC §12): the page may
+/// The headers of every answer the debugger gives (docs/DESIGN.md#the-web-debugger): the page may
 /// load only its own script and style, talk only to its own server, never be
 /// framed, and hand no string to an HTML or script sink (Trusted Types); the
 /// browser reports any violation to the debugger, which keeps it for the tests.

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 
-/// The names the debugger answers to (SPEC §12, amended): `localhost`,
+/// The names the debugger answers to (docs/DESIGN.md#the-web-debugger): `localhost`,
 /// `127.0.0.1`, `[::1]`, the listen host and, behind the insecure door, each
 /// `--allowed-host` — each with no port or the port the server listens on,
 /// compared case-insensitively.

@@ -1,4 +1,4 @@
-/// The debugger's page (SPEC §12). Static: every value is put in by
+/// The debugger's page (docs/DESIGN.md#the-web-debugger). Static: every value is put in by
 /// `debugger.js` as text nodes; no inline script or style (the CSP forbids them).
 enum DebuggerPage {
     static let html = #"""

@@ -174,7 +174,7 @@ enum DebuggerScript {
       }
 
       // The verdict as shown: the gate's, or — when only a pasted key verifies the
-      // signature — what the pasted key says, never as VALID_TOKEN (SPEC §12).
+      // signature — what the pasted key says, never as VALID_TOKEN (docs/DESIGN.md#a-pasted-key).
       function shownVerdict(report, pasted) {
         if (pasted && pasted.signedByPastedKey) {
           const signedOnly = pasted.status === 'SIGNED_BY_PASTED_KEY';
@@ -281,7 +281,7 @@ enum DebuggerScript {
         return element;
       }
 
-      // The credentials of SPEC §13, reported by the library's CredentialReport.
+      // The SDK's other credentials (docs/DESIGN.md#the-sdks-other-credentials), reported by the library's CredentialReport.
       const credentialKinds = ['software-statement', 'signed-requestor-id', 'user-metadata'];
       const isCredential = (report) => credentialKinds.includes(report.kind) || (report.header !== undefined);
 

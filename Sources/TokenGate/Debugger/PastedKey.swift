@@ -1,9 +1,9 @@
 import EntitlementTokens
 
-/// A public key pasted into the debugger (SPEC §12, amended 2026-11-25): a
+/// A public key pasted into the debugger (docs/DESIGN.md#a-pasted-key): a
 /// support engineer checks a token against the issuer's key without
 /// restarting the gate. The key is loaded by the library's key loading, so
-/// SPEC §3's rules hold (degenerate keys refused whatever the options, RSA
+/// The rules of docs/DESIGN.md#degenerate-keys hold (degenerate keys refused whatever the options, RSA
 /// under 2048 bits refused: there is no opt-in here), into a ring made for
 /// that one report and dropped with it — never the gate's ring, never
 /// `/v1/*`, never the verdict cache or the replay store. What it verifies is

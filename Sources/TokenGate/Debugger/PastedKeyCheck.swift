@@ -36,7 +36,7 @@ enum PastedKeyCheck {
         return signed(verdict.status, reason: reason(verdict.status, verdict.reason), key: key.description)
     }
 
-    // The three answers, for tokens and for the credentials of SPEC §13 alike.
+    // The three answers, for tokens and for the SDK's other credentials alike (docs/DESIGN.md#the-sdks-other-credentials).
 
     static func notTried(_ why: String) -> String {
         "{\"tried\":false,\"reason\":\(JSONText.quoted(why))}"

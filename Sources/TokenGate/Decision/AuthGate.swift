@@ -1,10 +1,10 @@
 import EntitlementTokens
 
 /// The decision of the auth endpoints, whatever the proxy convention: a
-/// ``GateRequest`` in, a ``GateDecision`` out (SPEC §9, §11). The HTTP layer
+/// ``GateRequest`` in, a ``GateDecision`` out (docs/DESIGN.md#the-request-path). The HTTP layer
 /// only reads the request into that value and renders the answer.
 ///
-/// Order (SPEC §11, "the valid one wins"): (1) a request that reads two ways
+/// Order (docs/DESIGN.md#the-valid-one-wins): (1) a request that reads two ways
 /// is 400; (2) any valid session candidate lets the request through, and a
 /// token beside it is not spent; (3) else a token decides as if no session had
 /// been sent; (4) else the best candidate's failure (`SESSION_EXPIRED` before
@@ -106,7 +106,7 @@ final class AuthGate: Sendable {
         return answer
     }
 
-    /// The `Set-Cookie` value of a new session (SPEC §11). `Secure` unless the
+    /// The `Set-Cookie` value of a new session (docs/DESIGN.md#the-session-cookie). `Secure` unless the
     /// proxy reported exactly one `X-Forwarded-Proto: http`: a missing or odd
     /// value keeps it, so an HTTPS site never leaks the credential to port 80.
     func setCookie(_ credential: String, path: String, maxAge: Int64, secure: Bool) -> String {
@@ -140,7 +140,7 @@ final class AuthGate: Sendable {
         return places.joined(separator: "; ")
     }
 
-    /// Why the request reads two ways (SPEC §9), or nil when it reads one way.
+    /// Why the request reads two ways (docs/DESIGN.md#the-gates-reading-of-a-request), or nil when it reads one way.
     func ambiguity(of request: GateRequest) -> String? {
         if let field = request.doubledFields.first {
             return "the request has more than one \(field) field: it reads two ways"
@@ -180,7 +180,7 @@ final class AuthGate: Sendable {
         if cacheKey != nil, verdict.token?.kind != .media { cache.countMiss() }
         // The log's token id is a prefix of the token's identity: the digest
         // the verifier made (signature check, replay key), hashed here only
-        // when it made none (SPEC §9: one digest per token).
+        // when it made none (docs/DESIGN.md#one-of-each-per-request: one digest per token).
         let tokenID = verdict.token.map { token in
             verdict.identity.map { Digest.tokenID(digest: $0.digest) } ?? Digest.tokenID(signedBytes: token.signedBytes)
         }
@@ -188,7 +188,7 @@ final class AuthGate: Sendable {
         guard let verified = verdict.verified else {
             return GateDecision(status: .verdict(verdict.status), reason: verdict.reason, tokenID: tokenID, kindLabel: kindLabel)
         }
-        // SPEC §9: a device-bound credential does not pass a request that
+        // docs/DESIGN.md#device-binding: a device-bound credential does not pass a request that
         // simply omits the device header (the library skips a check with no
         // expectation, as the CLI must).
         if deviceID == nil, verified.token.fingerprint != nil, !configuration.allowUnboundDevice {

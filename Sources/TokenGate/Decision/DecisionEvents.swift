@@ -2,7 +2,7 @@ import EntitlementTokens
 
 /// What the decision reports as it works, for whoever counts it: the
 /// decision owns this protocol and Operations/ adopts it (`GateMetrics`), so
-/// the decision never names the layer above it (SPEC §9, "The request path").
+/// the decision never names the layer above it (docs/DESIGN.md#the-request-path).
 protocol DecisionEvents: Sendable {
     /// A verdict-cache event, `amount` times.
     func verdictCache(_ event: VerdictCacheEvent, count amount: Int)

@@ -31,7 +31,7 @@ struct Allowance: Sendable, Equatable {
     var byteCost: Int { kind.utf8.count + requestor.utf8.count + resource.utf8.count + mvpd.utf8.count + expires.utf8.count + 160 }
 }
 
-/// One auth endpoint's decision (SPEC §9, "The request path"): what the HTTP
+/// One auth endpoint's decision (docs/DESIGN.md#the-request-path): what the HTTP
 /// layer turns into a response — status (and so the HTTP class), the allow's
 /// values, a session to issue with its cookie, and the reason for the log
 /// and `X-Token-Reason`.
@@ -42,7 +42,7 @@ struct GateDecision: Sendable {
     var allowance: Allowance?
     /// A fresh playback session credential (allow of a media token, sessions on).
     var session: String?
-    /// The whole `Set-Cookie` value that carries ``session`` (SPEC §11: the
+    /// The whole `Set-Cookie` value that carries ``session`` (docs/DESIGN.md#the-session-cookie: the
     /// cookie comes from the gate).
     var setCookie: String?
     /// The first 12 hex digits of the SHA-256 of the signed bytes, when a token was decoded.
@@ -52,7 +52,7 @@ struct GateDecision: Sendable {
 
     /// The reason as `X-Token-Reason` carries it. A replay store that cannot
     /// answer is named with its address and cause in the log and `/readyz`
-    /// only: a header travels toward the player (SPEC §9, "Operators").
+    /// only: a header travels toward the player (docs/DESIGN.md#operators).
     var headerReason: String {
         status == .verdict(.replayCheckUnavailable) ? Self.storeUnavailableReason : reason
     }

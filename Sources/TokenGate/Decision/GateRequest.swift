@@ -1,12 +1,12 @@
 import EntitlementTokens
 
 /// What the proxy reported about one request, unjudged: the value the HTTP
-/// layer makes of a request and the decision (``AuthGate``) judges (SPEC §9,
-/// "The request path").
+/// layer makes of a request and the decision (``AuthGate``) judges
+/// (docs/DESIGN.md#the-request-path).
 ///
 /// It holds every credential that was present, not a chosen one, so that the
 /// decision can apply the ambiguity rule (two readings are a 400) and "the
-/// valid one wins" (SPEC §11). It holds no requestor: the requestor a request
+/// valid one wins" (docs/DESIGN.md#the-valid-one-wins). It holds no requestor: the requestor a request
 /// is checked against is the gate's configuration, never the request's.
 struct GateRequest: Sendable {
     /// Where a credential was found.
@@ -43,7 +43,7 @@ struct GateRequest: Sendable {
     /// then each session parameter value, then the session header.
     var sessions: [Credential] = []
     /// Names of the fields that must appear at most once and came on two or
-    /// more field lines (SPEC §9: `X-Original-URI`, the resource, device,
+    /// more field lines (docs/DESIGN.md#the-gates-reading-of-a-request: `X-Original-URI`, the resource, device,
     /// token and session headers…).
     var doubledFields: [String] = []
     /// The path of the original URI (before `?` or `#`), raw.

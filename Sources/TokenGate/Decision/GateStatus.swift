@@ -1,7 +1,7 @@
 import EntitlementTokens
 
 /// What an auth endpoint answers, in `X-Token-Status`: a verdict status of
-/// SPEC §5, or one of the gate's own (SPEC §9, §11).
+/// docs/DESIGN.md#statuses, or one of the gate's own (docs/DESIGN.md#endpoints-and-answers).
 enum GateStatus: Sendable, Hashable {
     case verdict(VerificationStatus)
     /// No token and no session credential in the request.
@@ -12,7 +12,7 @@ enum GateStatus: Sendable, Hashable {
     /// The gate takes the expected resource from a request header and this
     /// request has none: the proxy is misconfigured, not the client (500).
     case noExpectedResource
-    /// The request reads two ways (SPEC §9: a doubled field, two different
+    /// The request reads two ways (docs/DESIGN.md#the-gates-reading-of-a-request: a doubled field, two different
     /// tokens, two session parameters): 400, never a merge.
     case badRequest
     /// `X-Token-Cookie-Path` is not a path prefix of the original URI the
@@ -40,7 +40,7 @@ enum GateStatus: Sendable, Hashable {
     static let allCases: [GateStatus] = VerificationStatus.allCases.map(GateStatus.verdict)
         + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .badCookiePath, .cdnIssueFailed]
 
-    /// The HTTP status of SPEC §9: 200 allow; 401 no usable credential; 403 a
+    /// The HTTP status of docs/DESIGN.md#endpoints-and-answers: 200 allow; 401 no usable credential; 403 a
     /// refused credential; 503 the replay check could not be made (fail
     /// closed: nginx turns it into an error, never an allow); 500 the gate is
     /// misconfigured for this request; 400 the request reads two ways.

@@ -1,7 +1,7 @@
 import EntitlementTokens
 import Synchronization
 
-/// The only place the gate calls the library's verifier (SPEC §8): one
+/// The only place the gate calls the library's verifier (docs/DESIGN.md#the-library-api-for-servers): one
 /// `TokenVerifier` built at start-up with what is the same for every request
 /// (requestor, MVPD allow-list, leeway, clock, replay store), asked per
 /// request with that request's resource and device, its keys swapped

@@ -2,7 +2,7 @@ import Crypto
 import EntitlementTokens
 import Foundation
 
-/// Playback sessions (SPEC §11): after one valid (one-time) media token, the
+/// Playback sessions (docs/DESIGN.md#playback-sessions): after one valid (one-time) media token, the
 /// playlist and segments of that resource are let through on a stateless
 /// credential, without touching the replay store.
 ///
@@ -20,7 +20,7 @@ import Foundation
 ///
 /// The requestor binding keeps a gate of another requestor that shares the
 /// secret from honouring the session; the key binding ends the session when
-/// its key leaves the ring (revocation, SPEC §9). Every secret verifies
+/// its key leaves the ring (docs/DESIGN.md#revocation-is-exact). Every secret verifies
 /// (rotation: add the new secret first, drop the old one after a lifetime);
 /// tags are compared in constant time. Version 1 (no requestor, no key) is
 /// refused with a reason that tells the player to start again.
@@ -81,7 +81,7 @@ struct PlaybackSessions: Sendable {
         lifetimeMilliseconds = Int64(lifetimeSeconds) * 1000
     }
 
-    /// Reads each `--session-secret` file whole, by SPEC §11's secret-file
+    /// Reads each `--session-secret` file whole, by the secret-file
     /// rule: binary content is used as it is; text (printable ASCII) loses
     /// one trailing newline (`\n` or `\r\n`, what `echo` and editors add).
     /// A random 32-byte file whose last byte happens to be 0x0A is binary and

@@ -4,7 +4,7 @@ import Synchronization
 
 /// Allow verdicts of authentication and authorization tokens, kept so that a
 /// player presenting the same reusable token again is not verified again
-/// (SPEC §9). Media tokens are never put here: they are one-time use.
+/// (docs/DESIGN.md#the-verdict-cache). Media tokens are never put here: they are one-time use.
 ///
 /// Keyed by the SHA-256 of the token's bytes as presented and of the
 /// expectations (resource, device), so a token allowed for one channel is
@@ -13,7 +13,7 @@ import Synchronization
 /// (``removeAll()``). Only allows are cached: refusals are cheap to repeat and
 /// would let anyone fill the cache with forged tokens.
 ///
-/// Revocation is exact (SPEC §9): every flush starts a new generation, and an
+/// Revocation is exact (docs/DESIGN.md#revocation-is-exact): every flush starts a new generation, and an
 /// insert made under an older generation — a verification that began before a
 /// key reload and finished after its flush — is dropped, under the same lock
 /// that flushes. Otherwise such an allow would outlive the key it rests on

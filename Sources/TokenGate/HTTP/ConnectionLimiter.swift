@@ -1,8 +1,8 @@
 import NIOCore
 import Synchronization
 
-/// Bounds what clients can make the gate hold, whatever they do (SPEC §9,
-/// "Limits, deadlines and revocation"): open connections in all, open
+/// Bounds what clients can make the gate hold, whatever they do 
+/// (docs/DESIGN.md#limits-deadlines-and-revocation): open connections in all, open
 /// connections per peer address, and request-body bytes in flight.
 ///
 /// Past the connection cap the listening channel stops reading, so new

@@ -6,7 +6,7 @@ import HTTPTypes
 ///
 /// Every occurrence is returned, never only the first: a request that names a
 /// credential twice with different values reads two ways (the gate's reading
-/// and the proxy's, or the origin's), and SPEC §9 answers that with 400 — which
+/// and the proxy's, or the origin's), and docs/DESIGN.md#the-gates-reading-of-a-request answers that with 400 — which
 /// the decision can only do if it sees both. Names are compared byte for byte,
 /// undecoded, as nginx's `$arg_` does. Every scan is linear in the input, and
 /// headers are bounded by the server.

@@ -2,7 +2,7 @@ import EntitlementTokens
 import HTTPTypes
 
 /// Turns one auth request into the ``GateRequest`` the decision judges: the
-/// HTTP layer's whole share of the decision (SPEC §9, "The request path").
+/// HTTP layer's whole share of the decision (docs/DESIGN.md#the-request-path).
 ///
 /// It finds every credential and counts the field lines of every field that
 /// must come once, but judges nothing: two readings are the decision's to

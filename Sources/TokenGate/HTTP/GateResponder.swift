@@ -5,7 +5,7 @@ import Logging
 
 /// The gate's HTTP face: one responder that routes on the path (the auth
 /// endpoints take any path below `/v1/ext-authz/` and, for Envoy, any
-/// method), asks ``AuthGate`` and renders the answer of SPEC §9.
+/// method), asks ``AuthGate`` and renders the answer of docs/DESIGN.md#endpoints-and-answers.
 ///
 /// Every answer carries `X-Token-Status` and `Cache-Control: no-store`; an
 /// allow also carries the `X-Token-*` values; bodies are empty on the auth
@@ -79,7 +79,7 @@ struct GateResponder: HTTPResponder {
             if let reason = await readiness.notReadyReason() {
                 response = Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
             } else {
-                // Still ready with a sample key trusted, but the body says so (SPEC §9 "Operators").
+                // Still ready with a sample key trusted, but the body says so (docs/DESIGN.md#sample-keys).
                 response = Self.json(.ok, readiness.sampleKeyWarning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
                                          ?? "{\"ready\":true}\n")
             }

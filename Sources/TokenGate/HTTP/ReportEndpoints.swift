@@ -2,9 +2,9 @@ import EntitlementTokens
 import Hummingbird
 import HummingbirdCore
 
-/// `POST /v1/verify` and `POST /v1/inspect` (SPEC §9): the body holds one or
+/// `POST /v1/verify` and `POST /v1/inspect` (docs/DESIGN.md#endpoints-and-answers): the body holds one or
 /// many tokens in any form the CLI reads; the answer is a JSON array of the
-/// SPEC §6 objects — the library's ``TokenReport``, the value the CLI renders
+/// report objects (docs/DESIGN.md#output-forms) — the library's ``TokenReport``, the value the CLI renders
 /// too — with 200 whatever the verdicts, 400 for a bad request and 413 for a
 /// body or a record count over the limits.
 ///
@@ -49,7 +49,7 @@ struct ReportEndpoints: Sendable {
         }
     }
 
-    /// Tokens and the credentials of SPEC §13 decoded, not judged: a record
+    /// Tokens and the SDK's other credentials (docs/DESIGN.md#the-sdks-other-credentials) decoded, not judged: a record
     /// the library's ``CredentialDetection`` finds to be a software statement,
     /// signed requestor ID or user metadata gets the library's
     /// ``CredentialReport`` (never verified, never decrypted here). `kind=`
@@ -100,7 +100,7 @@ struct ReportEndpoints: Sendable {
                         body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    /// The `kind` parameter of `/v1/inspect`: a §13 kind name, or nothing.
+    /// The `kind` parameter of `/v1/inspect`: a credential kind name, or nothing.
     static func credentialKind(_ name: String?) throws(Failure) -> CredentialKind? {
         guard let name, !name.isEmpty else { return nil }
         guard let kind = CredentialKind(rawValue: name) else {

@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTPTypes
 
 /// The deadline of one whole request, head and body, from its first byte
-/// (SPEC §9): a head still incomplete at the deadline closes the connection
+/// (docs/DESIGN.md#limits-deadlines-and-revocation): a head still incomplete at the deadline closes the connection
 /// with no answer; an incomplete body gets 408 and `Connection: close` (or a
 /// close, when the answer was already sent). It also takes each request's
 /// share of the shared body budget, answering 503 `Retry-After: 1` before the

@@ -5,7 +5,7 @@ import NIOCore
 /// the configurable ones (deadline, connections, body budget) are
 /// ``ConnectionLimits``.
 enum ServerLimits {
-    /// Limits of the HTTP server (SPEC §9: header sizes and timeouts on every
+    /// Limits of the HTTP server (docs/DESIGN.md#limits-deadlines-and-revocation: header sizes and timeouts on every
     /// request). A token travels in the original URI or one header; a real
     /// one is under 4 KiB, and nginx's own default limit on a request line is
     /// 8 KiB, so 16 KiB a field refuses nothing a proxy would pass on.

@@ -8,7 +8,7 @@ import Synchronization
 /// `json` for collectors (one object a line).
 ///
 /// Every string is escaped by the library's one terminal-text rule
-/// (`TerminalText.isUnsafe`, SPEC §6 and §9): a reason can quote a hostile
+/// (`TerminalText.isUnsafe`, docs/DESIGN.md#text-for-people): a reason can quote a hostile
 /// token field, and no field may start a forged log line or reorder one in a
 /// viewer (C0, DEL, C1, U+2028/2029, bidi controls and U+FEFF are shown as
 /// `TerminalText` shows them in text, and as `\uXXXX` in JSON).

@@ -3,7 +3,7 @@ import EntitlementTokens
 import Prometheus
 import Synchronization
 
-/// The gate's metrics under the names of SPEC §9, recorded through
+/// The gate's metrics under the names of docs/DESIGN.md#metrics, recorded through
 /// swift-metrics into one Prometheus registry that `GET /metrics` renders.
 ///
 /// Each instance has its own registry and passes its factory to every metric
@@ -23,7 +23,7 @@ final class GateMetrics: Sendable {
     private let sessions: [String: CoreMetrics.Counter]
     let keysLoaded: CoreMetrics.Gauge
     private let keyReloads: [String: CoreMetrics.Counter]
-    /// Not in SPEC §9's list: requests cut off by a limit (413, 431, 503 when the body budget is spent).
+    /// Not in the list of docs/DESIGN.md#metrics: requests cut off by a limit (413, 431, 503 when the body budget is spent).
     let limitRefusals: CoreMetrics.Counter
     let connectionsOpen: CoreMetrics.Meter
     private let connectionsRefused: [String: CoreMetrics.Counter]
@@ -207,7 +207,7 @@ final class GateMetrics: Sendable {
     }
 }
 
-/// The decision's events, counted under SPEC §9's names.
+/// The decision's events, counted under the names of docs/DESIGN.md#metrics.
 extension GateMetrics: DecisionEvents {
     func verdictCache(_ event: VerdictCacheEvent, count amount: Int) { countCache(event, by: amount) }
 

@@ -8,7 +8,7 @@ import UnixSignals
 
 /// Reloads the trusted keys on SIGHUP and when their files change (their
 /// modification times and sizes are polled), without dropping a request:
-/// the verifier swaps its ring atomically (SPEC §8, §9).
+/// the verifier swaps its ring atomically (docs/DESIGN.md#key-reloads).
 ///
 /// A failed reload keeps the old keys, logs why and counts
 /// `tokengate_key_reloads_total{result="failure"}`; a successful one also

@@ -2,7 +2,7 @@ import EntitlementTokens
 import Synchronization
 
 /// What `GET /readyz` answers: ready while keys are loaded, the replay store
-/// answers, and the gate is not shutting down (SPEC §9). On SIGTERM readiness
+/// answers, and the gate is not shutting down (docs/DESIGN.md#readiness). On SIGTERM readiness
 /// turns 503 first, so a load balancer stops sending before the server stops
 /// accepting.
 final class Readiness: Sendable {
@@ -26,7 +26,7 @@ final class Readiness: Sendable {
 
     /// Set while the gate trusts a key of `Samples/keys`: `/readyz` still
     /// answers 200, with this warning in its body, and the start-up log and
-    /// each reload say it too (SPEC §9 "Operators").
+    /// each reload say it too (docs/DESIGN.md#operators).
     var sampleKeyWarning: String? { sampleKeys.withLock { $0 } }
 
     /// nil when no key of `keys` is a sample key.

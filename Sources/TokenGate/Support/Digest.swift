@@ -42,7 +42,7 @@ enum Digest {
         }
     }
 
-    /// The token id of logs (SPEC §9): the first 12 hex digits of the SHA-256
+    /// The token id of logs (docs/DESIGN.md#operators): the first 12 hex digits of the SHA-256
     /// of the signed bytes. Enough to find one token among many; useless for
     /// rebuilding or replaying it. For a verdict without an identity only.
     static func tokenID(signedBytes: some Collection<UInt8>) -> String {

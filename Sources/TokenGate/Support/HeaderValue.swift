@@ -15,7 +15,7 @@ enum HeaderValue {
     /// Encoded bytes kept per value: well within nginx's default 4 KiB
     /// `proxy_buffer_size` for all the `X-Token-*` headers together.
     static let maximumBytes = 512
-    /// `X-Token-Reason` is for a log line (SPEC §9): shorter.
+    /// `X-Token-Reason` is for a log line (docs/DESIGN.md#endpoints-and-answers): shorter.
     static let maximumReasonBytes = 256
     static let ellipsis = "%E2%80%A6"
 

@@ -21,7 +21,7 @@ enum StreamHelpers {
     }
 
     /// Feeds `bytes` whole, byte by byte and at `randomSplits` sets of random cut
-    /// points, expects the same records every way (style habit 4), and returns them.
+    /// points, expects the same records every way (docs/DESIGN.md#the-librarys-habits), and returns them.
     static func decodeEveryWay(_ bytes: [UInt8], configuration: DecoderConfiguration = .default, randomSplits: Int = 20,
                                seed: UInt64 = 0x5EED, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> [DecodedRecord] {
         let whole = decode(bytes, splits: [], configuration: configuration)

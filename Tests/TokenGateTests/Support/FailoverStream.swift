@@ -121,7 +121,7 @@ final class FailoverStream: @unchecked Sendable {
     }
 
     /// The replay key the gate writes for this token: the prefix and the
-    /// SHA-256 of its signed bytes in Base64url (SPEC §10), as the store computes it.
+    /// SHA-256 of its signed bytes in Base64url (docs/DESIGN.md#one-time-use-across-a-fleet), as the store computes it.
     static func replayKey(ofRawForm percentEncoded: String) throws -> [UInt8] {
         guard let raw = percentEncoded.removingPercentEncoding else { throw RawHTTP.Failure(description: "a minted token that is not percent-encoded") }
         let token = try TokenDecoder().decode(raw)

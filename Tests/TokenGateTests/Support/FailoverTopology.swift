@@ -3,7 +3,7 @@ import IntegrationSupport
 
 /// A Redis high-availability setup the failover tests kill a primary of:
 /// real `redis-server` (and `redis-sentinel`) processes on loopback with the
-/// settings SPEC §10 recommends (`min-replicas-to-write 1`,
+/// settings docs/DESIGN.md#redis-settings recommends (`min-replicas-to-write 1`,
 /// `min-replicas-max-lag 2`, short `down-after-milliseconds` and
 /// `cluster-node-timeout`). Reused across repetitions: the killed primary
 /// comes back as a replica, and the next repetition kills the new primary.
@@ -31,7 +31,7 @@ protocol FailoverTopology: AnyObject, Sendable {
 }
 
 enum FailoverSettings {
-    /// SPEC §10's recommendation: a primary cut off from its replicas stops accepting writes.
+    /// The recommendation of docs/DESIGN.md#redis-settings: a primary cut off from its replicas stops accepting writes.
     /// With it, docs/REDIS.md's `repl-diskless-sync-delay 0`: a replica that needs a full resync
     /// from a newly promoted primary otherwise waits Redis's default 5 s for it, and the new
     /// primary refuses every write (`NOREPLICAS`) until the replica is back.
@@ -191,7 +191,7 @@ final class SentinelFailoverTopology: FailoverTopology, @unchecked Sendable {
 
 /// Three primaries with **two** replicas each (`cluster-node-timeout 1000`,
 /// `cluster-require-full-coverage no`). Two, not one: with
-/// `min-replicas-to-write 1` (SPEC §10) or `replicated` durability, a shard
+/// `min-replicas-to-write 1` (docs/DESIGN.md#redis-settings) or `replicated` durability, a shard
 /// whose only replica was promoted has no replica left and answers 503 until
 /// the dead node returns; the test measures the failover, not that wait.
 final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {

@@ -1,15 +1,15 @@
 internal import CLibXML2
 
 /// libxml2's push (SAX2) parser, hardened for hostile documents and reused
-/// across them: the only code that touches libxml2 (style habit 15).
+/// across them: the only code that touches libxml2 (docs/DESIGN.md#unsafe-code-faces-c).
 ///
-/// One instance owns one `xmlParserCtxt` (style habit 1: one owner per C
+/// One instance owns one `xmlParserCtxt` (docs/DESIGN.md#the-librarys-habits: one owner per C
 /// object) and resets it per document with `xmlCtxtResetPush`, so creating the
 /// context and its dictionary is paid once, not per token. Not thread-safe.
 ///
 /// It turns libxml2's callbacks into ``FieldReader`` events, every name and
 /// text handed over as a `Span` over libxml2's memory for the length of the
-/// call, and refuses in libxml2's terms what the field rules never see (SPEC §4):
+/// call, and refuses in libxml2's terms what the field rules never see (docs/DESIGN.md#parsing-rules):
 /// DOCTYPE and entity declarations, entity references other than the five
 /// predefined ones (character references are fine), comments, processing
 /// instructions, and libxml2's own errors. It never loads anything
@@ -94,7 +94,7 @@ final class LibXML2Driver {
     }
 
     /// Stops libxml2 once the reader has failed: the failure is thrown once
-    /// `xmlParseChunk` has returned (style habit 3).
+    /// `xmlParseChunk` has returned (docs/DESIGN.md#the-librarys-habits).
     private static func stopIfFailed(_ state: UnsafeMutablePointer<CallbackState>) {
         if state.pointee.reader.hasFailed, let context = state.pointee.context { xmlStopParser(context) }
     }
@@ -106,7 +106,7 @@ final class LibXML2Driver {
     }
 
     /// Fills in the SAX2 callbacks. Closures here capture nothing: they reach
-    /// the Swift state through the `ctx` pointer (style habit 3).
+    /// the Swift state through the `ctx` pointer (docs/DESIGN.md#the-librarys-habits).
     private static func install(_ handler: inout xmlSAXHandler) {
         handler.initialized = XML_SAX2_MAGIC
         handler.startElementNs = { ctx, localname, prefix, _, namespaceCount, namespaces, attributeCount, _, attributes in

@@ -5,7 +5,7 @@ internal import COpenSSL
 /// subject's common name when the certificate has none; wildcards only as a
 /// whole left-most label. An IP address entry never names a host.
 ///
-/// The Redis client's `tls-server-name=` (SPEC §10, "Trust") needs exactly
+/// The Redis client's `tls-server-name=` (docs/DESIGN.md#trust-in-sentinels) needs exactly
 /// this: SwiftNIO SSL, given a name, also accepts a certificate whose IP
 /// address entry equals the address dialled, so a node holding the CA's
 /// certificate for another name at that address would pass.

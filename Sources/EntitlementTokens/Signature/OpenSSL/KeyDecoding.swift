@@ -2,7 +2,7 @@ internal import COpenSSL
 
 /// Turns key-file bytes into OpenSSL keys, sniffing the format by content.
 ///
-/// Accepted for trust (public) keys — SPEC §3:
+/// Accepted for trust (public) keys — docs/DESIGN.md#signatures-and-keys:
 /// - PEM `PUBLIC KEY` (SubjectPublicKeyInfo), `RSA PUBLIC KEY` (PKCS#1),
 ///   `CERTIFICATE` / `X509 CERTIFICATE` (the key inside; the certificate's
 ///   dates, issuer and extensions are *not* checked: it is a key container,
@@ -52,7 +52,7 @@ enum KeyDecoding {
         try decodePublicKeys(from: input, source: source, inDirectory: false).keys
     }
 
-    /// Every key in a file found in a key directory (SPEC §3): a file that
+    /// Every key in a file found in a key directory (docs/DESIGN.md#signatures-and-keys): a file that
     /// holds no key (a README), a private key, or a PEM block of another kind
     /// is skipped and said in ``DecodedFile/skipped``. A block that claims
     /// to be a public key but does not decode is still an error: that is a
@@ -80,7 +80,7 @@ enum KeyDecoding {
             }
             if PrivateKeyContainers.isPKCS12(bytes) {
                 // A programmer's .p12/.pfx: never a token key; named as a key for the
-                // credentials of SPEC §13 it is opened before this point (KeyFileWalk).
+                // credentials (docs/DESIGN.md#key-passwords) it is opened before this point (KeyFileWalk).
                 let detail = "a PKCS#12 file (.p12/.pfx) is a programmer's private key, never trusted for tokens; \(privateKeyHint); software statements, signed requestor IDs and metadata --decrypt-key read it"
                 guard inDirectory else { throw KeyError(.unsupportedFormat, source, detail) }
                 return DecodedFile(skipped: [Skipped(code: .privateKeySkipped, detail: "is \(detail)")])

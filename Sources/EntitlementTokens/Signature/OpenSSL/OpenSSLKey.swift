@@ -1,6 +1,6 @@
 internal import COpenSSL
 
-/// The one owner of an `EVP_PKEY` (style habit 1).
+/// The one owner of an `EVP_PKEY` (docs/DESIGN.md#the-librarys-habits).
 ///
 /// `EVP_PKEY` is reference counted inside OpenSSL, but Swift code must not
 /// juggle `EVP_PKEY_up_ref`/`EVP_PKEY_free` by hand: this class takes the

@@ -68,7 +68,7 @@ final class OpenSSLSHA256: @unchecked Sendable {
 /// A key ring tries several keys against one token; every scheme except
 /// Ed25519 signs the SHA-256 of the message, so the ring hashes once and hands
 /// the same digest to each key. The verifier then keeps it: the same digest is
-/// the token's replay identity and its id in logs (SPEC §9, "one of each").
+/// the token's replay identity and its id in logs (docs/DESIGN.md#one-of-each-per-request).
 /// Stored inline (no heap allocation).
 struct SignedMessageDigest {
     private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)

@@ -21,7 +21,7 @@ struct PEMBlock {
 enum PEMBlocks {
     /// True when `bytes` should be read as PEM: it contains a `-----BEGIN `
     /// line marker. DER never contains that ASCII run in practice; sniffing by
-    /// content, not by file name, is the SPEC §3 rule.
+    /// content, not by file name, is the rule of docs/DESIGN.md#signatures-and-keys.
     static func looksLikePEM(_ bytes: [UInt8]) -> Bool {
         let marker = Array("-----BEGIN ".utf8)
         guard bytes.count >= marker.count else { return false }

@@ -1,7 +1,7 @@
 internal import COpenSSL
 
 /// Opens the password-protected forms a programmer keeps the private key in
-/// (SPEC §13): encrypted PEM (`openssl genrsa -des3`, or PKCS#8 `ENCRYPTED
+/// (docs/DESIGN.md#key-passwords): encrypted PEM (`openssl genrsa -des3`, or PKCS#8 `ENCRYPTED
 /// PRIVATE KEY`) and PKCS#12 (`.p12`/`.pfx`).
 ///
 /// The password is always handed to OpenSSL as data, never through its

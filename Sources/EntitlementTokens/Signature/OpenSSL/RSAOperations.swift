@@ -1,6 +1,6 @@
 internal import COpenSSL
 
-/// The RSA operations of SPEC §13's credentials, over OpenSSL: PKCS#1 v1.5
+/// The RSA operations of the SDK's credentials (docs/DESIGN.md#the-sdks-other-credentials), over OpenSSL: PKCS#1 v1.5
 /// signatures with a chosen digest (signed requestor IDs, SHA-256 or SHA-1),
 /// and encryption with PKCS#1 v1.5 or OAEP (user metadata values).
 ///

@@ -2,7 +2,7 @@ internal import COpenSSL
 
 /// The content encryption of JWE (RFC 7518 §5): AES-GCM, and AES-CBC with an
 /// HMAC-SHA-2 tag, plus the random bytes a minter needs. Only for encrypted
-/// user metadata values (SPEC §13), read locally.
+/// user metadata values (docs/DESIGN.md#user-metadata), read locally.
 enum SymmetricCrypto {
     /// A symmetric operation failed; the reason names the step, never a secret.
     struct Failure: Error {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the degenerate TEST-ONLY public keys (and the tokens they would
-forge) that SPEC §3 says must be refused at load.
+forge) that docs/DESIGN.md#degenerate-keys says must be refused at load.
 
 OpenSSL will not generate such keys, so their DER SubjectPublicKeyInfo is
 written by hand here. Run from this directory:  python3 make-degenerate-keys.py
