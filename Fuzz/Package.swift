@@ -8,7 +8,9 @@ import PackageDescription
 
 // FuzzRESP reads EntitlementTokensRedis's NIO-free RESP decoder (RedisRESP);
 // FuzzTopology its readings of sentinel, ROLE, redirection and cluster replies.
-let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata"]
+let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata",
+               // The CDN formats (CDNTokens): EdgeAuth, CloudFront, the Common Access Token, secure_link.
+               "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink"]
 
 let package = Package(
     name: "tokeninspect-fuzz",

@@ -234,4 +234,6 @@ seed("cr-without-lf", b"+OK\rX\r\n", byte_by_byte=True)
 seed("truncated", b"*2\r\n$5\r\nhel", cuts=(2,))
 PY
 
+python3 Fuzz/make-cdn-seeds.py   # the CDN targets, from the formats' known-answer vectors
+
 echo "seeds: $(for t in Fuzz/Seeds/*; do printf '%s=%s ' "$(basename "$t")" "$(ls "$t" | wc -l)"; done)"

@@ -45,7 +45,8 @@ struct FuzzFailCaseTests {
 
 /// The replay, run inside each exit test's child process.
 enum FailCaseReplay {
-    static let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata"]
+    static let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata",
+                          "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink"]
     static let fuzzDirectory: String = {
         var path = #filePath
         for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
@@ -77,6 +78,10 @@ enum FailCaseReplay {
         case "FuzzTopology": check = TopologyOracle.check
         case "FuzzJWS": check = JWSOracle(keyDirectory: fuzzDirectory + "/../Samples/keys/trusted").check
         case "FuzzMetadata": check = MetadataOracle(keyPath: fuzzDirectory + "/../Samples/keys/test-rsa2048.pem").check
+        case "FuzzEdgeAuth": check = CDNAkamaiOracle().check
+        case "FuzzCloudFront": check = CDNCloudFrontOracle(keyPath: fuzzDirectory + "/../Samples/keys/test-rsa2048.pem").check
+        case "FuzzCAT": check = CDNCATOracle().check
+        case "FuzzSecureLink": check = CDNSecureLinkOracle().check
         default: fatalError("unknown target \(target)")
         }
         for path in paths {
