@@ -159,7 +159,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenInspectTests",
-            dependencies: ["tokeninspect", "EntitlementTokens", "IntegrationSupport"],
+            dependencies: ["tokeninspect", "EntitlementTokens", "CDNTokens", "IntegrationSupport"],
             exclude: ["Golden"]
         ),
         .testTarget(
