@@ -166,6 +166,35 @@ struct RefusingReplayStore: ReplayStore {
         }
     }
 
+    /// The gate says what it skipped in a key folder, at start and on every reload: one line per file, a
+    /// private key loudly, and `tokengate_key_files_skipped`; a skipped file is no failed reload (docs/DEPLOY.md).
+    @Test func theGateSaysWhatItSkippedInAKeyFolder() async throws {
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.copyItem(atPath: GateFixtures.publicKey, toPath: directory.appendingPathComponent("issuer.pem").path)
+        try Data("the issuer's keys\n".utf8).write(to: directory.appendingPathComponent("README"))
+        try Data("{\"kty\":\"oct\",\"k\":\"AAAA\"}".utf8).write(to: directory.appendingPathComponent("key.jwk"))
+        try FileManager.default.copyItem(atPath: GateFixtures.untrustedKeyPath, toPath: directory.appendingPathComponent("private.pem").path)
+        let logs = LogCapture()
+        let runtime = try GateFixtures.runtime(base: ["--key", directory.path, "--requestor", "TNT", "--resource", "TNT"],
+                                               clock: clock, logs: logs)
+        func expectEachSkipSaid(times: Int) {
+            for name in ["README", "key.jwk"] {
+                #expect(logs.all.count { $0.contains("key folder: file skipped") && $0.contains("/\(name)") } == times, "\(name): \(logs.all)")
+            }
+            #expect(logs.all.count { $0.contains("private key in the trust folder: skipped, move it out") && $0.contains("/private.pem") } == times)
+            #expect(metric(runtime, "tokengate_key_files_skipped") == "3.0")
+        }
+        expectEachSkipSaid(times: 1)
+        #expect(runtime.reloadKeys())
+        expectEachSkipSaid(times: 2)
+        #expect(metric(runtime, #"tokengate_key_reloads_total{result="success"}"#) == "1")
+        // Moved out: the gauge says so.
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("private.pem"))
+        #expect(runtime.reloadKeys())
+        #expect(metric(runtime, "tokengate_key_files_skipped") == "2.0")
+    }
+
     @Test func keysReloadWhileRequestsAreInFlightWithoutAFailedRequest() async throws {
         let runtime = try GateFixtures.runtime(["--verdict-cache-size", "0"], clock: clock)
         let tokens = (0..<200).map { _ in GateFixtures.token(GateFixtures.request(.authorization)) }

@@ -74,6 +74,7 @@ final class GateRuntime: Sendable {
         readiness = Readiness(replayProbe: replay.probe)
         readiness.setTrustedKeys(ring.keys)
         metrics.keysLoaded.record(ring.keys.count)
+        KeyNotices.report(ring, logger: logger, metrics: metrics)
         reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
                                verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger,
                                cdnProfiles: configuration.cdnProfilePaths.isEmpty ? nil

@@ -22,6 +22,8 @@ final class GateMetrics: Sendable {
     private let cache: [String: CoreMetrics.Counter]
     private let sessions: [String: CoreMetrics.Counter]
     let keysLoaded: CoreMetrics.Gauge
+    /// Files in the key folders that are not trusted (KeyNotices).
+    let keyFilesSkipped: CoreMetrics.Gauge
     private let keyReloads: [String: CoreMetrics.Counter]
     /// Not in the list of docs/DESIGN.md#metrics: requests cut off by a limit (413, 431, 503 when the body budget is spent).
     let limitRefusals: CoreMetrics.Counter
@@ -69,6 +71,7 @@ final class GateMetrics: Sendable {
         cache = make.counters("tokengate_verdict_cache_total", "result", VerdictCacheEvent.allCases.map(\.rawValue))
         sessions = make.counters("tokengate_sessions_total", "result", ["issued", "valid", "expired", "invalid"])
         keysLoaded = make.gauge("tokengate_keys_loaded")
+        keyFilesSkipped = make.gauge("tokengate_key_files_skipped")
         keyReloads = make.counters("tokengate_key_reloads_total", "result", ["success", "failure"])
         limitRefusals = make.counter("tokengate_limit_refusals_total")
         connectionsOpen = make.meter("tokengate_connections_open")
@@ -90,6 +93,7 @@ final class GateMetrics: Sendable {
         "tokengate_verdict_cache_total": "Verdict cache lookups and removals of authentication and authorization tokens, by result.",
         "tokengate_sessions_total": "Playback sessions, by result (issued, valid, expired, invalid).",
         "tokengate_keys_loaded": "Trusted public keys in use.",
+        "tokengate_key_files_skipped": "Files in the key folders that are not trusted (a README, a private key, a subdirectory), as of the last load; each is named in the log.",
         "tokengate_key_reloads_total": "Key reloads (SIGHUP or changed files), by result; a failure keeps the previous keys.",
         "tokengate_limit_refusals_total": "Requests cut off by a limit (413, 431, or 503 when the body budget is spent).",
         "tokengate_connections_open": "Client connections open now.",

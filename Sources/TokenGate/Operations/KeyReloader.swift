@@ -87,6 +87,7 @@ final class KeyReloader: Service {
                 cache.removeAll()
                 readiness.setTrustedKeys(ring.keys)
                 metrics.keysLoaded.record(ring.keys.count)
+                KeyNotices.report(ring, logger: logger, metrics: metrics)
                 metrics.countKeyReload(success: true)
                 var metadata: Logger.Metadata = ["cause": .string(cause), "keys": .stringConvertible(ring.keys.count)]
                 if let profiles { metadata["cdn_profiles"] = .stringConvertible(profiles.profiles.count) }
