@@ -30,6 +30,29 @@ import Testing
         #expect(message?.contains("--allow-any-resource") == true)
     }
 
+    /// A relative secret path outside systemd: the error says where it was looked for, and where it would be under systemd.
+    @Test func aMissingRelativeSecretNamesWhereItWasLookedFor() throws {
+        let configuration = try GateConfiguration(ServeOptions.parse(["--key", key, "--requestor", "TNT", "--resource", "TNT",
+                                                                      "--session-secret", "session.key"]),
+                                                  credentialsDirectory: nil)
+        #expect(configuration.sessionSecretPaths == ["session.key"])
+        let message: String
+        do {
+            _ = try GateRuntime(configuration: configuration, logger: LogCapture().logger)
+            message = "started"
+        } catch {
+            message = error.message
+        }
+        #expect(message.contains("--session-secret session.key: not a readable regular file"), "\(message)")
+        #expect(message.contains("looked for in the working directory \(FileManager.default.currentDirectoryPath)"), "\(message)")
+        #expect(message.contains("$CREDENTIALS_DIRECTORY"), "\(message)")
+        // Under systemd the relative path is read in the credentials folder, whose path the error then names.
+        let underSystemd = try GateConfiguration(ServeOptions.parse(["--key", key, "--requestor", "TNT", "--resource", "TNT",
+                                                                     "--session-secret", "session.key"]),
+                                                 credentialsDirectory: "/run/credentials/tokengate.service")
+        #expect(underSystemd.sessionSecretPaths == ["/run/credentials/tokengate.service/session.key"])
+    }
+
     @Test func refusesToStartWithoutKeys() {
         #expect(refusal(["--requestor", "TNT", "--resource", "TNT"])?.contains("--key") == true)
     }

@@ -30,7 +30,7 @@ struct ServeOptions: ParsableArguments {
     var resource: String?
 
     @Option(help: ArgumentHelp(
-        "Take the expected resource of each request from this request header (set it in the proxy per location). Default name: X-Token-Resource.",
+        "Take the expected resource of each request from this request header (set it in the proxy per location; the shipped nginx site sends X-Token-Resource). No default: give it, --resource, or --allow-any-resource.",
         valueName: "NAME"))
     var resourceHeader: String?
 

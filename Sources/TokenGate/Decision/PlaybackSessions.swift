@@ -91,7 +91,10 @@ struct PlaybackSessions: Sendable {
         for path in paths {
             let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
             guard type == .typeRegular, let data = FileManager.default.contents(atPath: path), data.count <= maximumSecretFileBytes else {
-                throw GateConfigurationError("--session-secret \(path): not a readable regular file of at most 4 KiB")
+                // A relative path was not resolved under $CREDENTIALS_DIRECTORY (unset): say where it was looked for.
+                let looked = path.hasPrefix("/") ? ""
+                    : " (looked for in the working directory \(FileManager.default.currentDirectoryPath); under systemd a relative path is read from $CREDENTIALS_DIRECTORY)"
+                throw GateConfigurationError("--session-secret \(path): not a readable regular file of at most 4 KiB\(looked)")
             }
             let bytes = SecretFileBytes.secret(of: [UInt8](data))
             guard bytes.count >= minimumSecretBytes else {
