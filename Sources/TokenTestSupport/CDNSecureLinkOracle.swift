@@ -35,7 +35,8 @@ public final class CDNSecureLinkOracle {
 
     private func checkExpression(_ input: [UInt8]) {
         guard let expression = try? SecureLinkExpression(parsing: String(decoding: input, as: UTF8.self)) else { return }
-        let written = expression.nginxValue(secretText: "$secret")
+        // Braced: a bare `$secret` before letters would read as another variable (a FailCases input).
+        let written = expression.nginxValue(secretText: "${secret}")
         guard let again = try? SecureLinkExpression(parsing: written), again.parts == expression.parts else {
             oracleFailure(Self.target, "an expression written as nginx's value reads differently: \(escaped(input)) → \(escaped(written))")
         }

@@ -106,6 +106,8 @@ public struct SecureLinkExpression: Sendable, Hashable, CustomStringConvertible 
 
     /// The expression as an nginx `secure_link_md5` directive's value, with
     /// `secretText` in place of `$secret` (for writing an edge's configuration).
+    /// nginx has no escape for `$` in a value: a secret written here is
+    /// letters and digits (hex, as `openssl rand -hex 32` makes it).
     public func nginxValue(secretText: String) -> String {
         parts.map { part in
             switch part {
