@@ -3,7 +3,7 @@ import Foundation
 /// The shipped nginx site (`deploy/nginx/`) as the tests run it:
 /// `tokengate.conf` with its ports and log path substituted (and, when asked,
 /// the players' origin, an HTTPS listener and test-only lines in its server
-/// block), and every other `.conf` file there as a snippet it includes
+/// block), and every other `.conf` file there but the edge's as a snippet it includes
 /// (`snippets/<name>`, under the test nginx's prefix, where an installed site
 /// has them under /etc/nginx/).
 struct ShippedNginxSite {
@@ -66,7 +66,8 @@ struct ShippedNginxSite {
         http = site
         snippets = [:]
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        for name in names where name.hasSuffix(".conf") && name != "tokengate.conf" {
+        // The edge (tokengate-edge.conf) is a site of its own, not a snippet of this one.
+        for name in names where name.hasSuffix(".conf") && name != "tokengate.conf" && name != "tokengate-edge.conf" {
             snippets["snippets/\(name)"] = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
         }
     }
