@@ -11,18 +11,14 @@ public struct CDNGrant: Sendable, Hashable {
     public var expires: Int64
     public var cookies: [CDNCookie]
     public var headers: [CDNField]
-    /// The issued token's fingerprint, for logs: the first 12 hex digits of
-    /// the SHA-256 of what was issued. The token itself is never logged.
-    public var tokenID: String
 
-    public init(profile: String, kind: CDNTokenKind, url: String, expires: Int64, cookies: [CDNCookie], headers: [CDNField], tokenID: String) {
+    public init(profile: String, kind: CDNTokenKind, url: String, expires: Int64, cookies: [CDNCookie], headers: [CDNField]) {
         self.profile = profile
         self.kind = kind
         self.url = url
         self.expires = expires
         self.cookies = cookies
         self.headers = headers
-        self.tokenID = tokenID
     }
 
     /// One item a line: the URL, each cookie as `Set-Cookie: …`, each header as `Name: value`.

@@ -150,7 +150,6 @@ public struct CDNProfile: Sendable {
             let token = try SecureLinkIssuer.issue(parameters, expression: expression, secret: secrets[0])
             pairs = settings.carrier == .cookie ? try token.cookies(tokenName: tokenName) : token.fields
         }
-        let tokenID = ByteRules.lowercaseHex((ForeignDigest.sha256.digest(of: Array(pairs.map(\.value).joined(separator: "&").utf8)) ?? []).prefix(6))
         var cookies: [CDNCookie] = []
         var headers: [CDNField] = []
         var playURL = url.description
@@ -176,7 +175,7 @@ public struct CDNProfile: Sendable {
         case .header:
             headers = pairs.map { CDNField(Self.catHeader, $0.value) }
         }
-        return CDNGrant(profile: name, kind: kind, url: playURL, expires: parameters.expires, cookies: cookies, headers: headers, tokenID: tokenID)
+        return CDNGrant(profile: name, kind: kind, url: playURL, expires: parameters.expires, cookies: cookies, headers: headers)
     }
 
     /// RFC 6265 §4.1.1 cookie-octet: printable ASCII but `"`, `,`, `;`, `\` and space.

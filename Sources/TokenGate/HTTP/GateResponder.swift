@@ -141,26 +141,21 @@ struct GateResponder: HTTPResponder {
         logger.notice("refused", metadata: metadata)
     }
 
-    /// An exchange's metrics, and its log line: a refusal as the auth routes
-    /// log one; an allow names the media token and the CDN token by their
-    /// fingerprints, never either token.
+    /// An exchange's metrics, and a refusal's log line as the auth routes
+    /// write one (the token by its fingerprint, never the token). An allow is
+    /// counted and not logged, as the auth routes' allows: a line per playback
+    /// start cost 5% of an exchange (docs/PERFORMANCE.md).
     private func record(_ outcome: PlaybackExchange.Outcome) {
         metrics.countExchange(profile: outcome.profile, kind: outcome.kind, status: outcome.decision.status.rawValue)
         metrics.countVerdict(outcome.decision.status, kind: outcome.decision.kindLabel)
-        var metadata: Logger.Metadata = [
+        guard outcome.grant == nil else { return }
+        logger.notice("refused", metadata: [
             "status": .string(outcome.decision.status.rawValue),
+            "reason": .string(outcome.decision.reason),
             "token_id": .string(outcome.decision.tokenID ?? "-"),
             "endpoint": .string(GateMetrics.Endpoint.playback.rawValue),
             "profile": .string(HeaderValue.encode(outcome.profile)),
-        ]
-        if let grant = outcome.grant {
-            metadata["cdn_token_id"] = .string(grant.tokenID)
-            metadata["kind"] = .string(grant.kind.rawValue)
-            logger.info("exchanged", metadata: metadata)
-        } else {
-            metadata["reason"] = .string(outcome.decision.reason)
-            logger.notice("refused", metadata: metadata)
-        }
+        ])
     }
 
     static func render(_ answer: GateDecision) -> Response {

@@ -10,8 +10,8 @@ import HummingbirdCore
 ///
 /// Every answer carries `X-Token-Status` and `Cache-Control: no-store`; a
 /// refusal carries `X-Token-Reason` and `{"status","reason"}` with the HTTP
-/// status of the auth routes. The issued token travels only in the answer:
-/// the log names its fingerprint (``CDNGrant/tokenID``).
+/// status of the auth routes. The issued token travels only in the answer,
+/// never to the log.
 struct PlaybackEndpoints: Sendable {
     /// A token, a resource id, a profile name and a device id: a few kilobytes at most.
     static let maximumBodyBytes = 16 * 1024

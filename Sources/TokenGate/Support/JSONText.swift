@@ -7,6 +7,11 @@ enum JSONText {
     /// library's terminal-text rule names written `\uXXXX` (a collector's
     /// viewer is a terminal too).
     static func quoted(_ text: String) -> String {
+        // Most values (tokens, cookies, URLs, statuses) are printable ASCII
+        // with nothing to escape: quoted as they are, without the walk below.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var output = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
