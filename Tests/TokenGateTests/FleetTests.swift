@@ -187,6 +187,39 @@ struct FleetTests {
         }
     }
 
+    /// docs/DESIGN.md#cat-at-the-origin: a CAT with catreplay 1 is spent in
+    /// the fleet's one store on its cti, as a media token is on its bytes;
+    /// a store that is down refuses it (503), never allows it.
+    @Test func aOneUseCATIsAllowedOnceAcrossTwoGatesOnOneRedis() async throws {
+        try await withRedisServer { redis in
+            let gates = try await gates(2, ["--replay", redis.url, "--replay-timeout", "50",
+                                            "--cat-key", "\(CATGateFixtures.hmacPath) edge-1"])
+            defer { gates.forEach { $0.stop() } }
+            try await waitUntilReady(gates)
+            try await offloaded {
+                func cat() -> String {
+                    CATGateFixtures.token(now: CATGateFixtures.seconds(TokenTimestamp.now()),
+                                          [CATGateFixtures.claim(.catreplay, .integer(1))])
+                }
+                func send(_ gate: GateProcess, _ cat: String) throws -> RawHTTP.Answer {
+                    try RawHTTP.get(port: gate.port, "/v1/auth-request",
+                                    headers: [("X-Original-URI", "/hls/tnt/seg1.ts"), ("CTA-Common-Access-Token", cat)])
+                }
+                let once = cat()
+                let first = try send(gates[0], once)
+                #expect(first.status == 200 && first.tokenStatus == "VALID_TOKEN", "\(first.headers)")
+                let second = try send(gates[1], once)
+                #expect(second.status == 403 && second.tokenStatus == "TOKEN_REPLAYED", "\(second.headers)")
+                // Another CAT is another cti.
+                #expect(try send(gates[1], cat()).tokenStatus == "VALID_TOKEN")
+
+                redis.stop()
+                let down = try send(gates[0], cat())
+                #expect(down.status == 503 && down.tokenStatus == "REPLAY_CHECK_UNAVAILABLE", "\(down.headers)")
+            }
+        }
+    }
+
     @Test func failOpenAcceptsCountsAndLogsWhileRedisIsUnreachable() async throws {
         // Nothing listens on this port: the gate starts anyway, readiness red.
         let port = try RedisServer.freePort()

@@ -54,14 +54,16 @@ struct NginxIntegrationTests {
     static let playerOrigin = "http://player.test:8000"
 
     /// `tls`: a certificate and key for the site's HTTPS listener (its commented lines, uncommented).
-    func withStack(gate siteGate: SiteGate = .verifying, tls: (certificate: String, key: String)? = nil,
+    /// `gateArguments`: more `serve` options for the verifying gate (`--cat-key`…).
+    func withStack(gate siteGate: SiteGate = .verifying, tls: (certificate: String, key: String)? = nil, gateArguments: [String] = [],
                    _ body: @Sendable (Stack) async throws -> Void) async throws {
         let clock = GateFixtures.Clock()
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let secret = GateFixtures.sessionSecret(in: directory)
         let gateLogs = LogCapture()
-        let gate = try GateFixtures.runtime(["--session-secret", secret, "--session-lifetime", "600"], clock: clock, logs: gateLogs)
+        let gate = try GateFixtures.runtime(["--session-secret", secret, "--session-lifetime", "600"] + gateArguments, clock: clock,
+                                            logs: gateLogs)
         // A second gate: any resource (for hostile resource ids) and a replay store that refuses every write.
         let open = try GateRuntime(
             configuration: GateFixtures.configuration(["--allow-any-resource"], base: ["--key", GateFixtures.publicKey, "--requestor", "TNT"]),
@@ -173,6 +175,35 @@ struct NginxIntegrationTests {
             }
         }
         """
+    }
+
+    /// docs/DESIGN.md#cat-at-the-origin: behind a CAT-issuing CDN, the
+    /// shipped site passes the CAT header, the viewer's address, the
+    /// original method and host to the gate, and a segment plays on the CAT.
+    @Test func aSegmentPlaysOnACommonAccessTokenInItsHeader() async throws {
+        try await withStack(gateArguments: ["--cat-key", "\(CATGateFixtures.hmacPath) edge-1", "--client-ip-header", "X-Real-IP"]) { stack in
+            let now = CATGateFixtures.seconds(stack.clock.read())
+            let cat = CATGateFixtures.token(now: now, [
+                CATGateFixtures.catnip([127, 0, 0, 1]), CATGateFixtures.claim(.catm, .array([.text("GET")])),
+                CATGateFixtures.claim(.catreplay, .integer(1)),
+            ])
+            let allowed = try await stack.get("/hls/tnt/seg1.ts", headers: [("CTA-Common-Access-Token", cat)])
+            #expect(allowed.status == 200, "\(allowed["X-Token-Reason"] ?? "")\n\(stack.nginx.errorLog)")
+            #expect(allowed.body == "segment one")
+            #expect(allowed["X-Seen-Token-Kind"] == "cat")
+            #expect(allowed["X-Seen-Token-Status"] == "VALID_TOKEN")
+            let again = try await stack.get("/hls/tnt/seg2.ts", headers: [("CTA-Common-Access-Token", cat)])
+            #expect(again.status == 403)
+            #expect(again["X-Token-Status"] == "TOKEN_REPLAYED")
+            let otherFolder = CATGateFixtures.token(now: now, [CATGateFixtures.catu(.path, .prefix, "/hls/cnn/")])
+            let refused = try await stack.get("/hls/tnt/seg1.ts", headers: [("CTA-Common-Access-Token", otherFolder)])
+            #expect(refused.status == 403)
+            #expect(refused["X-Token-Status"] == "URL_NOT_COVERED")
+            let elsewhere = CATGateFixtures.token(now: now, [CATGateFixtures.catnip([192, 0, 2, 1])])
+            let wrongIP = try await stack.get("/hls/tnt/seg1.ts", headers: [("CTA-Common-Access-Token", elsewhere)])
+            #expect(wrongIP["X-Token-Status"] == "IP_MISMATCH")
+            #expect(!stack.accessLog.joined().contains(cat), "the access log holds a CAT")
+        }
     }
 
     @Test func everyStatusThroughNginxAndTheValuesReachTheOrigin() async throws {

@@ -70,6 +70,11 @@ import Glibc
         return try TokenMinter.mint(request, key: GateFixtures.signingKey)
     }
 
+    /// A Common Access Token valid for ten minutes, for any URI (no `catu`): the allow of kind `cat`.
+    static func freshCAT() -> String {
+        CATGateFixtures.token(now: CATGateFixtures.seconds(TokenTimestamp.now()), removing: [.catu])
+    }
+
     /// Runs schemathesis with `arguments` in a scratch folder (its example
     /// database and reports stay there), killed after `seconds`.
     static func run(_ arguments: [String], settings: String, seconds: Double = 120) throws -> (status: Int32, output: String) {
@@ -161,12 +166,17 @@ import Glibc
         try "name = edge\nkind = nginx-secure-link\nkey = \(secret)\nresource = TNT https://edge.media.test/hls/tnt/index.m3u8\nsecure-link-md5 = $secure_link_expires$folder $secret\n"
             .write(toFile: profile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: profile) }
-        let gate = try GateProcess(["--session-secret", secret, "--replay", "memory", "--cdn-profile", profile])
+        let gate = try GateProcess(["--session-secret", secret, "--replay", "memory", "--cdn-profile", profile,
+                                    "--cat-key", "\(CATGateFixtures.hmacPath) edge-1"])
         defer { gate.stop() }
         let uri = "/hls/tnt/index.m3u8?token=\(try Self.freshToken())"
         let start = Date()
         let (status, output) = try Self.run(Self.arguments(Self.description, port: gate.port, examples: 30),
                                             settings: Self.settings(forwardedURI: uri) + """
+
+                                                [[operations]]
+                                                include-operation-id = "authRequest"
+                                                parameters = { "header.CTA-Common-Access-Token" = "\(Self.freshCAT())" }
 
                                                 [[operations]]
                                                 include-operation-id = "playbackRedirect"
@@ -184,6 +194,7 @@ import Glibc
         #expect(Self.sample(metrics, "tokengate_sessions_total{result=\"issued\"}") >= 1, "no session was issued")
         #expect(Self.sample(metrics, "tokengate_verdicts_total{status=\"TOKEN_REPLAYED\"") >= 1, "no replay was checked")
         #expect(Self.sample(metrics, "tokengate_verdicts_total{status=\"NO_TOKEN\"") >= 1, "no refusal was checked")
+        #expect(Self.sample(metrics, "tokengate_verdicts_total{status=\"VALID_TOKEN\",kind=\"cat\"}") >= 1, "no CAT allow was checked")
         #expect(Self.sample(metrics, "tokengate_cdn_exchanges_total{profile=\"edge\",kind=\"nginx-secure-link\",status=\"VALID_TOKEN\"}") >= 1,
                 "no CDN exchange was allowed")
     }

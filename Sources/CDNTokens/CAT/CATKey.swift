@@ -56,6 +56,19 @@ public struct CATKey: Sendable {
         try self.init(publicKey: keys[0], id: id)
     }
 
+    /// A key file's content, read as its kind says: hex text (white space
+    /// aside) is an HMAC key; anything else a P-256 key in PEM or DER. The
+    /// one reading of a CAT key file, for a profile's `key` and the gate's
+    /// `--cat-key` alike.
+    public init(keyFile bytes: [UInt8], id: String?, source: String) throws(CDNRefusal) {
+        let isHexText = bytes.allSatisfy { ByteRules.hexValue($0) != nil || $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == 0x09 }
+        if isHexText {
+            try self.init(hmacHex: String(decoding: bytes, as: UTF8.self), id: id)
+        } else {
+            try self.init(pem: bytes, id: id, source: source)
+        }
+    }
+
     /// An ES256 signing key (P-256 only).
     public init(signingKey: SigningKey, id: String?) throws(CDNRefusal) {
         guard signingKey.algorithm == .ecdsaP256SHA256 else {

@@ -22,8 +22,14 @@ public enum CommonAccessTokenIssuer {
 
     /// The COSE message before it is written as text.
     package static func message(_ parameters: CDNIssueParameters, issuer: String, key: CATKey, cti: [UInt8]) throws(CDNRefusal) -> COSEMessage {
+        try message(claims: try claims(for: parameters, issuer: issuer, cti: cti), key: key)
+    }
+
+    /// The COSE message of exactly `claims`, made with `key` as every token
+    /// here is: for callers (tests of an origin) that need claims this
+    /// issuer never writes.
+    package static func message(claims: CommonAccessToken, key: CATKey) throws(CDNRefusal) -> COSEMessage {
         guard key.canIssue else { throw .format("\(key.label) is a public key; issuing a CAT needs the private key") }
-        let claims = try claims(for: parameters, issuer: issuer, cti: cti)
         let unprotected: [CBORMapEntry] = key.id.map { [CBORMapEntry(COSEMessage.keyIDLabel, .bytes(Array($0.utf8)))] } ?? []
         let unsigned = COSEMessage(structure: key.algorithm.structure,
                                    protectedHeader: [CBORMapEntry(COSEMessage.algorithmLabel, .integer(key.algorithm.rawValue))],

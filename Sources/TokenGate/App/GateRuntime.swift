@@ -64,7 +64,12 @@ final class GateRuntime: Sendable {
         cache = VerdictCache(maximumEntries: configuration.verdictCacheSize, events: metrics)
         let sessions = configuration.sessionSecretPaths.isEmpty ? nil
             : try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds)
-        gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, clock: clock, hooks: hooks)
+        let cat = configuration.catKeys.isEmpty ? nil
+            : CATOrigin(keys: try CATKeyLoading.load(configuration.catKeys), issuer: configuration.catIssuer,
+                        leewaySeconds: configuration.leewayMilliseconds / 1000, replayStore: store,
+                        replayDeadline: replayTimeout + .milliseconds(50))
+        gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, cat: cat, clock: clock,
+                        hooks: hooks)
         do {
             cdnProfiles = CDNProfileStore(try CDNProfileLoading.load(configuration))
         } catch {

@@ -67,6 +67,23 @@ extension GateConfiguration {
         sessionSecretPaths = options.sessionSecrets.map { Self.credentialPath($0, credentialsDirectory: credentialsDirectory) }
         cdnProfilePaths = options.cdnProfiles
         self.credentialsDirectory = credentialsDirectory
+        catKeys = []
+        for text in options.catKeys { catKeys.append(try CATKeySetting(text, credentialsDirectory: credentialsDirectory)) }
+        if let issuer = options.catIssuer {
+            guard !catKeys.isEmpty else { throw GateConfigurationError("--cat-issuer without --cat-key: no CAT is read") }
+            guard !issuer.isEmpty else { throw GateConfigurationError("--cat-issuer is empty") }
+            catIssuer = issuer
+        }
+        if let name = options.clientIPHeader { clientIPHeader = try Self.headerName(name, option: "--client-ip-header") }
+        if !catKeys.isEmpty {
+            // A CAT's carriers must not be another credential's, or one value would be read two ways.
+            if tokenParams.contains(CATOrigin.parameterName) || options.sessionParam == CATOrigin.parameterName
+                || tokenCookie == CATOrigin.cookieName || options.sessionCookie == CATOrigin.cookieName
+                || [tokenHeader, options.sessionHeader].contains(where: { $0?.lowercased() == CATOrigin.headerName.lowercased() }) {
+                throw GateConfigurationError("with --cat-key, the names cat (query parameter, cookie) and \(CATOrigin.headerName) carry "
+                    + "Common Access Tokens: give the token or session another name")
+            }
+        }
         guard (1...7 * 86_400).contains(options.sessionLifetime) else {
             throw GateConfigurationError("--session-lifetime must be between 1 second and 7 days")
         }

@@ -89,6 +89,19 @@ struct ServeOptions: ParsableArguments {
         valueName: "FILE"))
     var cdnProfiles: [String] = []
 
+    @Option(name: .customLong("cat-key"), help: ArgumentHelp(
+        "Accept a Common Access Token (CTA-5007) at the auth endpoints, checked with this key: hex text is an HMAC 256/256 key, a PEM file a P-256 (ES256) key. Repeatable; 'FILE ID' gives the kid that selects it (keys without an id are tried when none has a token's kid). The CAT travels in the header CTA-Common-Access-Token, the cookie cat or the query parameter cat.",
+        valueName: "FILE [ID]"))
+    var catKeys: [String] = []
+
+    @Option(help: ArgumentHelp("The iss every Common Access Token must carry (with --cat-key).", valueName: "ISS"))
+    var catIssuer: String?
+
+    @Option(help: ArgumentHelp(
+        "The request header in which the proxy gives the viewer's IP (X-Real-IP in the shipped nginx site), for a CAT's catnip; without it a CAT bound to an IP is refused. Two field lines are 400.",
+        valueName: "NAME"))
+    var clientIPHeader: String?
+
     @Option(help: ArgumentHelp("How long a playback session lasts, in seconds (default 4 hours).", valueName: "SECONDS"))
     var sessionLifetime: Int = 14_400
 

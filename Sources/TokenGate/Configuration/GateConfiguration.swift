@@ -39,6 +39,13 @@ struct GateConfiguration: Sendable {
     /// `--cdn-profile` files, as given: the keys they name are read under
     /// `$CREDENTIALS_DIRECTORY` when relative (``credentialsDirectory``).
     var cdnProfilePaths: [String] = []
+    /// `--cat-key FILE [ID]`: the keys Common Access Tokens are checked with
+    /// at the auth endpoints (docs/DESIGN.md#cat-at-the-origin); none reads no CAT.
+    var catKeys: [CATKeySetting] = []
+    /// `--cat-issuer`: the `iss` a CAT must carry (nil: any issuer the keys vouch for).
+    var catIssuer: String? = nil
+    /// `--client-ip-header`: the proxy-set header holding the viewer's IP (a CAT's `catnip`).
+    var clientIPHeader: String? = nil
     /// systemd's `$CREDENTIALS_DIRECTORY`, where relative secret paths are read.
     var credentialsDirectory: String? = nil
     var sessionLifetimeSeconds: Int
@@ -97,6 +104,28 @@ struct GateConfiguration: Sendable {
     static func isParameterName(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "&")
             && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "#") && $0 != UInt8(ascii: "+") }
+    }
+}
+
+/// One `--cat-key FILE [ID]`: the file's path (under `$CREDENTIALS_DIRECTORY`
+/// when relative) and the `kid` that selects it (nil: tried when no key has a token's `kid`).
+struct CATKeySetting: Sendable, Equatable {
+    var path: String
+    var id: String?
+
+    /// `FILE` or `FILE ID`, as a profile's `key` line reads (one space between).
+    init(_ text: String, credentialsDirectory: String?) throws(GateConfigurationError) {
+        let words = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard words.count == 1 || words.count == 2 else {
+            throw GateConfigurationError("--cat-key takes FILE or 'FILE ID' (one value: quote it on the command line)")
+        }
+        if words.count == 2 {
+            guard words[1].utf8.count <= 128, words[1].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                throw GateConfigurationError("--cat-key: a key id is printable ASCII without spaces, at most 128 bytes")
+            }
+        }
+        path = GateConfiguration.credentialPath(String(words[0]), credentialsDirectory: credentialsDirectory)
+        id = words.count == 2 ? String(words[1]) : nil
     }
 }
 

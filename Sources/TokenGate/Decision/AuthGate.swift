@@ -10,11 +10,21 @@ import EntitlementTokens
 /// been sent; (4) else the best candidate's failure (`SESSION_EXPIRED` before
 /// `DEVICE_MISMATCH` before `INVALID_SESSION`); (5) else `NO_TOKEN`, naming
 /// what was looked for.
+///
+/// A Common Access Token (docs/DESIGN.md#cat-at-the-origin) is a playback
+/// credential like a session, judged after the sessions and before the
+/// token: a valid session lets the request through without spending a
+/// one-use CAT; a valid CAT lets it through without spending a media token;
+/// a refused CAT leaves the decision to the token, and its refusal is the
+/// answer only when no token came (before a session's failure: the CAT is
+/// the credential the request was made with).
 final class AuthGate: Sendable {
     let configuration: GateConfiguration
     let verifier: GateVerifier
     let cache: VerdictCache
     let sessions: PlaybackSessions?
+    /// `--cat-key`: Common Access Tokens accepted; nil reads none.
+    let cat: CATOrigin?
     let clock: @Sendable () -> TokenTimestamp
     let hooks: Hooks
 
@@ -30,14 +40,15 @@ final class AuthGate: Sendable {
     static let maximumSessionCookies = 8
 
     init(configuration: GateConfiguration, verifier: GateVerifier, cache: VerdictCache, sessions: PlaybackSessions?,
-         clock: @escaping @Sendable () -> TokenTimestamp, hooks: Hooks = Hooks()) {
+         cat: CATOrigin? = nil, clock: @escaping @Sendable () -> TokenTimestamp, hooks: Hooks = Hooks()) {
         self.configuration = configuration
         self.verifier = verifier
         self.cache = cache
         self.sessions = sessions
+        self.cat = cat
         self.clock = clock
         self.hooks = hooks
-        lookedFor = Self.places(configuration, sessions: sessions != nil)
+        lookedFor = Self.places(configuration, sessions: sessions != nil, cat: cat != nil)
     }
 
     /// Decides one request.
@@ -94,8 +105,15 @@ final class AuthGate: Sendable {
             }
         }
 
+        var catFailure: GateDecision? = nil
+        if let cat, let credential = request.cats.first {
+            let answer = await cat.decide(credential, request: request, resource: resource)
+            if answer.status.isAllowed { return answer }
+            catFailure = answer
+        }
+
         guard let token = request.tokens.first else {
-            return sessionFailure?.answer
+            return catFailure ?? sessionFailure?.answer
                 ?? GateDecision(status: .noToken, reason: "the request carries no token and no session: looked for \(lookedFor)",
                               kindLabel: "none")
         }
@@ -129,13 +147,16 @@ final class AuthGate: Sendable {
     /// What the gate looks for, for the reason of `NO_TOKEN`: made once, not per refusal.
     let lookedFor: String
 
-    private static func places(_ configuration: GateConfiguration, sessions: Bool) -> String {
+    private static func places(_ configuration: GateConfiguration, sessions: Bool, cat: Bool) -> String {
         var places = ["query parameter " + configuration.tokenParams.joined(separator: " or ")]
         if let header = configuration.tokenHeader { places.append("header \(header)") }
         if let cookie = configuration.tokenCookie { places.append("cookie \(cookie)") }
         if sessions {
             places.append("session cookie \(configuration.sessionCookie), query parameter \(configuration.sessionParam) "
                           + "or header \(configuration.sessionHeader)")
+        }
+        if cat {
+            places.append("Common Access Token in header \(CATOrigin.headerName), cookie \(CATOrigin.cookieName) or query parameter \(CATOrigin.parameterName)")
         }
         return places.joined(separator: "; ")
     }
@@ -148,6 +169,10 @@ final class AuthGate: Sendable {
         if let first = request.tokens.first,
            let other = request.tokens.dropFirst().first(where: { !$0.value.utf8.elementsEqual(first.value.utf8) }) {
             return "the request carries two different tokens (\(first.carrier), \(other.carrier)): it reads two ways"
+        }
+        if let first = request.cats.first,
+           let other = request.cats.dropFirst().first(where: { !$0.value.utf8.elementsEqual(first.value.utf8) }) {
+            return "the request carries two different Common Access Tokens (\(first.carrier), \(other.carrier)): it reads two ways"
         }
         let parameters = request.sessions.filter { if case .query = $0.carrier { true } else { false } }
         if let first = parameters.first, parameters.dropFirst().contains(where: { !$0.value.utf8.elementsEqual(first.value.utf8) }) {

@@ -27,6 +27,17 @@ struct Allowance: Sendable, Equatable {
         self.expires = expires.iso8601
     }
 
+    /// A Common Access Token's allow (docs/DESIGN.md#cat-at-the-origin): its
+    /// `iss` stands where a token's requestor would, the resource is this
+    /// request's (a CAT covers URLs, through `catu`), and no MVPD.
+    init(catIssuedBy issuer: String?, resource: String?, expires: TokenTimestamp) {
+        kind = CATOrigin.kindLabel
+        requestor = HeaderValue.encode(issuer ?? "")
+        self.resource = HeaderValue.encode(resource ?? "")
+        mvpd = ""
+        self.expires = expires.iso8601
+    }
+
     /// What an entry of the verdict cache costs, for its byte bound.
     var byteCost: Int { kind.utf8.count + requestor.utf8.count + resource.utf8.count + mvpd.utf8.count + expires.utf8.count + 160 }
 }
@@ -49,6 +60,9 @@ struct GateDecision: Sendable {
     var tokenID: String?
     /// The `kind` label of the verdict metric.
     var kindLabel: String
+    /// An allowed CAT with `catreplay` 2 that the replay store had seen
+    /// before: counted and logged, not refused.
+    var catReuseDetected = false
 
     /// The reason as `X-Token-Reason` carries it. A replay store that cannot
     /// answer is named with its address and cause in the log and `/readyz`

@@ -52,6 +52,21 @@ struct GateRequest: Sendable {
     var forwardedProto: String?
     /// `X-Token-Cookie-Path`: where the site wants the session cookie to apply.
     var cookiePath: String?
+    /// Every Common Access Token found (with `--cat-key`): the header
+    /// `CTA-Common-Access-Token`, each `cat` cookie, each `cat` parameter value
+    /// (docs/DESIGN.md#cat-at-the-origin).
+    var cats: [Credential] = []
+    /// The original URI as the proxy reported it (path and query, raw, up
+    /// to its first `#`); nil when it reported none.
+    var originalURI: Substring?
+    /// The one `X-Forwarded-Host` value, when exactly one field line came
+    /// (a CAT's `catu` may restrict the host or port).
+    var forwardedHost: String?
+    /// The original request's method: the endpoint's own for Envoy, else
+    /// `X-Forwarded-Method`; nil when the proxy reported none (read as GET).
+    var method: String?
+    /// The viewer's IP from `--client-ip-header`, when configured and sent once.
+    var clientIP: String?
     /// "Now", read once for the whole decision.
     var now: TokenTimestamp
 }

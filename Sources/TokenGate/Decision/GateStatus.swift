@@ -22,6 +22,15 @@ enum GateStatus: Sendable, Hashable {
     /// profile could not make the CDN's token (a key OpenSSL refused, no
     /// randomness): the operator's to fix, never the viewer's (500).
     case cdnIssueFailed
+    /// A Common Access Token's `catu` or `catm` does not cover the original
+    /// request (docs/DESIGN.md#cat-at-the-origin): 403.
+    case urlNotCovered
+    /// A CAT's `catnip` does not hold the viewer's IP, or the gate does not
+    /// know it (no `--client-ip-header`): 403.
+    case ipMismatch
+    /// A CAT holds a claim that restricts the request in a way the gate does
+    /// not judge; refused by name, never ignored: 403.
+    case unsupportedClaim
 
     var rawValue: String {
         switch self {
@@ -34,11 +43,15 @@ enum GateStatus: Sendable, Hashable {
         case .badRequest: "BAD_REQUEST"
         case .badCookiePath: "BAD_COOKIE_PATH"
         case .cdnIssueFailed: "CDN_ISSUE_FAILED"
+        case .urlNotCovered: "URL_NOT_COVERED"
+        case .ipMismatch: "IP_MISMATCH"
+        case .unsupportedClaim: "UNSUPPORTED_CLAIM"
         }
     }
 
     static let allCases: [GateStatus] = VerificationStatus.allCases.map(GateStatus.verdict)
-        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .badCookiePath, .cdnIssueFailed]
+        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .badCookiePath, .cdnIssueFailed,
+           .urlNotCovered, .ipMismatch, .unsupportedClaim]
 
     /// The HTTP status of docs/DESIGN.md#endpoints-and-answers: 200 allow; 401 no usable credential; 403 a
     /// refused credential; 503 the replay check could not be made (fail
@@ -49,7 +62,8 @@ enum GateStatus: Sendable, Hashable {
         case .verdict(.validToken), .validSession: 200
         case .noToken, .sessionExpired, .verdict(.invalidTokenFormat), .verdict(.tokenExpired), .verdict(.tokenNotYetValid): 401
         case .invalidSession, .verdict(.invalidSignature), .verdict(.invalidRequestorID), .verdict(.invalidResourceID),
-             .verdict(.untrustedMVPD), .verdict(.deviceMismatch), .verdict(.tokenReplayed): 403
+             .verdict(.untrustedMVPD), .verdict(.deviceMismatch), .verdict(.tokenReplayed),
+             .urlNotCovered, .ipMismatch, .unsupportedClaim: 403
         case .verdict(.replayCheckUnavailable): 503
         case .noExpectedResource, .badCookiePath, .cdnIssueFailed: 500
         case .badRequest: 400

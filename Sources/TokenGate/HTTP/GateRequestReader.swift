@@ -13,6 +13,9 @@ struct GateRequestReader: Sendable {
     private let deviceHeader: HTTPField.Name
     private let tokenHeader: HTTPField.Name?
     private let sessionHeader: HTTPField.Name
+    /// With `--cat-key`: where a Common Access Token is read.
+    private let readsCATs: Bool
+    private let clientIPHeader: HTTPField.Name?
     /// The fields that must come on one line at most, with the one that
     /// carries the original URI for this endpoint first.
     private let singleFields: [HTTPField.Name]
@@ -23,6 +26,9 @@ struct GateRequestReader: Sendable {
     static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
     static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
     static let cookiePath = HTTPField.Name("X-Token-Cookie-Path")!
+    static let catHeader = HTTPField.Name(CATOrigin.headerName)!
+    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
+    static let forwardedMethod = HTTPField.Name("X-Forwarded-Method")!
 
     init(configuration: GateConfiguration) {
         self.configuration = configuration
@@ -31,16 +37,25 @@ struct GateRequestReader: Sendable {
         deviceHeader = HTTPField.Name(configuration.deviceHeader)!
         tokenHeader = configuration.tokenHeader.map { HTTPField.Name($0)! }
         sessionHeader = HTTPField.Name(configuration.sessionHeader)!
+        readsCATs = !configuration.catKeys.isEmpty
+        clientIPHeader = configuration.clientIPHeader.map { HTTPField.Name($0)! }
         var single = [Self.originalURI, Self.forwardedURI, Self.forwardedProto, Self.cookiePath, deviceHeader, sessionHeader]
         if let resourceHeader { single.append(resourceHeader) }
         if let tokenHeader { single.append(tokenHeader) }
+        if let clientIPHeader { single.append(clientIPHeader) }
+        // What a CAT is judged by (catu, catm) must read one way too; without
+        // CATs these fields go to the log only, as before.
+        if readsCATs { single += [Self.catHeader, Self.forwardedHost, Self.forwardedMethod] }
         singleFields = single
         queryNames = configuration.tokenParams + (configuration.sessionSecretPaths.isEmpty ? [] : [configuration.sessionParam])
+            + (readsCATs ? [CATOrigin.parameterName] : [])
     }
 
     /// The request whose original URI (path and query as the client sent it)
-    /// is `originalURI`, with `headers`, at `now`.
-    func read(originalURI: Substring?, headers: HTTPFields, now: TokenTimestamp) -> GateRequest {
+    /// is `originalURI`, with `headers`, at `now`. `method` is the original
+    /// request's when the endpoint sees it (Envoy checks any method); the
+    /// others take `X-Forwarded-Method`.
+    func read(originalURI: Substring?, headers: HTTPFields, now: TokenTimestamp, method: String? = nil) -> GateRequest {
         var request = GateRequest(now: now)
         for name in singleFields where CredentialLocator.fieldLineCount(name, in: headers) > 1 {
             request.doubledFields.append(name.rawName)
@@ -54,6 +69,7 @@ struct GateRequestReader: Sendable {
         if let originalURI {
             request.originalPath = originalURI.prefix { $0 != "?" && $0 != "#" }
         }
+        if let clientIPHeader { request.clientIP = CredentialLocator.header(clientIPHeader, in: headers).map(String.init) }
 
         // One pass over the query for every name read there: the token
         // parameters, then the session's.
@@ -71,6 +87,21 @@ struct GateRequestReader: Sendable {
         }
         if let name = configuration.tokenCookie {
             for value in CredentialLocator.cookies(name, in: headers) { request.tokens.append(.init(value: value, carrier: .cookie(name))) }
+        }
+
+        if readsCATs {
+            request.originalURI = originalURI
+            request.method = method ?? headers[Self.forwardedMethod]
+            if CredentialLocator.fieldLineCount(Self.forwardedHost, in: headers) == 1 { request.forwardedHost = headers[Self.forwardedHost] }
+            if let value = CredentialLocator.header(Self.catHeader, in: headers) {
+                request.cats.append(.init(value: value, carrier: .header(Self.catHeader.rawName)))
+            }
+            for value in CredentialLocator.cookies(CATOrigin.cookieName, in: headers) {
+                request.cats.append(.init(value: value, carrier: .cookie(CATOrigin.cookieName)))
+            }
+            for value in queryValues?.last ?? [] where !value.isEmpty {
+                request.cats.append(.init(value: value, carrier: .query(CATOrigin.parameterName)))
+            }
         }
 
         // Sessions are read only where the gate issues them.

@@ -112,7 +112,10 @@ struct GateResponder: HTTPResponder {
         if let methods, !methods.contains(request.method) {
             return Self.methodNotAllowed(allow: "GET, HEAD")
         }
-        let answer = await gate.decide(reader.read(originalURI: originalURI, headers: request.headers, now: gate.clock()))
+        // Envoy (methods nil) forwards the original request's method; the
+        // other conventions report it in X-Forwarded-Method.
+        let answer = await gate.decide(reader.read(originalURI: originalURI, headers: request.headers, now: gate.clock(),
+                                                   method: methods == nil ? request.method.rawValue : nil))
         record(answer, endpoint: endpoint, request: request)
         return Self.render(answer)
     }
@@ -127,6 +130,13 @@ struct GateResponder: HTTPResponder {
         default: break
         }
         if answer.session != nil { metrics.countSession(.issued) }
+        if answer.catReuseDetected {
+            // catreplay 2: reuse is allowed, and someone should see it.
+            metrics.catReuse.increment()
+            logger.notice("CAT presented again (catreplay 2)", metadata: [
+                "token_id": .string(answer.tokenID ?? "-"), "endpoint": .string(endpoint.rawValue),
+            ])
+        }
         guard !answer.status.isAllowed else { return }
         var metadata: Logger.Metadata = [
             "status": .string(answer.status.rawValue),

@@ -19,6 +19,8 @@ final class GateMetrics: Sendable {
     private let replayOperations: [String: CoreMetrics.Counter]
     let replayDuration: CoreMetrics.Timer
     let replayFailOpen: CoreMetrics.Counter
+    /// `catreplay` 2: a CAT allowed although its `cti` was seen before.
+    let catReuse: CoreMetrics.Counter
     private let cache: [String: CoreMetrics.Counter]
     private let sessions: [String: CoreMetrics.Counter]
     let keysLoaded: CoreMetrics.Gauge
@@ -43,7 +45,7 @@ final class GateMetrics: Sendable {
     }
 
     /// The `kind` label of a verdict: a token kind, or `none` when no token was decoded.
-    static let kinds = TokenKind.allCases.map(\.rawValue) + ["none", "session"]
+    static let kinds = TokenKind.allCases.map(\.rawValue) + ["none", "session", CATOrigin.kindLabel]
 
     init(version: String = ProductVersion.version, commit: String = ProductVersion.commit) {
         let registry = PrometheusCollectorRegistry()
@@ -68,6 +70,7 @@ final class GateMetrics: Sendable {
         replayOperations = make.counters("tokengate_replay_store_operations_total", "outcome", ["accepted", "replayed", "unavailable"])
         replayDuration = make.timer("tokengate_replay_store_duration_seconds")
         replayFailOpen = make.counter("tokengate_replay_fail_open_total")
+        catReuse = make.counter("tokengate_cat_reuse_total")
         cache = make.counters("tokengate_verdict_cache_total", "result", VerdictCacheEvent.allCases.map(\.rawValue))
         sessions = make.counters("tokengate_sessions_total", "result", ["issued", "valid", "expired", "invalid"])
         keysLoaded = make.gauge("tokengate_keys_loaded")
@@ -89,6 +92,7 @@ final class GateMetrics: Sendable {
         "tokengate_requests_in_flight": "Requests being answered now.",
         "tokengate_replay_store_operations_total": "One-time-use checks of media tokens, by outcome (accepted, replayed, unavailable).",
         "tokengate_replay_store_duration_seconds": "Time the replay store took to answer a one-time-use check.",
+        "tokengate_cat_reuse_total": "Common Access Tokens with catreplay 2 (reuse detection) allowed although the replay store had seen their cti.",
         "tokengate_replay_fail_open_total": "Media tokens accepted without a one-time-use check because the replay store did not answer (--replay-failure open).",
         "tokengate_verdict_cache_total": "Verdict cache lookups and removals of authentication and authorization tokens, by result.",
         "tokengate_sessions_total": "Playback sessions, by result (issued, valid, expired, invalid).",

@@ -1,0 +1,210 @@
+import CDNTokens
+import Crypto
+import EntitlementTokens
+
+/// Common Access Tokens at the origin (docs/DESIGN.md#cat-at-the-origin):
+/// with `--cat-key`, the auth endpoints let a segment request through on a
+/// CAT the way they do on a playback session. The library judges the MAC or
+/// signature and the claims (``UnverifiedCommonAccessToken/verify(keys:facts:expectedIssuer:expectedAudience:)``);
+/// this type gives it the request's facts as the proxy reported them and
+/// enforces `catreplay` through the gate's replay store, which the library
+/// only reads.
+struct CATOrigin: Sendable {
+    let keys: [CATKey]
+    /// `--cat-issuer`: the `iss` every CAT must carry (nil: any).
+    let issuer: String?
+    /// The gate's `--leeway`, in whole seconds (CWT times are seconds).
+    let leewaySeconds: Int64
+    /// The gate's replay store as media tokens use it (deadline, metrics,
+    /// `--replay-failure`); nil with `--replay off`.
+    let replayStore: (any ReplayStore)?
+    let replayDeadline: Duration
+
+    /// Where a CAT is carried; CTA-5007's names, fixed.
+    static let headerName = CDNProfile.catHeader
+    static let cookieName = "cat"
+    static let parameterName = "cat"
+
+    /// The kind of an allow (`X-Token-Kind`) and of the verdict metric.
+    static let kindLabel = "cat"
+
+    /// The decision on one CAT for `request`, whose expected resource is
+    /// `resource` (named in the allow; a CAT binds URLs, through `catu`, not resources).
+    func decide(_ credential: GateRequest.Credential, request: GateRequest, resource: String?) async -> GateDecision {
+        let text = String(credential.value)
+        let tokenID = Digest.tokenID(signedBytes: text.utf8)
+        func refuse(_ status: GateStatus, _ reason: String) -> GateDecision {
+            GateDecision(status: status, reason: "\(reason) (CAT, \(credential.carrier))", tokenID: tokenID, kindLabel: Self.kindLabel)
+        }
+        let unverified: UnverifiedCommonAccessToken
+        do { unverified = try UnverifiedCommonAccessToken(text: text) } catch {
+            return refuse(Self.status(of: error.status), error.reason)
+        }
+        var facts = CDNRequestFacts(now: Self.seconds(request.now), clientIP: request.clientIP, method: request.method ?? "GET",
+                                    leeway: leewaySeconds)
+        if let restriction = unverified.token.uriRestriction {
+            switch Self.url(judgedBy: restriction, request: request) {
+            case .success(let url): facts.url = url
+            case .failure(let refusal): return refuse(Self.status(of: refusal.status), refusal.reason)
+            }
+        }
+        let verified: VerifiedCommonAccessToken
+        do { verified = try unverified.verify(keys: keys, facts: facts, expectedIssuer: issuer) } catch {
+            return refuse(Self.status(of: error.status), error.reason)
+        }
+        // No exp: the CAT does not expire, and the allow says so with the latest time there is.
+        let expires = verified.token.expires.map { Self.until($0, leeway: 0) } ?? .latest
+        var answer = GateDecision(status: .verdict(.validToken), reason: "valid Common Access Token (\(credential.carrier))",
+                                  allowance: Allowance(catIssuedBy: verified.token.issuer, resource: resource, expires: expires),
+                                  tokenID: tokenID, kindLabel: Self.kindLabel)
+        switch verified.replay ?? .permitted {
+        case .permitted:
+            return answer
+        case .prohibited:
+            guard let cti = verified.cti else {
+                return refuse(.unsupportedClaim, "catreplay 1 (one use) without a cti: the gate has nothing to remember the token by")
+            }
+            guard let exp = verified.token.expires else {
+                return refuse(.unsupportedClaim, "catreplay 1 (one use) without an exp: the replay store would have to remember it forever")
+            }
+            guard let replayStore else {
+                return refuse(.unsupportedClaim, "catreplay 1 (one use), and the gate keeps no replay store (--replay off)")
+            }
+            switch await replayStore.accept(Self.identity(cti: cti), until: Self.until(exp, leeway: leewaySeconds), now: request.now,
+                                            deadline: replayDeadline) {
+            case .accepted: return answer
+            case .replayed: return refuse(.verdict(.tokenReplayed), "catreplay 1: this CAT (its cti) was already accepted once")
+            case .unavailable(let why):
+                return refuse(.verdict(.replayCheckUnavailable), "the one-time-use check of the CAT could not be made: \(why)")
+            }
+        case .reuseDetection:
+            // Reuse is allowed: the store only tells whether it is one. A CAT
+            // without a cti or exp cannot be told apart, and a store that does
+            // not answer detects nothing; neither refuses.
+            guard let cti = verified.cti, let exp = verified.token.expires, let replayStore else { return answer }
+            let decision = await replayStore.accept(Self.identity(cti: cti), until: Self.until(exp, leeway: leewaySeconds),
+                                                    now: request.now, deadline: replayDeadline)
+            if decision == .replayed {
+                answer.catReuseDetected = true
+                answer.reason = "valid Common Access Token, presented again (catreplay 2: reuse detection) (\(credential.carrier))"
+            }
+            return answer
+        }
+    }
+
+    /// The gate's status for a CDN token status (docs/DESIGN.md#endpoints-and-answers).
+    static func status(of status: CDNStatus) -> GateStatus {
+        switch status {
+        case .validToken: .verdict(.validToken)
+        case .tokenExpired: .verdict(.tokenExpired)
+        case .tokenNotYetValid: .verdict(.tokenNotYetValid)
+        case .invalidSignature: .verdict(.invalidSignature)
+        case .invalidTokenFormat: .verdict(.invalidTokenFormat)
+        case .urlNotCovered: .urlNotCovered
+        case .ipMismatch: .ipMismatch
+        case .unsupportedClaim: .unsupportedClaim
+        }
+    }
+
+    /// The replay store's key of a CAT: SHA-256 over a label and the `cti`,
+    /// which is unique among every issuer's tokens (RFC 8392 §3.1.7). The
+    /// label keeps a CAT's key apart from a media token's (SHA-256 of its
+    /// signed bytes) in the one store.
+    static func identity(cti: [UInt8]) -> ReplayIdentity {
+        var hasher = SHA256()
+        Digest.updateFramed(&hasher, "tokengate CAT cti".utf8)
+        Digest.updateFramed(&hasher, cti)
+        return ReplayIdentity(digest: Array(hasher.finalize()))
+    }
+
+    /// `exp` plus `leeway` as a time: when the store may forget a CAT (with
+    /// the leeway), or when it expires (without). Past the latest time there
+    /// is, the latest; a valid CAT's `exp` is never before the earliest.
+    static func until(_ exp: Int64, leeway: Int64) -> TokenTimestamp {
+        let (seconds, overflow) = exp.addingReportingOverflow(leeway)
+        guard !overflow, seconds < TokenTimestamp.latest.millisecondsSince1970 / 1000 else { return overflow && exp < 0 ? .earliest : .latest }
+        guard seconds > TokenTimestamp.earliest.millisecondsSince1970 / 1000 else { return .earliest }
+        return TokenTimestamp(millisecondsSince1970: seconds * 1000) ?? .earliest
+    }
+
+    static func seconds(_ now: TokenTimestamp) -> Int64 {
+        let milliseconds = now.millisecondsSince1970
+        return milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+    }
+
+    /// The URL `catu` is judged against: the original URI as the proxy
+    /// reported it, up to its first `#`, without the `cat` query parameter
+    /// (the token cannot cover its own text; node-cat removes it too). The
+    /// scheme and host are the proxy's `X-Forwarded-Proto` and
+    /// `X-Forwarded-Host` when `catu` restricts them; a restriction the proxy
+    /// gives nothing to judge by is refused, never skipped.
+    static func url(judgedBy restriction: CATURIRestriction, request: GateRequest) -> Result<CDNURL, CDNRefusal> {
+        guard let reported = request.originalURI else {
+            return .failure(CDNRefusal(.urlNotCovered, "catu restricts the URI, and the proxy reported no original URI"))
+        }
+        let uri = reported.prefix { $0 != "#" }
+        guard uri.utf8.first == UInt8(ascii: "/") else {
+            return .failure(CDNRefusal(.invalidTokenFormat, "catu restricts the URI, and the original URI is not a path"))
+        }
+        let components = Set(restriction.conditions.map(\.component))
+        let scheme: String
+        if let proto = request.forwardedProto?.lowercased(), proto == "http" || proto == "https" {
+            scheme = proto
+        } else if components.contains(CATURIComponent.scheme.rawValue) {
+            return .failure(CDNRefusal(.unsupportedClaim, "catu restricts the scheme, and the proxy reports no X-Forwarded-Proto of http or https"))
+        } else {
+            scheme = "https"
+        }
+        let restrictsAuthority = components.contains(CATURIComponent.host.rawValue) || components.contains(CATURIComponent.port.rawValue)
+        let target = withoutCATParameter(uri)
+        // Only a host and port: a `/` or `?` in the header would move bytes into the path judged.
+        var host = request.forwardedHost.flatMap { name in
+            !name.isEmpty && name.utf8.allSatisfy { $0.isHostByte } ? name : nil
+        }
+        if restrictsAuthority {
+            guard host != nil else {
+                return .failure(CDNRefusal(.unsupportedClaim,
+                    "catu restricts the host or port, and the proxy reports no X-Forwarded-Host that is a host[:port]"))
+            }
+        } else if let named = host, (try? CDNURL(parsing: "\(scheme)://\(named)\(target)")) == nil {
+            // Never compared: catu names no part of the authority, and the
+            // proxy's host is only for the words of a refusal.
+            host = nil
+        }
+        do {
+            return .success(try CDNURL(parsing: "\(scheme)://\(host ?? "origin.invalid")\(target)"))
+        } catch {
+            return .failure(CDNRefusal(.invalidTokenFormat, "the original URI cannot be read as one URL for catu: \(error.reason)"))
+        }
+    }
+
+    /// `uri` without any `cat=…` (or bare `cat`) pair in its query; the
+    /// other pairs keep their order and bytes, and an emptied query loses its `?`.
+    static func withoutCATParameter(_ uri: Substring) -> String {
+        guard let mark = uri.firstIndex(of: "?") else { return String(uri) }
+        let kept = uri[uri.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false).filter { pair in
+            let name = pair.prefix { $0 != "=" }
+            return name != Substring(parameterName)
+        }
+        let query = kept.joined(separator: "&")
+        return String(uri[..<mark]) + (kept.isEmpty ? "" : "?" + query)
+    }
+}
+
+private extension UInt8 {
+    /// Letters, digits, `-`, `.`, `:` and IPv6 brackets.
+    var isHostByte: Bool {
+        (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)
+            || self == UInt8(ascii: "-") || self == UInt8(ascii: ".") || self == UInt8(ascii: ":")
+            || self == UInt8(ascii: "[") || self == UInt8(ascii: "]")
+    }
+}
+
+extension ReplayStore {
+    /// At once when the store can answer so (in memory), else within `deadline`:
+    /// the verifier's way of asking, for a CAT's `cti`.
+    func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp, deadline: Duration) async -> ReplayDecision {
+        if let decision = acceptWithoutWaiting(identity, until: until, now: now) { return decision }
+        return await accept(identity, until: until, now: now, within: deadline)
+    }
+}
