@@ -87,13 +87,7 @@ public struct CDNProfile: Sendable {
             var keys: [CATKey] = []
             for line in settings.keys {
                 let bytes = try read(line.path)
-                do {
-                    // Hex text is an HMAC key; anything else is a P-256 key (PEM or DER).
-                    let isHexText = bytes.allSatisfy { ByteRules.hexValue($0) != nil || $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == 0x09 }
-                    keys.append(isHexText
-                        ? try CATKey(hmacHex: String(decoding: bytes, as: UTF8.self), id: line.id)
-                        : try CATKey(pem: bytes, id: line.id, source: line.path))
-                } catch { throw failed(line, error) }
+                do { keys.append(try CATKey(keyFile: bytes, id: line.id, source: line.path)) } catch { throw failed(line, error) }
             }
             if !keys[0].canIssue {
                 throw CDNProfileError("\(settings.source): the first key of a cat profile signs: \(CDNProfileSettings.printable(settings.keys[0].path)) is a public key")
