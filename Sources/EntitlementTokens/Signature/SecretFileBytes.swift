@@ -2,7 +2,7 @@
 /// ASCII) loses its one trailing newline (`\n` or `\r\n`), so `openssl rand
 /// -hex 32 > file` and an editor's save give the same secret; any other file
 /// is taken whole. The gate's session secrets and a CDN profile's
-/// `secure_link` secret follow this one rule (docs/DESIGN.md#sessions).
+/// `secure_link` secret follow this one rule (docs/DESIGN.md#secret-files).
 package enum SecretFileBytes {
     /// Fewer bytes than this is a guessable secret, refused where it is loaded.
     package static let minimumCount = 32
