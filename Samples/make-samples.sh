@@ -89,3 +89,5 @@ mkdir -p Samples/credentials
   --data 'maxRating={"MPAA":"PG-13","VCHIP":"TV-14"}' --data userID=user-42 \
   --data 'channelID=["TNT","CNN"]' --encrypt householdID --encrypt userID > Samples/credentials/user-metadata.json
 echo "wrote $(ls $out) and $(ls Samples/credentials)"
+# The pasted CDN tokens (docs/DESIGN.md#reading-cdn-tokens-back) have their own script.
+bash Samples/make-cdn-samples.sh

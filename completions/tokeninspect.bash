@@ -188,7 +188,7 @@ _tokeninspect_inspect() {
     repeating_flags=()
     non_repeating_flags=(--show-signed-bytes --allow-insecure-keys --rsa-pss --list-keys --repair-plus --version -h --help)
     repeating_options=(--param --key)
-    non_repeating_options=(--format --color --key-password-file --now --leeway --jobs --kind --digest --emit)
+    non_repeating_options=(--format --color --key-password-file --now --leeway --jobs --kind --digest --profile --url --client-ip --key-id --secure-link-md5 --emit)
     __tokeninspect_offer_flags_options -1
 
     # Offer option value completions
@@ -222,11 +222,27 @@ _tokeninspect_inspect() {
         return
         ;;
     '--kind')
-        __tokeninspect_add_completions -W 'software-statement'$'\n''signed-requestor-id'$'\n''user-metadata'
+        __tokeninspect_add_completions -W 'software-statement'$'\n''signed-requestor-id'$'\n''user-metadata'$'\n''akamai'$'\n''cloudfront'$'\n''cat'$'\n''nginx-secure-link'
         return
         ;;
     '--digest')
         __tokeninspect_add_completions -W 'sha256'$'\n''sha1'
+        return
+        ;;
+    '--profile')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--client-ip')
+        return
+        ;;
+    '--key-id')
+        return
+        ;;
+    '--secure-link-md5')
         return
         ;;
     '--emit')
@@ -248,7 +264,7 @@ _tokeninspect_verify() {
     repeating_flags=()
     non_repeating_flags=(--show-signed-bytes --allow-insecure-keys --rsa-pss --list-keys --reject-replays --insecure-skip-signature --version -h --help)
     repeating_options=(--param --key --mvpd)
-    non_repeating_options=(--format --color --key-password-file --now --leeway --resource --requestor --fingerprint --device-id --jobs --kind --digest)
+    non_repeating_options=(--format --color --key-password-file --now --leeway --resource --requestor --fingerprint --device-id --jobs --kind --digest --profile --url --client-ip --key-id --secure-link-md5)
     __tokeninspect_offer_flags_options -1
 
     # Offer option value completions
@@ -297,11 +313,27 @@ _tokeninspect_verify() {
         return
         ;;
     '--kind')
-        __tokeninspect_add_completions -W 'software-statement'$'\n''signed-requestor-id'$'\n''user-metadata'
+        __tokeninspect_add_completions -W 'software-statement'$'\n''signed-requestor-id'$'\n''user-metadata'$'\n''akamai'$'\n''cloudfront'$'\n''cat'$'\n''nginx-secure-link'
         return
         ;;
     '--digest')
         __tokeninspect_add_completions -W 'sha256'$'\n''sha1'
+        return
+        ;;
+    '--profile')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--url')
+        return
+        ;;
+    '--client-ip')
+        return
+        ;;
+    '--key-id')
+        return
+        ;;
+    '--secure-link-md5')
         return
         ;;
     esac
@@ -327,13 +359,13 @@ _tokeninspect_mint() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    token|software-statement|signed-requestor-id|metadata)
+    token|software-statement|signed-requestor-id|metadata|cdn)
         # Offer subcommand argument completions
         "_tokeninspect_mint_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'token software-statement signed-requestor-id metadata' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'token software-statement signed-requestor-id metadata cdn' -- "${cur}"))
         ;;
     esac
 }
@@ -495,6 +527,40 @@ _tokeninspect_mint_metadata() {
         return
         ;;
     '--scheme')
+        return
+        ;;
+    esac
+}
+
+_tokeninspect_mint_cdn() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--profile --resource --now --client-ip --requestor --lifetime --leeway)
+    __tokeninspect_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--profile')
+        __tokeninspect_add_completions -f
+        return
+        ;;
+    '--resource')
+        return
+        ;;
+    '--now')
+        return
+        ;;
+    '--client-ip')
+        return
+        ;;
+    '--requestor')
+        return
+        ;;
+    '--lifetime')
+        return
+        ;;
+    '--leeway')
         return
         ;;
     esac

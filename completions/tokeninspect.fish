@@ -23,9 +23,9 @@ function __tokeninspect_parse_tokens -S
         __tokeninspect_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'inspect'
-            __tokeninspect_parse_subcommand -r 1 'format=' 'show-signed-bytes' 'color=' 'param=+' 'key=+' 'key-password-file=' 'allow-insecure-keys' 'rsa-pss' 'list-keys' 'now=' 'leeway=' 'jobs=' 'kind=' 'digest=' 'repair-plus' 'emit=' 'version' 'h/help'
+            __tokeninspect_parse_subcommand -r 1 'format=' 'show-signed-bytes' 'color=' 'param=+' 'key=+' 'key-password-file=' 'allow-insecure-keys' 'rsa-pss' 'list-keys' 'now=' 'leeway=' 'jobs=' 'kind=' 'digest=' 'profile=' 'url=' 'client-ip=' 'key-id=' 'secure-link-md5=' 'repair-plus' 'emit=' 'version' 'h/help'
         case 'verify'
-            __tokeninspect_parse_subcommand -r 1 'format=' 'show-signed-bytes' 'color=' 'param=+' 'key=+' 'key-password-file=' 'allow-insecure-keys' 'rsa-pss' 'list-keys' 'now=' 'leeway=' 'resource=' 'requestor=' 'mvpd=+' 'fingerprint=' 'device-id=' 'reject-replays' 'insecure-skip-signature' 'jobs=' 'kind=' 'digest=' 'version' 'h/help'
+            __tokeninspect_parse_subcommand -r 1 'format=' 'show-signed-bytes' 'color=' 'param=+' 'key=+' 'key-password-file=' 'allow-insecure-keys' 'rsa-pss' 'list-keys' 'now=' 'leeway=' 'resource=' 'requestor=' 'mvpd=+' 'fingerprint=' 'device-id=' 'reject-replays' 'insecure-skip-signature' 'jobs=' 'kind=' 'digest=' 'profile=' 'url=' 'client-ip=' 'key-id=' 'secure-link-md5=' 'version' 'h/help'
         case 'mint'
             __tokeninspect_parse_subcommand 0 'version' 'h/help'
             switch $unparsed_tokens[1]
@@ -37,6 +37,8 @@ function __tokeninspect_parse_tokens -S
                 __tokeninspect_parse_subcommand 0 'key=' 'key-password-file=' 'requestor=' 'digest=' 'version' 'h/help'
             case 'metadata'
                 __tokeninspect_parse_subcommand 0 'encrypt-to=' 'data=+' 'encrypt=+' 'updated=' 'scheme=' 'version' 'h/help'
+            case 'cdn'
+                __tokeninspect_parse_subcommand 0 'profile=' 'resource=' 'now=' 'client-ip=' 'requestor=' 'lifetime=' 'leeway=' 'version' 'h/help'
             end
         case 'metadata'
             __tokeninspect_parse_subcommand 1 'decrypt-key=' 'key-password-file=' 'format=' 'version' 'h/help'
@@ -115,8 +117,13 @@ complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" now' -l 'now' -d 'The time to check against: ISO 8601, or an epoch number (up to 11 digits seconds, as date +%s prints, more milliseconds). (default: the current time)' -rfka ''
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" leeway' -l 'leeway' -d 'Tolerated clock skew each way, in seconds. (default: 30)' -rfka ''
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" jobs' -l 'jobs' -d 'Verify with N threads (1 to 256); output stays in input order.' -rfka ''
-complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" kind' -l 'kind' -d 'Read every INPUT as this credential: software-statement, signed-requestor-id or user-metadata. (default: detected; tokens and credentials are told apart by their form)' -rfka 'software-statement signed-requestor-id user-metadata'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" kind' -l 'kind' -d 'Read every INPUT as this kind: software-statement, signed-requestor-id, user-metadata, or a CDN token: akamai, cloudfront, cat, nginx-secure-link. (default: detected from the form)' -rfka 'software-statement signed-requestor-id user-metadata akamai cloudfront cat nginx-secure-link'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" digest' -l 'digest' -d 'The digest of a signed requestor ID\'s RSA PKCS#1 v1.5 signature: sha256, or sha1 for old registrations.' -rfka 'sha256 sha1'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" profile' -l 'profile' -d 'CDN tokens: a CDN profile (as tokengate --cdn-profile reads it), which gives the kind, the keys, the token name and the secure-link expression.' -rF
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" url' -l 'url' -d 'CDN tokens: the URL the edge was asked for. (default: the pasted URL)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" client-ip' -l 'client-ip' -d 'CDN tokens: the viewer\'s IP address, for a token bound to one.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" key-id' -l 'key-id' -d 'CDN tokens: the Key-Pair-Id (cloudfront) or kid (cat) the --key answers to. (default: the token\'s)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" secure-link-md5' -l 'secure-link-md5' -d 'CDN tokens: the edge\'s secure_link_md5 expression, the secret written $secret, for an nginx-secure-link --key (the secret file).' -rfka ''
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" repair-plus' -l 'repair-plus' -d 'Read a Base64 token whose \'+\' arrived as a space (an unencoded query string) as if repaired, with a warning.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" emit' -l 'emit' -d 'What to write: report (the decoded fields, as --format says) or xml (each decoded token as it is, for xmllint; with --show-signed-bytes only the exact bytes the signature covers, for openssl dgst -verify).' -rfka 'report xml'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect inspect" version' -l 'version' -d 'Show the version.'
@@ -141,8 +148,13 @@ complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" reject-replays' -l 'reject-replays' -d 'Accept each media token once; later copies get TOKEN_REPLAYED.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" insecure-skip-signature' -l 'insecure-skip-signature' -d 'Check everything but the signature (never for deciding playback).'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" jobs' -l 'jobs' -d 'Verify with N threads (1 to 256); output stays in input order.' -rfka ''
-complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" kind' -l 'kind' -d 'Read every INPUT as this credential: software-statement, signed-requestor-id or user-metadata. (default: detected; tokens and credentials are told apart by their form)' -rfka 'software-statement signed-requestor-id user-metadata'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" kind' -l 'kind' -d 'Read every INPUT as this kind: software-statement, signed-requestor-id, user-metadata, or a CDN token: akamai, cloudfront, cat, nginx-secure-link. (default: detected from the form)' -rfka 'software-statement signed-requestor-id user-metadata akamai cloudfront cat nginx-secure-link'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" digest' -l 'digest' -d 'The digest of a signed requestor ID\'s RSA PKCS#1 v1.5 signature: sha256, or sha1 for old registrations.' -rfka 'sha256 sha1'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" profile' -l 'profile' -d 'CDN tokens: a CDN profile (as tokengate --cdn-profile reads it), which gives the kind, the keys, the token name and the secure-link expression.' -rF
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" url' -l 'url' -d 'CDN tokens: the URL the edge was asked for. (default: the pasted URL)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" client-ip' -l 'client-ip' -d 'CDN tokens: the viewer\'s IP address, for a token bound to one.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" key-id' -l 'key-id' -d 'CDN tokens: the Key-Pair-Id (cloudfront) or kid (cat) the --key answers to. (default: the token\'s)' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" secure-link-md5' -l 'secure-link-md5' -d 'CDN tokens: the edge\'s secure_link_md5 expression, the secret written $secret, for an nginx-secure-link --key (the secret file).' -rfka ''
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" version' -l 'version' -d 'Show the version.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect verify" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint" version' -l 'version' -d 'Show the version.'
@@ -151,6 +163,7 @@ complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_posit
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_positional "tokeninspect mint" -eq 1' -fa 'software-statement' -d 'Issue a signed software statement (a JWS: RS256 with an RSA key, ES256 with a P-256 key, EdDSA with Ed25519).'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_positional "tokeninspect mint" -eq 1' -fa 'signed-requestor-id' -d 'Sign a requestor ID with the programmer\'s RSA private key (PKCS#1 v1.5, SHA-256 or SHA-1); prints its Base64.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_positional "tokeninspect mint" -eq 1' -fa 'metadata' -d 'Issue user metadata with chosen members encrypted to a public key or certificate.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_positional "tokeninspect mint" -eq 1' -fa 'cdn' -d 'Print what the gate\'s CDN exchange hands out for a profile and a resource (signed URL, cookies, header).'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint token" key' -l 'key' -d 'The private key (PEM or DER PKCS#8).' -rF
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint token" allow-insecure-keys' -l 'allow-insecure-keys' -d 'Accept RSA keys under 2048 bits.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint token" kind' -l 'kind' -d 'The kind of token.' -rfka 'media authentication authorization'
@@ -198,6 +211,15 @@ complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint metadata" scheme' -l 'scheme' -d 'How values are encrypted: rsa-pkcs1, rsa-oaep, rsa-oaep-256, or jwe-<alg>-<enc> such as jwe-rsa-oaep-256-a256gcm, jwe-rsa1_5-a128cbc-hs256.' -rfka ''
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint metadata" version' -l 'version' -d 'Show the version.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint metadata" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint cdn" profile' -l 'profile' -d 'A CDN profile file (as tokengate --cdn-profile reads).' -rF
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint cdn" resource' -l 'resource' -d 'The resource whose URL the profile names.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint cdn" now' -l 'now' -d 'Issue as at this time: ISO 8601, or epoch seconds or milliseconds (default: now).' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint cdn" client-ip' -l 'client-ip' -d 'The viewer\'s IP address, for a profile with bind-ip = true.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint cdn" requestor' -l 'requestor' -d 'The requestor id a CAT names as its issuer when the profile sets no issuer.' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint cdn" lifetime' -l 'lifetime' -d 'The lifetime in seconds when the profile sets none (the gate uses its session lifetime).' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint cdn" leeway' -l 'leeway' -d 'How far an edge\'s clock may run behind, in seconds (the gate\'s --leeway).' -rfka ''
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint cdn" version' -l 'version' -d 'Show the version.'
+complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect mint cdn" h help' -s 'h' -l 'help' -d 'Show help information.'
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect metadata" decrypt-key' -l 'decrypt-key' -d 'The programmer\'s private key (PEM, DER, encrypted PEM, PKCS#12).' -rF
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect metadata" key-password-file' -l 'key-password-file' -d 'A file whose first line is the key\'s password.' -rF
 complete -c 'tokeninspect' -n '__tokeninspect_should_offer_completions_for_flags_or_options "tokeninspect metadata" format' -l 'format' -d 'Output format: text or json.' -rfka 'text json'

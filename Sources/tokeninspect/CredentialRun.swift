@@ -1,4 +1,5 @@
 import ArgumentParser
+import CDNTokens
 import EntitlementTokens
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,8 @@ struct CredentialRun {
     enum Peeked {
         /// Records of a credential input: (line, bytes).
         case credentials([(line: Int, bytes: [UInt8])])
+        /// A CDN token input (docs/DESIGN.md#reading-cdn-tokens-back), read whole.
+        case cdn([UInt8])
         /// A token input, to be streamed as before (stdin with what was read of it already).
         case tokens(InputSource)
     }
@@ -31,42 +34,60 @@ struct CredentialRun {
         var records: [(line: Int, bytes: [UInt8])]
     }
 
-    /// The credential records of every INPUT, or nil when the run is a token run.
-    /// Exits 64 (usage) when INPUTs of both sorts are mixed; 2 when an INPUT cannot be read.
-    static func peek(_ sources: [InputSource], kind: CredentialKind?, configuration: DecoderConfiguration)
-        throws(InputSource.Unreadable) -> (credentials: [Records]?, tokenSources: [InputSource], mixed: Bool) {
+    /// The INPUTs sorted by what they hold.
+    struct Sorted {
         var credentials: [Records] = []
+        var cdn: [(source: InputSource, bytes: [UInt8])] = []
         var tokens: [InputSource] = []
-        for source in sources {
-            switch try peek(source, kind: kind, configuration: configuration) {
-            case .credentials(let records): credentials.append(Records(source: source, records: records))
-            case .tokens(let replay): tokens.append(replay)
-            }
-        }
-        if credentials.isEmpty { return (nil, tokens, false) }
-        return (credentials, tokens, !tokens.isEmpty)
+
+        /// How many of the three sorts the INPUTs hold.
+        var sorts: Int { [!credentials.isEmpty, !cdn.isEmpty, !tokens.isEmpty].filter { $0 }.count }
     }
 
-    private static func peek(_ source: InputSource, kind: CredentialKind?, configuration: DecoderConfiguration)
+    /// Every INPUT sorted: credentials (under `kind`, or detected), CDN tokens
+    /// (under `cdnKind`, or detected by their form), or tokens. Throws when an
+    /// INPUT cannot be read (exit 2).
+    static func peek(_ sources: [InputSource], kind: CredentialKind?, cdnKind: CDNTokenKind? = nil,
+                     configuration: DecoderConfiguration) throws(InputSource.Unreadable) -> Sorted {
+        var sorted = Sorted()
+        for source in sources {
+            switch try peek(source, kind: kind, cdnKind: cdnKind, configuration: configuration) {
+            case .credentials(let records): sorted.credentials.append(Records(source: source, records: records))
+            case .cdn(let bytes): sorted.cdn.append((source, bytes))
+            case .tokens(let replay): sorted.tokens.append(replay)
+            }
+        }
+        return sorted
+    }
+
+    private static func peek(_ source: InputSource, kind: CredentialKind?, cdnKind: CDNTokenKind?, configuration: DecoderConfiguration)
         throws(InputSource.Unreadable) -> Peeked {
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         var complete = true
+        var fromStandardInput = false
         switch source {
         case .literal(let text, _):
             bytes = Array(text.utf8)
         case .file(let path):
             (bytes, complete) = try read(path: path)
-        case .standardInput, .replayedStandardInput:
+        case .standardInput:
             (bytes, complete) = try readStandardInput()
-            if !complete || kind == nil && !isCredential(bytes, kind: nil, configuration: configuration) {
-                return .tokens(.replayedStandardInput(bytes))
-            }
+            fromStandardInput = true
+        case .replayedStandardInput(let first):
+            (bytes, complete) = try readStandardInput()
+            bytes = first + bytes
+            fromStandardInput = true
         }
-        guard complete else { return .tokens(source) }
+        // Stdin cannot be read twice: what was read of it comes first when it is streamed as tokens.
+        let asTokens: InputSource = fromStandardInput ? .replayedStandardInput(bytes) : source
+        guard complete else { return .tokens(asTokens) }
+        if cdnKind != nil || kind == nil && CDNPaste.hasCDNForm(String(decoding: bytes, as: UTF8.self)) {
+            return .cdn(bytes)
+        }
         if isCredential(bytes, kind: kind, configuration: configuration) || kind != nil {
             return .credentials(records(of: bytes, kind: kind, configuration: configuration))
         }
-        return .tokens(source)
+        return .tokens(asTokens)
     }
 
     /// True when the whole input, or its first non-blank line, is a credential.
@@ -201,25 +222,46 @@ enum CredentialDispatch {
 
     /// `verifying`: `verify` (keys required unless `insecureSkipSignature`); else
     /// `inspect` (verifies only when keys are given).
-    static func run(input: InputOptions, keys: KeyOptions, kind: CredentialKind?, verifying: Bool,
+    static func run(input: InputOptions, keys: KeyOptions, kind: InputKindArgument?, cdn: CDNOptions, verifying: Bool,
                     insecureSkipSignature: Bool = false, detailed: Bool, configuration: DecoderConfiguration,
                     requestor: String? = nil, digest: RequestorIDDigest = .sha256) throws -> Outcome {
         let errors = OutputStream.standardError
+        func usage(_ message: TerminalText) -> Outcome {
+            errors.write("tokeninspect: error: \(message)\n")
+            errors.flush()
+            return .finished(64)
+        }
         let sources = try input.sources()
-        let peeked: (credentials: [CredentialRun.Records]?, tokenSources: [InputSource], mixed: Bool)
+        let sorted: CredentialRun.Sorted
         do {
-            peeked = try CredentialRun.peek(sources, kind: kind, configuration: configuration)
+            sorted = try CredentialRun.peek(sources, kind: kind?.credentialKind, cdnKind: kind?.cdnKind, configuration: configuration)
         } catch {
             errors.write("tokeninspect: error: \(error.description)\n")
             errors.flush()
             return .finished(2)
         }
-        guard let credentials = peeked.credentials else { return .tokens(peeked.tokenSources) }
-        if peeked.mixed {
-            errors.write("tokeninspect: error: the INPUTs mix tokens and credentials (software statements, signed requestor IDs, user metadata); give them in separate runs\n")
-            errors.flush()
-            return .finished(64)
+        if sorted.sorts > 1 {
+            if sorted.cdn.isEmpty {
+                return usage("the INPUTs mix tokens and credentials (software statements, signed requestor IDs, user metadata); give them in separate runs")
+            }
+            return usage("the INPUTs mix CDN tokens with entitlement tokens or credentials; give them in separate runs")
         }
+        if !sorted.cdn.isEmpty {
+            // CDN tokens (docs/DESIGN.md#reading-cdn-tokens-back): keys are read as each kind needs them.
+            if insecureSkipSignature {
+                return usage("--insecure-skip-signature is not for CDN tokens: give --key or --profile, or use inspect")
+            }
+            keys.announceNow()
+            let run = CDNRun(inputs: sorted.cdn, kind: kind?.cdnKind, options: cdn, keyPaths: keys.keys, verifying: verifying,
+                             format: input.format, now: keys.nowTimestamp, leeway: Int64(keys.leeway), color: input.color)
+            return .finished(try run.run())
+        }
+        if let first = cdn.given.first {
+            return usage("\(first) is for CDN tokens (akamai, cloudfront, cat, nginx-secure-link), and the INPUT is not one")
+        }
+        guard !sorted.credentials.isEmpty else { return .tokens(sorted.tokens) }
+        let credentials = sorted.credentials
+        let kind = kind?.credentialKind
         keys.announceNow()
         let now = keys.nowTimestamp
         let password = keys.pkcs12Password(promptAllowed: !input.inputs.isEmpty && !input.inputs.contains("-"))

@@ -5,13 +5,19 @@ struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Decode and show every token, with no judgement (verifies too when --key is given).",
-        discussion: "Exit status 0 when every token decoded, 1 when one did not, 2 when nothing was usable."
+        discussion: """
+            CDN tokens (a URL, a Cookie or Set-Cookie line, a CTA-Common-Access-Token line, a bare \
+            EdgeAuth token or CAT) are detected and every field shown, a CAT also in CBOR diagnostic \
+            notation; with --key or --profile they are verified too. Exit status 0 when every token \
+            decoded, 1 when one did not, 2 when nothing was usable.
+            """
     )
 
     @OptionGroup var input: InputOptions
     @OptionGroup var keys: KeyOptions
     @OptionGroup var jobs: JobOptions
     @OptionGroup var credentials: CredentialOptions
+    @OptionGroup var cdn: CDNOptions
 
     @Flag(help: "Read a Base64 token whose '+' arrived as a space (an unencoded query string) as if repaired, with a warning.")
     var repairPlus = false
@@ -35,7 +41,7 @@ struct InspectCommand: ParsableCommand {
         }
         // Software statements, signed requestor IDs and user metadata (docs/DESIGN.md#the-sdks-other-credentials) take their own run.
         let sources: [InputSource]
-        switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind?.value, verifying: false,
+        switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind, cdn: cdn, verifying: false,
                                           detailed: true, configuration: configuration) {
         case .finished(let status):
             if status != 0 { throw ExitCode(status) }

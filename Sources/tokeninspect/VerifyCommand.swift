@@ -8,7 +8,10 @@ struct VerifyCommand: ParsableCommand {
         discussion: """
             Checks run in this order and the first failure decides: format, signature, expiry, \
             issue time, requestor, resource, MVPD, device, replay. A check whose expectation is \
-            not given is skipped. Exit status 0 when every token is valid, 1 when one is not.
+            not given is skipped. CDN tokens (a URL, a Cookie or Set-Cookie line, a \
+            CTA-Common-Access-Token line, a bare EdgeAuth token or CAT) are checked as their edge \
+            would, with --key or --profile, against --url, --now and --client-ip. Exit status 0 \
+            when every token is valid, 1 when one is not.
             """
     )
 
@@ -38,6 +41,7 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var jobs: JobOptions
     @OptionGroup var credentials: CredentialOptions
+    @OptionGroup var cdn: CDNOptions
 
     func validate() throws {
         if fingerprint != nil && deviceId != nil {
@@ -53,11 +57,11 @@ struct VerifyCommand: ParsableCommand {
     /// ArgumentParser reports an unknown option only after `validate()`
     /// succeeds, and `verify --kye K` must hear "did you mean '--key'".
     private func checkKeyChoice() throws {
-        if keys.keys.isEmpty && !insecureSkipSignature {
-            throw ValidationError("verify needs at least one --key (or --insecure-skip-signature to check everything else)")
+        if keys.keys.isEmpty && cdn.profile == nil && !insecureSkipSignature {
+            throw ValidationError("verify needs at least one --key, or --profile for CDN tokens (or --insecure-skip-signature to check everything else)")
         }
-        if !keys.keys.isEmpty && insecureSkipSignature {
-            throw ValidationError("--insecure-skip-signature makes no sense with --key")
+        if (!keys.keys.isEmpty || cdn.profile != nil) && insecureSkipSignature {
+            throw ValidationError("--insecure-skip-signature makes no sense with --key or --profile")
         }
     }
 
@@ -80,7 +84,7 @@ struct VerifyCommand: ParsableCommand {
         }
         // Software statements, signed requestor IDs and user metadata (docs/DESIGN.md#the-sdks-other-credentials) take their own run.
         let sources: [InputSource]
-        switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind?.value, verifying: true,
+        switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind, cdn: cdn, verifying: true,
                                           insecureSkipSignature: insecureSkipSignature, detailed: false,
                                           configuration: input.decoderConfiguration(),
                                           requestor: requestor, digest: credentials.digest.value) {

@@ -31,6 +31,17 @@ public struct CATKey: Sendable {
         self.init(material: .hmac(bytes), id: id)
     }
 
+    /// A key file's content as a profile or `tokeninspect --key` gives it:
+    /// hex text is an HMAC key, anything else a P-256 key (PEM or DER).
+    public init(keyFile bytes: [UInt8], id: String?, source: String) throws(CDNRefusal) {
+        let isHexText = bytes.allSatisfy { ByteRules.hexValue($0) != nil || $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == 0x09 }
+        if isHexText {
+            try self.init(hmacHex: String(decoding: bytes, as: UTF8.self), id: id)
+        } else {
+            try self.init(pem: bytes, id: id, source: source)
+        }
+    }
+
     /// An HMAC key of any length, for other people's published test vectors
     /// (node-cat's and the `common-access-token` crate's use a 7-byte key);
     /// never for a profile.

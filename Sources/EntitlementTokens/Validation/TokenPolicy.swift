@@ -13,8 +13,8 @@ enum PolicyResult: Sendable {
 
 /// Formats a span of time the way a person says it: "3 h 12 min", "4 min 10 s",
 /// "41 s", "250 ms", "2 d 5 h", "3 y 40 d". The sign is dropped.
-enum DurationText {
-    static func describe(milliseconds: Int64) -> String {
+package enum DurationText {
+    package static func describe(milliseconds: Int64) -> String {
         let value = milliseconds.magnitude
         if value < 1000 { return "\(value) ms" }
         let seconds = value / 1000

@@ -1,0 +1,7 @@
+# TEST-ONLY: the secret below is published in this repository. Never use it for a real edge.
+name = samples-nginx
+kind = nginx-secure-link
+key = Samples/cdn/test-only-secure-link.secret
+resource = TNT https://edge.example.test/hls/tnt/master.m3u8
+secure-link-md5 = $secure_link_expires$folder $secret
+lifetime = 14400

@@ -1,0 +1,68 @@
+extension CDNPaste {
+    /// One paste of a file holding several, and the line it starts on.
+    public struct Record: Sendable, Hashable {
+        public var line: Int
+        public var text: String
+
+        public init(line: Int, text: String) {
+            self.line = line
+            self.text = text
+        }
+    }
+
+    /// Cuts a file or stdin into pastes, by one rule a person can follow:
+    /// a blank line ends a paste; a URL line or a bare token line starts a
+    /// new one; `Cookie:`, `Set-Cookie:` and header lines join the paste
+    /// before them. So a file of URLs, one a line, is one paste a line, and
+    /// what `tokeninspect mint cdn` prints (the URL, then its `Set-Cookie:`
+    /// lines) is one paste whose URL is the request.
+    public static func records(in text: String) -> [Record] {
+        var records: [Record] = []
+        var current: [ArraySlice<UInt8>] = []
+        var start = 0
+        func close() {
+            if !current.isEmpty {
+                records.append(Record(line: start, text: String(decoding: Array(current.joined(separator: [0x0A])), as: UTF8.self)))
+            }
+            current = []
+        }
+        for (index, line) in lines(of: Array(text.utf8)).enumerated() {
+            switch classify(line) {
+            case .blank:
+                close()
+                continue
+            case .url, .bare:
+                close()
+            case .header:
+                break
+            }
+            if current.isEmpty { start = index + 1 }
+            current.append(line)
+        }
+        close()
+        return records
+    }
+
+    /// True when `text` (its first paste) has a CDN token's form: a
+    /// `Cookie:`, `Set-Cookie:` or CAT header line, a URL whose query shows a
+    /// CDN token (``CDNTokenLocator/showsCDNToken(queryNames:)``), a bare
+    /// EdgeAuth token, or a bare CAT (text whose bytes
+    /// start a COSE message). `tokeninspect` decides by this whether an
+    /// INPUT is read as CDN tokens; an entitlement token has none of these forms.
+    public static func hasCDNForm(_ text: String) -> Bool {
+        guard let first = records(in: String(decoding: text.utf8.prefix(maximumBytes), as: UTF8.self)).first else { return false }
+        for line in lines(of: Array(first.text.utf8)) {
+            switch classify(line) {
+            case .blank: continue
+            case .header(let name, _):
+                if ["cookie", "set-cookie", catHeader].contains(name.lowercased()) { return true }
+            case .url:
+                guard let url = try? CDNURL(parsing: String(decoding: Array(line).trimmingASCIIWhitespace(), as: UTF8.self)) else { continue }
+                if CDNTokenLocator.showsCDNToken(queryNames: Set(CloudFrontSignedURL.queryPairs(of: url).map(\.name))) { return true }
+            case .bare(let token):
+                if CDNTokenLocator.bareKind(token) != nil { return true }
+            }
+        }
+        return false
+    }
+}

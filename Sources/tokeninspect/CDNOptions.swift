@@ -1,0 +1,49 @@
+import ArgumentParser
+import CDNTokens
+
+/// What reading a CDN token back needs beside `--key`, `--now` and
+/// `--leeway`, shared by `inspect` and `verify` (docs/DESIGN.md#reading-cdn-tokens-back):
+/// a profile (or the key's id and a secure-link expression) and the request
+/// the edge saw. Given for any other INPUT, they are a usage error: an option
+/// that would be silently ignored is worse than none.
+struct CDNOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "CDN tokens: a CDN profile (as tokengate --cdn-profile reads it), which gives the kind, the keys, the token name and the secure-link expression.",
+        valueName: "FILE"), completion: .file())
+    var profile: String?
+
+    @Option(help: ArgumentHelp("CDN tokens: the URL the edge was asked for. (default: the pasted URL)", valueName: "URL"))
+    var url: String?
+
+    @Option(help: ArgumentHelp("CDN tokens: the viewer's IP address, for a token bound to one.", valueName: "IP"))
+    var clientIP: String?
+
+    @Option(help: ArgumentHelp("CDN tokens: the Key-Pair-Id (cloudfront) or kid (cat) the --key answers to. (default: the token's)", valueName: "ID"))
+    var keyID: String?
+
+    @Option(help: ArgumentHelp(
+        "CDN tokens: the edge's secure_link_md5 expression, the secret written $secret, for an nginx-secure-link --key (the secret file).",
+        valueName: "EXPRESSION"))
+    var secureLinkMd5: String?
+
+    func validate() throws {
+        if let url {
+            do { _ = try CDNURL(parsing: url) } catch { throw ValidationError("--url: \(error.reason)") }
+        }
+        if let clientIP, CDNIPAddress(clientIP) == nil {
+            throw ValidationError("--client-ip takes an IPv4 or IPv6 address")
+        }
+        if profile != nil, keyID != nil || secureLinkMd5 != nil {
+            throw ValidationError("--profile holds the keys, their ids and the secure-link expression; give --profile, or --key with --key-id and --secure-link-md5")
+        }
+    }
+
+    /// The options given, by name, for the error that says they are for CDN tokens only.
+    var given: [String] {
+        [(profile, "--profile"), (url, "--url"), (clientIP, "--client-ip"), (keyID, "--key-id"), (secureLinkMd5, "--secure-link-md5")]
+            .compactMap { $0.0 == nil ? nil : $0.1 }
+    }
+
+    /// `--url`, read (validate() has checked it).
+    var requestURL: CDNURL? { url.flatMap { try? CDNURL(parsing: $0) } }
+}
