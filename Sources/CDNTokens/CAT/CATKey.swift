@@ -31,8 +31,10 @@ public struct CATKey: Sendable {
         self.init(material: .hmac(bytes), id: id)
     }
 
-    /// A key file's content as a profile or `tokeninspect --key` gives it:
-    /// hex text is an HMAC key, anything else a P-256 key (PEM or DER).
+    /// A key file's content, read as its kind says: hex text (white space
+    /// aside) is an HMAC key; anything else a P-256 key in PEM or DER. The
+    /// one reading of a CAT key file, for a profile's `key`, the gate's
+    /// `--cat-key` and `tokeninspect --key` alike.
     public init(keyFile bytes: [UInt8], id: String?, source: String) throws(CDNRefusal) {
         let isHexText = bytes.allSatisfy { ByteRules.hexValue($0) != nil || $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == 0x09 }
         if isHexText {
@@ -65,19 +67,6 @@ public struct CATKey: Sendable {
         do { keys = try PublicKey.keys(from: bytes, source: source) } catch { throw .format("\(source): \(error.message)") }
         guard keys.count == 1 else { throw .format("\(source) holds \(keys.count) keys; a CAT key file holds one") }
         try self.init(publicKey: keys[0], id: id)
-    }
-
-    /// A key file's content, read as its kind says: hex text (white space
-    /// aside) is an HMAC key; anything else a P-256 key in PEM or DER. The
-    /// one reading of a CAT key file, for a profile's `key` and the gate's
-    /// `--cat-key` alike.
-    public init(keyFile bytes: [UInt8], id: String?, source: String) throws(CDNRefusal) {
-        let isHexText = bytes.allSatisfy { ByteRules.hexValue($0) != nil || $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == 0x09 }
-        if isHexText {
-            try self.init(hmacHex: String(decoding: bytes, as: UTF8.self), id: id)
-        } else {
-            try self.init(pem: bytes, id: id, source: source)
-        }
     }
 
     /// An ES256 signing key (P-256 only).
