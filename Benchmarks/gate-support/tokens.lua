@@ -1,6 +1,8 @@
 -- wrk: one token a request from $TOKENS, each thread its own stride of the
 -- list (distinct tokens across threads), sent as nginx's auth_request sends
--- it (X-Original-URI) or, with $TARGET=nginx, as a player's request to nginx.
+-- it (X-Original-URI), with $TARGET=nginx as a player's request to nginx, or
+-- with $TARGET=playback as the CDN exchange's POST /v1/playback for the
+-- profile $PROFILE (Benchmarks/cdn).
 local tokens = {}
 local index, stride = 0, 1
 local target = os.getenv("TARGET") or "gate"
@@ -26,7 +28,10 @@ function request()
   index = index + stride
   -- With $RESOURCES, token i is for resource R<i mod RESOURCES> (mint_tokens.py).
   local resource = resources > 0 and ("R" .. (position % resources)) or "TNT"
-  if target == "nginx" then
+  if target == "playback" then
+    local body = '{"token":"' .. token .. '","resource":"TNT","profile":"' .. os.getenv("PROFILE") .. '"}'
+    return wrk.format("POST", "/v1/playback", { ["Content-Type"] = "application/json" }, body)
+  elseif target == "nginx" then
     return wrk.format("GET", "/hls/tnt/seg.ts?token=" .. token)
   elseif target == "plain-nginx" then
     return wrk.format("GET", "/plain/seg.ts?token=" .. token)

@@ -33,7 +33,7 @@ public struct CDNProfileSet: Sendable {
                 throw CDNProfileError("\(path): the profile name \(settings.name) is taken by \(earlier.settings.source)")
             }
             profiles.append(try CDNProfile(settings: settings, defaults: defaults) { (keyPath: String) throws(CDNProfileError) -> [UInt8] in
-                let resolved = resolve(keyPath, credentialsDirectory: credentialsDirectory)
+                let resolved = SecretFileBytes.path(keyPath, credentialsDirectory: credentialsDirectory)
                 do throws(KeyError) { return try KeyFiles.read(resolved) } catch {
                     let looked = keyPath.hasPrefix("/") ? "" : credentialsDirectory.map { _ in " (a relative path is read under $CREDENTIALS_DIRECTORY)" }
                         ?? " (a relative path is read from the working directory; under systemd, from $CREDENTIALS_DIRECTORY)"
@@ -42,11 +42,5 @@ public struct CDNProfileSet: Sendable {
             })
         }
         return CDNProfileSet(profiles)
-    }
-
-    /// `path` under `credentialsDirectory` when relative and one is set; as given otherwise.
-    public static func resolve(_ path: String, credentialsDirectory: String?) -> String {
-        guard !path.hasPrefix("/"), let directory = credentialsDirectory, !directory.isEmpty else { return path }
-        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
     }
 }

@@ -7,6 +7,16 @@ package enum SecretFileBytes {
     /// Fewer bytes than this is a guessable secret, refused where it is loaded.
     package static let minimumCount = 32
 
+    /// Where a secret file is read: a relative path under systemd's
+    /// `$CREDENTIALS_DIRECTORY` (where `LoadCredential=` puts the unit's
+    /// secrets, readable by the service only) when that is set; as given
+    /// otherwise (docs/DESIGN.md#secrets). The gate's session secrets, CAT
+    /// keys and CDN profiles' keys all follow it.
+    package static func path(_ path: String, credentialsDirectory: String?) -> String {
+        guard !path.hasPrefix("/"), let directory = credentialsDirectory, !directory.isEmpty else { return path }
+        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
+    }
+
     package static func secret(of file: [UInt8]) -> [UInt8] {
         var body = file[...]
         if body.last == 0x0A {

@@ -64,7 +64,7 @@ extension GateConfiguration {
         }
         replayTimeoutMilliseconds = options.replayTimeout
 
-        sessionSecretPaths = options.sessionSecrets.map { Self.credentialPath($0, credentialsDirectory: credentialsDirectory) }
+        sessionSecretPaths = options.sessionSecrets.map { SecretFileBytes.path($0, credentialsDirectory: credentialsDirectory) }
         cdnProfilePaths = options.cdnProfiles
         self.credentialsDirectory = credentialsDirectory
         catKeys = []
@@ -131,14 +131,5 @@ extension GateConfiguration {
         limits = ConnectionLimits(maximumConnections: options.maxConnections,
                                   maximumConnectionsPerPeer: options.maxConnectionsPerPeer == 0 ? nil : options.maxConnectionsPerPeer,
                                   maximumBodyBytesInFlight: options.maxBodyBytesInFlight)
-    }
-
-    /// A secret file's path: under systemd's `$CREDENTIALS_DIRECTORY` (where
-    /// `LoadCredential=` puts the unit's secrets, readable by the service
-    /// only) when relative and that directory is set; as given otherwise
-    /// (docs/DESIGN.md#secrets).
-    static func credentialPath(_ path: String, credentialsDirectory: String?) -> String {
-        guard !path.hasPrefix("/"), let directory = credentialsDirectory, !directory.isEmpty else { return path }
-        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
     }
 }

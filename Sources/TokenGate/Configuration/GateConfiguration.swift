@@ -124,7 +124,7 @@ struct CATKeySetting: Sendable, Equatable {
                 throw GateConfigurationError("--cat-key: a key id is printable ASCII without spaces, at most 128 bytes")
             }
         }
-        path = GateConfiguration.credentialPath(String(words[0]), credentialsDirectory: credentialsDirectory)
+        path = SecretFileBytes.path(String(words[0]), credentialsDirectory: credentialsDirectory)
         id = words.count == 2 ? String(words[1]) : nil
     }
 }
