@@ -221,6 +221,48 @@ struct PlaybackExchangeTests {
         }
     }
 
+    /// A profile that binds the viewer's IP reads it from its header, once: none or two is 400 and spends
+    /// nothing; a body over 16 KiB is 413 before anything is read.
+    @Test func aBoundIPComesFromOneHeaderLineAndTheBodyIsBounded() async throws {
+        let profiles = try Profiles()
+        defer { try? FileManager.default.removeItem(at: profiles.directory) }
+        let path = try profiles.write("bound.profile", """
+            name = bound
+            kind = akamai
+            key = \(profiles.directory.path)/akamai.key
+            resource = TNT https://akamai.media.test/hls/tnt/master.m3u8
+            bind-ip = true
+            """)
+        let clock = GateFixtures.Clock()
+        let runtime = try Self.runtime([path], clock: clock)
+        try await runtime.application().test(.router) { client in
+            let token = GateFixtures.token()
+            let body = "{\"token\":\"\(token)\"}"
+            let none = try await Self.post(client, body)
+            #expect(none.status == .badRequest)
+            #expect((Self.json(none)["reason"] as? String)?.contains("no usable X-Real-IP") == true)
+            var two = HTTPFields()
+            two.append(HTTPField(name: .init("X-Real-IP")!, value: "192.0.2.7"))
+            two.append(HTTPField(name: .init("X-Real-IP")!, value: "192.0.2.8"))
+            let doubled = try await Self.post(client, body, headers: two)
+            #expect(doubled.status == .badRequest)
+            #expect((Self.json(doubled)["reason"] as? String)?.contains("more than one X-Real-IP") == true)
+            let bad = try await Self.post(client, body, headers: [.init("X-Real-IP")!: "not-an-address"])
+            #expect(bad.status == .badRequest)
+            // Nothing was spent: the one good request is allowed, and its token names the IP.
+            let answer = try await Self.post(client, body, headers: [.init("X-Real-IP")!: "192.0.2.7"])
+            #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+            let value = try #require((Self.json(answer)["cookies"] as? [[String: Any]])?.first?["value"] as? String)
+            #expect(value.hasPrefix("ip=192.0.2.7~"), "\(value)")
+            var facts = try Self.facts("https://akamai.media.test/hls/tnt/seg.ts", clock: clock)
+            facts.clientIP = "192.0.2.8"
+            #expect(throws: CDNRefusal.self) { try EdgeAuthToken(parsing: value).verify(key: EdgeAuthKey(hex: profiles.akamaiKey), facts: facts) }
+            let large = try await Self.post(client, "{\"token\":\"" + String(repeating: "A", count: 20_000) + "\"}")
+            #expect(large.status == .contentTooLarge)
+            #expect(large.headers[.init("X-Token-Status")!] == "BAD_REQUEST")
+        }
+    }
+
     @Test func aReloadReplacesTheProfilesWholeAndABadOneKeepsThem() async throws {
         let profiles = try Profiles()
         defer { try? FileManager.default.removeItem(at: profiles.directory) }
