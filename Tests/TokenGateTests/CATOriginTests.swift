@@ -280,6 +280,33 @@ import Testing
         }
     }
 
+    /// `--cat-key` files are read again on SIGHUP with the trusted keys: a
+    /// rotated key verifies from the reload on, and a reload that meets a
+    /// broken key file keeps the keys in use.
+    @Test func catKeysReloadWithTheTrustedKeys() async throws {
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("cat.hex")
+        try FileManager.default.copyItem(atPath: CATGateFixtures.hmacPath, toPath: keyFile.path)
+        let runtime = try GateFixtures.runtime(["--cat-key", "\(keyFile.path) edge-1"], clock: clock)
+        let newHex = String(repeating: "5a", count: 32)
+        let newKey = try CATKey(keyFile: Array(newHex.utf8), id: "edge-1", source: "rotated")
+        try await runtime.application().test(.router) { client in
+            func status(_ key: CATKey) async throws -> String? {
+                try await client.authRequest("/hls/tnt/a.ts", headers: [Self.catHeader: CATGateFixtures.token(now: now, key: key)]).tokenStatus
+            }
+            #expect(try await status(CATGateFixtures.hmacKey()) == "VALID_TOKEN")
+            #expect(try await status(newKey) == "INVALID_SIGNATURE")
+            try Data(newHex.utf8).write(to: keyFile)
+            #expect(runtime.reloader.reload(because: "test"))
+            #expect(try await status(newKey) == "VALID_TOKEN")
+            #expect(try await status(CATGateFixtures.hmacKey()) == "INVALID_SIGNATURE")
+            try Data("not a key".utf8).write(to: keyFile)
+            #expect(!runtime.reloader.reload(because: "test"))
+            #expect(try await status(newKey) == "VALID_TOKEN")
+        }
+    }
+
     @Test func theConfigurationRefusesWhatCannotWork() throws {
         func refusal(_ arguments: [String]) -> String? {
             do { _ = try GateFixtures.runtime(arguments, clock: clock); return nil } catch { return "\(error)" }

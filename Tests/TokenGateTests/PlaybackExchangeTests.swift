@@ -150,7 +150,7 @@ struct PlaybackExchangeTests {
             // The replay was refused, and the refusal logged with the token's fingerprint, not the token.
             #expect(logs.all.contains { $0.contains("refused") && $0.contains("TOKEN_REPLAYED") && $0.contains("token_id") })
             let metrics = String(decoding: runtime.metrics.render(), as: UTF8.self)
-            #expect(metrics.contains("tokengate_cdn_exchanges_total{profile=\"\(runtime.cdnProfiles.profiles.names[0])\",kind=\"\(kind)\",status=\"VALID_TOKEN\"} 1"),
+            #expect(metrics.contains("tokengate_cdn_exchanges_total{profile=\"\(runtime.cdnProfiles.current.names[0])\",kind=\"\(kind)\",status=\"VALID_TOKEN\"} 1"),
                     "\(metrics.split(separator: "\n").filter { $0.contains("cdn_exchanges") })")
         }
     }

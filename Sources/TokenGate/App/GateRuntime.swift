@@ -25,7 +25,7 @@ final class GateRuntime: Sendable {
     /// The web debugger's routes, with `--debugger`.
     let debugger: DebuggerEndpoints?
     /// The CDN profiles of `--cdn-profile` (empty without), reloaded with the keys.
-    let cdnProfiles: CDNProfileStore
+    let cdnProfiles: Reloaded<CDNProfileSet>
 
     /// Loads the keys and session secrets and builds the gate. `clock` is
     /// injectable for tests; `keyPollInterval` is how often key files are checked.
@@ -64,14 +64,15 @@ final class GateRuntime: Sendable {
         cache = VerdictCache(maximumEntries: configuration.verdictCacheSize, events: metrics)
         let sessions = configuration.sessionSecretPaths.isEmpty ? nil
             : try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds)
+        let catKeys = Reloaded(try CATKeyLoading.load(configuration.catKeys))
         let cat = configuration.catKeys.isEmpty ? nil
-            : CATOrigin(keys: try CATKeyLoading.load(configuration.catKeys), issuer: configuration.catIssuer,
+            : CATOrigin(keys: catKeys, issuer: configuration.catIssuer,
                         leewaySeconds: configuration.leewayMilliseconds / 1000, replayStore: store,
                         replayDeadline: replayTimeout + .milliseconds(50))
         gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, cat: cat, clock: clock,
                         hooks: hooks)
         do {
-            cdnProfiles = CDNProfileStore(try CDNProfileLoading.load(configuration))
+            cdnProfiles = Reloaded(try CDNProfileLoading.load(configuration))
         } catch {
             throw GateConfigurationError(error.message)
         }
@@ -82,8 +83,25 @@ final class GateRuntime: Sendable {
         KeyNotices.report(ring, logger: logger, metrics: metrics)
         reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
                                verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger,
-                               cdnProfiles: configuration.cdnProfilePaths.isEmpty ? nil
-                                   : (cdnProfiles, { [configuration] () throws(CDNProfileError) in try CDNProfileLoading.load(configuration) }))
+                               companions: Self.reloadedWithKeys(configuration, cdnProfiles: cdnProfiles, catKeys: catKeys))
+    }
+
+    /// The sets a reload reads again with the trusted keys: the CDN profiles
+    /// (and their keys) and `--cat-key`'s keys, when configured.
+    private static func reloadedWithKeys(_ configuration: GateConfiguration, cdnProfiles: Reloaded<CDNProfileSet>,
+                                         catKeys: Reloaded<[CATKey]>) -> [KeyReloader.Companion] {
+        var companions: [KeyReloader.Companion] = []
+        if !configuration.cdnProfilePaths.isEmpty {
+            companions.append(.init("cdn_profiles", replacing: cdnProfiles, count: { $0.profiles.count }) {
+                try CDNProfileLoading.load(configuration)
+            })
+        }
+        if !configuration.catKeys.isEmpty {
+            companions.append(.init("cat_keys", replacing: catKeys, count: { $0.count }) {
+                try CATKeyLoading.load(configuration.catKeys)
+            })
+        }
+        return companions
     }
 
     /// The HTTP application, listening where the configuration says unless

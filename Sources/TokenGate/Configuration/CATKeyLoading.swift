@@ -1,8 +1,9 @@
 import CDNTokens
 import Foundation
 
-/// The keys of `--cat-key`, read once at start: a key that cannot be read or
-/// is not a CAT key stops the start with the file's name and why.
+/// The keys of `--cat-key`, read at start and on every reload: a key that
+/// cannot be read or is not a CAT key stops the start, or fails the reload,
+/// with the file's name and why.
 enum CATKeyLoading {
     /// A key file is a few hundred bytes; a larger one is a mistake (a log or a bundle).
     static let maximumFileBytes = 64 * 1024

@@ -10,7 +10,8 @@ import EntitlementTokens
 /// enforces `catreplay` through the gate's replay store, which the library
 /// only reads.
 struct CATOrigin: Sendable {
-    let keys: [CATKey]
+    /// `--cat-key`'s keys, replaced as a whole by a reload.
+    let keys: Reloaded<[CATKey]>
     /// `--cat-issuer`: the `iss` every CAT must carry (nil: any).
     let issuer: String?
     /// The gate's `--leeway`, in whole seconds (CWT times are seconds).
@@ -49,7 +50,7 @@ struct CATOrigin: Sendable {
             }
         }
         let verified: VerifiedCommonAccessToken
-        do { verified = try unverified.verify(keys: keys, facts: facts, expectedIssuer: issuer) } catch {
+        do { verified = try unverified.verify(keys: keys.current, facts: facts, expectedIssuer: issuer) } catch {
             return refuse(Self.status(of: error.status), error.reason)
         }
         // No exp: the CAT does not expire, and the allow says so with the latest time there is.

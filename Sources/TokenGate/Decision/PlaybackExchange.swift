@@ -9,7 +9,7 @@ import EntitlementTokens
 /// request that is refused before the token is judged.
 struct PlaybackExchange: Sendable {
     let gate: AuthGate
-    let profiles: CDNProfileStore
+    let profiles: Reloaded<CDNProfileSet>
 
     /// What the HTTP layer read from `POST` (JSON) or `GET` (query) `/v1/playback`.
     struct Request: Sendable {
@@ -39,7 +39,7 @@ struct PlaybackExchange: Sendable {
     }
 
     func choose(_ request: Request) -> Choice {
-        let set = profiles.profiles
+        let set = profiles.current
         func refuse(_ status: GateStatus, _ reason: String) -> Choice {
             .refused(GateDecision(status: status, reason: reason, kindLabel: "none"))
         }

@@ -86,7 +86,7 @@ struct PlaybackEndpoints: Sendable {
 
     /// The profile's IP header values and the prefetch marks, for either method.
     static func common(_ request: Request, exchange: PlaybackExchange, profile: String?) -> (clientIPs: [String], isPrefetch: Bool) {
-        let set = exchange.profiles.profiles
+        let set = exchange.profiles.current
         let ipHeader = (profile.flatMap(set.profile(named:)) ?? (set.profiles.count == 1 ? set.profiles.first : nil))?.settings.ipHeader
         let clientIPs = ipHeader.flatMap { HTTPField.Name($0) }.map { name in request.headers[values: name] } ?? []
         let purposes = [HTTPField.Name("Sec-Purpose")!, HTTPField.Name("Purpose")!].flatMap { request.headers[values: $0] }

@@ -1,4 +1,3 @@
-import CDNTokens
 import EntitlementTokens
 import Foundation
 import Logging
@@ -29,13 +28,31 @@ final class KeyReloader: Service {
     private let metrics: GateMetrics
     private let logger: Logger
     private let lastSnapshot: Mutex<Snapshot>
-    /// The CDN profiles, read again with the keys: both are replaced, or neither.
-    private let cdnProfiles: (store: CDNProfileStore, load: @Sendable () throws(CDNProfileError) -> CDNProfileSet)?
+    /// What is read again with the keys (the CDN profiles, the CAT keys):
+    /// every one is read before any is replaced, so a reload where one file
+    /// fails keeps them all, the keys included.
+    private let companions: [Companion]
+
+    /// A set that reloads with the trusted keys.
+    struct Companion: Sendable {
+        /// Its name in the "keys reloaded" line, with the number of entries read.
+        let name: String
+        /// Reads the files; the closure it returns puts the new set in place.
+        let read: @Sendable () throws -> (count: Int, install: @Sendable () -> Void)
+
+        init<Value: Sendable>(_ name: String, replacing target: Reloaded<Value>, count: @escaping @Sendable (Value) -> Int,
+                              read: @escaping @Sendable () throws -> Value) {
+            self.name = name
+            self.read = {
+                let value = try read()
+                return (count(value), { target.replace(with: value) })
+            }
+        }
+    }
 
     init(paths: [String], options: KeyLoadingOptions, interval: Duration = .seconds(5), verifier: GateVerifier,
-         cache: VerdictCache, readiness: Readiness, metrics: GateMetrics, logger: Logger,
-         cdnProfiles: (store: CDNProfileStore, load: @Sendable () throws(CDNProfileError) -> CDNProfileSet)? = nil) {
-        self.cdnProfiles = cdnProfiles
+         cache: VerdictCache, readiness: Readiness, metrics: GateMetrics, logger: Logger, companions: [Companion] = []) {
+        self.companions = companions
         self.paths = paths
         self.options = options
         self.interval = interval
@@ -81,16 +98,16 @@ final class KeyReloader: Service {
             snapshot = Self.snapshot(of: paths)
             do {
                 let ring = try KeyRing.load(paths: paths, options: options)
-                let profiles = try cdnProfiles?.load()
+                let read = try companions.map { try $0.read() }
                 try verifier.replaceKeys(with: ring)
-                if let profiles { cdnProfiles?.store.replace(with: profiles) }
+                for set in read { set.install() }
                 cache.removeAll()
                 readiness.setTrustedKeys(ring.keys)
                 metrics.keysLoaded.record(ring.keys.count)
                 KeyNotices.report(ring, logger: logger, metrics: metrics)
                 metrics.countKeyReload(success: true)
                 var metadata: Logger.Metadata = ["cause": .string(cause), "keys": .stringConvertible(ring.keys.count)]
-                if let profiles { metadata["cdn_profiles"] = .stringConvertible(profiles.profiles.count) }
+                for (companion, set) in zip(companions, read) { metadata[companion.name] = .stringConvertible(set.count) }
                 logger.info("keys reloaded", metadata: metadata)
                 if let warning = readiness.sampleKeyWarning { logger.warning("\(warning)") }
                 return true
