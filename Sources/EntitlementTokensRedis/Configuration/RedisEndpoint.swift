@@ -44,41 +44,19 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
         if rest.contains(where: { $0 == "?" || $0 == "#" }) {
             throw invalid("query strings and fragments are not supported")
         }
-        // The path (database) starts at the first '/' after the authority.
-        var authority = rest
-        database = 0
-        if let slash = rest.firstIndex(of: "/") {
-            authority = rest[..<slash]
-            let path = rest[rest.index(after: slash)...]
-            if !path.isEmpty {
-                guard path.allSatisfy(\.isASCII), path.allSatisfy(\.isNumber), path.count <= 9,
-                      let number = Int(path) else {
-                    throw invalid("the database must be a number, as in redis://host:6379/2")
-                }
-                database = number
-            }
-        }
-        username = nil
-        password = nil
-        // Credentials end at the last '@' (a password may hold '@' percent-encoded or not).
-        if let at = authority.lastIndex(of: "@") {
-            let credentials = authority[..<at]
-            authority = authority[authority.index(after: at)...]
-            if let colon = credentials.firstIndex(of: ":") {
-                let user = credentials[..<colon]
-                guard let decodedUser = Self.percentDecoded(user),
-                      let decodedPassword = Self.percentDecoded(credentials[credentials.index(after: colon)...]) else {
-                    throw invalid("the user or password has a malformed percent escape")
-                }
-                username = decodedUser.isEmpty ? nil : decodedUser
-                password = decodedPassword
-            } else {
-                // redis://password@host, as several clients read it.
-                guard let decodedPassword = Self.percentDecoded(credentials) else {
-                    throw invalid("the password has a malformed percent escape")
-                }
-                password = decodedPassword
-            }
+        let parts = try RedisAuthority(rest, invalid: invalid)
+        var authority = parts.hosts
+        database = parts.database
+        switch parts.credentials {
+        case .none:
+            username = nil
+            password = nil
+        case .userAndPassword(let user, let secret):
+            username = user
+            password = secret
+        case .lone(let secret):
+            username = nil
+            password = secret
         }
         // Host, then an optional port.
         var portText: Substring?

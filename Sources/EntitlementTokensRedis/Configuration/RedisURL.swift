@@ -91,40 +91,21 @@ enum RedisURL {
             query = rest[rest.index(after: question)...]
             rest = rest[..<question]
         }
-        var database = 0
-        var authority = rest
-        if let slash = rest.firstIndex(of: "/") {
-            authority = rest[..<slash]
-            let path = rest[rest.index(after: slash)...]
-            if !path.isEmpty {
-                guard path.count <= 9, path.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                      let number = Int(path) else {
-                    throw invalid("the database must be a number, as in redis://host:6379/2")
-                }
-                database = number
-            }
-        }
+        let parts = try RedisAuthority(rest, invalid: invalid)
+        let authority = parts.hosts
+        let database = parts.database
         var username: String?
         var password: String?
         /// `user@` alone: a password (Lettuce's `redis://password@host`), or
         /// the user when `password-file=` gives the password.
         var loneCredential: String?
-        if let at = authority.lastIndex(of: "@") {
-            let credentials = authority[..<at]
-            authority = authority[authority.index(after: at)...]
-            if let colon = credentials.firstIndex(of: ":") {
-                guard let user = RedisEndpoint.percentDecoded(credentials[..<colon]),
-                      let secret = RedisEndpoint.percentDecoded(credentials[credentials.index(after: colon)...]) else {
-                    throw invalid("the user or password has a malformed percent escape")
-                }
-                username = user.isEmpty ? nil : user
-                password = secret
-            } else {
-                guard let secret = RedisEndpoint.percentDecoded(credentials) else {
-                    throw invalid("the password has a malformed percent escape")
-                }
-                loneCredential = secret
-            }
+        switch parts.credentials {
+        case .none: break
+        case .userAndPassword(let user, let secret):
+            username = user
+            password = secret
+        case .lone(let secret):
+            loneCredential = secret
         }
         let defaultPort = scheme.mode == "sentinel" ? 26379 : 6379
         var addresses: [RedisNodeAddress] = []
