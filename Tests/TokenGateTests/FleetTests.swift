@@ -228,19 +228,15 @@ struct FleetTests {
         try await offloaded {
             #expect(try RawHTTP.get(port: gate.port, "/readyz").status == 503)
             #expect(gate.log.contains("replay store not answering"))
-            func failOpenCount() throws -> Double? {
-                let metrics = try RawHTTP.get(port: gate.port, "/metrics").body
-                return metrics.split(separator: "\n").first { $0.hasPrefix("tokengate_replay_fail_open_total") }
-                    .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
-            }
-            let before = try failOpenCount() ?? 0
+            func failOpenCount() -> Double? { ScrapedMetrics(port: gate.port)?["tokengate_replay_fail_open_total"] }
+            let before = failOpenCount() ?? 0
             for _ in 0..<3 {
                 let token = try FleetLoad.mediaTokenForms()[2]
                 let answer = try RawHTTP.get(port: gate.port, "/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(token)")])
                 #expect(answer.status == 200)
                 #expect(answer.tokenStatus == "VALID_TOKEN")
             }
-            #expect(try failOpenCount() == before + 3)
+            #expect(failOpenCount() == before + 3)
             let logged = eventually(within: 2) { gate.log.components(separatedBy: "\"token_id\"").count - 1 >= 3 }
             #expect(logged.held, "fewer than 3 token ids logged:\n\(gate.log.suffix(2000))")
         }

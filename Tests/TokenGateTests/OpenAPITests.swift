@@ -127,12 +127,6 @@ import Glibc
         return path
     }
 
-    /// The value of one sample of `/metrics` (a line `name{labels} value`), 0 when absent.
-    static func sample(_ metrics: String, _ prefix: String) -> Double {
-        metrics.split(separator: "\n").filter { $0.hasPrefix(prefix) }
-            .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
-    }
-
     /// What the description promises of methods, checked in process so that
     /// it holds without schemathesis too: a method an endpoint does not serve
     /// is 405 with `Allow` (RFC 9110 §15.5.6), before anything else is read.
@@ -189,13 +183,13 @@ import Glibc
 
         // The run reached the answers worth checking: an allow with a new
         // session (its headers), the replay of that token, and refusals.
-        let metrics = try RawHTTP.get(port: gate.port, "/metrics").body
-        #expect(Self.sample(metrics, "tokengate_verdicts_total{status=\"VALID_TOKEN\"") >= 1, "no allow was checked")
-        #expect(Self.sample(metrics, "tokengate_sessions_total{result=\"issued\"}") >= 1, "no session was issued")
-        #expect(Self.sample(metrics, "tokengate_verdicts_total{status=\"TOKEN_REPLAYED\"") >= 1, "no replay was checked")
-        #expect(Self.sample(metrics, "tokengate_verdicts_total{status=\"NO_TOKEN\"") >= 1, "no refusal was checked")
-        #expect(Self.sample(metrics, "tokengate_verdicts_total{status=\"VALID_TOKEN\",kind=\"cat\"}") >= 1, "no CAT allow was checked")
-        #expect(Self.sample(metrics, "tokengate_cdn_exchanges_total{profile=\"edge\",kind=\"nginx-secure-link\",status=\"VALID_TOKEN\"}") >= 1,
+        let metrics = ScrapedMetrics(try RawHTTP.get(port: gate.port, "/metrics").body)
+        #expect(metrics.sum(prefix: "tokengate_verdicts_total{status=\"VALID_TOKEN\"") >= 1, "no allow was checked")
+        #expect(metrics.sum(prefix: "tokengate_sessions_total{result=\"issued\"}") >= 1, "no session was issued")
+        #expect(metrics.sum(prefix: "tokengate_verdicts_total{status=\"TOKEN_REPLAYED\"") >= 1, "no replay was checked")
+        #expect(metrics.sum(prefix: "tokengate_verdicts_total{status=\"NO_TOKEN\"") >= 1, "no refusal was checked")
+        #expect(metrics.sum(prefix: "tokengate_verdicts_total{status=\"VALID_TOKEN\",kind=\"cat\"}") >= 1, "no CAT allow was checked")
+        #expect(metrics.sum(prefix: "tokengate_cdn_exchanges_total{profile=\"edge\",kind=\"nginx-secure-link\",status=\"VALID_TOKEN\"}") >= 1,
                 "no CDN exchange was allowed")
     }
 
@@ -211,8 +205,8 @@ import Glibc
                                                            only: ["readyz", "forwardAuth", "healthz"]),
                                             settings: Self.settings(forwardedURI: uri))
         #expect(status == 0, "schemathesis found the gate and docs/openapi.yaml disagreeing:\n\(output.suffix(6000))")
-        let metrics = try RawHTTP.get(port: gate.port, "/metrics").body
-        #expect(Self.sample(metrics, "tokengate_verdicts_total{status=\"REPLAY_CHECK_UNAVAILABLE\"") >= 1,
+        let metrics = ScrapedMetrics(try RawHTTP.get(port: gate.port, "/metrics").body)
+        #expect(metrics.sum(prefix: "tokengate_verdicts_total{status=\"REPLAY_CHECK_UNAVAILABLE\"") >= 1,
                 "no REPLAY_CHECK_UNAVAILABLE was checked")
         #expect(try RawHTTP.get(port: gate.port, "/readyz").status == 503)
     }

@@ -29,11 +29,6 @@ struct RefusingReplayStore: ReplayStore {
 @Suite struct OperationsTests {
     let clock = GateFixtures.Clock()
 
-    func metric(_ runtime: GateRuntime, _ series: String) -> String? {
-        String(decoding: runtime.metrics.render(), as: UTF8.self).split(separator: "\n")
-            .first { $0.hasPrefix(series + " ") }.map { String($0.dropFirst(series.count + 1)) }
-    }
-
     @Test func healthReadinessAndMetricsAnswer() async throws {
         let runtime = try GateFixtures.runtime(clock: clock)
         try await runtime.application().test(.router) { client in
@@ -146,7 +141,7 @@ struct RefusingReplayStore: ReplayStore {
             #expect(runtime.reloadKeys() == false)
             let r2 = try await client.authRequest("/a?token=\(GateFixtures.token())")
             #expect(r2.tokenStatus == "VALID_TOKEN")
-            #expect(metric(runtime, #"tokengate_key_reloads_total{result="failure"}"#) == "1")
+            #expect(ScrapedMetrics(runtime)[#"tokengate_key_reloads_total{result="failure"}"#] == 1)
             #expect(logs.all.contains { $0.contains("key reload failed") && $0.contains("issuer.pem") })
 
             // The untrusted issuer's public key replaces ours: our tokens stop verifying, the cache is emptied.
@@ -154,7 +149,7 @@ struct RefusingReplayStore: ReplayStore {
                                            source: "u")
             try Data(untrusted.publicKey.derRepresentation).write(to: keyFile)
             runtime.reloader.reloadIfChanged()
-            #expect(metric(runtime, #"tokengate_key_reloads_total{result="success"}"#) == "1")
+            #expect(ScrapedMetrics(runtime)[#"tokengate_key_reloads_total{result="success"}"#] == 1)
             #expect(runtime.cache.count == 0)
             let r3 = try await client.authRequest("/a?token=\(authz)")
             #expect(r3.tokenStatus == "INVALID_SIGNATURE")
@@ -162,7 +157,7 @@ struct RefusingReplayStore: ReplayStore {
             #expect(r4.tokenStatus == "VALID_TOKEN")
             // Nothing changed since: no reload.
             runtime.reloader.reloadIfChanged()
-            #expect(metric(runtime, #"tokengate_key_reloads_total{result="success"}"#) == "1")
+            #expect(ScrapedMetrics(runtime)[#"tokengate_key_reloads_total{result="success"}"#] == 1)
         }
     }
 
@@ -183,16 +178,16 @@ struct RefusingReplayStore: ReplayStore {
                 #expect(logs.all.count { $0.contains("key folder: file skipped") && $0.contains("/\(name)") } == times, "\(name): \(logs.all)")
             }
             #expect(logs.all.count { $0.contains("private key in the trust folder: skipped, move it out") && $0.contains("/private.pem") } == times)
-            #expect(metric(runtime, "tokengate_key_files_skipped") == "3.0")
+            #expect(ScrapedMetrics(runtime)["tokengate_key_files_skipped"] == 3)
         }
         expectEachSkipSaid(times: 1)
         #expect(runtime.reloadKeys())
         expectEachSkipSaid(times: 2)
-        #expect(metric(runtime, #"tokengate_key_reloads_total{result="success"}"#) == "1")
+        #expect(ScrapedMetrics(runtime)[#"tokengate_key_reloads_total{result="success"}"#] == 1)
         // Moved out: the gauge says so.
         try FileManager.default.removeItem(at: directory.appendingPathComponent("private.pem"))
         #expect(runtime.reloadKeys())
-        #expect(metric(runtime, "tokengate_key_files_skipped") == "2.0")
+        #expect(ScrapedMetrics(runtime)["tokengate_key_files_skipped"] == 2)
     }
 
     @Test func keysReloadWhileRequestsAreInFlightWithoutAFailedRequest() async throws {
@@ -219,6 +214,6 @@ struct RefusingReplayStore: ReplayStore {
                 #expect(answered == tokens.count)
             }
         }
-        #expect(metric(runtime, #"tokengate_key_reloads_total{result="success"}"#) == "20")
+        #expect(ScrapedMetrics(runtime)[#"tokengate_key_reloads_total{result="success"}"#] == 20)
     }
 }

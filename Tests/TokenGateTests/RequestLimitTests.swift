@@ -66,14 +66,6 @@ struct RequestLimitTests {
         }
     }
 
-    static func metric(_ gate: GateProcess, _ series: String) -> Double? {
-        guard let text = try? RawHTTP.get(port: gate.port, "/metrics").body else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
-            return Double(line.dropFirst(series.count + 1))
-        }
-        return nil
-    }
-
     @Test func aHeadStillIncompleteAtTheDeadlineIsClosedWithNoAnswer() async throws {
         let gate = try GateProcess(["--request-timeout", "1"])
         try await offloaded {
@@ -91,7 +83,7 @@ struct RequestLimitTests {
             #expect(closed, "a trickled head kept its connection past the 1 s deadline")
             #expect(Date().timeIntervalSince(start) < 2.5)
         }
-        #expect(Self.metric(gate, "tokengate_request_timeouts_total") == 1)
+        #expect(ScrapedMetrics(port: gate.port)?["tokengate_request_timeouts_total"] == 1)
     }
 
     @Test func aBodyStillIncompleteAtTheDeadlineGets408() async throws {
@@ -137,7 +129,7 @@ struct RequestLimitTests {
             #expect(took >= 0.9, "the last request was cut after \(took) s, not its own 1 s")
             #expect(took < 2.5)
         }
-        #expect(Self.metric(gate, "tokengate_request_timeouts_total") == 1)
+        #expect(ScrapedMetrics(port: gate.port)?["tokengate_request_timeouts_total"] == 1)
     }
 
     @Test func bodiesInFlightShareOneBudget() async throws {
@@ -202,8 +194,8 @@ struct RequestLimitTests {
             #expect(own.count == 2)
             withExtendedLifetime((watcher, other)) {}
         }
-        #expect((Self.metric(gate, #"tokengate_connections_refused_total{reason="per-peer"}"#) ?? 0) >= 1)
-        #expect((Self.metric(gate, #"tokengate_connections_refused_total{reason="accept-paused"}"#) ?? 0) >= 1)
+        #expect((ScrapedMetrics(port: gate.port)?[#"tokengate_connections_refused_total{reason="per-peer"}"#] ?? 0) >= 1)
+        #expect((ScrapedMetrics(port: gate.port)?[#"tokengate_connections_refused_total{reason="accept-paused"}"#] ?? 0) >= 1)
     }
 
     /// 1,000 clients announce nearly a MiB of body each and trickle it; the
@@ -246,6 +238,6 @@ struct RequestLimitTests {
         #expect(result.clients >= 900)
         #expect(peak - baseline < 64 * 1024, "the gate's peak RSS grew by \((peak - baseline) / 1024) MiB under trickling clients")
         #expect(result.slowest < 1.0, "a request waited \(result.slowest) s behind the trickling clients")
-        #expect((Self.metric(gate, "tokengate_connections_open") ?? 1000) < 10, "trickling connections outlived the deadline")
+        #expect((ScrapedMetrics(port: gate.port)?["tokengate_connections_open"] ?? 1000) < 10, "trickling connections outlived the deadline")
     }
 }

@@ -8,11 +8,6 @@ import Testing
 @Suite struct VerdictCacheTests {
     let clock = GateFixtures.Clock()
 
-    func metric(_ runtime: GateRuntime, _ series: String) -> String? {
-        String(decoding: runtime.metrics.render(), as: UTF8.self).split(separator: "\n")
-            .first { $0.hasPrefix(series + " ") }.map { String($0.dropFirst(series.count + 1)) }
-    }
-
     @Test func anAuthorizationTokenIsVerifiedOnceThenServedFromTheCache() async throws {
         let runtime = try GateFixtures.runtime(clock: clock)
         let token = GateFixtures.token(GateFixtures.request(.authorization))
@@ -23,8 +18,8 @@ import Testing
                 #expect(response["X-Token-Kind"] == "authorization")
                 #expect(response["X-Token-Resource"] == "TNT")
             }
-            #expect(metric(runtime, #"tokengate_verdict_cache_total{result="hit"}"#) == "4")
-            #expect(metric(runtime, #"tokengate_verdict_cache_total{result="insert"}"#) == "1")
+            #expect(ScrapedMetrics(runtime)[#"tokengate_verdict_cache_total{result="hit"}"#] == 4)
+            #expect(ScrapedMetrics(runtime)[#"tokengate_verdict_cache_total{result="insert"}"#] == 1)
             // Another resource is another key: verified, and refused.
             let other = try await client.authRequest("/a?token=\(token)", resource: "CNN")
             #expect(other.tokenStatus == "INVALID_RESOURCE_ID")
@@ -45,9 +40,9 @@ import Testing
             #expect(second.tokenStatus == "TOKEN_REPLAYED")
         }
         #expect(runtime.cache.count == 0)
-        #expect(metric(runtime, #"tokengate_verdict_cache_total{result="hit"}"#) == "0")
+        #expect(ScrapedMetrics(runtime)[#"tokengate_verdict_cache_total{result="hit"}"#] == 0)
         // docs/DESIGN.md#the-verdict-cache: media tokens never enter the cache, so they are no misses either.
-        #expect(metric(runtime, #"tokengate_verdict_cache_total{result="miss"}"#) == "0")
+        #expect(ScrapedMetrics(runtime)[#"tokengate_verdict_cache_total{result="miss"}"#] == 0)
     }
 
     @Test func aReusableTokenThatMissesIsCountedOnce() async throws {
@@ -56,7 +51,7 @@ import Testing
             _ = try await client.authRequest("/a?token=\(GateFixtures.token(GateFixtures.request(.authorization)))")
             _ = try await client.authRequest("/a?token=not-a-token")
         }
-        #expect(metric(runtime, #"tokengate_verdict_cache_total{result="miss"}"#) == "2")
+        #expect(ScrapedMetrics(runtime)[#"tokengate_verdict_cache_total{result="miss"}"#] == 2)
     }
 
     @Test func sizeZeroSwitchesTheCacheOff() async throws {
@@ -69,7 +64,7 @@ import Testing
             }
         }
         #expect(runtime.cache.count == 0)
-        #expect(metric(runtime, #"tokengate_verdict_cache_total{result="miss"}"#) == "0")
+        #expect(ScrapedMetrics(runtime)[#"tokengate_verdict_cache_total{result="miss"}"#] == 0)
     }
 
     @Test func theCacheIsBoundedInEntriesAndBytes() throws {
