@@ -122,7 +122,6 @@ import Testing
         let runtime = try GateRuntime(configuration: configuration, logger: LogCapture().logger)
         let store = try #require(runtime.replay.store as? RedisReplayStore)
         #expect(store.client.configuration.operationTimeout == .milliseconds(75))
-        #expect(runtime.replay.keepsDeadline)
     }
 
     /// An inline password can still reach the store from a settings file only the service user reads.

@@ -50,7 +50,7 @@ final class GateRuntime: Sendable {
         let ring = try KeyRing.loadAtStart(paths: configuration.keyPaths, options: configuration.keyLoading)
         let store = replay.store.map {
             GuardedReplayStore($0, timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
-                               failure: configuration.replayFailure, innerKeepsDeadline: replay.keepsDeadline,
+                               failure: configuration.replayFailure,
                                events: metrics, logger: logger)
         }
         // The guarded store enforces --replay-timeout itself (so that fail-open

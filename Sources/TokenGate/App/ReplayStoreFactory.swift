@@ -6,8 +6,6 @@ import EntitlementTokensRedis
 enum ReplayStoreFactory {
     struct Made: Sendable {
         var store: (any ReplayStore)?
-        /// The store answers within `--replay-timeout` by itself.
-        var keepsDeadline = false
         /// nil when the store answers; otherwise why not (for `/readyz`).
         var probe: @Sendable () async -> String? = { nil }
         /// Run once before serving; see ``ReplayStartupCheck``.
@@ -32,14 +30,13 @@ enum ReplayStoreFactory {
         case .redis(let url):
             let store: RedisReplayStore
             do {
-                store = try RedisReplayStore(url: url, timeout: timeout, durability: RedisDurability(rawValue: durability.rawValue) ?? .primary)
+                store = try RedisReplayStore(url: url, timeout: timeout, durability: durability)
             } catch {
                 // The client's messages never hold the password.
                 throw GateConfigurationError("--replay: \(error.description)")
             }
             return Made(
                 store: store,
-                keepsDeadline: true,
                 probe: {
                     do throws(RedisClientError) {
                         try await store.checkHealth()

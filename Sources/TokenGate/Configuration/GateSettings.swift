@@ -1,6 +1,8 @@
 /// The gate's enumerated settings (`--replay-failure`, `--log-format`); the
 /// command line reads them through `ExpressibleByArgument` in Command/.
 
+import EntitlementTokensRedis
+
 /// What the gate does when the replay store cannot answer.
 enum ReplayFailureMode: String, Sendable, CaseIterable {
     /// Refuse with 503 `REPLAY_CHECK_UNAVAILABLE` (the safe default).
@@ -14,11 +16,7 @@ enum LogFormat: String, Sendable, CaseIterable {
     case json, text
 }
 
-/// When a media token counts as recorded by a Redis replay store (docs/DESIGN.md#durability).
-enum ReplayDurability: String, Sendable, CaseIterable {
-    /// The primary answered `OK`.
-    case primary
-    /// The primary answered `OK` and a replica acknowledged it (`WAIT 1`):
-    /// survives a failover, one more round trip per accepted token.
-    case replicated
-}
+/// When a media token counts as recorded by a Redis replay store
+/// (docs/DESIGN.md#durability): the Redis store's own setting, by the name
+/// the command line gives it.
+typealias ReplayDurability = RedisDurability

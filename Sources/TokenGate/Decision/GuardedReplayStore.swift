@@ -12,45 +12,20 @@ final class GuardedReplayStore: ReplayStore {
     let inner: any ReplayStore
     let timeout: Duration
     let failure: ReplayFailureMode
-    /// The inner store answers within `timeout` by itself (Redis: the
-    /// timeout is its per-operation deadline), so no timer task is needed.
-    let innerKeepsDeadline: Bool
     private let events: any DecisionEvents
     private let logger: Logger
 
-    init(_ inner: any ReplayStore, timeout: Duration, failure: ReplayFailureMode, innerKeepsDeadline: Bool = false,
-         events: any DecisionEvents, logger: Logger) {
+    init(_ inner: any ReplayStore, timeout: Duration, failure: ReplayFailureMode, events: any DecisionEvents, logger: Logger) {
         self.inner = inner
         self.timeout = timeout
         self.failure = failure
-        self.innerKeepsDeadline = innerKeepsDeadline
         self.events = events
         self.logger = logger
     }
 
+    /// Within `--replay-timeout`: the one deadline there is when the caller names none.
     func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
-        // The verifier asked acceptWithoutWaiting first: a store that answers
-        // at once (in memory) never gets here.
-        let start = ContinuousClock.now
-        if innerKeepsDeadline {
-            // Two child tasks a token would cost a measurable share of a
-            // request; the Redis client's own deadline bounds this await.
-            let decision = await inner.accept(identity, until: until, now: now)
-            return settle(decision, identity, duration: ContinuousClock.now - start)
-        }
-        let inner = self.inner
-        let timeout = self.timeout
-        let decision = await withTaskGroup(of: ReplayDecision?.self) { group in
-            group.addTask { await inner.accept(identity, until: until, now: now) }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .unavailable("the replay store did not answer within \(timeout)")
-        }
-        return settle(decision, identity, duration: ContinuousClock.now - start)
+        await accept(identity, until: until, now: now, within: timeout)
     }
 
     /// The verifier's deadline and `--replay-timeout` as one (the sooner),

@@ -50,11 +50,6 @@ enum CredentialLocator {
         return values
     }
 
-    /// ``parameters(_:inURI:)`` for one name.
-    static func parameters(_ name: String, inURI uri: Substring) -> [Substring] {
-        parameters([name], inURI: uri)[0]
-    }
-
     /// Whether `bytes[start..<end]` is exactly `name`'s UTF-8.
     private static func span(_ bytes: Span<UInt8>, from start: Int, to end: Int, holds name: String) -> Bool {
         var index = start
@@ -63,21 +58,6 @@ enum CredentialLocator {
             index += 1
         }
         return index == end
-    }
-
-    /// The first non-empty value of the first parameter of `names` present in
-    /// `uri` — the reading of a single well-formed request (the ambiguity rule
-    /// of the decision looks at ``parameters(_:inURI:)``).
-    static func parameter(_ names: [String], inURI uri: Substring) -> Substring? {
-        for values in parameters(names, inURI: uri) {
-            if let value = values.first(where: { !$0.isEmpty }) { return value }
-        }
-        return nil
-    }
-
-    /// ``parameter(_:inURI:)`` for one name.
-    static func parameter(_ name: String, inURI uri: Substring) -> Substring? {
-        parameter([name], inURI: uri)
     }
 
     /// Every non-empty value of cookie `name` in the request's `Cookie`
@@ -104,11 +84,6 @@ enum CredentialLocator {
             }
         }
         return values
-    }
-
-    /// The first value of cookie `name`.
-    static func cookie(_ name: String, in headers: HTTPFields) -> Substring? {
-        cookies(name, in: headers).first
     }
 
     /// A non-empty header value.
