@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The library snippets of the README and the DocC article are compiled as
+/// The library snippets of docs/LIBRARY.md and the DocC article are compiled as
 /// written: each stands verbatim in Examples/ServerVerification, which
 /// `.ci/run` builds. A snippet edited in one place and not the other fails here.
 @Suite struct DocumentationSnippetTests {
@@ -34,12 +34,12 @@ import Testing
     @Test func everySnippetStandsInTheDocsAsCompiled() throws {
         let snippets = try Self.snippets()
         #expect(snippets.count == 4)
-        let readme = try Self.text("README.md")
+        let guide = try Self.text("docs/LIBRARY.md")
         let article = try Self.text("Sources/EntitlementTokens/Docs.docc/VerifyingOnYourServer.md")
         for (name, body) in snippets {
             #expect(article.contains("```swift\n" + body + "```"), "DocC article lacks snippet \(name) as compiled")
-            if name == "readme" {
-                #expect(readme.contains(body + "```"), "README lacks the library snippet as compiled")
+            if name == "library-guide" {
+                #expect(guide.contains(body + "```"), "docs/LIBRARY.md lacks the library snippet as compiled")
             }
         }
     }

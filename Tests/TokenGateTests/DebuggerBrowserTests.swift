@@ -10,8 +10,8 @@ import Testing
 /// as text with nothing run and no CSP violation; the fragment round-trip;
 /// nothing requested off the server's origin and nothing stored. A screenshot
 /// is written to `$TOKENINSPECT_TEST_ARTIFACTS` (default `.build/test-artifacts/`);
-/// the pasted key, the summary lines, the side-by-side views and the README's
-/// screenshot are tested in `DebuggerPageLayoutTests`.
+/// the pasted key, the summary lines, the side-by-side views and the
+/// screenshot of docs/DEBUGGER.md are tested in `DebuggerPageLayoutTests`.
 @Suite(.serialized,
        .enabled(if: Browser.available, "chromium and chromedriver not installed (apt-get install chromium chromium-driver)"),
        .holdsMachineLock)
@@ -19,7 +19,7 @@ struct DebuggerBrowserTests {
     static let clock = GateFixtures.Clock()
 
     /// A debugger on a free loopback port, with the fixtures' keys and clock (a minute after their tokens' issue time).
-    /// `now`: the server's clock (the fixtures' by default; `TokenTimestamp.now` for the README's screenshot).
+    /// `now`: the server's clock (the fixtures' by default; `TokenTimestamp.now` for docs/DEBUGGER.md's screenshot).
     static func withDebugger(now: (@Sendable () -> TokenTimestamp)? = nil, _ body: @Sendable (String, Browser) async throws -> Void) async throws {
         let options = try DebuggerOptions.parse(["--key", GateFixtures.publicKey])
         let clock = Self.clock

@@ -9,7 +9,7 @@ import Testing
 /// `VALID_TOKEN`), refused keys named, hostile text in a key shown as text;
 /// one summary line per token, each expandable; the encoded and decoded views
 /// side by side, stacked on a narrow window; "now" read by the server's one
-/// parser; and the README's screenshot, taken with the real clock.
+/// parser; and docs/DEBUGGER.md's screenshot, taken with the real clock.
 @Suite(.serialized,
        .enabled(if: Browser.available, "chromium and chromedriver not installed (apt-get install chromium chromium-driver)"),
        .holdsMachineLock)
@@ -326,11 +326,11 @@ struct DebuggerPageLayoutTests {
         }
     }
 
-    /// The README's `docs/images/debugger.png`: the current page with the real
+    /// docs/DEBUGGER.md's `docs/images/debugger.png`: the current page with the real
     /// clock — three tokens minted minutes ago: an expired one, one forged and
     /// checked with its pasted key, and a valid media token expanded last, so
     /// that the window shows the two summary lines above it.
-    @Test func theREADMEScreenshotIsTheCurrentPageWithTheRealClock() async throws {
+    @Test func theDebuggerGuideScreenshotIsTheCurrentPageWithTheRealClock() async throws {
         let now = TokenTimestamp.now()
         var media = GateFixtures.request(resource: DebuggerBrowserTests.mediaRSS)
         media.issueTime = now.adding(milliseconds: -60_000)!

@@ -1,10 +1,10 @@
-// Snippets of the README and the DocC article, compiled as written. Run with
+// Snippets of docs/LIBRARY.md and the DocC article, compiled as written. Run with
 // a key and a token to try them: `swift run ServerVerification KEY TOKEN RESOURCE`.
 import EntitlementTokens
 
-// MARK: README — Using the library
+// MARK: docs/LIBRARY.md — Adding it
 
-// snippet: readme
+// snippet: library-guide
 // Once, at start-up: keys are parsed once; the verifier is Sendable and shared.
 let ring = try KeyRing.load(paths: [CommandLine.arguments.dropFirst().first ?? "/etc/media/issuer.pem"])
 let verifier = TokenVerifier(signature: .trustedKeys(ring),

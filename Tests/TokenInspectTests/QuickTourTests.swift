@@ -1,16 +1,18 @@
 import Foundation
 import Testing
 
-/// The README's quick tour runs as printed: the block after the `tour` marker
-/// goes to a real bash, with the built binary first on PATH, from the
-/// repository root; every command must succeed.
-@Suite struct ReadmeTourTests {
+/// The CLI guide's quick tour (docs/CLI.md, "Quick tour") runs as printed:
+/// the block after the `tour` marker under that heading goes to a real bash,
+/// with the built binary first on PATH, from the repository root; every
+/// command must succeed.
+@Suite struct QuickTourTests {
     @Test func quickTourRunsAsPrinted() throws {
-        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let marker = try #require(readme.range(of: "<!-- tour:"))
-        let open = try #require(readme.range(of: "```sh\n", range: marker.upperBound..<readme.endIndex))
-        let close = try #require(readme.range(of: "\n```", range: open.upperBound..<readme.endIndex))
-        let tour = String(readme[open.upperBound..<close.lowerBound])
+        let guide = try String(contentsOf: CLI.packageRoot.appendingPathComponent("docs/CLI.md"), encoding: .utf8)
+        let heading = try #require(guide.range(of: "\n## Quick tour\n"))
+        let marker = try #require(guide.range(of: "<!-- tour:", range: heading.upperBound..<guide.endIndex))
+        let open = try #require(guide.range(of: "```sh\n", range: marker.upperBound..<guide.endIndex))
+        let close = try #require(guide.range(of: "\n```", range: open.upperBound..<guide.endIndex))
+        let tour = String(guide[open.upperBound..<close.lowerBound])
         #expect(tour.contains("tokeninspect verify"))
         let script = FileManager.default.temporaryDirectory.appendingPathComponent("tour-\(UUID().uuidString).sh")
         defer { try? FileManager.default.removeItem(at: script) }
