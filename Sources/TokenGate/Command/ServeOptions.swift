@@ -142,7 +142,7 @@ struct ServeOptions: ParsableArguments {
     @Flag(help: "Also serve the web debugger at /debugger (only when --listen is a loopback address; see `tokengate debugger --help`).")
     var debugger = false
 
-    @Option(help: ArgumentHelp("Read settings from FILE: `name = value` lines with the names of these options (see README).", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Read settings from FILE: `name = value` lines with the names of these options (docs/GATE.md).", valueName: "FILE"))
     var config: String?
 }
 
