@@ -34,114 +34,9 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         case transport, framing, parsing, model
     }
 
-    /// A stable code: its raw value is part of the JSON output and never
-    /// changes meaning. A struct, not an enum, so that new codes can be added
-    /// without breaking a caller's `switch` (which matches the codes it knows
-    /// and has a `default`), as swift-certificates' `ErrorCode` does.
-    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
-        /// The code as it appears in JSON output (`"invalidBase64"`).
-        public let rawValue: String
-
-        /// A code by its raw value, including one a newer library gives.
-        public init(rawValue: String) {
-            self.rawValue = rawValue
-        }
-
-        init(_ rawValue: String) {
-            self.rawValue = rawValue
-        }
-
-        public var description: String { rawValue }
-        // transport
-        /// The input holds no token: empty, or only white space.
-        public static let emptyInput = Code("emptyInput")
-        /// The record is larger than ``DecoderConfiguration/maxRecordBytes``.
-        public static let inputTooLarge = Code("inputTooLarge")
-        /// Not UTF-8: a byte order mark or XML declaration names another encoding.
-        public static let unsupportedEncoding = Code("unsupportedEncoding")
-        /// A character outside the Base64 (or Base64url) alphabet, or bad padding.
-        public static let invalidBase64 = Code("invalidBase64")
-        /// A space where Base64 has `+`: the token lost its `+` in a query string (never repaired by `verify`).
-        public static let unencodedPlus = Code("unencodedPlus")
-        /// A `%` not followed by two hex digits.
-        public static let invalidPercentEncoding = Code("invalidPercentEncoding")
-        /// After transport decoding, the bytes are not an XML token.
-        public static let notXML = Code("notXML")
-        /// The input starts like a REST JSON document but is not valid JSON (RFC 8259).
-        public static let invalidJSON = Code("invalidJSON")
-        /// A REST JSON document, or one of its decisions, carries no `serializedToken`.
-        public static let jsonWithoutToken = Code("jsonWithoutToken")
-        /// A URL or query string without the parameter that should hold the token.
-        public static let tokenParameterMissing = Code("tokenParameterMissing")
-        /// One token was expected, and the input holds several.
-        public static let severalTokens = Code("severalTokens")
-        /// JSON nested deeper than ``DecoderConfiguration/maxJSONDepth``.
-        public static let jsonTooDeep = Code("jsonTooDeep")
-        /// A JSON string, number or member count beyond its limit in ``DecoderConfiguration``.
-        public static let jsonLimitExceeded = Code("jsonLimitExceeded")
-        /// A REST envelope names a member twice, or mixes v1 and v2 members: never "pick one".
-        public static let ambiguousEnvelope = Code("ambiguousEnvelope")
-        // framing
-        /// No `signatureInfo` block.
-        public static let missingSignatureBlock = Code("missingSignatureBlock")
-        /// More than one `signatureInfo` block, nested ones included.
-        public static let duplicateSignatureBlock = Code("duplicateSignatureBlock")
-        /// A `signatureInfo` block that neither closes nor meets the legacy terminator.
-        public static let unterminatedSignatureBlock = Code("unterminatedSignatureBlock")
-        /// A `signatureInfo` block with markup inside.
-        public static let invalidSignatureBlock = Code("invalidSignatureBlock")
-        /// No token element (`authToken`, `shortAuthorizationToken`, `simpleAuthenticationToken`, `simpleAuthorizationToken`).
-        public static let missingTokenElement = Code("missingTokenElement")
-        /// More than one token element, nested ones included.
-        public static let duplicateTokenElement = Code("duplicateTokenElement")
-        /// A token element that does not close.
-        public static let unterminatedTokenElement = Code("unterminatedTokenElement")
-        /// Anything beside the signature block and the token element at the top level.
-        public static let unexpectedTopLevelContent = Code("unexpectedTopLevelContent")
-        /// An XML declaration that is malformed or not at the very start.
-        public static let invalidXMLDeclaration = Code("invalidXMLDeclaration")
-        /// A DOCTYPE: refused, so no entity is ever declared or fetched.
-        public static let doctypeForbidden = Code("doctypeForbidden")
-        /// A comment, anywhere.
-        public static let commentForbidden = Code("commentForbidden")
-        /// A processing instruction, anywhere but the leading XML declaration.
-        public static let processingInstructionForbidden = Code("processingInstructionForbidden")
-        // parsing
-        /// libxml2 refused the token element as not well-formed.
-        public static let malformedXML = Code("malformedXML")
-        /// An entity reference other than the five predefined ones and character references.
-        public static let entityForbidden = Code("entityForbidden")
-        /// Bytes that are not valid UTF-8.
-        public static let invalidUTF8 = Code("invalidUTF8")
-        /// A token larger than ``DecoderConfiguration/maxTokenBytes``.
-        public static let tokenTooLarge = Code("tokenTooLarge")
-        /// Elements nested deeper than ``DecoderConfiguration/maxDepth``.
-        public static let depthLimitExceeded = Code("depthLimitExceeded")
-        /// More elements than ``DecoderConfiguration/maxElementCount``.
-        public static let elementCountLimitExceeded = Code("elementCountLimitExceeded")
-        /// More attributes and namespace declarations than allowed per element or per token.
-        public static let attributeLimitExceeded = Code("attributeLimitExceeded")
-        /// A field or attribute longer than ``DecoderConfiguration/maxFieldBytes``.
-        public static let fieldTooLong = Code("fieldTooLong")
-        /// Text and elements mixed in one field.
-        public static let mixedContent = Code("mixedContent")
-        /// A top-level element that is none of the token roots.
-        public static let unknownTokenRoot = Code("unknownTokenRoot")
-        // model
-        /// A known field given twice.
-        public static let duplicateField = Code("duplicateField")
-        /// A required field is missing.
-        public static let missingField = Code("missingField")
-        /// A field whose value has the wrong shape (a date, a ttl, a fingerprint).
-        public static let invalidFieldValue = Code("invalidFieldValue")
-        /// A Media RSS resource with more than one channel, item, or title or guid in one scope (docs/DESIGN.md#the-rules-of-the-checks).
-        public static let ambiguousMediaRSS = Code("ambiguousMediaRSS")
-
-        /// Every code this version of the library can give.
-        public static let allCases: [Code] = [
-            .emptyInput, .tokenParameterMissing, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding, .notXML, .invalidJSON, .jsonWithoutToken, .severalTokens, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock, .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent, .invalidXMLDeclaration, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden, .malformedXML, .entityForbidden, .invalidUTF8, .tokenTooLarge, .depthLimitExceeded, .elementCountLimitExceeded, .attributeLimitExceeded, .fieldTooLong, .mixedContent, .unknownTokenRoot, .duplicateField, .missingField, .invalidFieldValue, .ambiguousMediaRSS,
-        ]
-    }
+    /// A stable code, part of the JSON output (``ErrorCode``: match the codes
+    /// you know and keep a `default`).
+    public typealias Code = ErrorCode<TokenError>
 
     /// What went wrong, stable across releases: tests and scripts compare this.
     public var code: Code
@@ -176,4 +71,96 @@ public struct TokenError: Error, Sendable, Hashable, Codable, CustomStringConver
         let prefix = location.map { "\($0): " } ?? ""
         return "\(prefix)error: \(message) [\(code.rawValue)]"
     }
+}
+
+extension ErrorCode where Domain == TokenError {
+    // transport
+    /// The input holds no token: empty, or only white space.
+    public static var emptyInput: Self { Self("emptyInput") }
+    /// The record is larger than ``DecoderConfiguration/maxRecordBytes``.
+    public static var inputTooLarge: Self { Self("inputTooLarge") }
+    /// Not UTF-8: a byte order mark or XML declaration names another encoding.
+    public static var unsupportedEncoding: Self { Self("unsupportedEncoding") }
+    /// A character outside the Base64 (or Base64url) alphabet, or bad padding.
+    public static var invalidBase64: Self { Self("invalidBase64") }
+    /// A space where Base64 has `+`: the token lost its `+` in a query string (never repaired by `verify`).
+    public static var unencodedPlus: Self { Self("unencodedPlus") }
+    /// A `%` not followed by two hex digits.
+    public static var invalidPercentEncoding: Self { Self("invalidPercentEncoding") }
+    /// After transport decoding, the bytes are not an XML token.
+    public static var notXML: Self { Self("notXML") }
+    /// The input starts like a REST JSON document but is not valid JSON (RFC 8259).
+    public static var invalidJSON: Self { Self("invalidJSON") }
+    /// A REST JSON document, or one of its decisions, carries no `serializedToken`.
+    public static var jsonWithoutToken: Self { Self("jsonWithoutToken") }
+    /// A URL or query string without the parameter that should hold the token.
+    public static var tokenParameterMissing: Self { Self("tokenParameterMissing") }
+    /// One token was expected, and the input holds several.
+    public static var severalTokens: Self { Self("severalTokens") }
+    /// JSON nested deeper than ``DecoderConfiguration/maxJSONDepth``.
+    public static var jsonTooDeep: Self { Self("jsonTooDeep") }
+    /// A JSON string, number or member count beyond its limit in ``DecoderConfiguration``.
+    public static var jsonLimitExceeded: Self { Self("jsonLimitExceeded") }
+    /// A REST envelope names a member twice, or mixes v1 and v2 members: never "pick one".
+    public static var ambiguousEnvelope: Self { Self("ambiguousEnvelope") }
+    // framing
+    /// No `signatureInfo` block.
+    public static var missingSignatureBlock: Self { Self("missingSignatureBlock") }
+    /// More than one `signatureInfo` block, nested ones included.
+    public static var duplicateSignatureBlock: Self { Self("duplicateSignatureBlock") }
+    /// A `signatureInfo` block that neither closes nor meets the legacy terminator.
+    public static var unterminatedSignatureBlock: Self { Self("unterminatedSignatureBlock") }
+    /// A `signatureInfo` block with markup inside.
+    public static var invalidSignatureBlock: Self { Self("invalidSignatureBlock") }
+    /// No token element (`authToken`, `shortAuthorizationToken`, `simpleAuthenticationToken`, `simpleAuthorizationToken`).
+    public static var missingTokenElement: Self { Self("missingTokenElement") }
+    /// More than one token element, nested ones included.
+    public static var duplicateTokenElement: Self { Self("duplicateTokenElement") }
+    /// A token element that does not close.
+    public static var unterminatedTokenElement: Self { Self("unterminatedTokenElement") }
+    /// Anything beside the signature block and the token element at the top level.
+    public static var unexpectedTopLevelContent: Self { Self("unexpectedTopLevelContent") }
+    /// An XML declaration that is malformed or not at the very start.
+    public static var invalidXMLDeclaration: Self { Self("invalidXMLDeclaration") }
+    /// A DOCTYPE: refused, so no entity is ever declared or fetched.
+    public static var doctypeForbidden: Self { Self("doctypeForbidden") }
+    /// A comment, anywhere.
+    public static var commentForbidden: Self { Self("commentForbidden") }
+    /// A processing instruction, anywhere but the leading XML declaration.
+    public static var processingInstructionForbidden: Self { Self("processingInstructionForbidden") }
+    // parsing
+    /// libxml2 refused the token element as not well-formed.
+    public static var malformedXML: Self { Self("malformedXML") }
+    /// An entity reference other than the five predefined ones and character references.
+    public static var entityForbidden: Self { Self("entityForbidden") }
+    /// Bytes that are not valid UTF-8.
+    public static var invalidUTF8: Self { Self("invalidUTF8") }
+    /// A token larger than ``DecoderConfiguration/maxTokenBytes``.
+    public static var tokenTooLarge: Self { Self("tokenTooLarge") }
+    /// Elements nested deeper than ``DecoderConfiguration/maxDepth``.
+    public static var depthLimitExceeded: Self { Self("depthLimitExceeded") }
+    /// More elements than ``DecoderConfiguration/maxElementCount``.
+    public static var elementCountLimitExceeded: Self { Self("elementCountLimitExceeded") }
+    /// More attributes and namespace declarations than allowed per element or per token.
+    public static var attributeLimitExceeded: Self { Self("attributeLimitExceeded") }
+    /// A field or attribute longer than ``DecoderConfiguration/maxFieldBytes``.
+    public static var fieldTooLong: Self { Self("fieldTooLong") }
+    /// Text and elements mixed in one field.
+    public static var mixedContent: Self { Self("mixedContent") }
+    /// A top-level element that is none of the token roots.
+    public static var unknownTokenRoot: Self { Self("unknownTokenRoot") }
+    // model
+    /// A known field given twice.
+    public static var duplicateField: Self { Self("duplicateField") }
+    /// A required field is missing.
+    public static var missingField: Self { Self("missingField") }
+    /// A field whose value has the wrong shape (a date, a ttl, a fingerprint).
+    public static var invalidFieldValue: Self { Self("invalidFieldValue") }
+    /// A Media RSS resource with more than one channel, item, or title or guid in one scope (docs/DESIGN.md#the-rules-of-the-checks).
+    public static var ambiguousMediaRSS: Self { Self("ambiguousMediaRSS") }
+
+    /// Every code this version of the library can give.
+    public static var allCases: [Self] { [
+        .emptyInput, .tokenParameterMissing, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding, .notXML, .invalidJSON, .jsonWithoutToken, .severalTokens, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock, .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent, .invalidXMLDeclaration, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden, .malformedXML, .entityForbidden, .invalidUTF8, .tokenTooLarge, .depthLimitExceeded, .elementCountLimitExceeded, .attributeLimitExceeded, .fieldTooLong, .mixedContent, .unknownTokenRoot, .duplicateField, .missingField, .invalidFieldValue, .ambiguousMediaRSS,
+    ] }
 }

@@ -6,59 +6,8 @@
 /// tests switch on the stable ``code``; the ``message`` is for people and may
 /// be reworded.
 public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The stable reason, for programs to switch on.
-    /// A stable code. A struct, not an enum, so that new codes can be added
-    /// without breaking a caller's `switch` (see ``TokenError/Code``).
-    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
-        /// The code's stable name.
-        public let rawValue: String
-
-        /// A code by its raw value, including one a newer library gives.
-        public init(rawValue: String) {
-            self.rawValue = rawValue
-        }
-
-        init(_ rawValue: String) {
-            self.rawValue = rawValue
-        }
-
-        public var description: String { rawValue }
-        /// The file or directory could not be opened or read (missing, no
-        /// permission, too large to be a key file).
-        public static let unreadable = Code("unreadable")
-        /// The path is a FIFO, device, socket or other non-regular file. It
-        /// is refused before it is read: reading a FIFO with no writer would
-        /// wait forever, and reading a device may never end or have effects.
-        public static let notARegularFile = Code("notARegularFile")
-        /// The bytes are neither a PEM block nor DER of a supported structure,
-        /// or a block is corrupt, encrypted, or of a kind this loader refuses.
-        public static let unsupportedFormat = Code("unsupportedFormat")
-        /// A well-formed key of a type or curve no rule in docs/DESIGN.md#signatures-and-keys covers
-        /// (EC other than P-256, Ed448, DSA, X25519, an RSA-PSS key restricted
-        /// to another digest, …).
-        public static let unsupportedKeyType = Code("unsupportedKeyType")
-        /// An RSA key under 2048 bits without the explicit opt-in.
-        public static let insecureKeySize = Code("insecureKeySize")
-        /// A key whose mathematics make forgery trivial or verification
-        /// needlessly slow: RSA with an even exponent, one below 3 or longer
-        /// than 32 bits, an even modulus or one over 16384 bits; an EC point
-        /// off the curve or not of the group's order; an Ed25519 point of
-        /// small order or a non-canonical encoding. Refused whatever the
-        /// ``KeyLoadingOptions`` (docs/DESIGN.md#signatures-and-keys).
-        public static let degenerateKey = Code("degenerateKey")
-        /// An empty file, a directory that yields no usable key, or no path at all.
-        public static let noKeysFound = Code("noKeysFound")
-        /// A signing key was asked for and the input holds only public keys
-        /// or certificates.
-        public static let notAPrivateKey = Code("notAPrivateKey")
-        /// OpenSSL refused to produce a signature.
-        public static let signingFailed = Code("signingFailed")
-
-        /// Every code this version of the library can give.
-        public static let allCases: [Code] = [
-            .unreadable, .notARegularFile, .unsupportedFormat, .unsupportedKeyType, .insecureKeySize, .degenerateKey, .noKeysFound, .notAPrivateKey, .signingFailed,
-        ]
-    }
+    /// The stable reason, for programs to switch on (``ErrorCode``).
+    public typealias Code = ErrorCode<KeyError>
 
     /// The stable reason.
     public var code: Code
@@ -87,4 +36,42 @@ public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension ErrorCode where Domain == KeyError {
+    /// The file or directory could not be opened or read (missing, no
+    /// permission, too large to be a key file).
+    public static var unreadable: Self { Self("unreadable") }
+    /// The path is a FIFO, device, socket or other non-regular file. It
+    /// is refused before it is read: reading a FIFO with no writer would
+    /// wait forever, and reading a device may never end or have effects.
+    public static var notARegularFile: Self { Self("notARegularFile") }
+    /// The bytes are neither a PEM block nor DER of a supported structure,
+    /// or a block is corrupt, encrypted, or of a kind this loader refuses.
+    public static var unsupportedFormat: Self { Self("unsupportedFormat") }
+    /// A well-formed key of a type or curve no rule in docs/DESIGN.md#signatures-and-keys covers
+    /// (EC other than P-256, Ed448, DSA, X25519, an RSA-PSS key restricted
+    /// to another digest, …).
+    public static var unsupportedKeyType: Self { Self("unsupportedKeyType") }
+    /// An RSA key under 2048 bits without the explicit opt-in.
+    public static var insecureKeySize: Self { Self("insecureKeySize") }
+    /// A key whose mathematics make forgery trivial or verification
+    /// needlessly slow: RSA with an even exponent, one below 3 or longer
+    /// than 32 bits, an even modulus or one over 16384 bits; an EC point
+    /// off the curve or not of the group's order; an Ed25519 point of
+    /// small order or a non-canonical encoding. Refused whatever the
+    /// ``KeyLoadingOptions`` (docs/DESIGN.md#signatures-and-keys).
+    public static var degenerateKey: Self { Self("degenerateKey") }
+    /// An empty file, a directory that yields no usable key, or no path at all.
+    public static var noKeysFound: Self { Self("noKeysFound") }
+    /// A signing key was asked for and the input holds only public keys
+    /// or certificates.
+    public static var notAPrivateKey: Self { Self("notAPrivateKey") }
+    /// OpenSSL refused to produce a signature.
+    public static var signingFailed: Self { Self("signingFailed") }
+
+    /// Every code this version of the library can give.
+    public static var allCases: [Self] { [
+        .unreadable, .notARegularFile, .unsupportedFormat, .unsupportedKeyType, .insecureKeySize, .degenerateKey, .noKeysFound, .notAPrivateKey, .signingFailed,
+    ] }
 }

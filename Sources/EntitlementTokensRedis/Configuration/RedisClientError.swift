@@ -1,3 +1,4 @@
+public import EntitlementTokens
 internal import RedisRESP
 
 /// Every way a Redis operation can fail, as a value the caller can switch on.
@@ -5,56 +6,9 @@ internal import RedisRESP
 /// Equality is on the code, so callers and tests match the cause without
 /// depending on wording. The message never holds a password.
 public struct RedisClientError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Stable codes: their raw values appear in logs and metrics and never
-    /// change meaning. A struct, not an enum (like the library's
-    /// `TokenError.Code` and postgres-nio's `PSQLError.Code`), so a newer
-    /// client can add a code without breaking a caller's `switch`: match the
-    /// codes you handle and keep a `default`.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-        /// The code's stable name, as logs print it (`"timedOut"`).
-        public let rawValue: String
-
-        /// A code by its raw value, including one a newer client gives.
-        public init(rawValue: String) {
-            self.rawValue = rawValue
-        }
-
-        public var description: String { rawValue }
-
-        /// The `redis://` / `rediss://` URL does not parse.
-        public static let invalidURL = Code(rawValue: "invalidURL")
-        /// A setting is out of range, or the CA file cannot be read.
-        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
-        /// No connection: refused, unreachable, name not resolved, connect timed out.
-        public static let connectionFailed = Code(rawValue: "connectionFailed")
-        /// The TLS handshake failed (untrusted certificate, wrong name…).
-        public static let tlsFailed = Code(rawValue: "tlsFailed")
-        /// `AUTH` was refused (wrong user or password), or the server wants one and none was given.
-        public static let authenticationFailed = Code(rawValue: "authenticationFailed")
-        /// `SELECT` was refused (no such database).
-        public static let databaseSelectionFailed = Code(rawValue: "databaseSelectionFailed")
-        /// No answer within the operation's deadline.
-        public static let timedOut = Code(rawValue: "timedOut")
-        /// Too many requests or bytes already awaiting an answer: refused at once rather than queued.
-        public static let overloaded = Code(rawValue: "overloaded")
-        /// The connection closed before the answer came.
-        public static let connectionClosed = Code(rawValue: "connectionClosed")
-        /// The server answered with an error (`OOM`, `READONLY`, `NOPERM`…).
-        public static let errorReply = Code(rawValue: "errorReply")
-        /// The server's bytes are not RESP2, or break a limit.
-        public static let protocolError = Code(rawValue: "protocolError")
-        /// A well-formed answer this command never gives.
-        public static let unexpectedReply = Code(rawValue: "unexpectedReply")
-        /// The client was shut down.
-        public static let shutDown = Code(rawValue: "shutDown")
-        /// `replicated` durability: no replica acknowledged the write in time (`WAIT` answered 0).
-        public static let notReplicated = Code(rawValue: "notReplicated")
-        /// The caller's task was cancelled before the answer came: its deadline is the one deadline.
-        public static let cancelled = Code(rawValue: "cancelled")
-
-        /// Every code this version of the client gives.
-        public static let allCases: [Code] = [.invalidURL, .invalidConfiguration, .connectionFailed, .tlsFailed, .authenticationFailed, .databaseSelectionFailed, .timedOut, .overloaded, .connectionClosed, .errorReply, .protocolError, .unexpectedReply, .shutDown, .notReplicated, .cancelled]
-    }
+    /// Stable codes, as logs and metrics print them (the library's
+    /// `ErrorCode`: match the codes you handle and keep a `default`).
+    public typealias Code = ErrorCode<RedisClientError>
 
     public let code: Code
     public let message: String
@@ -99,4 +53,40 @@ extension RESPReply {
         case .array(let elements): return "an array of \(elements.count) elements"
         }
     }
+}
+
+extension ErrorCode where Domain == RedisClientError {
+    /// The `redis://` / `rediss://` URL does not parse.
+    public static var invalidURL: Self { Self("invalidURL") }
+    /// A setting is out of range, or the CA file cannot be read.
+    public static var invalidConfiguration: Self { Self("invalidConfiguration") }
+    /// No connection: refused, unreachable, name not resolved, connect timed out.
+    public static var connectionFailed: Self { Self("connectionFailed") }
+    /// The TLS handshake failed (untrusted certificate, wrong name…).
+    public static var tlsFailed: Self { Self("tlsFailed") }
+    /// `AUTH` was refused (wrong user or password), or the server wants one and none was given.
+    public static var authenticationFailed: Self { Self("authenticationFailed") }
+    /// `SELECT` was refused (no such database).
+    public static var databaseSelectionFailed: Self { Self("databaseSelectionFailed") }
+    /// No answer within the operation's deadline.
+    public static var timedOut: Self { Self("timedOut") }
+    /// Too many requests or bytes already awaiting an answer: refused at once rather than queued.
+    public static var overloaded: Self { Self("overloaded") }
+    /// The connection closed before the answer came.
+    public static var connectionClosed: Self { Self("connectionClosed") }
+    /// The server answered with an error (`OOM`, `READONLY`, `NOPERM`…).
+    public static var errorReply: Self { Self("errorReply") }
+    /// The server's bytes are not RESP2, or break a limit.
+    public static var protocolError: Self { Self("protocolError") }
+    /// A well-formed answer this command never gives.
+    public static var unexpectedReply: Self { Self("unexpectedReply") }
+    /// The client was shut down.
+    public static var shutDown: Self { Self("shutDown") }
+    /// `replicated` durability: no replica acknowledged the write in time (`WAIT` answered 0).
+    public static var notReplicated: Self { Self("notReplicated") }
+    /// The caller's task was cancelled before the answer came: its deadline is the one deadline.
+    public static var cancelled: Self { Self("cancelled") }
+
+    /// Every code this version of the client gives.
+    public static var allCases: [Self] { [.invalidURL, .invalidConfiguration, .connectionFailed, .tlsFailed, .authenticationFailed, .databaseSelectionFailed, .timedOut, .overloaded, .connectionClosed, .errorReply, .protocolError, .unexpectedReply, .shutDown, .notReplicated, .cancelled] }
 }
