@@ -146,10 +146,11 @@ struct CDNRun {
         if options.profile != nil, !keyPaths.isEmpty { try usage("give --profile or --key for CDN tokens, not both: the profile holds its keys") }
         if keyPaths.count > 1 { try usage("a CDN token is verified with one --key (a --profile holds several, for rotation)") }
         var profile: CDNProfile? = nil
+        let credentialsDirectory = getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }
         if let path = options.profile {
             do {
                 profile = try CDNProfileSet.load(paths: [path], defaults: CDNProfileDefaults(lifetime: 14_400, leeway: leeway),
-                                                 credentialsDirectory: getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }).profiles[0]
+                                                 credentialsDirectory: credentialsDirectory).profiles[0]
             } catch {
                 errors.write("tokeninspect: error: \(TerminalText(escaping: error.message))\n")
                 errors.flush()
@@ -170,6 +171,10 @@ struct CDNRun {
         if key == nil, options.keyID != nil || options.secureLinkMd5 != nil {
             try usage("--key-id and --secure-link-md5 describe a --key, and none is given")
         }
+        // The profile's key files were read to load it; they are read again here only to be recognised.
+        let profileKeyFiles = (profile?.settings.keys ?? []).map { SecretFileBytes.path($0.path, credentialsDirectory: credentialsDirectory) }
+        SampleKeyWarning.write((key.map { [$0] } ?? []).map { SampleKeyWarning.Key(name: SampleKeys.name(ofKeyFile: $0.bytes), source: $0.path) }
+            + profileKeyFiles.map { SampleKeyWarning.Key(name: (try? KeyFiles.read($0)).flatMap(SampleKeys.name(ofKeyFile:)), source: $0) })
         return Keys(profile: profile, key: key, keyID: options.keyID, secureLinkExpression: options.secureLinkMd5)
     }
 }

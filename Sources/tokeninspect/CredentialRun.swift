@@ -275,6 +275,7 @@ enum CredentialDispatch {
         }
         _ = verifying
         var requestorIDVerifier: SignedRequestorIDVerifier?
+        var ringKeys: [PublicKey] = []
         if requestor != nil, !keys.keys.isEmpty {
             // The same --key files through the token ring, PKCS#12 read for its public half (JWKS
             // files hold no RSA key for this); its notices were already written for the statement verifier.
@@ -284,6 +285,7 @@ enum CredentialDispatch {
                 if !ringPaths.isEmpty {
                     let ring = try KeyRing.load(paths: ringPaths, options: options, now: now, pkcs12Password: password.get)
                     requestorIDVerifier = SignedRequestorIDVerifier(ring: ring, digest: digest)
+                    ringKeys = ring.keys
                 }
             } catch {
                 errors.write("tokeninspect: error: \(error.message)\n")
@@ -291,6 +293,9 @@ enum CredentialDispatch {
                 return .finished(2)
             }
         }
+        // The statements' keys and the requestor IDs' ring come from the same files: one warning each.
+        SampleKeyWarning.write((verifier?.keys ?? []).map { SampleKeyWarning.Key(name: SampleKeys.name(ofFingerprint: $0.sha256Fingerprint), source: $0.source) }
+            + ringKeys.map { SampleKeyWarning.Key(name: SampleKeys.name(of: $0), source: $0.source) })
         var run = CredentialRun(records: credentials, kind: kind, verifier: verifier, format: input.format,
                                 decoderConfiguration: configuration, now: now, detailed: detailed, color: input.color)
         run.requestorIDVerifier = requestorIDVerifier

@@ -62,7 +62,9 @@ struct MetadataCommand: ParsableCommand {
             do {
                 let prompt: (() -> String?)? = isatty(STDIN_FILENO) == 1 && input != "-" ? { Self.promptWithoutEcho(for: decryptKey) } : nil
                 let password = try KeyPassword.resolve(file: keyPasswordFile, environment: Self.environment(), prompt: prompt)
-                decryptor = MetadataDecryptor(key: try ProgrammerPrivateKey(path: decryptKey, password: password))
+                let key = try ProgrammerPrivateKey(path: decryptKey, password: password)
+                SampleKeyWarning.write([SampleKeyWarning.Key(name: SampleKeys.name(of: key.publicKey), source: decryptKey)], use: .decrypts)
+                decryptor = MetadataDecryptor(key: key)
             } catch {
                 OutputStream.standardError.write("tokeninspect: \(TerminalText(escaping: String(describing: error)))\n")
                 OutputStream.standardError.flush()

@@ -145,9 +145,8 @@ struct KeyOptions: ParsableArguments {
         for notice in ring.notices {
             errors.write("tokeninspect: \(notice.severity.rawValue): \(notice.message)\n")
         }
-        for key in ring.keys {
-            if let warning = Self.sampleKeyWarning(key) { errors.write("tokeninspect: warning: \(warning)\n") }
-        }
+        errors.flush()
+        SampleKeyWarning.write(ring.keys.map { SampleKeyWarning.Key(name: SampleKeys.name(of: $0), source: $0.source) })
         if listKeys {
             for (index, key) in ring.keys.enumerated() {
                 var line = "tokeninspect: key \(index + 1) of \(ring.keys.count): \(key.description)"
@@ -159,26 +158,6 @@ struct KeyOptions: ParsableArguments {
         }
         errors.flush()
         return ring
-    }
-}
-
-extension KeyOptions {
-    /// A key of the repository's sample set found outside its `Samples/keys`
-    /// folder: someone copied a test key into a real deployment's keys, and
-    /// its private half is published (docs/DESIGN.md#sample-keys). Verifying with
-    /// the samples where they ship stays quiet (the README's first command).
-    static func sampleKeyWarning(_ key: PublicKey) -> String? {
-        guard let name = SampleKeys.name(of: key) else { return nil }
-        guard !absolutePath(key.source).contains("/Samples/keys/") else { return nil }
-        return "\(TerminalText(escaping: key.source)) is the repository's sample key \(name): its private key is published, "
-            + "so anyone can mint tokens it verifies"
-    }
-
-    /// `path` with symbolic links and `..` resolved; as given when it cannot be.
-    static func absolutePath(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }
 

@@ -11,9 +11,8 @@ struct TokenInspect: ParsableCommand {
             response), @PATH for a file of many tokens, or - for stdin (the default when \
             stdin is not a terminal).
 
-            Exit status: 0 every token valid (inspect: every token decoded), 1 at least one \
-            failed, 2 nothing usable (unreadable file or key, no token found), 64 usage error.
-            """,
+
+            """ + ExitStatus.table.helpText,
         version: ProductVersion.version,
         subcommands: [InspectCommand.self, VerifyCommand.self, MintCommand.self, MetadataCommand.self]
     )

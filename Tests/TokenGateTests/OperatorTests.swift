@@ -1,6 +1,8 @@
+import ArgumentParser
 import EntitlementTokens
 import Foundation
 import HummingbirdTesting
+import IntegrationSupport
 import Testing
 @testable import TokenGate
 
@@ -278,16 +280,37 @@ import Testing
         #expect(log.contains("\"level\":\"warning\",\"message\":\"trusting a sample key of the tokeninspect repository"))
     }
 
-    @Test func manPageListsEveryServeOption() throws {
-        let manual = try String(contentsOf: Self.repository.appendingPathComponent("docs/man/tokengate.1"), encoding: .utf8)
-        let help = TokenGateCommand.helpMessage(for: Serve.self, columns: 200)
-        let options = help.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("  --") else { return nil }
-            return line.dropFirst(4).split(separator: " ").first.map { String($0.split(separator: ",").first!) }
-        }.filter { $0 != "version" && $0 != "help" }
-        #expect(options.count > 20)
-        for option in options {
-            #expect(manual.contains(".It Fl -\(option)"), "tokengate serve --\(option) is not in docs/man/tokengate.1: regenerate it")
+    /// `docs/man/tokengate.1` says what `--help` says for every command,
+    /// option by option (value name, allowed values, default), and lists the
+    /// exit-status table; `ManPageTests` (TokenInspectTests) checks that both
+    /// pages are what `scripts/man-pages` writes (docs/man/README.md).
+    @Test func manPageSaysWhatHelpSays() throws {
+        let page = try String(contentsOf: Self.repository.appendingPathComponent("docs/man/tokengate.1"), encoding: .utf8)
+        let comparison = ManPageComparison(binaryName: "tokengate", page: page) { arguments in
+            var command: any ParsableCommand.Type = TokenGateCommand.self
+            for name in arguments.dropLast() {
+                command = try #require(command.configuration.subcommands.first { $0._commandName == name }, "no subcommand \(name)")
+            }
+            return TokenGateCommand.helpMessage(for: command, columns: 100)
         }
+        let commands = try comparison.commands().map { $0.joined(separator: " ") }
+        for expected in ["", "serve", "debugger"] { #expect(commands.contains(expected), "\(commands)") }
+        for problem in try comparison.problems() {
+            Issue.record("docs/man/tokengate.1: \(problem) (regenerate it: scripts/man-pages)")
+        }
+    }
+
+    /// Every status the command exits with is in the table `--help` and the man page print.
+    @Test func everyExitCodeTheGateUsesIsInTheTable() throws {
+        let table = GateExitStatus.table.rows.map(\.code)
+        #expect(TokenGateCommand.configuration.discussion.hasSuffix(GateExitStatus.table.helpText))
+        let sources = Self.repository.appendingPathComponent("Sources/TokenGate/Command")
+        var used: Set<Int32> = [0, 64]  // a clean return, and ArgumentParser's usage error
+        for file in try FileManager.default.contentsOfDirectory(atPath: sources.path) where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for match in text.matches(of: /ExitCode\((\d+)\)/) { used.insert(Int32(match.1)!) }
+        }
+        #expect(used.contains(2))
+        for code in used { #expect(table.contains(code), "tokengate exits \(code), which GateExitStatus does not name") }
     }
 }

@@ -25,7 +25,9 @@ public struct TokenGateCommand: AsyncParsableCommand {
 
             To look at a token in a browser instead: tokengate debugger --key PATH, then open \
             http://127.0.0.1:8090/debugger (see `tokengate debugger --help`).
-            """,
+
+
+            """ + GateExitStatus.table.helpText,
         version: ProductVersion.version,
         subcommands: [Serve.self, Debugger.self],
         defaultSubcommand: nil
