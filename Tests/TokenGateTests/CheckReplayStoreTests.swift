@@ -15,18 +15,20 @@ struct CheckReplayStoreTests {
         try await CheckCommandTests.check(["--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT", "--replay", url])
     }
 
-    static func passwordFile(_ password: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("check-redis-\(UUID().uuidString)").path
-        try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: path))
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        return path
+    /// A Redis that wants `password`, and a store URL whose password file (mode 600) holds `given`.
+    static func withRedis(password: String, given: String, _ body: (RedisServer, String) async throws -> Void) async throws {
+        try await withRedisServer(["--requirepass", password]) { redis in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("check-redis-\(UUID().uuidString)").path
+            try Data((given + "\n").utf8).write(to: URL(fileURLWithPath: file))
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            try await body(redis, "redis://127.0.0.1:\(redis.port)?password-file=\(file)")
+        }
     }
 
     @Test func aRedisThatAnswersUnderNoevictionIsReady() async throws {
-        try await withRedisServer(["--requirepass", "the-password"]) { redis in
-            let password = try Self.passwordFile("the-password")
-            defer { try? FileManager.default.removeItem(atPath: password) }
-            let (status, output) = try await Self.check(replay: "redis://127.0.0.1:\(redis.port)?password-file=\(password)")
+        try await Self.withRedis(password: "the-password", given: "the-password") { redis, url in
+            let (status, output) = try await Self.check(replay: url)
             #expect(status == 0, "\(output)")
             #expect(output.contains("ok       redis 127.0.0.1:\(redis.port): answers, accepts the login"), "\(output)")
             #expect(output.contains("ok       redis 127.0.0.1:\(redis.port): maxmemory-policy noeviction"), "\(output)")
@@ -44,10 +46,8 @@ struct CheckReplayStoreTests {
     }
 
     @Test func aWrongPasswordIsAProblem() async throws {
-        try await withRedisServer(["--requirepass", "the-right-one"]) { redis in
-            let wrong = try Self.passwordFile("not-the-password")
-            defer { try? FileManager.default.removeItem(atPath: wrong) }
-            let (status, output) = try await Self.check(replay: "redis://127.0.0.1:\(redis.port)?password-file=\(wrong)")
+        try await Self.withRedis(password: "the-right-one", given: "not-the-password") { redis, url in
+            let (status, output) = try await Self.check(replay: url)
             #expect(status == 1, "\(output)")
             let problems = CheckCommandTests.problemList(output)
             #expect(problems.count == 1 && problems[0].contains("redis 127.0.0.1:\(redis.port): ") && problems[0].contains("WRONGPASS"), "\(output)")
