@@ -107,6 +107,7 @@ let package = Package(
                 "EntitlementTokens",
                 "CDNTokens",
                 "EntitlementTokensRedis",
+                "RedisRESP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

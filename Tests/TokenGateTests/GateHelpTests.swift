@@ -12,7 +12,7 @@ import Testing
 /// where the next line's first word would still have fitted.
 @Suite struct GateHelpTests {
     static let widths = [80, 120]
-    static let commands: [[String]] = [["--help"], ["serve", "--help"], ["debugger", "--help"]]
+    static let commands: [[String]] = [["--help"], ["serve", "--help"], ["check", "--help"], ["debugger", "--help"]]
 
     /// The help as `tokengate` prints it to a terminal `columns` wide.
     static func help(_ arguments: [String], columns: Int) throws -> String {
@@ -88,6 +88,7 @@ import Testing
         let sources: [([String], String)] = [
             (["--help"], TokenGateCommand.configuration.discussion),
             (["serve", "--help"], Serve.configuration.discussion),
+            (["check", "--help"], CheckCommand.configuration.discussion),
             (["debugger", "--help"], Debugger.configuration.discussion),
         ]
         for (arguments, discussion) in sources {

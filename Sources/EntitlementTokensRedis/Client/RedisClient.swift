@@ -123,6 +123,14 @@ public final class RedisClient: Sendable {
         }
     }
 
+    /// In Cluster, the slots and the primaries that own them, as the client
+    /// routes by them, within ``RedisClientConfiguration/operationTimeout``
+    /// (a slot whose primary is not `online` has no owner); nil in the other modes.
+    public func clusterTopology() async throws(RedisClientError) -> ClusterTopology? {
+        guard case .cluster(let router) = route else { return nil }
+        return try await router.topology(before: .now() + configuration.operationTimeout.timeAmount)
+    }
+
     /// In Cluster, each primary with the slot ranges it owns (the topology
     /// fetched first when unknown); nil in the other modes.
     func clusterPrimaries(timeout: Duration) async throws(RedisClientError) -> [(RedisNodeAddress, [ClosedRange<Int>])]? {

@@ -81,6 +81,32 @@ public struct RedisClientConfiguration: Sendable {
         }
     }
 
+    /// The sentinels as the client reaches them (Sentinel mode; empty
+    /// otherwise): the sentinels' login, database 0, and the data nodes' TLS
+    /// and `tls-server-name=`, because sentinels are as trusted as the data
+    /// nodes (docs/DESIGN.md#trust-in-sentinels).
+    public var sentinelEndpoints: [RedisEndpoint] {
+        guard case .sentinel(let settings) = topology else { return [] }
+        return settings.sentinels.map { address in
+            var endpoint = RedisEndpoint(host: address.host, port: address.port, usesTLS: self.endpoint.usesTLS,
+                                         username: settings.username, password: settings.password, database: 0)
+            endpoint.tlsServerName = self.endpoint.tlsServerName
+            return endpoint
+        }
+    }
+
+    /// This configuration for the one node at `address`, standalone, with the
+    /// data nodes' login and TLS (or `endpoint`'s own, for a sentinel): to ask
+    /// one node of a Sentinel group or a Cluster something of its own.
+    public func standalone(at address: RedisNodeAddress, endpoint: RedisEndpoint? = nil) -> RedisClientConfiguration {
+        var single = self
+        single.topology = .standalone
+        if let endpoint { single.endpoint = endpoint }
+        single.endpoint.host = address.host
+        single.endpoint.port = address.port
+        return single
+    }
+
     /// Mode and address(es), never a password: "redis 10.0.0.5:6379",
     /// "redis-sentinel mymaster via 10.0.0.7:26379,10.0.0.8:26379",
     /// "redis-cluster via 10.0.0.5:6379,…". How logs and `/readyz` name the store.

@@ -65,13 +65,7 @@ final class SentinelRouter: Sendable {
         self.settings = settings
         self.group = group
         self.makePool = makePool
-        let template = configuration.endpoint
-        let endpoints = settings.sentinels.map { address in
-            var endpoint = RedisEndpoint(host: address.host, port: address.port, usesTLS: template.usesTLS,
-                                         username: settings.username, password: settings.password, database: 0)
-            endpoint.tlsServerName = template.tlsServerName
-            return endpoint
-        }
+        let endpoints = configuration.sentinelEndpoints
         sentinels = endpoints.map { makePool($0, 1) }
         subscriber = SentinelSubscriber(sentinels: endpoints, primaryName: settings.primaryName,
                                         configuration: configuration, group: group, sslContext: sslContext)

@@ -57,14 +57,17 @@ enum ConfigFile {
         return arguments
     }
 
+    /// The subcommands that read the gate's options, and so a `--config FILE`.
+    static let readers: Set<String> = ["serve", "check"]
+
     /// `arguments` (as given to `tokengate`, without the program name) with
-    /// the settings of a `--config FILE` of `serve` put right after `serve`,
-    /// so that the command line is read after the file.
+    /// the settings of a `--config FILE` of `serve` or `check` put right
+    /// after the subcommand, so that the command line is read after the file.
     /// A secret on the command line, or in a file others can read, stops
     /// the start (``SecretPlacement``); `permissions` gives a file's mode.
     static func expand(_ arguments: [String], read: (String) throws -> String = Self.readFile,
                        permissions: (String) -> Int? = Self.permissions) throws -> [String] {
-        guard let serve = arguments.firstIndex(of: "serve") else { return arguments }
+        guard let serve = arguments.firstIndex(where: { readers.contains($0) }) else { return arguments }
         try SecretPlacement.checkArguments(Array(arguments[(serve + 1)...]))
         var path: String? = nil
         var index = serve + 1

@@ -1,3 +1,4 @@
+import ArgumentParser
 import EntitlementTokens
 import Foundation
 
@@ -131,5 +132,17 @@ extension GateConfiguration {
         limits = ConnectionLimits(maximumConnections: options.maxConnections,
                                   maximumConnectionsPerPeer: options.maxConnectionsPerPeer == 0 ? nil : options.maxConnectionsPerPeer,
                                   maximumBodyBytesInFlight: options.maxBodyBytesInFlight)
+    }
+}
+
+extension ServeOptions {
+    /// The configuration these options make, or the usage error (exit 64) with
+    /// which `serve` and `check` both refuse them, in the same words.
+    func validatedConfiguration() throws -> GateConfiguration {
+        do {
+            return try GateConfiguration(self)
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 }

@@ -23,13 +23,17 @@ public struct TokenGateCommand: AsyncParsableCommand {
             the proxy sites, docs/DEPLOY.md (the operator's guide) and docs/openapi.yaml \
             (every endpoint, status and header).
 
+            Before starting the service, `tokengate check` with the same options or --config file loads the keys, the \
+            session secrets, the CDN profiles and CAT keys, and asks the replay store, then names every problem (see \
+            `tokengate check --help`).
+
             To look at a token in a browser instead: tokengate debugger --key PATH, then open \
             http://127.0.0.1:8090/debugger (see `tokengate debugger --help`).
 
 
             """ + GateExitStatus.table.helpText,
         version: ProductVersion.version,
-        subcommands: [Serve.self, Debugger.self],
+        subcommands: [Serve.self, CheckCommand.self, Debugger.self],
         defaultSubcommand: nil
     )
 
@@ -81,15 +85,11 @@ public struct Serve: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        do {
-            _ = try GateConfiguration(options)
-        } catch {
-            throw ValidationError(error.message)
-        }
+        _ = try options.validatedConfiguration()
     }
 
     public func run() async throws {
-        let configuration = try GateConfiguration(options)
+        let configuration = try options.validatedConfiguration()
         let format = configuration.logFormat
         LoggingSystem.bootstrap { GateLogHandler(label: $0, format: format) }
         let logger = Logger(label: "tokengate")
@@ -102,7 +102,7 @@ public struct Serve: AsyncParsableCommand {
         }
         if let warning = runtime.readiness.sampleKeyWarning { logger.warning("\(warning)") }
         if configuration.allowUnboundDevice {
-            logger.warning("--allow-unbound-device (insecure): a device-bound token or session plays from any device whose request omits the device header")
+            logger.warning("\(GateConfiguration.unboundDeviceWarning)")
         }
         switch await runtime.checkReplayStore() {
         case .ready:

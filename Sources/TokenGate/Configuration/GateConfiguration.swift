@@ -64,6 +64,20 @@ struct GateConfiguration: Sendable {
     /// Where request handling runs: on the connection's event loop unless `TOKENGATE_EXECUTOR=pool`.
     var executor: RequestExecutor = .eventLoop
 
+    /// What `serve` logs at start, and `tokengate check` says, with `--allow-unbound-device`.
+    static let unboundDeviceWarning = "--allow-unbound-device (insecure): a device-bound token or session plays from any device whose request omits the device header"
+
+    /// The labelled insecure doors this configuration opened, each with what it lets through.
+    var insecureSettings: [String] {
+        var doors: [String] = []
+        if requestorID == nil { doors.append("--allow-any-requestor (insecure): a token issued for another site plays here") }
+        if resource == .any { doors.append("--allow-any-resource (insecure): a token for one channel plays every channel") }
+        if allowUnboundDevice { doors.append(Self.unboundDeviceWarning) }
+        if keyLoading.allowsInsecureKeySizes { doors.append("--allow-insecure-keys (insecure): RSA keys under 2048 bits are trusted") }
+        if replayFailure == .open { doors.append("--replay-failure open (insecure): while the replay store does not answer, a media token plays again") }
+        return doors
+    }
+
     /// The default places a token is looked for in the original URI.
     static let defaultTokenParams = ["token", "auth"]
 

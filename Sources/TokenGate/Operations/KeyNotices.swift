@@ -8,24 +8,31 @@ import Logging
 /// half beside its public key is expected there); a file that looks like a key
 /// and cannot be read is, and fails the load.
 enum KeyNotices {
+    /// How a notice is said: the log line's level and message, which
+    /// `tokengate check` repeats word for word, and whether the file counts as skipped.
+    struct Headline: Equatable {
+        var level: Logger.Level
+        var message: String
+        var skipped: Bool
+    }
+
+    static func headline(_ code: KeyLoadNotice.Code) -> Headline {
+        switch code {
+        case .privateKeySkipped: Headline(level: .warning, message: "private key in the trust folder: skipped, move it out", skipped: true)
+        case .holdsNoKey, .notARegularFile: Headline(level: .warning, message: "key folder: file skipped", skipped: true)
+        case .subdirectoryNotEntered: Headline(level: .notice, message: "key folder: subdirectory not entered", skipped: true)
+        case .certificateExpired, .certificateNotYetValid:
+            Headline(level: .warning, message: "key from a certificate outside its validity: still trusted", skipped: false)
+        }
+    }
+
     /// Logs each notice of `ring` and records the gauge.
     static func report(_ ring: KeyRing, logger: Logger, metrics: GateMetrics) {
         var skipped = 0
         for notice in ring.notices {
-            let metadata: Logger.Metadata = ["file": .string(notice.source), "why": .string(notice.message)]
-            switch notice.code {
-            case .privateKeySkipped:
-                skipped += 1
-                logger.warning("private key in the trust folder: skipped, move it out", metadata: metadata)
-            case .holdsNoKey, .notARegularFile:
-                skipped += 1
-                logger.warning("key folder: file skipped", metadata: metadata)
-            case .subdirectoryNotEntered:
-                skipped += 1
-                logger.notice("key folder: subdirectory not entered", metadata: metadata)
-            case .certificateExpired, .certificateNotYetValid:
-                logger.warning("key from a certificate outside its validity: still trusted", metadata: metadata)
-            }
+            let headline = headline(notice.code)
+            if headline.skipped { skipped += 1 }
+            logger.log(level: headline.level, "\(headline.message)", metadata: ["file": .string(notice.source), "why": .string(notice.message)])
         }
         metrics.keyFilesSkipped.record(skipped)
     }
