@@ -81,6 +81,34 @@ import Testing
         #expect(verifier.keptPlanCount <= TokenVerifier.maximumPlans)
     }
 
+    /// A request's own "now" (``RequestExpectations/now``) judges every time
+    /// check and goes to the replay store, whatever the policy's clock says,
+    /// and a verifier keeps one plan for a resource however many instants ask.
+    @Test func theRequestsNowJudgesTheTokenAndKeepsOnePlan() async throws {
+        let seen = Mutex<[TokenTimestamp]>([])
+        struct Recording: ReplayStore {
+            let seen: @Sendable (TokenTimestamp) -> Void
+            func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
+                seen(now)
+                return .accepted
+            }
+        }
+        let store = Recording { now in seen.withLock { $0.append(now) } }
+        let far = Minting.issued.adding(milliseconds: 365 * 86_400_000)!
+        let verifier = TokenVerifier(signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem")), policy: VerificationPolicy(
+            requestorID: "TNT", replayStore: store, clock: { far }))
+        let inTime = Minting.issued.adding(milliseconds: 60_000)!
+        let first = await verifier.verify(Self.mediaToken(1, resource: "TNT"), expecting: RequestExpectations(resourceID: "TNT", now: inTime))
+        #expect(first.status == .validToken, "\(first.reason)")
+        let later = inTime.adding(milliseconds: 1_000)!
+        let second = await verifier.verify(Self.mediaToken(2, resource: "TNT"), expecting: RequestExpectations(resourceID: "TNT", now: later))
+        #expect(second.status == .validToken)
+        #expect(seen.withLock { $0 } == [inTime, later], "the replay store is asked as of the request's now")
+        #expect(await verifier.verify(Self.mediaToken(3, resource: "TNT"), expecting: RequestExpectations(resourceID: "TNT")).status
+                == .tokenExpired, "without a now, the policy's clock judges")
+        #expect(verifier.keptPlanCount == 1)
+    }
+
     @Test func expectationsCompareBytesNotCanonicalEquivalence() {
         let composed = RequestExpectations(resourceID: "Caf\u{E9}")
         let decomposed = RequestExpectations(resourceID: "Cafe\u{301}")

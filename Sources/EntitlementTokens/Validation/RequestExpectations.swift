@@ -11,20 +11,35 @@ public struct RequestExpectations: Sendable, Hashable, CustomStringConvertible {
     public var resourceID: String?
     /// The device the token must be bound to; nil skips the device check.
     public var device: DeviceExpectation?
+    /// The time the request is judged at, for every time check and the
+    /// replay store: a server reads its clock once per request and passes
+    /// it here, so that a request is judged at one instant however many
+    /// checks read it. Nil: the policy's clock, read once per verification.
+    public var now: TokenTimestamp?
 
-    /// Expectations for one request; nil skips that check.
-    public init(resourceID: String? = nil, device: DeviceExpectation? = nil) {
+    /// Expectations for one request; nil skips that check (or, for `now`,
+    /// reads the policy's clock).
+    public init(resourceID: String? = nil, device: DeviceExpectation? = nil, now: TokenTimestamp? = nil) {
         self.resourceID = resourceID
         self.device = device
+        self.now = now
     }
 
     public static func == (lhs: RequestExpectations, rhs: RequestExpectations) -> Bool {
-        ExactText.equal(lhs.resourceID, rhs.resourceID) && lhs.device == rhs.device
+        ExactText.equal(lhs.resourceID, rhs.resourceID) && lhs.device == rhs.device && lhs.now == rhs.now
     }
 
     public func hash(into hasher: inout Hasher) {
         ExactText.hash(resourceID, into: &hasher)
         hasher.combine(device)
+        hasher.combine(now)
+    }
+
+    /// What a verifier's plan depends on: the same checks whatever the time.
+    var withoutTime: RequestExpectations {
+        var plain = self
+        plain.now = nil
+        return plain
     }
 
     public var description: String {

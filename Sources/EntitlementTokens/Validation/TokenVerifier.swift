@@ -214,6 +214,8 @@ public final class TokenVerifier: Sendable {
         var store: any ReplayStore
         var identity: ReplayIdentity
         var until: TokenTimestamp
+        /// The instant the token was judged at: the store records it as of then.
+        var now: TokenTimestamp
     }
 
     func evaluate(_ token: DecodedToken, expecting expectations: RequestExpectations) -> Evaluation {
@@ -235,7 +237,7 @@ public final class TokenVerifier: Sendable {
                                         digest: digest))
             }
         }
-        let now = clock()
+        let now = expectations.now ?? clock()
         let run: [VerificationCheck]
         let skipped: [SkippedCheck]
         switch plan.runPolicies(token, now: now) {
@@ -260,12 +262,12 @@ public final class TokenVerifier: Sendable {
         case .ask(let identity, let until):
             let provisional = Verdict(status: .validToken, reason: reason, token: token, key: key, checksRun: run, checksSkipped: skipped,
                                       digest: digest)
-            return .awaitingReplay(provisional, PendingReplay(store: replay.store, identity: identity, until: until))
+            return .awaitingReplay(provisional, PendingReplay(store: replay.store, identity: identity, until: until, now: now))
         }
     }
 
     func decideReplayWithoutWaiting(_ pending: PendingReplay) -> ReplayDecision {
-        pending.store.acceptWithoutWaiting(pending.identity, until: pending.until, now: clock())
+        pending.store.acceptWithoutWaiting(pending.identity, until: pending.until, now: pending.now)
             ?? .unavailable("the replay store answers only asynchronously; use the async verify")
     }
 
@@ -274,11 +276,10 @@ public final class TokenVerifier: Sendable {
     /// One deadline: the store keeps it (``ReplayStore/accept(_:until:now:within:)``);
     /// the verifier starts no task or timer of its own.
     func decideReplay(_ pending: PendingReplay) async -> ReplayDecision {
-        let now = clock()
-        if let decision = pending.store.acceptWithoutWaiting(pending.identity, until: pending.until, now: now) {
+        if let decision = pending.store.acceptWithoutWaiting(pending.identity, until: pending.until, now: pending.now) {
             return decision
         }
-        return await pending.store.accept(pending.identity, until: pending.until, now: now, within: replayDeadline)
+        return await pending.store.accept(pending.identity, until: pending.until, now: pending.now, within: replayDeadline)
     }
 
     /// The verdict once the store decided: the provisional valid verdict when
@@ -297,7 +298,8 @@ public final class TokenVerifier: Sendable {
     /// The plan for `expectations`: a kept one when a request expected the
     /// same before (a CLI run, each resource a server serves), else made
     /// anew — outside the lock, kept unless the keys changed meanwhile.
-    private func plan(for expectations: RequestExpectations) -> CheckPlan {
+    private func plan(for request: RequestExpectations) -> CheckPlan {
+        let expectations = request.withoutTime
         let (kept, trust, generation) = state.withLock { ($0.plans[expectations], $0.trust, $0.generation) }
         if let kept { return kept }
         let plan = makePlan(expectations, trust: trust)

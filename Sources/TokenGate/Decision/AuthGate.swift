@@ -117,7 +117,7 @@ final class AuthGate: Sendable {
                 ?? GateDecision(status: .noToken, reason: "the request carries no token and no session: looked for \(lookedFor)",
                               kindLabel: "none")
         }
-        var answer = await decide(token: token.value.utf8, resource: resource, deviceID: request.deviceID)
+        var answer = await decide(token: token.value.utf8, resource: resource, deviceID: request.deviceID, now: request.now)
         if let session = answer.session, let lifetime = sessions?.lifetimeMilliseconds {
             answer.setCookie = setCookie(session, path: cookiePath, maxAge: lifetime / 1000, secure: request.forwardedProto != "http")
         }
@@ -185,23 +185,25 @@ final class AuthGate: Sendable {
         return nil
     }
 
-    /// The token's verdict, from the cache when a reusable token was allowed before.
+    /// The token's verdict at `now` (the request's one reading of the clock),
+    /// from the cache when a reusable token was allowed before.
     /// `issuesSession`: false for the CDN exchange, which hands out the CDN's
     /// token instead of the gate's own playback session.
-    func decide(token: Substring.UTF8View, resource: String?, deviceID: String?, issuesSession: Bool = true) async -> GateDecision {
+    func decide(token: Substring.UTF8View, resource: String?, deviceID: String?, now: TokenTimestamp,
+                issuesSession: Bool = true) async -> GateDecision {
         var cacheKey: VerdictCache.Key? = nil
         // Read before the verifier reads its ring: a verdict made with a ring
         // that a reload replaced meanwhile is then refused by the cache.
         let generation = cache.generation
         if cache.isEnabled {
             let key = VerdictCache.key(token: token, resource: resource, deviceID: deviceID)
-            if let hit = cache.lookup(key, now: clock()) {
+            if let hit = cache.lookup(key, now: now) {
                 return GateDecision(status: .verdict(.validToken), reason: "cached allow", allowance: hit.allowance,
                                   tokenID: hit.tokenID, kindLabel: hit.allowance.kind)
             }
             cacheKey = key
         }
-        let verdict = await verifier.verdict(for: token, resource: resource, deviceID: deviceID)
+        let verdict = await verifier.verdict(for: token, resource: resource, deviceID: deviceID, now: now)
         if cacheKey != nil, verdict.token?.kind != .media { cache.countMiss() }
         // The log's token id is a prefix of the token's identity: the digest
         // the verifier made (signature check, replay key), hashed here only
@@ -226,7 +228,7 @@ final class AuthGate: Sendable {
         if verified.token.kind == .media {
             if issuesSession, let sessions, let key = verified.key {
                 session = sessions.issue(resource: resource, deviceID: deviceID, requestor: configuration.requestorID,
-                                         keyID: PlaybackSessions.keyID(of: key), now: clock()).credential
+                                         keyID: PlaybackSessions.keyID(of: key), now: now).credential
             }
         } else if let cacheKey, let tokenID {
             if let hold = hooks.beforeCacheInsert { await hold() }

@@ -58,8 +58,9 @@ final class GateVerifier: Sendable {
     }
 
     /// The verdict for one token, for a request for `resource` from `deviceID`
-    /// (nil: that check is skipped and the verdict says so).
-    func verdict(for bytes: some Collection<UInt8>, resource: String?, deviceID: String?) async -> Verdict {
-        await verifier.verify(bytes, expecting: RequestExpectations(resourceID: resource, device: deviceID.map { .deviceID($0) }))
+    /// (nil: that check is skipped and the verdict says so), judged at the
+    /// request's `now`.
+    func verdict(for bytes: some Collection<UInt8>, resource: String?, deviceID: String?, now: TokenTimestamp) async -> Verdict {
+        await verifier.verify(bytes, expecting: RequestExpectations(resourceID: resource, device: deviceID.map { .deviceID($0) }, now: now))
     }
 }

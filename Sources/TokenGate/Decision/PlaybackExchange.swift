@@ -100,7 +100,7 @@ struct PlaybackExchange: Sendable {
         // this resource (an ACL or URL it would have to escape) is a
         // configuration error, and the load already tried each resource.
         var decision = await gate.decide(token: Substring(request.token).utf8, resource: chosen.resource,
-                                         deviceID: request.deviceID, issuesSession: false)
+                                         deviceID: request.deviceID, now: request.now, issuesSession: false)
         guard decision.status == .verdict(.validToken), let allowance = decision.allowance else {
             return Outcome(decision: decision, profile: profile.name, kind: profile.kind.rawValue, grant: nil)
         }
