@@ -261,6 +261,35 @@ import Testing
         #expect(Readiness.sampleKeyWarning([]) == nil)
     }
 
+    /// A CDN profile or a `--cat-key` holding a key of `Samples/cdn` is
+    /// warned of as a trusted sample key is: its secret is published.
+    @Test func readinessSaysWhenACDNOrCATKeyIsASampleKey() async throws {
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let samples = GateFixtures.repository.appendingPathComponent("Samples/cdn")
+        let profile = directory.appendingPathComponent("akamai.profile")
+        try """
+            name = edge
+            kind = akamai
+            key = \(samples.appendingPathComponent("test-only-akamai.hex").path)
+            resource = TNT https://akamai.example.test/hls/tnt/master.m3u8
+            """.write(to: profile, atomically: true, encoding: .utf8)
+        let cat = samples.appendingPathComponent("test-only-cat-hmac.hex").path
+        let runtime = try GateFixtures.runtime(["--cdn-profile", profile.path, "--cat-key", "\(cat) edge-1"])
+        let warning = try #require(runtime.readiness.sampleKeyWarning)
+        #expect(warning.contains("A CDN key is a sample key of the tokeninspect repository: "))
+        #expect(warning.contains("test-only-akamai (\(samples.appendingPathComponent("test-only-akamai.hex").path))"))
+        #expect(warning.contains("test-only-cat-hmac (\(cat))"))
+        try await runtime.application().test(.router) { client in
+            let ready = try await client.execute(uri: "/readyz", method: .get)
+            #expect(ready.status == .ok)
+            #expect(String(buffer: ready.body).contains("test-only-cat-hmac"))
+        }
+        // Keys of the tests' own fixtures are no sample keys: only the trusted sample key is named.
+        let own = try GateFixtures.runtime(["--cat-key", "\(CATGateFixtures.hmacPath) edge-1"])
+        #expect(own.readiness.sampleKeyWarning?.contains("CDN") == false)
+    }
+
     // MARK: versions and the man page
 
     @Test func versionIsTheOneOfTheSource() throws {

@@ -79,27 +79,34 @@ final class GateRuntime: Sendable {
         debugger = configuration.debugger ? DebuggerEndpoints(keys: verifier, hosts: DebuggerHosts(listenHost: configuration.host, port: configuration.port), clock: clock) : nil
         readiness = Readiness(replayProbe: replay.probe)
         readiness.setTrustedKeys(ring.keys)
+        readiness.setSampleKeyFiles(CDNSampleKeys.found(in: cdnProfiles.current, credentialsDirectory: configuration.credentialsDirectory),
+                                    of: "cdn_profiles")
+        readiness.setSampleKeyFiles(CDNSampleKeys.found(in: configuration.catKeys), of: "cat_keys")
         metrics.keysLoaded.record(ring.keys.count)
         KeyNotices.report(ring, logger: logger, metrics: metrics)
         reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
                                verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger,
-                               companions: Self.reloadedWithKeys(configuration, cdnProfiles: cdnProfiles, catKeys: catKeys))
+                               companions: Self.reloadedWithKeys(configuration, cdnProfiles: cdnProfiles, catKeys: catKeys,
+                                                                 readiness: readiness))
     }
 
     /// The sets a reload reads again with the trusted keys: the CDN profiles
     /// (and their keys) and `--cat-key`'s keys, when configured.
     private static func reloadedWithKeys(_ configuration: GateConfiguration, cdnProfiles: Reloaded<CDNProfileSet>,
-                                         catKeys: Reloaded<[CATKey]>) -> [KeyReloader.Companion] {
+                                         catKeys: Reloaded<[CATKey]>, readiness: Readiness) -> [KeyReloader.Companion] {
         var companions: [KeyReloader.Companion] = []
         if !configuration.cdnProfilePaths.isEmpty {
-            companions.append(.init("cdn_profiles", replacing: cdnProfiles, count: { $0.profiles.count }) {
-                try CDNProfileLoading.load(configuration)
-            })
+            companions.append(.init("cdn_profiles", replacing: cdnProfiles, count: { $0.profiles.count },
+                                    read: { try CDNProfileLoading.load(configuration) },
+                                    installed: { profiles in
+                                        readiness.setSampleKeyFiles(CDNSampleKeys.found(in: profiles, credentialsDirectory: configuration.credentialsDirectory),
+                                                                    of: "cdn_profiles")
+                                    }))
         }
         if !configuration.catKeys.isEmpty {
-            companions.append(.init("cat_keys", replacing: catKeys, count: { $0.count }) {
-                try CATKeyLoading.load(configuration.catKeys)
-            })
+            companions.append(.init("cat_keys", replacing: catKeys, count: { $0.count },
+                                    read: { try CATKeyLoading.load(configuration.catKeys) },
+                                    installed: { _ in readiness.setSampleKeyFiles(CDNSampleKeys.found(in: configuration.catKeys), of: "cat_keys") }))
         }
         return companions
     }

@@ -40,12 +40,16 @@ final class KeyReloader: Service {
         /// Reads the files; the closure it returns puts the new set in place.
         let read: @Sendable () throws -> (count: Int, install: @Sendable () -> Void)
 
+        /// `installed` runs once the new set is in place (the sample-key warning follows it).
         init<Value: Sendable>(_ name: String, replacing target: Reloaded<Value>, count: @escaping @Sendable (Value) -> Int,
-                              read: @escaping @Sendable () throws -> Value) {
+                              read: @escaping @Sendable () throws -> Value, installed: @escaping @Sendable (Value) -> Void = { _ in }) {
             self.name = name
             self.read = {
                 let value = try read()
-                return (count(value), { target.replace(with: value) })
+                return (count(value), {
+                    target.replace(with: value)
+                    installed(value)
+                })
             }
         }
     }

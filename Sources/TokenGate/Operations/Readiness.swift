@@ -10,6 +10,8 @@ final class Readiness: Sendable {
     private let keysLoaded = Atomic<Int>(0)
     private let replayProbe: @Sendable () async -> String?
     private let sampleKeys = Mutex<String?>(nil)
+    /// The CDN and CAT key files that are sample keys, by the set they belong to.
+    private let sampleKeyFiles = Mutex<[String: [String]]>([:])
 
     init(replayProbe: @escaping @Sendable () async -> String?) {
         self.replayProbe = replayProbe
@@ -24,10 +26,24 @@ final class Readiness: Sendable {
         sampleKeys.withLock { $0 = Self.sampleKeyWarning(keys) }
     }
 
-    /// Set while the gate trusts a key of `Samples/keys`: `/readyz` still
-    /// answers 200, with this warning in its body, and the start-up log and
-    /// each reload say it too (docs/DESIGN.md#operators).
-    var sampleKeyWarning: String? { sampleKeys.withLock { $0 } }
+    /// The key files of `set` (the CDN profiles, `--cat-key`) that are sample
+    /// keys, named with their paths (``CDNSampleKeys``).
+    func setSampleKeyFiles(_ named: [String], of set: String) {
+        sampleKeyFiles.withLock { $0[set] = named }
+    }
+
+    /// Set while the gate trusts a key of `Samples/keys`, or signs or verifies
+    /// CDN tokens with a key of `Samples/cdn`: `/readyz` still answers 200,
+    /// with this warning in its body, and the start-up log and each reload
+    /// say it too (docs/DESIGN.md#operators).
+    var sampleKeyWarning: String? {
+        let trusted = sampleKeys.withLock { $0 }
+        let files = sampleKeyFiles.withLock { $0 }.sorted { $0.key < $1.key }.flatMap(\.value)
+        let cdn = files.isEmpty ? nil : "A CDN key is a sample key of the tokeninspect repository: " + files.joined(separator: ", ")
+            + ". Its secret is published, so anyone can make the CDN tokens this gate hands out or accepts: use your CDN's own keys"
+        let warnings = [trusted, cdn].compactMap { $0 }
+        return warnings.isEmpty ? nil : warnings.joined(separator: ". ")
+    }
 
     /// nil when no key of `keys` is a sample key.
     static func sampleKeyWarning(_ keys: [PublicKey]) -> String? {
