@@ -178,8 +178,9 @@ struct DebuggerBrowserTests {
         let resource = "<script>window.__pwned = 1</script>"
         let mvpd = "<img src=x onerror=\"window.__pwned = 2\">\u{202E}gpj.exe\nsecond line"
         let token = GateFixtures.hostileToken(.authorization, resource: resource, mvpd: mvpd)
-        let hostileStrings = ["\u{1B}[2J\u{1B}]52;c;AAAA\u{07}", "a\u{9B}b\u{7F}c\u{0}", "\u{2028}\u{2029}\u{202A}\u{202E}\u{2066}\u{2069}",
-                              "\u{061C}\u{200E}\u{200F}\u{FEFF}", "tab\there\r\n", "Café e\u{301} 😀 \u{10FFFF}", "<b>&amp;</b>", ""]
+        // The table the Swift rule and the script under node are checked against (DebuggerEscapingTests).
+        let table = try HostileStrings.load()
+        let hostileStrings = table.map(\.input)
         try await withDebugger { origin, browser in
             let page = try await offloadedPage { () -> [String: Any] in
                 try browser.open(origin + "/debugger")
@@ -204,7 +205,8 @@ struct DebuggerBrowserTests {
             #expect(page["scripts"] as? Int == 1)
             #expect(page["images"] as? Int == 0)
             #expect(page["handlers"] as? Int == 0)
-            // The page's escaping is the CLI's, on the same strings.
+            // The page's escaping is the CLI's, on the same strings: the table's.
+            #expect(page["escaped"] as? [String] == table.map(\.escaped))
             #expect(page["escaped"] as? [String] == hostileStrings.map { TerminalText.escaped($0) })
 
             // Nothing was blocked: no violation report and no error in the console.

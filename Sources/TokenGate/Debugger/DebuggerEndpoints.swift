@@ -6,8 +6,8 @@ import HummingbirdCore
 /// on loopback, by `tokengate serve --debugger`:
 ///
 /// - `GET /debugger`, `/debugger/debugger.js`, `/debugger/debugger.css`,
-///   `/debugger/favicon.svg`: the page, compiled into the binary (nothing to
-///   install beside it);
+///   `/debugger/favicon.svg`: the page, the files of `Debugger/Assets/` compiled
+///   into the binary (``DebuggerAssets``: nothing to install beside it);
 /// - `POST /debugger/report`: the tokens of the body (``DebuggerInput``: text,
 ///   or `multipart/form-data` with `input` and a pasted public `key`)
 ///   verified against the page's expectations (``DebuggerExpectations``),
@@ -62,13 +62,13 @@ struct DebuggerEndpoints: MountedRoutes {
         guard hosts.allows(request) else { return DebuggerHosts.refusal }
         return switch (request.uri.path, request.method) {
         case (Path.page, .get), (Path.page, .head):
-            DebuggerHeaders.response(.ok, contentType: "text/html; charset=utf-8", DebuggerPage.html)
+            DebuggerHeaders.response(.ok, contentType: "text/html; charset=utf-8", bytes: DebuggerAssets.page)
         case (Path.script, .get), (Path.script, .head):
-            DebuggerHeaders.response(.ok, contentType: "text/javascript; charset=utf-8", DebuggerScript.source)
+            DebuggerHeaders.response(.ok, contentType: "text/javascript; charset=utf-8", bytes: DebuggerAssets.script)
         case (Path.stylesheet, .get), (Path.stylesheet, .head):
-            DebuggerHeaders.response(.ok, contentType: "text/css; charset=utf-8", DebuggerStylesheet.source)
+            DebuggerHeaders.response(.ok, contentType: "text/css; charset=utf-8", bytes: DebuggerAssets.stylesheet)
         case (Path.favicon, .get), (Path.favicon, .head):
-            DebuggerHeaders.response(.ok, contentType: "image/svg+xml", DebuggerPage.favicon)
+            DebuggerHeaders.response(.ok, contentType: "image/svg+xml", bytes: DebuggerAssets.favicon)
         case (Path.report, .post):
             await report(request)
         case (Path.cspReport, .post):
