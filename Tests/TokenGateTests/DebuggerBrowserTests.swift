@@ -231,6 +231,63 @@ struct DebuggerBrowserTests {
         }
     }
 
+    /// A CDN paste (docs/DESIGN.md#reading-cdn-tokens-back): the sample CAT's kind, carrier, claims and
+    /// diagnostic notation, and an EdgeAuth token whose `data` holds markup, shown as text with nothing run.
+    @Test func showsAPastedCDNTokensKindAndFieldsAsText() async throws {
+        let cat = try String(contentsOf: GateFixtures.repository.appendingPathComponent("Samples/cdn/cat-header.txt"), encoding: .utf8)
+        let hostile = "<img/src=x/onerror=window.__pwned=3>"
+        let edgeAuth = "exp=1768492800~acl=/hls/tnt/*~data=\(hostile)~hmac=" + String(repeating: "ab", count: 32)
+        try await withDebugger { origin, browser in
+            let page = try await offloadedPage { () -> [String: Any] in
+                try browser.open(origin + "/debugger")
+                try Self.paste(cat + "\n" + edgeAuth, into: browser)
+                try browser.execute("document.getElementById('expand').click();")
+                let shot = try browser.screenshot()
+                try shot.write(to: Self.artifactsDirectory().appendingPathComponent("debugger-cdn.png"))
+                return try browser.execute("""
+                    const text = (root, selector) => { const node = root.querySelector(selector); return node ? node.textContent : null; };
+                    const row = (root, part, field) => text(root, '.part-' + part + ' tr[data-field="' + field + '"] td');
+                    return {
+                      reports: [...document.querySelectorAll('.report')].map((report) => ({
+                        chip: text(report, '.chip'), summaryKind: text(report, '.summary .kind'),
+                        status: text(report, '.banner .status'),
+                        kind: row(report, 'token', 'kind'), carrier: row(report, 'token', 'carrier'), name: row(report, 'token', 'name'),
+                        fields: Object.fromEntries([...report.querySelectorAll('.part-fields tr')].map((row) => [row.dataset.field, row.querySelector('td').textContent])),
+                        diagnostic: text(report, '.part-diagnostic pre'),
+                        expires: row(report, 'times', 'expires'),
+                        encoded: text(report, '.pane-encoded pre'),
+                      })),
+                      pwned: typeof window.__pwned, images: document.images.length,
+                      handlers: document.querySelectorAll('[onerror], [onload], [onclick]').length,
+                    };
+                    """) as? [String: Any] ?? [:]
+            }
+            let reports = try #require(page["reports"] as? [[String: Any]])
+            try #require(reports.count == 2, "\(page)")
+            let (catReport, edgeReport) = (reports[0], reports[1])
+            #expect(catReport["chip"] as? String == "DECODED")
+            #expect(catReport["summaryKind"] as? String == "cat")
+            #expect(catReport["status"] as? String == "DECODED (not verified)")
+            #expect(catReport["kind"] as? String == "cat")
+            #expect(catReport["carrier"] as? String == "header")
+            #expect(catReport["name"] as? String == "CTA-Common-Access-Token")
+            let fields = try #require(catReport["fields"] as? [String: String])
+            #expect(fields["iss"] == "TNT")
+            #expect(fields["structure"] == "COSE_Mac0")
+            #expect(fields["catu"]?.contains("/hls/tnt/") == true, "\(fields)")
+            #expect((catReport["diagnostic"] as? String)?.contains("catu") == true)
+            #expect((catReport["expires"] as? String)?.hasPrefix("2026-01-15T16:00:00Z") == true)
+            #expect((catReport["encoded"] as? String)?.hasPrefix("CTA-Common-Access-Token: ") == true)
+            #expect(edgeReport["kind"] as? String == "akamai")
+            #expect((edgeReport["fields"] as? [String: String])?["data"] == hostile)
+            #expect(page["pwned"] as? String == "undefined")
+            #expect(page["images"] as? Int == 0)
+            #expect(page["handlers"] as? Int == 0)
+            let violations = try await RawHTTP.fetch(port: Int(origin.split(separator: ":").last!)!, "/debugger/csp-reports")
+            #expect(violations.body.hasPrefix("{\"total\":0,"), "\(violations.body)")
+        }
+    }
+
     @Test func theExpectationsLiveInTheFragmentAndTheTokenNowhere() async throws {
         let token = GateFixtures.token()
         try await withDebugger { origin, browser in

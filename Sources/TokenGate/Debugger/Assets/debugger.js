@@ -361,6 +361,39 @@
     return element;
   }
 
+  // A CDN token read back (docs/DESIGN.md#reading-cdn-tokens-back): the library's CDNReadingReport,
+  // the object `tokeninspect --format json` prints and /v1/inspect answers.
+  const isCDN = (report) => report.carrier !== undefined && report.verifiedWith !== undefined;
+
+  function renderCDNDecoded(report, nowIso) {
+    const element = node('div', 'pane pane-decoded');
+    element.append(node('h2', 'pane-title', 'Decoded'));
+    const banner = node('div', 'banner ' + (report.status === 'VALID_TOKEN' ? 'valid' : report.status ? 'invalid' : 'unverified'));
+    banner.append(node('span', 'status', report.status || 'DECODED (not verified)'), node('span', 'reason', report.reason));
+    element.append(banner);
+    section(element, 'CDN token', 'token', table('token', [
+      ['token', '#' + report.input + ', from line ' + report.line + ' of the input'],
+      ['kind', report.kind], ['carrier', report.carrier], ['name', report.tokenName], ['url', report.url],
+      ['verified with', report.verifiedWith],
+    ]));
+    if (report.notBefore || report.expiresAt) {
+      section(element, 'Times (now ' + nowIso + ')', 'times', table('times', [
+        ['starts', timeValue(report.notBefore, nowIso)], ['expires', timeValue(report.expiresAt, nowIso)],
+      ]));
+    }
+    // Every field as decoded, in the format's order (a CAT: its message, then one field a claim).
+    if (report.fields) section(element, 'Fields', 'fields', table('fields', Object.entries(report.fields)));
+    if (report.cookieAttributes && Object.keys(report.cookieAttributes).length > 0) {
+      section(element, 'Set-Cookie attributes', 'cookies', table('cookies', Object.entries(report.cookieAttributes)));
+    }
+    if (report.diagnostic) {
+      const diagnostic = node('pre', 'diagnostic');
+      diagnostic.textContent = escapeLines(report.diagnostic);
+      section(element, 'CBOR diagnostic notation', 'diagnostic', diagnostic);
+    }
+    return element;
+  }
+
   const utf8Length = (text) => new TextEncoder().encode(text).length;
 
   function base64Of(text) {
@@ -444,7 +477,7 @@
     if (report.expiresAt) fields.push('expires ' + relativeTime(report.expiresAt, nowIso));
     if (report.error) fields.push(report.error.code + ': ' + report.error.message);
     else if (report.status && report.status !== 'VALID_TOKEN' && !(pasted && pasted.signedByPastedKey)) fields.push(report.reason);
-    if (!report.status && isCredential(report)) summary.querySelector('.chip').textContent = 'DECODED';
+    if (!report.status && (isCredential(report) || isCDN(report))) summary.querySelector('.chip').textContent = 'DECODED';
     summary.append(node('span', 'fields', fields.join(' · ')));
     return summary;
   }
@@ -458,8 +491,11 @@
     if (pasted && pasted.signedByPastedKey) element.dataset.pastedKey = pasted.status;
     const position = report.error ? errorPosition(report, inputLines) : null;
     const panes = node('div', 'panes');
-    panes.append(renderEncoded(report, encoded, position, inputLines), isCredential(report)
-      ? renderCredentialDecoded(report, nowIso, pasted) : renderDecoded(report, nowIso, errorXML, pasted, position, inputLines));
+    let decoded;
+    if (isCDN(report)) decoded = renderCDNDecoded(report, nowIso);
+    else if (isCredential(report)) decoded = renderCredentialDecoded(report, nowIso, pasted);
+    else decoded = renderDecoded(report, nowIso, errorXML, pasted, position, inputLines);
+    panes.append(renderEncoded(report, encoded, position, inputLines), decoded);
     element.append(summaryLine(report, nowIso, pasted), panes);
     return element;
   }
