@@ -209,6 +209,8 @@ struct CDNInspectTests {
             #expect(asked.first?["kind"] as? String == "akamai")
             let (_, wrongKind) = try await inspect(client, "?kind=cat", bare)
             #expect(wrongKind.first?["status"] as? String == "INVALID_TOKEN_FORMAT")
+            let (badNowWithTokens, _) = try await inspect(client, "?now=yesterday", GateFixtures.token())
+            #expect(badNowWithTokens.status == .badRequest)
             // Entitlement tokens are inspected as before.
             let (_, tokens) = try await inspect(client, "", GateFixtures.token())
             #expect(tokens.first?["kind"] as? String == "media")

@@ -80,8 +80,11 @@ struct ReportEndpoints: Sendable {
         let query = request.uri.queryParameters
         let kind: CredentialKind?
         let cdnKind: CDNTokenKind?
+        let now: TokenTimestamp?
         do throws(Failure) {
             (kind, cdnKind) = try Self.inspectKind(query["kind"].map(String.init))
+            // Read whatever the body holds: an unreadable `now` is 400 on every route that takes one.
+            now = try Self.now(query)
         } catch {
             return Self.failure(error)
         }
@@ -93,7 +96,7 @@ struct ReportEndpoints: Sendable {
         }
         let text = String(decoding: input, as: UTF8.self)
         if kind == nil, CDNPasteInspection.readsAsCDN(text, kind: cdnKind) {
-            return inspectCDN(text, kind: cdnKind, query: query)
+            return inspectCDN(text, kind: cdnKind, now: now ?? clock(), query: query)
         }
         if let name = ["url", "client-ip"].first(where: { query[Substring($0)] != nil }) {
             return Self.failure(.badRequest("\(name) is for CDN tokens, and the body holds none"))
@@ -153,13 +156,8 @@ struct ReportEndpoints: Sendable {
 
     /// CDN pastes read back (docs/DESIGN.md#reading-cdn-tokens-back): `url` (the URL the
     /// edge was asked for; else each paste's own), `now`, `client-ip`.
-    private func inspectCDN(_ text: String, kind: CDNTokenKind?, query: FlatDictionary<Substring, Substring>) -> Response {
-        var facts = CDNPasteInspection.Facts(url: nil, now: clock(), clientIP: nil)
-        do throws(Failure) {
-            if let now = try Self.now(query) { facts.now = now }
-        } catch {
-            return Self.failure(error)
-        }
+    private func inspectCDN(_ text: String, kind: CDNTokenKind?, now: TokenTimestamp, query: FlatDictionary<Substring, Substring>) -> Response {
+        var facts = CDNPasteInspection.Facts(url: nil, now: now, clientIP: nil)
         if let url = query["url"] {
             do { facts.url = try CDNURL(parsing: String(url)) } catch {
                 return Self.failure(.badRequest("url: \(error.reason)"))
