@@ -157,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EntitlementTokensTests",
-            dependencies: ["EntitlementTokens", "TokenTestSupport"],
+            dependencies: ["EntitlementTokens", "TokenTestSupport", "IntegrationSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -24,11 +24,11 @@ extension Integration {
     @discardableResult
     public static func redisCLI(_ arguments: [String]) throws -> String {
         guard let binary = redisCLIPath else { throw RedisServerError(description: "redis-cli not installed") }
-        let (status, text) = try Subprocess.run(binary, arguments)
-        guard status == 0 else {
-            throw RedisServerError(description: "redis-cli \(arguments.joined(separator: " ")) exited \(status): \(text.suffix(400))")
+        let finished = try Subprocess.run(binary, arguments)
+        guard finished.status == 0 else {
+            throw RedisServerError(description: "redis-cli \(arguments.joined(separator: " ")) exited \(finished.status): \(finished.text.suffix(400))")
         }
-        return text
+        return finished.text
     }
 
     /// Polls `condition` every 50 ms until it holds or `seconds` pass.

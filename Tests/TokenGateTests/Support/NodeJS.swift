@@ -17,6 +17,7 @@ enum NodeJS {
         guard let path else {
             throw Failure(description: "nodejs is required (TOKENINSPECT_INTEGRATION=require) but not installed: apt-get install nodejs")
         }
-        return try Subprocess.run(path, arguments, in: GateFixtures.repository)
+        let finished = try Subprocess.run(path, arguments, in: GateFixtures.repository)
+        return (finished.status, finished.text)
     }
 }
