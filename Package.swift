@@ -117,6 +117,14 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            // The debugger's page, script and style as files (docs/DESIGN.md#assets-are-files),
+            // compiled into the binary as byte arrays (`PackageResources`): no bundle to ship.
+            resources: [
+                .embedInCode("Debugger/Assets/debugger.html"),
+                .embedInCode("Debugger/Assets/debugger.js"),
+                .embedInCode("Debugger/Assets/debugger.css"),
+                .embedInCode("Debugger/Assets/favicon.svg"),
             ]
         ),
         .executableTarget(
@@ -150,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EntitlementTokensTests",
-            dependencies: ["EntitlementTokens", "TokenTestSupport"],
+            dependencies: ["EntitlementTokens", "TokenTestSupport", "IntegrationSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(
@@ -172,7 +180,9 @@ let package = Package(
                 "RedisRESP",
                 "IntegrationSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
+            ],
+            // The table of hostile strings the Swift escaping and the debugger's script are both checked against.
+            exclude: ["Fixtures"]
         ),
     ]
 )

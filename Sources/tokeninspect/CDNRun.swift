@@ -50,9 +50,7 @@ struct CDNRun {
         }
         if format == .json {
             // One array, one object a line, as the token and credential runs write it.
-            let objects = reports.map(\.json.encoded)
-            let array = Array("[".utf8) + (objects.isEmpty ? [] : [0x0A] + Array(objects.joined(separator: Array(",\n".utf8))) + [0x0A]) + Array("]\n".utf8)
-            array.withUnsafeBytes { output.write($0) }
+            CDNReadingReport.jsonArray(reports).withUnsafeBytes { output.write($0) }
         }
         output.flush()
         guard !reports.isEmpty else {

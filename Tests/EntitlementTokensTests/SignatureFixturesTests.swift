@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationSupport
 import Testing
 @testable import EntitlementTokens
 
@@ -68,23 +69,8 @@ enum SignatureFixtures {
     /// require the CLI: it is the independent implementation the library is
     /// cross-checked against, and it is installed with libssl-dev's `openssl`.
     static func openssl(_ arguments: [String]) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandResult(
-            status: process.terminationStatus,
-            output: Array(out),
-            errorText: String(decoding: err, as: UTF8.self)
-        )
+        let finished = try Subprocess.run("/usr/bin/env", ["openssl"] + arguments, separateErrors: true)
+        return CommandResult(status: finished.status, output: finished.output, errorText: finished.errorText)
     }
 
     /// Raw `r‖s` (32 + 32 bytes) from a DER ECDSA signature; test-side parser,

@@ -24,22 +24,11 @@ extension Integration {
     @discardableResult
     public static func redisCLI(_ arguments: [String]) throws -> String {
         guard let binary = redisCLIPath else { throw RedisServerError(description: "redis-cli not installed") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read before waiting: a full pipe would block the child.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw RedisServerError(description: "redis-cli \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(text.suffix(400))")
+        let finished = try Subprocess.run(binary, arguments)
+        guard finished.status == 0 else {
+            throw RedisServerError(description: "redis-cli \(arguments.joined(separator: " ")) exited \(finished.status): \(finished.text.suffix(400))")
         }
-        return text
+        return finished.text
     }
 
     /// Polls `condition` every 50 ms until it holds or `seconds` pass.

@@ -178,8 +178,9 @@ struct DebuggerBrowserTests {
         let resource = "<script>window.__pwned = 1</script>"
         let mvpd = "<img src=x onerror=\"window.__pwned = 2\">\u{202E}gpj.exe\nsecond line"
         let token = GateFixtures.hostileToken(.authorization, resource: resource, mvpd: mvpd)
-        let hostileStrings = ["\u{1B}[2J\u{1B}]52;c;AAAA\u{07}", "a\u{9B}b\u{7F}c\u{0}", "\u{2028}\u{2029}\u{202A}\u{202E}\u{2066}\u{2069}",
-                              "\u{061C}\u{200E}\u{200F}\u{FEFF}", "tab\there\r\n", "Café e\u{301} 😀 \u{10FFFF}", "<b>&amp;</b>", ""]
+        // The table the Swift rule and the script under node are checked against (DebuggerEscapingTests).
+        let table = try HostileStrings.load()
+        let hostileStrings = table.map(\.input)
         try await withDebugger { origin, browser in
             let page = try await offloadedPage { () -> [String: Any] in
                 try browser.open(origin + "/debugger")
@@ -204,7 +205,8 @@ struct DebuggerBrowserTests {
             #expect(page["scripts"] as? Int == 1)
             #expect(page["images"] as? Int == 0)
             #expect(page["handlers"] as? Int == 0)
-            // The page's escaping is the CLI's, on the same strings.
+            // The page's escaping is the CLI's, on the same strings: the table's.
+            #expect(page["escaped"] as? [String] == table.map(\.escaped))
             #expect(page["escaped"] as? [String] == hostileStrings.map { TerminalText.escaped($0) })
 
             // Nothing was blocked: no violation report and no error in the console.
@@ -226,6 +228,63 @@ struct DebuggerBrowserTests {
                 if !reported { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(reported, "the CSP violation was not reported to /debugger/csp-report")
+        }
+    }
+
+    /// A CDN paste (docs/DESIGN.md#reading-cdn-tokens-back): the sample CAT's kind, carrier, claims and
+    /// diagnostic notation, and an EdgeAuth token whose `data` holds markup, shown as text with nothing run.
+    @Test func showsAPastedCDNTokensKindAndFieldsAsText() async throws {
+        let cat = try String(contentsOf: GateFixtures.repository.appendingPathComponent("Samples/cdn/cat-header.txt"), encoding: .utf8)
+        let hostile = "<img/src=x/onerror=window.__pwned=3>"
+        let edgeAuth = "exp=1768492800~acl=/hls/tnt/*~data=\(hostile)~hmac=" + String(repeating: "ab", count: 32)
+        try await withDebugger { origin, browser in
+            let page = try await offloadedPage { () -> [String: Any] in
+                try browser.open(origin + "/debugger")
+                try Self.paste(cat + "\n" + edgeAuth, into: browser)
+                try browser.execute("document.getElementById('expand').click();")
+                let shot = try browser.screenshot()
+                try shot.write(to: Self.artifactsDirectory().appendingPathComponent("debugger-cdn.png"))
+                return try browser.execute("""
+                    const text = (root, selector) => { const node = root.querySelector(selector); return node ? node.textContent : null; };
+                    const row = (root, part, field) => text(root, '.part-' + part + ' tr[data-field="' + field + '"] td');
+                    return {
+                      reports: [...document.querySelectorAll('.report')].map((report) => ({
+                        chip: text(report, '.chip'), summaryKind: text(report, '.summary .kind'),
+                        status: text(report, '.banner .status'),
+                        kind: row(report, 'token', 'kind'), carrier: row(report, 'token', 'carrier'), name: row(report, 'token', 'name'),
+                        fields: Object.fromEntries([...report.querySelectorAll('.part-fields tr')].map((row) => [row.dataset.field, row.querySelector('td').textContent])),
+                        diagnostic: text(report, '.part-diagnostic pre'),
+                        expires: row(report, 'times', 'expires'),
+                        encoded: text(report, '.pane-encoded pre'),
+                      })),
+                      pwned: typeof window.__pwned, images: document.images.length,
+                      handlers: document.querySelectorAll('[onerror], [onload], [onclick]').length,
+                    };
+                    """) as? [String: Any] ?? [:]
+            }
+            let reports = try #require(page["reports"] as? [[String: Any]])
+            try #require(reports.count == 2, "\(page)")
+            let (catReport, edgeReport) = (reports[0], reports[1])
+            #expect(catReport["chip"] as? String == "DECODED")
+            #expect(catReport["summaryKind"] as? String == "cat")
+            #expect(catReport["status"] as? String == "DECODED (not verified)")
+            #expect(catReport["kind"] as? String == "cat")
+            #expect(catReport["carrier"] as? String == "header")
+            #expect(catReport["name"] as? String == "CTA-Common-Access-Token")
+            let fields = try #require(catReport["fields"] as? [String: String])
+            #expect(fields["iss"] == "TNT")
+            #expect(fields["structure"] == "COSE_Mac0")
+            #expect(fields["catu"]?.contains("/hls/tnt/") == true, "\(fields)")
+            #expect((catReport["diagnostic"] as? String)?.contains("catu") == true)
+            #expect((catReport["expires"] as? String)?.hasPrefix("2026-01-15T16:00:00Z") == true)
+            #expect((catReport["encoded"] as? String)?.hasPrefix("CTA-Common-Access-Token: ") == true)
+            #expect(edgeReport["kind"] as? String == "akamai")
+            #expect((edgeReport["fields"] as? [String: String])?["data"] == hostile)
+            #expect(page["pwned"] as? String == "undefined")
+            #expect(page["images"] as? Int == 0)
+            #expect(page["handlers"] as? Int == 0)
+            let violations = try await RawHTTP.fetch(port: Int(origin.split(separator: ":").last!)!, "/debugger/csp-reports")
+            #expect(violations.body.hasPrefix("{\"total\":0,"), "\(violations.body)")
         }
     }
 

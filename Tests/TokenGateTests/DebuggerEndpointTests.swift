@@ -67,21 +67,23 @@ import Testing
     /// The page is the program's own text: no inline script or style, no
     /// external resource, and the script has no HTML or code sink.
     @Test func thePageIsSelfContainedAndHasNoHTMLSinks() {
-        let html = DebuggerPage.html
+        let html = String(decoding: DebuggerAssets.page, as: UTF8.self)
+        let favicon = String(decoding: DebuggerAssets.favicon, as: UTF8.self)
         #expect(!html.contains("<style"))
         #expect(html.components(separatedBy: "<script").count == 2)
-        #expect(!DebuggerPage.favicon.contains("<script") && !DebuggerPage.favicon.lowercased().contains("href"))
+        #expect(!favicon.contains("<script") && !favicon.lowercased().contains("href"))
         #expect(html.contains("<script src=\"/debugger/debugger.js\" defer></script>"))
         #expect(!html.contains("style="))
         #expect(html.lowercased().firstMatch(of: /\son[a-z]+\s*=/) == nil, "an inline event handler")
         #expect(!html.contains("http:") && !html.contains("https:") && !html.contains("//cdn"))
-        let script = DebuggerScript.source
+        let script = String(decoding: DebuggerAssets.script, as: UTF8.self)
         for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "setTimeout('",
                      "localStorage", "sessionStorage", "document.cookie", "indexedDB"] {
             #expect(!script.contains(sink), "the script uses \(sink)")
         }
-        #expect(!DebuggerStylesheet.source.contains("url("), "the style sheet loads something")
-        #expect(!DebuggerStylesheet.source.contains("@import"))
+        let stylesheet = String(decoding: DebuggerAssets.stylesheet, as: UTF8.self)
+        #expect(!stylesheet.contains("url("), "the style sheet loads something")
+        #expect(!stylesheet.contains("@import"))
     }
 
     /// The library's additive member: asked for, the three parts are the decoded XML cut at the signed bytes;

@@ -77,4 +77,12 @@ public struct CDNReadingReport: Sendable {
         ]
         return .object(members.map { JSONMember(name: $0.0, value: $0.1) })
     }
+
+    /// `reports` as one JSON array, one object a line: what `tokeninspect --format json`
+    /// prints and `POST /v1/inspect` answers for CDN tokens.
+    public static func jsonArray(_ reports: [CDNReadingReport]) -> [UInt8] {
+        let objects = reports.map(\.json.encoded)
+        return Array("[".utf8) + (objects.isEmpty ? [] : [0x0A] + Array(objects.joined(separator: Array(",\n".utf8))) + [0x0A])
+            + Array("]\n".utf8)
+    }
 }

@@ -26,6 +26,8 @@ final class GateRuntime: Sendable {
     let debugger: DebuggerEndpoints?
     /// The CDN profiles of `--cdn-profile` (empty without), reloaded with the keys.
     let cdnProfiles: Reloaded<CDNProfileSet>
+    /// CDN pastes on `/v1/inspect` and the debugger, checked against `cdnProfiles`.
+    let cdnInspection: CDNPasteInspection
 
     /// Loads the keys and session secrets and builds the gate. `clock` is
     /// injectable for tests; `keyPollInterval` is how often key files are checked.
@@ -71,12 +73,20 @@ final class GateRuntime: Sendable {
                         replayDeadline: replayTimeout + .milliseconds(50))
         gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, cat: cat, clock: clock,
                         hooks: hooks)
+        let profileStore: Reloaded<CDNProfileSet>
         do {
-            cdnProfiles = Reloaded(try CDNProfileLoading.load(configuration))
+            profileStore = Reloaded(try CDNProfileLoading.load(configuration))
         } catch {
             throw GateConfigurationError(error.message)
         }
-        debugger = configuration.debugger ? DebuggerEndpoints(keys: verifier, hosts: DebuggerHosts(listenHost: configuration.host, port: configuration.port), clock: clock) : nil
+        cdnProfiles = profileStore
+        let cdnInspection = CDNPasteInspection(profiles: { profileStore.current },
+                                               leewaySeconds: configuration.leewayMilliseconds / 1000)
+        self.cdnInspection = cdnInspection
+        debugger = configuration.debugger
+            ? DebuggerEndpoints(keys: verifier, hosts: DebuggerHosts(listenHost: configuration.host, port: configuration.port),
+                                cdn: cdnInspection, clock: clock)
+            : nil
         readiness = Readiness(replayProbe: replay.probe)
         readiness.setTrustedKeys(ring.keys)
         readiness.setSampleKeyFiles(CDNSampleKeys.found(in: cdnProfiles.current, credentialsDirectory: configuration.credentialsDirectory),
@@ -118,7 +128,7 @@ final class GateRuntime: Sendable {
         let playback = configuration.cdnProfilePaths.isEmpty ? nil
             : PlaybackEndpoints(exchange: PlaybackExchange(gate: gate, profiles: cdnProfiles),
                                 deviceHeader: HTTPField.Name(configuration.deviceHeader)!, clock: gate.clock)
-        let responder = GateResponder(gate: gate, reader: GateRequestReader(configuration: configuration), reports: ReportEndpoints(verifier: verifier),
+        let responder = GateResponder(gate: gate, reader: GateRequestReader(configuration: configuration), reports: ReportEndpoints(verifier: verifier, cdn: cdnInspection, clock: gate.clock),
                                       playback: playback, mounted: debugger, metrics: metrics,
                                       readiness: readiness, logger: logger)
         let limiter = ConnectionLimiter(limits: configuration.limits, metrics: metrics)

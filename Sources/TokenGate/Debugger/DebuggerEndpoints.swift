@@ -6,8 +6,8 @@ import HummingbirdCore
 /// on loopback, by `tokengate serve --debugger`:
 ///
 /// - `GET /debugger`, `/debugger/debugger.js`, `/debugger/debugger.css`,
-///   `/debugger/favicon.svg`: the page, compiled into the binary (nothing to
-///   install beside it);
+///   `/debugger/favicon.svg`: the page, the files of `Debugger/Assets/` compiled
+///   into the binary (``DebuggerAssets``: nothing to install beside it);
 /// - `POST /debugger/report`: the tokens of the body (``DebuggerInput``: text,
 ///   or `multipart/form-data` with `input` and a pasted public `key`)
 ///   verified against the page's expectations (``DebuggerExpectations``),
@@ -39,14 +39,19 @@ struct DebuggerEndpoints: MountedRoutes {
     /// The `Host` names every route here answers to; any other gets 421.
     let hosts: DebuggerHosts
     let violations: CSPViolationLog
+    /// CDN pastes: verified against the gate's `--cdn-profile`s under `serve --debugger`,
+    /// decoded only by the standalone debugger (it has no profiles).
+    let cdn: CDNPasteInspection
     /// The server's clock, when the page does not set "now".
     let clock: @Sendable () -> TokenTimestamp
 
     init(keys: GateVerifier, hosts: DebuggerHosts, violations: CSPViolationLog = CSPViolationLog(),
+         cdn: CDNPasteInspection = CDNPasteInspection(),
          clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now) {
         self.keys = keys
         self.hosts = hosts
         self.violations = violations
+        self.cdn = cdn
         self.clock = clock
     }
 
@@ -62,13 +67,13 @@ struct DebuggerEndpoints: MountedRoutes {
         guard hosts.allows(request) else { return DebuggerHosts.refusal }
         return switch (request.uri.path, request.method) {
         case (Path.page, .get), (Path.page, .head):
-            DebuggerHeaders.response(.ok, contentType: "text/html; charset=utf-8", DebuggerPage.html)
+            DebuggerHeaders.response(.ok, contentType: "text/html; charset=utf-8", bytes: DebuggerAssets.page)
         case (Path.script, .get), (Path.script, .head):
-            DebuggerHeaders.response(.ok, contentType: "text/javascript; charset=utf-8", DebuggerScript.source)
+            DebuggerHeaders.response(.ok, contentType: "text/javascript; charset=utf-8", bytes: DebuggerAssets.script)
         case (Path.stylesheet, .get), (Path.stylesheet, .head):
-            DebuggerHeaders.response(.ok, contentType: "text/css; charset=utf-8", DebuggerStylesheet.source)
+            DebuggerHeaders.response(.ok, contentType: "text/css; charset=utf-8", bytes: DebuggerAssets.stylesheet)
         case (Path.favicon, .get), (Path.favicon, .head):
-            DebuggerHeaders.response(.ok, contentType: "image/svg+xml", DebuggerPage.favicon)
+            DebuggerHeaders.response(.ok, contentType: "image/svg+xml", bytes: DebuggerAssets.favicon)
         case (Path.report, .post):
             await report(request)
         case (Path.cspReport, .post):
@@ -131,7 +136,25 @@ struct DebuggerEndpoints: MountedRoutes {
         reports.reserveCapacity(input.records.count)
         let decoder = TokenDecoder()
         var encoded: [String] = []
-        for (index, record) in input.records.enumerated() {
+        let text = String(decoding: input.text, as: UTF8.self)
+        let readsAsCDN = askedKind == nil && CDNPasteInspection.readsAsCDN(text, kind: nil)
+        if readsAsCDN {
+            // CDN tokens (docs/DESIGN.md#reading-cdn-tokens-back): the library's report, as on /v1/inspect.
+            let pastes = CDNPasteInspection.pastes(text)
+            guard pastes.count <= ReportEndpoints.maximumRecords else {
+                return Self.error(.contentTooLarge, "\(pastes.count) pastes; at most \(ReportEndpoints.maximumRecords) a request")
+            }
+            for (index, paste) in pastes.enumerated() {
+                let report = cdn.report(paste, input: index + 1, source: "pasted", kind: nil,
+                                        facts: CDNPasteInspection.Facts(url: nil, now: now, clientIP: nil))
+                reports.append(String(decoding: report.json.encoded, as: UTF8.self))
+                errorXML.append("null")
+                encoded.append(JSONText.quoted(paste.text))
+                // A pasted key is for entitlement tokens and credentials: nothing to try here.
+                if pastedRing != nil { pastedChecks.append("null") }
+            }
+        }
+        for (index, record) in input.records.enumerated() where !readsAsCDN {
             let candidate = ReportEndpoints.credentialCandidate(record, in: input.text, recordCount: input.records.count)
             encoded.append(JSONText.quoted(String(decoding: candidate, as: UTF8.self)))
             if let credential = credentials.report(record, candidate: candidate, input: index + 1) {

@@ -1,3 +1,4 @@
+import CDNTokens
 import EntitlementTokens
 import Hummingbird
 import HummingbirdCore
@@ -19,6 +20,17 @@ struct ReportEndpoints: Sendable {
     static let maximumRecords = 1000
 
     let verifier: GateVerifier
+    /// CDN pastes on `/v1/inspect`, verified against the gate's `--cdn-profile`s.
+    let cdn: CDNPasteInspection
+    /// The gate's clock, when `now` is not given.
+    let clock: @Sendable () -> TokenTimestamp
+
+    init(verifier: GateVerifier, cdn: CDNPasteInspection = CDNPasteInspection(),
+         clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now) {
+        self.verifier = verifier
+        self.cdn = cdn
+        self.clock = clock
+    }
 
     enum Failure: Error {
         case badRequest(String)
@@ -56,19 +68,41 @@ struct ReportEndpoints: Sendable {
     /// (`software-statement`, `signed-requestor-id`, `user-metadata`) reads
     /// every record as that kind — the only way a bare Base64 signed requestor
     /// ID is read as one.
+    ///
+    /// A body with a CDN token's form (docs/DESIGN.md#reading-cdn-tokens-back), or any
+    /// body under `kind=akamai|cloudfront|cat|nginx-secure-link`, is CDN pastes only:
+    /// the answer is the array `tokeninspect --format json` prints, each paste checked
+    /// against the gate's profiles of its kind with `url`, `now` and `client-ip` (see
+    /// ``CDNPasteInspection``).
     func inspect(_ request: Request) async -> Response {
         // The method before the query: a GET with a bad `kind` is 405, not 400.
         guard request.method == .post else { return GateResponder.methodNotAllowed(allow: "POST") }
+        let query = request.uri.queryParameters
         let kind: CredentialKind?
+        let cdnKind: CDNTokenKind?
+        let now: TokenTimestamp?
         do throws(Failure) {
-            kind = try Self.credentialKind(request.uri.queryParameters["kind"].map(String.init))
+            (kind, cdnKind) = try Self.inspectKind(query["kind"].map(String.init))
+            // Read whatever the body holds: an unreadable `now` is 400 on every route that takes one.
+            now = try Self.now(query)
         } catch {
             return Self.failure(error)
         }
         let input: [UInt8]
-        let records: [TokenRecord]
         do throws(Failure) {
             input = Array(try await Self.body(request).readableBytesView)
+        } catch {
+            return Self.failure(error)
+        }
+        let text = String(decoding: input, as: UTF8.self)
+        if kind == nil, CDNPasteInspection.readsAsCDN(text, kind: cdnKind) {
+            return inspectCDN(text, kind: cdnKind, now: now ?? clock(), query: query)
+        }
+        if let name = ["url", "client-ip"].first(where: { query[Substring($0)] != nil }) {
+            return Self.failure(.badRequest("\(name) is for CDN tokens, and the body holds none"))
+        }
+        let records: [TokenRecord]
+        do throws(Failure) {
             records = try Self.records(from: input)
         } catch {
             return Self.failure(error)
@@ -107,6 +141,42 @@ struct ReportEndpoints: Sendable {
             throw .badRequest("kind must be one of \(CredentialKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return kind
+    }
+
+    /// The `kind` parameter of `/v1/inspect`: a credential kind, a CDN token kind, or nothing.
+    static func inspectKind(_ name: String?) throws(Failure) -> (CredentialKind?, CDNTokenKind?) {
+        if let name, let cdn = CDNTokenKind(rawValue: name) { return (nil, cdn) }
+        do throws(Failure) {
+            return (try credentialKind(name), nil)
+        } catch {
+            let names = CredentialKind.allCases.map(\.rawValue) + CDNTokenKind.allCases.map(\.rawValue)
+            throw .badRequest("kind must be one of \(names.joined(separator: ", "))")
+        }
+    }
+
+    /// CDN pastes read back (docs/DESIGN.md#reading-cdn-tokens-back): `url` (the URL the
+    /// edge was asked for; else each paste's own), `now`, `client-ip`.
+    private func inspectCDN(_ text: String, kind: CDNTokenKind?, now: TokenTimestamp, query: FlatDictionary<Substring, Substring>) -> Response {
+        var facts = CDNPasteInspection.Facts(url: nil, now: now, clientIP: nil)
+        if let url = query["url"] {
+            do { facts.url = try CDNURL(parsing: String(url)) } catch {
+                return Self.failure(.badRequest("url: \(error.reason)"))
+            }
+        }
+        if let ip = query["client-ip"] {
+            guard CDNIPAddress(String(ip)) != nil else { return Self.failure(.badRequest("client-ip takes an IPv4 or IPv6 address")) }
+            facts.clientIP = String(ip)
+        }
+        let pastes = CDNPasteInspection.pastes(text)
+        guard !pastes.isEmpty else { return Self.failure(.badRequest("the body holds no token")) }
+        guard pastes.count <= Self.maximumRecords else {
+            return Self.failure(.tooLarge("the body holds \(pastes.count) pastes; at most \(Self.maximumRecords) a request"))
+        }
+        let reports = pastes.enumerated().map { index, paste in
+            cdn.report(paste, input: index + 1, source: "body", kind: kind, facts: facts)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: CDNReadingReport.jsonArray(reports))))
     }
 
     /// The bytes the credential readers look at for `record`: its own, or —
