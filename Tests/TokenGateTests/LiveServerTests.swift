@@ -44,7 +44,8 @@ import Testing
     }
 
     @Test func gracefulShutdownTurnsReadinessRedFirst() async throws {
-        try await withServer(["--shutdown-grace", "1"]) { port, _, group in
+        // A grace long enough that a loaded machine still reaches the last request inside it.
+        try await withServer(["--shutdown-grace", "3"]) { port, _, group in
             let before = try await RawHTTP.fetch(port: port, "/readyz")
             #expect(before.status == 200)
             await group.triggerGracefulShutdown()
