@@ -134,6 +134,22 @@ struct CheckCommandTests {
         #expect(output.contains("not ready to serve: 3 problems"))
     }
 
+    /// A secret readable by the gate's own group (Kubernetes' fsGroup on a
+    /// Secret volume) is a warning; one its group shares with another group
+    /// than the gate's, or others can read, stays a problem.
+    @Test func aSecretReadableByTheGatesOwnGroupIsAWarning() async throws {
+        let setUp = try SetUp(keys: ["trusted/test-p256.pub.pem"])
+        defer { setUp.remove() }
+        let grouped = try setUp.secret("grouped.key", String(repeating: "x", count: 48), mode: 0o440)
+        let (status, output) = try await Self.check(setUp.arguments + ["--session-secret", grouped])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("readable by its group, the gate's own (mode 440)"), "\(output)")
+        let others = try setUp.secret("others.key", String(repeating: "y", count: 48), mode: 0o444)
+        let (refused, text) = try await Self.check(setUp.arguments + ["--session-secret", others])
+        #expect(refused == 1, "\(text)")
+        #expect(Self.problemList(text).contains { $0.contains(others) && $0.contains("readable by others (mode 444)") }, "\(text)")
+    }
+
     @Test func severalProblemsAtOnceAreAllNamed() async throws {
         let setUp = try SetUp(keys: ["trusted/test-p256.pub.pem", "test-p256.pem"])
         defer { setUp.remove() }

@@ -77,9 +77,18 @@ enum SetupInspection {
                 section.add(.problem, path, message(error.message, without: "--session-secret \(path): "), facts)
             }
             if let mode = attributes?[.posixPermissions] as? Int, mode & 0o077 != 0 {
-                fine = false
-                section.add(.problem, path, "readable by others (mode \(String(mode & 0o777, radix: 8))): "
-                    + "chmod 600 it, owned by the service user, or hand it over with LoadCredential= (docs/DESIGN.md#secrets)", facts)
+                let mode8 = String(mode & 0o777, radix: 8)
+                let group = (attributes?[.groupOwnerAccountID] as? NSNumber)?.uint32Value
+                if mode & 0o007 == 0, let group, group == getegid() {
+                    // Kubernetes mounts a Secret for a non-root pod through its fsGroup: readable by the
+                    // gate's own group, which nobody else in the pod is in.
+                    section.add(.warning, path, "readable by its group, the gate's own (mode \(mode8)): "
+                        + "as a Kubernetes fsGroup mounts a Secret; outside a pod, make sure nobody else is in that group", facts)
+                } else {
+                    fine = false
+                    section.add(.problem, path, "readable by others (mode \(mode8)): "
+                        + "chmod 600 it, owned by the service user, or hand it over with LoadCredential= (docs/DESIGN.md#secrets)", facts)
+                }
             }
             if fine { section.add(.ok, path, "usable", facts) }
         }
