@@ -17,6 +17,45 @@ import Testing
         try await runtime.application().test(.router) { client in try await body(client, runtime) }
     }
 
+    /// The session secrets reload with the keys: sessions made with a secret
+    /// that left end, new ones use the new secret, and a reload that meets a
+    /// bad secret file keeps the secrets in use and says so in `/readyz`.
+    @Test func sessionSecretsReloadAndAFailedReloadIsNamedInReadyz() async throws {
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = GateFixtures.sessionSecret(in: directory)
+        let runtime = try GateFixtures.runtime(["--session-secret", secret], clock: clock)
+        try await runtime.application().test(.router) { client in
+            func open() async throws -> String {
+                try #require(try await client.authRequest("/hls/tnt/master.m3u8?token=\(GateFixtures.token())")["X-Token-Session"])
+            }
+            func segment(_ session: String) async throws -> String? {
+                try await client.authRequest("/hls/tnt/seg1.ts", headers: [.cookie: "tokengate_session=\(session)"]).tokenStatus
+            }
+            let before = try await open()
+            #expect(try await segment(before) == "VALID_SESSION")
+            // A changed secret file is noticed as a changed key file is.
+            _ = GateFixtures.sessionSecret(String(repeating: "rotated-", count: 6), in: directory)
+            runtime.reloader.reloadIfChanged()
+            #expect(try await segment(before) == "INVALID_SESSION", "a session of the secret that left is over")
+            let after = try await open()
+            #expect(try await segment(after) == "VALID_SESSION")
+            #expect(try await client.execute(uri: "/readyz", method: .get).bodyText.contains("reload") == false)
+
+            _ = GateFixtures.sessionSecret("short", in: directory)
+            #expect(!runtime.reloader.reload(because: "test"))
+            #expect(try await segment(after) == "VALID_SESSION", "a failed reload keeps the secrets in use")
+            let ready = try await client.execute(uri: "/readyz", method: .get)
+            #expect(ready.status == .ok)
+            #expect(ready.bodyText.contains("the last reload failed, the previous keys and secrets stay in use: "), "\(ready.bodyText)")
+            #expect(ready.bodyText.contains(secret), "\(ready.bodyText)")
+
+            _ = GateFixtures.sessionSecret(String(repeating: "rotated-", count: 6), in: directory)
+            #expect(runtime.reloader.reload(because: "test"))
+            #expect(try await client.execute(uri: "/readyz", method: .get).bodyText.contains("reload failed") == false)
+        }
+    }
+
     @Test func aValidMediaTokenOpensASessionForThatResource() async throws {
         try await withSessions { client, _ in
             let start = try await client.authRequest("/hls/tnt/master.m3u8?token=\(GateFixtures.token())")

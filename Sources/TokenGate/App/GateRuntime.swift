@@ -65,7 +65,7 @@ final class GateRuntime: Sendable {
         verifier = GateVerifier(ring: ring, policy: policy)
         cache = VerdictCache(maximumEntries: configuration.verdictCacheSize, events: metrics)
         let sessions = configuration.sessionSecretPaths.isEmpty ? nil
-            : try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds)
+            : Reloaded(try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds))
         let catKeys = Reloaded(try CATKeyLoading.load(configuration.catKeys))
         let cat = configuration.catKeys.isEmpty ? nil
             : CATOrigin(keys: catKeys, issuer: configuration.catIssuer,
@@ -97,16 +97,27 @@ final class GateRuntime: Sendable {
         reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
                                verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger,
                                companions: Self.reloadedWithKeys(configuration, cdnProfiles: cdnProfiles, catKeys: catKeys,
-                                                                 readiness: readiness))
+                                                                 sessions: sessions, readiness: readiness))
     }
 
-    /// The sets a reload reads again with the trusted keys: the CDN profiles
-    /// (and their keys) and `--cat-key`'s keys, when configured.
+    /// The sets a reload reads again with the trusted keys: the session
+    /// secrets, the CDN profiles (and their keys) and `--cat-key`'s keys,
+    /// when configured.
     private static func reloadedWithKeys(_ configuration: GateConfiguration, cdnProfiles: Reloaded<CDNProfileSet>,
-                                         catKeys: Reloaded<[CATKey]>, readiness: Readiness) -> [KeyReloader.Companion] {
+                                         catKeys: Reloaded<[CATKey]>, sessions: Reloaded<PlaybackSessions>?,
+                                         readiness: Readiness) -> [KeyReloader.Companion] {
         var companions: [KeyReloader.Companion] = []
+        if let sessions {
+            companions.append(.init("session_secrets", replacing: sessions, watching: configuration.sessionSecretPaths,
+                                    count: { _ in configuration.sessionSecretPaths.count },
+                                    read: {
+                                        try PlaybackSessions.load(paths: configuration.sessionSecretPaths,
+                                                                  lifetimeSeconds: configuration.sessionLifetimeSeconds)
+                                    }))
+        }
         if !configuration.cdnProfilePaths.isEmpty {
-            companions.append(.init("cdn_profiles", replacing: cdnProfiles, count: { $0.profiles.count },
+            companions.append(.init("cdn_profiles", replacing: cdnProfiles, watching: configuration.cdnProfilePaths,
+                                    count: { $0.profiles.count },
                                     read: { try CDNProfileLoading.load(configuration) },
                                     installed: { profiles in
                                         readiness.setSampleKeyFiles(CDNSampleKeys.found(in: profiles, credentialsDirectory: configuration.credentialsDirectory),
@@ -114,7 +125,7 @@ final class GateRuntime: Sendable {
                                     }))
         }
         if !configuration.catKeys.isEmpty {
-            companions.append(.init("cat_keys", replacing: catKeys, count: { $0.count },
+            companions.append(.init("cat_keys", replacing: catKeys, watching: configuration.catKeys.map(\.path), count: { $0.count },
                                     read: { try CATKeyLoading.load(configuration.catKeys) },
                                     installed: { _ in readiness.setSampleKeyFiles(CDNSampleKeys.found(in: configuration.catKeys), of: "cat_keys") }))
         }

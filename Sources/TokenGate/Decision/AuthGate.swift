@@ -22,7 +22,8 @@ final class AuthGate: Sendable {
     let configuration: GateConfiguration
     let verifier: GateVerifier
     let cache: VerdictCache
-    let sessions: PlaybackSessions?
+    /// The session secrets, replaced as a whole by a reload; nil without `--session-secret`.
+    let sessions: Reloaded<PlaybackSessions>?
     /// `--cat-key`: Common Access Tokens accepted; nil reads none.
     let cat: CATOrigin?
     let clock: @Sendable () -> TokenTimestamp
@@ -39,7 +40,7 @@ final class AuthGate: Sendable {
     /// path); more is a 400, not a linear cost in HMACs.
     static let maximumSessionCookies = 8
 
-    init(configuration: GateConfiguration, verifier: GateVerifier, cache: VerdictCache, sessions: PlaybackSessions?,
+    init(configuration: GateConfiguration, verifier: GateVerifier, cache: VerdictCache, sessions: Reloaded<PlaybackSessions>?,
          cat: CATOrigin? = nil, clock: @escaping @Sendable () -> TokenTimestamp, hooks: Hooks = Hooks()) {
         self.configuration = configuration
         self.verifier = verifier
@@ -79,6 +80,8 @@ final class AuthGate: Sendable {
             cookiePath = path
         }
 
+        // One set of secrets for the whole request, though a reload may replace it meanwhile.
+        let sessions = self.sessions?.current
         var sessionFailure: (rank: Int, answer: GateDecision)? = nil
         if let sessions, !request.sessions.isEmpty {
             let expectation = PlaybackSessions.Expectation(
@@ -117,7 +120,8 @@ final class AuthGate: Sendable {
                 ?? GateDecision(status: .noToken, reason: "the request carries no token and no session: looked for \(lookedFor)",
                               kindLabel: "none")
         }
-        var answer = await decide(token: token.value.utf8, resource: resource, deviceID: request.deviceID, now: request.now)
+        var answer = await decide(token: token.value.utf8, resource: resource, deviceID: request.deviceID, now: request.now,
+                                  sessions: sessions)
         if let session = answer.session, let lifetime = sessions?.lifetimeMilliseconds {
             answer.setCookie = setCookie(session, path: cookiePath, maxAge: lifetime / 1000, secure: request.forwardedProto != "http")
         }
@@ -191,6 +195,12 @@ final class AuthGate: Sendable {
     /// token instead of the gate's own playback session.
     func decide(token: Substring.UTF8View, resource: String?, deviceID: String?, now: TokenTimestamp,
                 issuesSession: Bool = true) async -> GateDecision {
+        await decide(token: token, resource: resource, deviceID: deviceID, now: now, sessions: issuesSession ? sessions?.current : nil)
+    }
+
+    /// As above, a session opened with `sessions` (the secrets the request read) when one is.
+    private func decide(token: Substring.UTF8View, resource: String?, deviceID: String?, now: TokenTimestamp,
+                        sessions: PlaybackSessions?) async -> GateDecision {
         var cacheKey: VerdictCache.Key? = nil
         // Read before the verifier reads its ring: a verdict made with a ring
         // that a reload replaced meanwhile is then refused by the cache.
@@ -226,7 +236,7 @@ final class AuthGate: Sendable {
         let allowance = Allowance(token: verified.token, expectedResource: resource)
         var session: String? = nil
         if verified.token.kind == .media {
-            if issuesSession, let sessions, let key = verified.key {
+            if let sessions, let key = verified.key {
                 session = sessions.issue(resource: resource, deviceID: deviceID, requestor: configuration.requestorID,
                                          keyID: PlaybackSessions.keyID(of: key), now: now).credential
             }

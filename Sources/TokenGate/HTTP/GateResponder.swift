@@ -79,8 +79,9 @@ struct GateResponder: HTTPResponder {
             if let reason = await readiness.notReadyReason() {
                 response = Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
             } else {
-                // Still ready with a sample key trusted, but the body says so (docs/DESIGN.md#sample-keys).
-                response = Self.json(.ok, readiness.sampleKeyWarning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
+                // Still ready with a sample key trusted, or after a failed reload, but the body says so
+                // (docs/DESIGN.md#sample-keys, docs/DESIGN.md#key-reloads).
+                response = Self.json(.ok, readiness.warning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
                                          ?? "{\"ready\":true}\n")
             }
         case "/metrics":

@@ -7,12 +7,13 @@ import UnixSignals
 
 /// Reloads the trusted keys on SIGHUP and when their files change (their
 /// modification times and sizes are polled), without dropping a request:
-/// the verifier swaps its ring atomically (docs/DESIGN.md#key-reloads).
+/// the verifier swaps its ring atomically (docs/DESIGN.md#key-reloads), and
+/// the session secrets, CDN profiles and CAT keys are read again with them.
 ///
-/// A failed reload keeps the old keys, logs why and counts
-/// `tokengate_key_reloads_total{result="failure"}`; a successful one also
-/// empties the verdict cache, since every cached verdict was made with the
-/// old keys.
+/// A failed reload keeps every set in use, logs why, counts
+/// `tokengate_key_reloads_total{result="failure"}` and names the failure in
+/// `/readyz` until a reload succeeds; a successful one also empties the
+/// verdict cache, since every cached verdict was made with the old keys.
 final class KeyReloader: Service {
     /// What the key files looked like at the last load: path, size, mtime.
     struct Snapshot: Equatable {
@@ -37,13 +38,17 @@ final class KeyReloader: Service {
     struct Companion: Sendable {
         /// Its name in the "keys reloaded" line, with the number of entries read.
         let name: String
+        /// Files whose change starts a reload, as a changed key file does.
+        var watched: [String] = []
         /// Reads the files; the closure it returns puts the new set in place.
         let read: @Sendable () throws -> (count: Int, install: @Sendable () -> Void)
 
         /// `installed` runs once the new set is in place (the sample-key warning follows it).
-        init<Value: Sendable>(_ name: String, replacing target: Reloaded<Value>, count: @escaping @Sendable (Value) -> Int,
+        init<Value: Sendable>(_ name: String, replacing target: Reloaded<Value>, watching watched: [String] = [],
+                              count: @escaping @Sendable (Value) -> Int,
                               read: @escaping @Sendable () throws -> Value, installed: @escaping @Sendable (Value) -> Void = { _ in }) {
             self.name = name
+            self.watched = watched
             self.read = {
                 let value = try read()
                 return (count(value), {
@@ -65,7 +70,7 @@ final class KeyReloader: Service {
         self.readiness = readiness
         self.metrics = metrics
         self.logger = logger
-        lastSnapshot = Mutex(Self.snapshot(of: paths))
+        lastSnapshot = Mutex(Self.snapshot(of: paths + companions.flatMap(\.watched)))
     }
 
     func run() async throws {
@@ -86,9 +91,12 @@ final class KeyReloader: Service {
         }
     }
 
-    /// Reloads when a key file's size or modification time changed since the last load.
+    /// The key paths and the companions' files: a change to any starts a reload.
+    private var watchedPaths: [String] { paths + companions.flatMap(\.watched) }
+
+    /// Reloads when a watched file's size or modification time changed since the last load.
     func reloadIfChanged() {
-        let current = Self.snapshot(of: paths)
+        let current = Self.snapshot(of: watchedPaths)
         guard lastSnapshot.withLock({ $0 != current }) else { return }
         reload(because: "key files changed")
     }
@@ -99,7 +107,7 @@ final class KeyReloader: Service {
     func reload(because cause: String) -> Bool {
         // One reload at a time: the snapshot and the ring stay in step.
         lastSnapshot.withLock { snapshot in
-            snapshot = Self.snapshot(of: paths)
+            snapshot = Self.snapshot(of: watchedPaths)
             do {
                 let ring = try KeyRing.load(paths: paths, options: options)
                 let read = try companions.map { try $0.read() }
@@ -110,6 +118,7 @@ final class KeyReloader: Service {
                 metrics.keysLoaded.record(ring.keys.count)
                 KeyNotices.report(ring, logger: logger, metrics: metrics)
                 metrics.countKeyReload(success: true)
+                readiness.setReloadFailure(nil)
                 var metadata: Logger.Metadata = ["cause": .string(cause), "keys": .stringConvertible(ring.keys.count)]
                 for (companion, set) in zip(companions, read) { metadata[companion.name] = .stringConvertible(set.count) }
                 logger.info("keys reloaded", metadata: metadata)
@@ -117,6 +126,7 @@ final class KeyReloader: Service {
                 return true
             } catch {
                 metrics.countKeyReload(success: false)
+                readiness.setReloadFailure("\(error)")
                 logger.error("key reload failed: the previous keys stay in use",
                              metadata: ["cause": .string(cause), "error": .string("\(error)")])
                 return false

@@ -12,6 +12,8 @@ final class Readiness: Sendable {
     private let sampleKeys = Mutex<String?>(nil)
     /// The CDN and CAT key files that are sample keys, by the set they belong to.
     private let sampleKeyFiles = Mutex<[String: [String]]>([:])
+    /// Why the last reload failed, until one succeeds.
+    private let reloadFailure = Mutex<String?>(nil)
 
     init(replayProbe: @escaping @Sendable () async -> String?) {
         self.replayProbe = replayProbe
@@ -52,6 +54,20 @@ final class Readiness: Sendable {
         return "trusting a sample key of the tokeninspect repository: " + samples.joined(separator: ", ")
             + ". Its private key is published, so anyone can mint tokens this gate accepts: trust only your issuer's keys"
     }
+    /// The last reload's failure (nil: it succeeded). The gate serves with the
+    /// sets it had, so it stays ready; `/readyz` names the failure (``warning``).
+    func setReloadFailure(_ why: String?) {
+        reloadFailure.withLock { $0 = why }
+    }
+
+    /// What `/readyz` says beside a 200: a sample key in use, and a reload
+    /// that failed and left the previous keys and secrets in use.
+    var warning: String? {
+        let failed = reloadFailure.withLock { $0 }.map { "the last reload failed, the previous keys and secrets stay in use: \($0)" }
+        let warnings = [sampleKeyWarning, failed].compactMap { $0 }
+        return warnings.isEmpty ? nil : warnings.joined(separator: ". ")
+    }
+
     func startDraining() { draining.store(true, ordering: .relaxed) }
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 
