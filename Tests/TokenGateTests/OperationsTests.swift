@@ -122,6 +122,37 @@ struct RefusingReplayStore: ReplayStore {
         #expect(logs.all.contains { $0.contains("--replay-failure open") && $0.contains("token_id=abababababab") })
     }
 
+    /// `/metrics` names every public key in use by its fingerprint and counts
+    /// the shared secrets without one, and follows a reload.
+    @Test func metricsNameTheKeysInUseAndCountTheSecrets() throws {
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = directory.appendingPathComponent("keys")
+        try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: GateFixtures.publicKey, toPath: keys.appendingPathComponent("a.pem").path)
+        let runtime = try GateFixtures.runtime(["--session-secret", GateFixtures.sessionSecret(in: directory),
+                                                "--cat-key", "\(CATGateFixtures.hmacPath) edge-1", "--cat-key", "\(CATGateFixtures.es256Path) edge-es"],
+                                               base: ["--key", keys.path, "--requestor", "TNT", "--resource", "TNT"], clock: clock)
+        let trusted = try #require(try PublicKey.keys(from: [UInt8](FileManager.default.contents(atPath: GateFixtures.publicKey)!),
+                                                      source: "a.pem").first).sha256Fingerprint
+        let es256 = CATGateFixtures.es256Key().fingerprint
+        let hmacDigest = CATGateFixtures.hmacKey().fingerprint
+        var metrics = ScrapedMetrics(runtime)
+        #expect(metrics[#"tokengate_key_info{set="trusted",fingerprint="\#(trusted)"}"#] == 1)
+        #expect(metrics[#"tokengate_key_info{set="cat",fingerprint="\#(es256)"}"#] == 1)
+        #expect(metrics[#"tokengate_secrets_loaded{set="cat"}"#] == 1)
+        #expect(metrics[#"tokengate_secrets_loaded{set="session"}"#] == 1)
+        #expect(!metrics.text.contains(hmacDigest), "a shared secret's digest reached /metrics")
+        #expect(metrics.sum(prefix: "tokengate_key_info{") == 2)
+
+        let other = try SigningKey(bytes: [UInt8](FileManager.default.contents(atPath: GateFixtures.untrustedKeyPath)!), source: "u")
+        try Data(other.publicKey.derRepresentation).write(to: keys.appendingPathComponent("b.der"))
+        #expect(runtime.reloader.reload(because: "test"))
+        metrics = ScrapedMetrics(runtime)
+        #expect(metrics[#"tokengate_key_info{set="trusted",fingerprint="\#(other.publicKey.sha256Fingerprint)"}"#] == 1)
+        #expect(metrics.sum(prefix: #"tokengate_key_info{set="trusted""#) == 2)
+    }
+
     @Test func keysReloadAndAFailedReloadKeepsTheOldKeys() async throws {
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -26,6 +26,12 @@ extension CATKey {
         }
     }
 
+    /// An HMAC key: a secret both ends hold, which is counted and never
+    /// fingerprinted where others may read (`/metrics`).
+    package var isSharedSecret: Bool {
+        if case .hmac = material { true } else { false }
+    }
+
     /// "HMAC 256/256", "ES256 (P-256) private", "ES256 (P-256) public".
     package var kindDescription: String {
         switch material {
@@ -37,6 +43,18 @@ extension CATKey {
 }
 
 extension CDNProfile {
+    /// The fingerprints of the profile's key pairs (CloudFront's, a CAT's
+    /// ES256), and the number of its shared secrets (EdgeAuth, secure_link,
+    /// a CAT's HMAC keys).
+    package var keyInventory: (publicKeys: [String], secrets: Int) {
+        switch keys {
+        case .akamai(let keys): ([], keys.count)
+        case .cloudfront: (keyFingerprints, 0)
+        case .cat(let keys): (keys.filter { !$0.isSharedSecret }.map(\.fingerprint), keys.count { $0.isSharedSecret })
+        case .secureLink(_, let secrets): ([], secrets.count)
+        }
+    }
+
     /// One fingerprint per `key` line, in the profile's order (the first signs).
     package var keyFingerprints: [String] {
         switch keys {

@@ -92,12 +92,16 @@ final class GateRuntime: Sendable {
         readiness.setSampleKeyFiles(CDNSampleKeys.found(in: cdnProfiles.current, credentialsDirectory: configuration.credentialsDirectory),
                                     of: "cdn_profiles")
         readiness.setSampleKeyFiles(CDNSampleKeys.found(in: configuration.catKeys), of: "cat_keys")
+        metrics.keys.record(trusted: ring.keys)
+        if sessions != nil { metrics.keys.record(sessionSecrets: configuration.sessionSecretPaths.count) }
+        if !configuration.cdnProfilePaths.isEmpty { metrics.keys.record(cdn: cdnProfiles.current) }
+        if !configuration.catKeys.isEmpty { metrics.keys.record(cat: catKeys.current) }
         metrics.keysLoaded.record(ring.keys.count)
         KeyNotices.report(ring, logger: logger, metrics: metrics)
         reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
                                verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger,
                                companions: Self.reloadedWithKeys(configuration, cdnProfiles: cdnProfiles, catKeys: catKeys,
-                                                                 sessions: sessions, readiness: readiness))
+                                                                 sessions: sessions, readiness: readiness, inventory: metrics.keys))
     }
 
     /// The sets a reload reads again with the trusted keys: the session
@@ -105,7 +109,7 @@ final class GateRuntime: Sendable {
     /// when configured.
     private static func reloadedWithKeys(_ configuration: GateConfiguration, cdnProfiles: Reloaded<CDNProfileSet>,
                                          catKeys: Reloaded<[CATKey]>, sessions: Reloaded<PlaybackSessions>?,
-                                         readiness: Readiness) -> [KeyReloader.Companion] {
+                                         readiness: Readiness, inventory: KeyInventory) -> [KeyReloader.Companion] {
         var companions: [KeyReloader.Companion] = []
         if let sessions {
             companions.append(.init("session_secrets", replacing: sessions, watching: configuration.sessionSecretPaths,
@@ -113,7 +117,8 @@ final class GateRuntime: Sendable {
                                     read: {
                                         try PlaybackSessions.load(paths: configuration.sessionSecretPaths,
                                                                   lifetimeSeconds: configuration.sessionLifetimeSeconds)
-                                    }))
+                                    },
+                                    installed: { _ in inventory.record(sessionSecrets: configuration.sessionSecretPaths.count) }))
         }
         if !configuration.cdnProfilePaths.isEmpty {
             companions.append(.init("cdn_profiles", replacing: cdnProfiles, watching: configuration.cdnProfilePaths,
@@ -122,12 +127,16 @@ final class GateRuntime: Sendable {
                                     installed: { profiles in
                                         readiness.setSampleKeyFiles(CDNSampleKeys.found(in: profiles, credentialsDirectory: configuration.credentialsDirectory),
                                                                     of: "cdn_profiles")
+                                        inventory.record(cdn: profiles)
                                     }))
         }
         if !configuration.catKeys.isEmpty {
             companions.append(.init("cat_keys", replacing: catKeys, watching: configuration.catKeys.map(\.path), count: { $0.count },
                                     read: { try CATKeyLoading.load(configuration.catKeys) },
-                                    installed: { _ in readiness.setSampleKeyFiles(CDNSampleKeys.found(in: configuration.catKeys), of: "cat_keys") }))
+                                    installed: { keys in
+                                        readiness.setSampleKeyFiles(CDNSampleKeys.found(in: configuration.catKeys), of: "cat_keys")
+                                        inventory.record(cat: keys)
+                                    }))
         }
         return companions
     }

@@ -37,6 +37,8 @@ final class GateMetrics: Sendable {
     /// the profiles are the operator's (a reload may name new ones).
     private let exchanges = Mutex<[String: CoreMetrics.Counter]>([:])
     private let factory: PrometheusMetricsFactory
+    /// The keys and secrets in use (`tokengate_key_info`, `tokengate_secrets_loaded`), set at every load.
+    let keys = KeyInventory()
 
     /// The endpoints timed in `tokengate_request_duration_seconds`.
     enum Endpoint: String, Sendable, CaseIterable {
@@ -210,6 +212,7 @@ final class GateMetrics: Sendable {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)
+        keys.emit(into: &buffer)
         ProcessMetrics.read()?.emit(into: &buffer)
         return buffer
     }

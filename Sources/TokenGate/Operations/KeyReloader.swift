@@ -116,6 +116,7 @@ final class KeyReloader: Service {
                 cache.removeAll()
                 readiness.setTrustedKeys(ring.keys)
                 metrics.keysLoaded.record(ring.keys.count)
+                metrics.keys.record(trusted: ring.keys)
                 KeyNotices.report(ring, logger: logger, metrics: metrics)
                 metrics.countKeyReload(success: true)
                 readiness.setReloadFailure(nil)
