@@ -88,20 +88,11 @@ final class GateRuntime: Sendable {
                                 cdn: cdnInspection, clock: clock)
             : nil
         readiness = Readiness(replayProbe: replay.probe)
-        readiness.setTrustedKeys(ring.keys)
-        readiness.setSampleKeyFiles(CDNSampleKeys.found(in: cdnProfiles.current, credentialsDirectory: configuration.credentialsDirectory),
-                                    of: "cdn_profiles")
-        readiness.setSampleKeyFiles(CDNSampleKeys.found(in: configuration.catKeys), of: "cat_keys")
-        metrics.keys.record(trusted: ring.keys)
-        if sessions != nil { metrics.keys.record(sessionSecrets: configuration.sessionSecretPaths.count) }
-        if !configuration.cdnProfilePaths.isEmpty { metrics.keys.record(cdn: cdnProfiles.current) }
-        if !configuration.catKeys.isEmpty { metrics.keys.record(cat: catKeys.current) }
-        metrics.keysLoaded.record(ring.keys.count)
-        KeyNotices.report(ring, logger: logger, metrics: metrics)
         reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
                                verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger,
                                companions: Self.reloadedWithKeys(configuration, cdnProfiles: cdnProfiles, catKeys: catKeys,
                                                                  sessions: sessions, readiness: readiness, inventory: metrics.keys))
+        reloader.announceStart(ring)
     }
 
     /// The sets a reload reads again with the trusted keys: the session

@@ -42,6 +42,8 @@ final class KeyReloader: Service {
         var watched: [String] = []
         /// Reads the files; the closure it returns puts the new set in place.
         let read: @Sendable () throws -> (count: Int, install: @Sendable () -> Void)
+        /// Says what the set in place holds (its `installed` step), as at start.
+        let announce: @Sendable () -> Void
 
         /// `installed` runs once the new set is in place (the sample-key warning follows it).
         init<Value: Sendable>(_ name: String, replacing target: Reloaded<Value>, watching watched: [String] = [],
@@ -49,6 +51,7 @@ final class KeyReloader: Service {
                               read: @escaping @Sendable () throws -> Value, installed: @escaping @Sendable (Value) -> Void = { _ in }) {
             self.name = name
             self.watched = watched
+            announce = { installed(target.current) }
             self.read = {
                 let value = try read()
                 return (count(value), {
@@ -114,10 +117,7 @@ final class KeyReloader: Service {
                 try verifier.replaceKeys(with: ring)
                 for set in read { set.install() }
                 cache.removeAll()
-                readiness.setTrustedKeys(ring.keys)
-                metrics.keysLoaded.record(ring.keys.count)
-                metrics.keys.record(trusted: ring.keys)
-                KeyNotices.report(ring, logger: logger, metrics: metrics)
+                announce(ring)
                 metrics.countKeyReload(success: true)
                 readiness.setReloadFailure(nil)
                 var metadata: Logger.Metadata = ["cause": .string(cause), "keys": .stringConvertible(ring.keys.count)]
@@ -133,6 +133,23 @@ final class KeyReloader: Service {
                 return false
             }
         }
+    }
+
+    /// What the start-up load says, as every reload says it: the trusted
+    /// keys (readiness, the key metrics, the skipped files) and each
+    /// companion's set.
+    func announceStart(_ ring: KeyRing) {
+        announce(ring)
+        for companion in companions { companion.announce() }
+    }
+
+    /// Readiness, `tokengate_keys_loaded`, `tokengate_key_info` and the
+    /// skipped files, for the ring now in use.
+    private func announce(_ ring: KeyRing) {
+        readiness.setTrustedKeys(ring.keys)
+        metrics.keysLoaded.record(ring.keys.count)
+        metrics.keys.record(trusted: ring.keys)
+        KeyNotices.report(ring, logger: logger, metrics: metrics)
     }
 
     static func snapshot(of paths: [String]) -> Snapshot {
