@@ -98,8 +98,8 @@ struct CredentialRun {
         case .refused: return true
         case .token, .keySet: break
         }
-        guard let first = lines(of: bytes).first else { return false }
-        return CredentialDetection.detect(first.bytes, asking: kind, configuration: configuration).kind == .softwareStatement
+        guard let first = firstLine(of: bytes) else { return false }
+        return CredentialDetection.detect(Array(first), asking: kind, configuration: configuration).kind == .softwareStatement
     }
 
     /// The whole input as one record, or — when it is not one credential but its
@@ -110,12 +110,25 @@ struct CredentialRun {
         case .refused(let error) where error.code == .ambiguousCredential: return [(1, bytes)]
         case .token, .keySet, .refused: break
         }
-        let split = lines(of: bytes)
-        if split.count > 1, let first = split.first,
-           CredentialDetection.detect(first.bytes, asking: kind, configuration: configuration).kind == .softwareStatement {
-            return split
+        // The first line decides; only then is the input cut into lines.
+        if let first = firstLine(of: bytes),
+           CredentialDetection.detect(Array(first), asking: kind, configuration: configuration).kind == .softwareStatement {
+            let split = lines(of: bytes)
+            if split.count > 1 { return split }
         }
         return [(1, bytes)]
+    }
+
+    /// The first line of `bytes` that is not blank, as ``lines(of:)`` would list it first.
+    private static func firstLine(of bytes: [UInt8]) -> ArraySlice<UInt8>? {
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count
+            let line = bytes[start..<end]
+            if line.contains(where: { !$0.isWhitespaceByte }) { return line }
+            start = end + 1
+        }
+        return nil
     }
 
     private static func lines(of bytes: [UInt8]) -> [(line: Int, bytes: [UInt8])] {

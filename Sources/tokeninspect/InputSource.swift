@@ -36,8 +36,10 @@ enum InputSource: Sendable, Equatable {
         var description: String
     }
 
-    /// Streams the source's records to `body` as they complete, with flat memory:
-    /// files and stdin are read 64 KiB at a time.
+    /// Streams the source's records to `body` one at a time, as each is cut,
+    /// with flat memory: files and stdin are read 64 KiB at a time, and no
+    /// list of a chunk's records is ever made (a chunk of one-byte lines holds
+    /// tens of thousands).
     func forEachRecord(configuration: DecoderConfiguration, _ body: (TokenRecord) -> Void) throws(Unreadable) {
         var splitter = RecordSplitter(configuration: configuration)
         switch self {
@@ -49,7 +51,9 @@ enum InputSource: Sendable, Equatable {
             // One argument is one token, even if it is wrapped across lines;
             // only a REST JSON document may hold several.
             if text.utf8.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) == UInt8(ascii: "{") {
-                (splitter.feed(text.utf8) + splitter.finish()).forEach(body)
+                let bytes = Array(text.utf8)
+                splitter.feed(bytes.span, each: body)
+                splitter.finish(each: body)
             } else {
                 if access(text, F_OK) == 0, !text.contains("<") {
                     OutputStream.standardError.write("tokeninspect: note: '\(text)' is read as a token; to read that file, write @\(text)\n")
@@ -71,7 +75,7 @@ enum InputSource: Sendable, Equatable {
         case .standardInput:
             try Self.read(STDIN_FILENO, name: "stdin", into: &splitter, body)
         case .replayedStandardInput(let bytes):
-            splitter.feed(bytes).forEach(body)
+            splitter.feed(bytes.span, each: body)
             try Self.read(STDIN_FILENO, name: "stdin", into: &splitter, body)
         }
     }
@@ -86,8 +90,8 @@ enum InputSource: Sendable, Equatable {
                 throw Unreadable(description: "cannot read \(name): \(String(cString: strerror(errno)))")
             }
             if count == 0 { break }
-            splitter.feed(chunk[0..<count]).forEach(body)
+            splitter.feed(chunk.span.extracting(..<count), each: body)
         }
-        splitter.finish().forEach(body)
+        splitter.finish(each: body)
     }
 }

@@ -27,6 +27,27 @@ import Testing
         #expect(result.maxRSSKiB < 64 * 1024, "peak RSS \(result.maxRSSKiB) KiB at --jobs \(jobs)")
     }
 
+    /// The most records per byte an input can hold, on stdin. What the CLI reads
+    /// ahead to tell credentials from tokens (1 MiB: half a million one-byte
+    /// lines) was cut into one list of records before the first was verified
+    /// (190 MiB at 700,000 lines), and an input that fits in it was cut into a
+    /// list of every line to find its first (67 MiB at 500,000).
+    @Test(arguments: [(500_000, 1), (700_000, 1), (700_000, 2)])
+    func oneByteLinesOnStdinKeepMemoryFlat(lines: Int, jobs: Int) throws {
+        let file = Self.scratchFile("one-byte-lines")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var bytes = [UInt8](repeating: UInt8(ascii: "\n"), count: lines * 2)
+        for index in stride(from: 0, to: bytes.count, by: 2) { bytes[index] = UInt8(ascii: "x") }
+        try Data(bytes).write(to: file)
+        let result = try CLI.run(["verify", "--key", "Samples/keys/trusted", "--jobs", String(jobs), "--format", "jsonl", "-"],
+                                 stdinFile: file.path, measuresMemory: true)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(lines) tokens: \(lines) INVALID_TOKEN_FORMAT"), "\(result.stderr.suffix(300))")
+        #expect(result.maxRSSKiB > 1024)  // measured at all
+        print("peak RSS, --jobs \(jobs), \(lines) one-byte lines on stdin: \(result.maxRSSKiB) KiB")
+        #expect(result.maxRSSKiB < 48 * 1024, "peak RSS \(result.maxRSSKiB) KiB at --jobs \(jobs)")
+    }
+
     /// Distinct valid media tokens, each several times at distances that put
     /// copies in the same chunk, across chunks and across batches.
     @Test(arguments: [1, 2, 8])

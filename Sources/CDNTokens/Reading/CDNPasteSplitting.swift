@@ -18,29 +18,44 @@ extension CDNPaste {
     /// lines) is one paste whose URL is the request.
     public static func records(in text: String) -> [Record] {
         var records: [Record] = []
+        forEachRecord(in: text) { records.append($0); return true }
+        return records
+    }
+
+    /// The pastes of `text` in order, handed to `body` one at a time until it
+    /// returns false: telling whether an input is CDN tokens reads its first
+    /// paste only, however many lines follow.
+    static func forEachRecord(in text: String, _ body: (Record) -> Bool) {
+        let bytes = Array(text.utf8)
         var current: [ArraySlice<UInt8>] = []
         var start = 0
-        func close() {
-            if !current.isEmpty {
-                records.append(Record(line: start, text: String(decoding: Array(current.joined(separator: [0x0A])), as: UTF8.self)))
-            }
-            current = []
+        func close() -> Bool {
+            defer { current = [] }
+            guard !current.isEmpty else { return true }
+            return body(Record(line: start, text: String(decoding: Array(current.joined(separator: [0x0A])), as: UTF8.self)))
         }
-        for (index, line) in lines(of: Array(text.utf8)).enumerated() {
+        // Line by line as `split(separator: 0x0A, omittingEmptySubsequences: false)`
+        // cuts them, without the list of every line.
+        var lineStart = 0
+        var lineNumber = 0
+        while lineStart <= bytes.count {
+            let end = bytes[lineStart...].firstIndex(of: 0x0A) ?? bytes.count
+            let line = bytes[lineStart..<end]
+            lineNumber += 1
+            lineStart = end + 1
             switch classify(line) {
             case .blank:
-                close()
+                guard close() else { return }
                 continue
             case .url, .bare:
-                close()
+                guard close() else { return }
             case .header:
                 break
             }
-            if current.isEmpty { start = index + 1 }
+            if current.isEmpty { start = lineNumber }
             current.append(line)
         }
-        close()
-        return records
+        _ = close()
     }
 
     /// True when `text` (its first paste) has a CDN token's form: a
@@ -50,7 +65,9 @@ extension CDNPaste {
     /// start a COSE message). `tokeninspect` decides by this whether an
     /// INPUT is read as CDN tokens; an entitlement token has none of these forms.
     public static func hasCDNForm(_ text: String) -> Bool {
-        guard let first = records(in: String(decoding: text.utf8.prefix(maximumBytes), as: UTF8.self)).first else { return false }
+        var firstRecord: Record?
+        forEachRecord(in: String(decoding: text.utf8.prefix(maximumBytes), as: UTF8.self)) { firstRecord = $0; return false }
+        guard let first = firstRecord else { return false }
         for line in lines(of: Array(first.text.utf8)) {
             switch classify(line) {
             case .blank: continue

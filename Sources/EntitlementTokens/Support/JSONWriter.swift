@@ -132,7 +132,10 @@ struct JSONWriter: ~Copyable {
     private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
         guard lhs.utf8.count == rhs.utf8.count else { return false }
         let equal = lhs.utf8.withContiguousStorageIfAvailable { left in
-            rhs.utf8.withContiguousStorageIfAvailable { right in left.elementsEqual(right) }
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return left.count == right.count }
+                return LibC.bytesEqual(leftBase, rightBase, count: left.count)
+            }
         }
         return (equal ?? nil) ?? lhs.utf8.elementsEqual(rhs.utf8)
     }

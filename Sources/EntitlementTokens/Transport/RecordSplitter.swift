@@ -119,42 +119,54 @@ public struct RecordSplitter: Sendable {
     /// Feeds the next chunk, read in place; returns the records it completed, in order.
     public mutating func feed(_ bytes: Span<UInt8>) -> [TokenRecord] {
         var records: [TokenRecord] = []
-        feedSkippingByteOrderMark(bytes, into: &records)
+        feed(bytes, each: { records.append($0) })
         return records
+    }
+
+    /// Feeds the next chunk, read in place, handing each record to `body` as
+    /// it is cut: however many records the chunk holds, none waits for the
+    /// others (docs/DESIGN.md#inputs-and-streaming).
+    public mutating func feed(_ bytes: Span<UInt8>, each body: (TokenRecord) -> Void) {
+        feedSkippingByteOrderMark(bytes, into: body)
     }
 
     /// Ends the stream; returns the records still open.
     public mutating func finish() -> [TokenRecord] {
         var records: [TokenRecord] = []
+        finish(each: { records.append($0) })
+        return records
+    }
+
+    /// Ends the stream, handing each record still open to `body`.
+    public mutating func finish(each records: (TokenRecord) -> Void) {
         if !byteOrderMarkDecided {
             // A prefix of a byte order mark and then the end: those bytes are input.
             byteOrderMarkDecided = true
             let mark = ByteRules.byteOrderMark
-            feed(mark.span.extracting(..<byteOrderMarkMatched), into: &records)
+            feed(mark.span.extracting(..<byteOrderMarkMatched), into: records)
         }
         switch mode {
         case .undetermined:
             break
         case .json:
-            emitDocument(into: &records)
+            emitDocument(into: records)
         case .lines:
-            if !line.isEmpty || lineOverflow { endLine(terminator: 0, into: &records) }
-            if rawActive { emitRaw(into: &records) }
-            if wrapActive { emitWrapped(into: &records) }
+            if !line.isEmpty || lineOverflow { endLine(terminator: 0, into: records) }
+            if rawActive { emitRaw(into: records) }
+            if wrapActive { emitWrapped(into: records) }
         }
-        return records
     }
 
-    private mutating func feedSkippingByteOrderMark(_ buffer: Span<UInt8>, into records: inout [TokenRecord]) {
-        guard !byteOrderMarkDecided else { return feed(buffer, into: &records) }
+    private mutating func feedSkippingByteOrderMark(_ buffer: Span<UInt8>, into records: (TokenRecord) -> Void) {
+        guard !byteOrderMarkDecided else { return feed(buffer, into: records) }
         var index = 0
         while index < buffer.count, byteOrderMarkMatched < 3 {
             guard buffer[index] == ByteRules.byteOrderMark[byteOrderMarkMatched] else {
                 // Not a byte order mark: what matched so far is input after all.
                 byteOrderMarkDecided = true
                 let mark = ByteRules.byteOrderMark
-                feed(mark.span.extracting(..<byteOrderMarkMatched), into: &records)
-                return feed(buffer.extracting(index...), into: &records)
+                feed(mark.span.extracting(..<byteOrderMarkMatched), into: records)
+                return feed(buffer.extracting(index...), into: records)
             }
             byteOrderMarkMatched += 1
             index += 1
@@ -163,10 +175,10 @@ public struct RecordSplitter: Sendable {
         byteOrderMarkDecided = true
         consumed += 3
         lineStartOffset = 0
-        feed(buffer.extracting(index...), into: &records)
+        feed(buffer.extracting(index...), into: records)
     }
 
-    private mutating func feed(_ buffer: Span<UInt8>, into records: inout [TokenRecord]) {
+    private mutating func feed(_ buffer: Span<UInt8>, into records: (TokenRecord) -> Void) {
         var start = 0
         if mode == .undetermined {
             while start < buffer.count, buffer[start].isASCIIWhitespace {
@@ -205,7 +217,7 @@ public struct RecordSplitter: Sendable {
             consumed += end - start
             guard newline != nil else { return }
             consumed += 1
-            endLine(terminator: UInt8(ascii: "\n"), into: &records)
+            endLine(terminator: UInt8(ascii: "\n"), into: records)
             start = end + 1
         }
     }
@@ -228,7 +240,7 @@ public struct RecordSplitter: Sendable {
     private static let declarationPrefix = Array("<?xml".utf8)
 
     /// Handles the complete line in `line`; `terminator` is `\n`, or 0 at the end of input.
-    private mutating func endLine(terminator: UInt8, into records: inout [TokenRecord]) {
+    private mutating func endLine(terminator: UInt8, into records: (TokenRecord) -> Void) {
         defer {
             line.removeAll(keepingCapacity: line.capacity <= 64 * 1024)
             lineOverflow = false
@@ -237,20 +249,20 @@ public struct RecordSplitter: Sendable {
         }
         if wrapActive {
             let next = lineOverflow ? .isNotPart : wrappedContinuation()
-            if next != .continues { emitWrapped(into: &records) }
+            if next != .continues { emitWrapped(into: records) }
             if next != .isNotPart { return }
         }
         let firstNonBlank = line.firstIndex { !$0.isASCIIWhitespace }
         if rawActive && !lineOverflow {
             if continuesRaw(firstNonBlank: firstNonBlank) {
-                appendToRaw(terminator: terminator, into: &records)
+                appendToRaw(terminator: terminator, into: records)
                 return
             }
-            emitRaw(into: &records)
+            emitRaw(into: records)
         }
-        if rawActive { emitRaw(into: &records) }
+        if rawActive { emitRaw(into: records) }
         if lineOverflow {
-            records.append(record(bytes: [], offset: lineStartOffset, line: lineNumber, error: TokenError(
+            records(record(bytes: [], offset: lineStartOffset, line: lineNumber, error: TokenError(
                 .inputTooLarge, stage: .transport,
                 "line is longer than \(configuration.maxRecordBytes) bytes (maxRecordBytes); no token is that long")))
             return
@@ -264,17 +276,17 @@ public struct RecordSplitter: Sendable {
             rawLine = lineNumber
             scanner = FrameScanner()
             raw.removeAll(keepingCapacity: true)
-            appendToRaw(terminator: terminator, into: &records)
+            appendToRaw(terminator: terminator, into: records)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             let start = JSONPosition(offset: lineStartOffset, line: lineNumber, column: 1)
             for entry in RESTDocument.entries(from: line, configuration: configuration, startingAt: start) {
-                records.append(record(entry))
+                records(record(entry))
             }
         default:
             var bytes = line
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
             if startWrapped(bytes) { return }
-            records.append(record(bytes: bytes, offset: lineStartOffset, line: lineNumber))
+            records(record(bytes: bytes, offset: lineStartOffset, line: lineNumber))
         }
     }
 
@@ -341,20 +353,20 @@ public struct RecordSplitter: Sendable {
         return wrapScanner.isComplete
     }
 
-    private mutating func emitWrapped(into records: inout [TokenRecord]) {
+    private mutating func emitWrapped(into records: (TokenRecord) -> Void) {
         wrapActive = false
-        records.append(record(bytes: wrapped, offset: wrapOffset, line: wrapLine))
+        records(record(bytes: wrapped, offset: wrapOffset, line: wrapLine))
         wrapped.removeAll(keepingCapacity: wrapped.capacity <= 64 * 1024)
         wrapDecoded.removeAll(keepingCapacity: wrapDecoded.capacity <= 64 * 1024)
     }
 
-    private mutating func appendToRaw(terminator: UInt8, into records: inout [TokenRecord]) {
+    private mutating func appendToRaw(terminator: UInt8, into records: (TokenRecord) -> Void) {
         if !rawOverflow {
             if raw.count + line.count + 1 > configuration.maxTokenBytes {
                 // Too large to be a token: it has failed, and ends with this line.
                 rawOverflow = true
                 raw = []
-                return emitRaw(into: &records)
+                return emitRaw(into: records)
             }
             raw.append(contentsOf: line)
             // The line break goes in now: the scanner must see that the line
@@ -365,28 +377,28 @@ public struct RecordSplitter: Sendable {
         }
         // A record that has failed ends with its line: its framing found an error, or
         // its element is no token (the parser refuses it), so nothing after it can mend it.
-        if scanner.isComplete || scanner.firstError != nil || scanner.tokenElementHasUnknownName { emitRaw(into: &records) }
+        if scanner.isComplete || scanner.firstError != nil || scanner.tokenElementHasUnknownName { emitRaw(into: records) }
     }
 
-    private mutating func emitRaw(into records: inout [TokenRecord]) {
+    private mutating func emitRaw(into records: (TokenRecord) -> Void) {
         rawActive = false
         if rawOverflow {
-            records.append(record(bytes: [], offset: rawOffset, line: rawLine, error: TokenError(
+            records(record(bytes: [], offset: rawOffset, line: rawLine, error: TokenError(
                 .tokenTooLarge, stage: .transport,
                 "raw XML record is longer than \(configuration.maxTokenBytes) bytes (maxTokenBytes) without completing a token")))
         } else {
             // The last line's break is not part of the record.
             if raw.last == UInt8(ascii: "\n") { raw.removeLast() }
-            records.append(record(bytes: raw, offset: rawOffset, line: rawLine))
+            records(record(bytes: raw, offset: rawOffset, line: rawLine))
         }
         raw.removeAll(keepingCapacity: raw.capacity <= 64 * 1024)
         rawOverflow = false
     }
 
-    private mutating func emitDocument(into records: inout [TokenRecord]) {
+    private mutating func emitDocument(into records: (TokenRecord) -> Void) {
         defer { document = nil }
         if documentOverflow {
-            records.append(record(bytes: [], offset: documentStart.offset, line: documentStart.line, error: TokenError(
+            records(record(bytes: [], offset: documentStart.offset, line: documentStart.line, error: TokenError(
                 .inputTooLarge, stage: .transport,
                 "the REST JSON document is larger than \(configuration.maxJSONDocumentBytes) bytes (maxJSONDocumentBytes)",
                 at: SourceLocation(byteOffset: documentStart.offset + configuration.maxJSONDocumentBytes))))
@@ -394,7 +406,7 @@ public struct RecordSplitter: Sendable {
         }
         guard var document else { return }
         for entry in document.finish() {
-            records.append(record(entry))
+            records(record(entry))
         }
     }
 
