@@ -422,6 +422,33 @@ struct NginxIntegrationTests {
         }
     }
 
+    /// One trace id finds a request in both logs: the player's `traceparent`,
+    /// or the trace the site starts from its request id (docs/DESIGN.md#trace-context).
+    @Test func oneTraceIDFindsARequestInBothLogs() async throws {
+        try await withStack { stack in
+            let forged = GateFixtures.token(key: GateFixtures.untrustedKey)
+            let given = "4bf92f3577b34da6a3ce929d0e0e4736"
+            let traced = try await stack.get("/hls/tnt/a.ts?token=\(forged)&n=1", headers: [("traceparent", "00-\(given)-00f067aa0ba902b7-01")])
+            #expect(traced.status == 403)
+            let untraced = try await stack.get("/hls/tnt/a.ts?token=\(forged)&n=2")
+            #expect(untraced.status == 403)
+            func accessTrace(_ marker: String) async throws -> String? {
+                for _ in 0..<20 {
+                    if let line = stack.accessLog.first(where: { $0.contains("&n=\(marker) ") }),
+                       let match = line.firstMatch(of: /trace_id=([0-9a-f]{32})$/) { return String(match.1) }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                return nil
+            }
+            #expect(try await accessTrace("1") == given, "\(stack.accessLog.suffix(2))")
+            let started = try #require(try await accessTrace("2"), "\(stack.accessLog.suffix(2))")
+            #expect(started != given)
+            let refusals = stack.gateLogs.all.filter { $0.contains(" refused ") }
+            #expect(refusals.contains { $0.contains("trace_id=\(given)") }, "\(refusals)")
+            #expect(refusals.contains { $0.contains("trace_id=\(started)") }, "the site's trace \(started) is not in \(refusals)")
+        }
+    }
+
     @Test func aPathTheOriginCouldReadAnotherWayIsRefusedBeforeTheGateAsks() async throws {
         try await withStack { stack in
             let token = GateFixtures.token()

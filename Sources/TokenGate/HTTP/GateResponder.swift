@@ -42,7 +42,17 @@ struct GateResponder: HTTPResponder {
         static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
     }
 
+    /// Every request is served in its trace (docs/DESIGN.md#trace-context):
+    /// what is logged about it names the caller's `traceparent`, or a new trace.
     func respond(to request: Request, context: Context) async throws -> Response {
+        await RequestTrace.$current.withValue(RequestTrace(traceParents: request.headers[values: Self.traceParent])) {
+            await route(request)
+        }
+    }
+
+    static let traceParent = HTTPField.Name("traceparent")!
+
+    private func route(_ request: Request) async -> Response {
         let start = ContinuousClock.now
         metrics.inFlight.increment()
         let path = request.uri.path

@@ -37,6 +37,12 @@ struct GateLogHandler: LogHandler {
     func log(event: LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { $1 } }
+        // A line about a request names its trace (docs/DESIGN.md#trace-context).
+        if let trace = RequestTrace.current {
+            let ids = trace.ids
+            all["trace_id"] = .string(ids.traceID)
+            all["span_id"] = .string(ids.spanID)
+        }
         let time = Self.timestamp()
         let keys = all.keys.sorted()
         switch format {
