@@ -26,8 +26,9 @@ import Testing
 ///
 /// CI runs the four cases once: 72 s together on the 2-core machine (Sentinel
 /// about 21 s a case, most of it the sentinels learning the replicas; Cluster
-/// about 13 s). `TOKENGATE_FAILOVER_CASES` (a comma list such as
-/// `sentinel-primary,cluster-replicated`; `all` by default) and
+/// about 13 s); the two partition cases of ClusterPartitionTests.swift run in
+/// the same suite. `TOKENGATE_FAILOVER_CASES` (a comma list such as
+/// `sentinel-primary,cluster-replicated,cluster-cut-primary`; `all` by default) and
 /// `TOKENGATE_FAILOVER_REPETITIONS=N` are for `Benchmarks/redis-ha`, which runs
 /// every case N times and reads the `failover …` lines this test prints.
 @Suite(.serialized,
@@ -37,6 +38,8 @@ import Testing
 struct FailoverTests {
     enum Mode: String, Sendable, CaseIterable {
         case sentinel, cluster
+        /// A Cluster primary cut off by a partition (ClusterPartitionTests.swift), not killed.
+        case clusterCut = "cluster-cut"
     }
 
     struct Setup: Sendable, CustomTestStringConvertible {
@@ -48,12 +51,15 @@ struct FailoverTests {
 
     static let environment = ProcessInfo.processInfo.environment
     static let repetitions = max(1, environment["TOKENGATE_FAILOVER_REPETITIONS"].flatMap(Int.init) ?? 1)
-    static let setups: [Setup] = {
-        let all = Mode.allCases.flatMap { mode in ["primary", "replicated"].map { Setup(mode: mode, durability: $0) } }
+    static let setups = chosen([.sentinel, .cluster])
+
+    /// The cases of `modes` that `TOKENGATE_FAILOVER_CASES` names.
+    static func chosen(_ modes: [Mode]) -> [Setup] {
+        let all = modes.flatMap { mode in ["primary", "replicated"].map { Setup(mode: mode, durability: $0) } }
         guard let chosen = environment["TOKENGATE_FAILOVER_CASES"], chosen != "all" else { return all }
         let names = Set(chosen.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         return all.filter { names.contains($0.name) }
-    }()
+    }
 
     /// A misspelt `TOKENGATE_FAILOVER_CASES` would run nothing and pass.
     @Test func theChosenCasesAreKnownCases() {
@@ -61,7 +67,7 @@ struct FailoverTests {
         let chosen = (Self.environment["TOKENGATE_FAILOVER_CASES"] ?? "all").split(separator: ",")
             .map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(chosen == ["all"] || Set(chosen).isSubset(of: known), "TOKENGATE_FAILOVER_CASES names unknown cases; known: \(known.sorted())")
-        #expect(!Self.setups.isEmpty)
+        #expect(!(Self.setups + Self.partitionSetups).isEmpty)
     }
 
     /// Per-request deadline for the replay store: long enough that a loaded
@@ -76,6 +82,7 @@ struct FailoverTests {
             switch setup.mode {
             case .sentinel: try SentinelFailoverTopology() as any FailoverTopology
             case .cluster: try ClusterFailoverTopology() as any FailoverTopology
+            case .clusterCut: throw RawHTTP.Failure(description: "a cut is aPrimaryCutOffFromItsReplicasAndTheOtherNodes's case")
             }
         }
         defer { topology.remove() }
@@ -108,7 +115,7 @@ struct FailoverTests {
             case .sentinel:
                 #expect(measured.lastReadinessRed <= run.detection + 2000,
                         "readiness red \(Int(measured.lastReadinessRed)) ms after the kill, detection \(Int(run.detection)) ms; \(context)")
-            case .cluster:
+            case .cluster, .clusterCut:
                 #expect(measured.unavailableOnHealthyShards == 0, "503s for tokens of healthy shards; \(context)")
                 #expect(measured.readinessRedAfterKill == 0, "readiness red with two of three shards healthy; \(context)")
                 #expect(run.slotCrossCheck.allSatisfy { $0.computed == $0.redis }, "CLUSTER KEYSLOT disagrees: \(run.slotCrossCheck)")
@@ -133,18 +140,22 @@ struct FailoverTests {
         var slotCrossCheck: [(computed: Int, redis: Int)]
     }
 
-    static func failOver(_ topology: any FailoverTopology, gates: [GateProcess]) throws -> Run {
+    /// One failure under the stream; `rate` and `replayAfter` as in
+    /// ``FailoverStream/begin(workers:pause:rate:replayAfter:)`` (the replays
+    /// join each token's presentations after the third one).
+    static func failOver(_ topology: any FailoverTopology, gates: [GateProcess],
+                         rate: Int? = nil, replayAfter: Duration? = nil) throws -> Run {
         try topology.waitUntilPrimed()
         for gate in gates {
             let ready = eventually(within: 15) { try RawHTTP.get(port: gate.port, "/readyz").status == 200 }
             guard ready.held else { throw RawHTTP.Failure(description: "gate \(gate.port) not ready before the kill:\n\(gate.log.suffix(1500))") }
         }
         let stream = FailoverStream(ports: gates.map(\.port))
-        stream.begin()
+        stream.begin(rate: rate, replayAfter: replayAfter)
         usleep(1_000_000)
         let killedAt = stream.now()
         do {
-            try topology.killPrimary()
+            try topology.failPrimary()
         } catch {
             _ = try? stream.end()
             throw error
@@ -183,7 +194,7 @@ struct FailoverTests {
         }
 
         // The old primary back as a replica; then every token a third time, to a third gate.
-        try topology.restartVictimAsReplica()
+        try topology.returnVictimAsReplica()
         var checked = tokens
         let next = Atomic(0)
         let results = Mutex([(Int, FailoverStream.Presentation)]())
@@ -199,6 +210,7 @@ struct FailoverTests {
             }
         }
         for (index, presentation) in results.withLock({ $0 }) { checked[index].presentations.append(presentation) }
+        for (index, presentation) in stream.spentReplays() { checked[index].presentations.append(presentation) }
 
         var slotCrossCheck: [(computed: Int, redis: Int)] = []
         if let cluster = topology as? ClusterFailoverTopology {

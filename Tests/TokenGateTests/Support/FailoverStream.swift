@@ -43,6 +43,7 @@ final class FailoverStream: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let tokens = Mutex<[Token]>([])
     private let samples = Mutex<[ReadinessSample]>([])
+    private let replays = Mutex<[(token: Int, presentation: Presentation)]>([])
     private let failure = Mutex<String?>(nil)
     private let done = DispatchGroup()
 
@@ -56,16 +57,25 @@ final class FailoverStream: @unchecked Sendable {
         return Double(parts.seconds) * 1000 + Double(parts.attoseconds) / 1e15
     }
 
-    /// Starts `workers` sending threads (each paced by `pause` between
-    /// tokens) and the readiness poller.
-    func begin(workers: Int = 4, pause: Duration = .milliseconds(4)) {
+    /// Starts `workers` sending threads and the readiness poller. Each worker
+    /// pauses `pause` after each token; with `rate`, the workers together
+    /// send that many fresh tokens a second on a fixed schedule instead. With
+    /// `replayAfter`, each worker also presents every token it sent that long
+    /// ago once more, to a third gate (``spentReplays()``): a player's replay
+    /// of a spent token, which must not be allowed.
+    func begin(workers: Int = 4, pause: Duration = .milliseconds(4), rate: Int? = nil, replayAfter: Duration? = nil) {
         let pauseMicroseconds = useconds_t(Self.milliseconds(pause) * 1000)
+        let period = rate.map { Double(workers) * 1000 / Double(max(1, $0)) }
+        let replayAge = replayAfter.map(Self.milliseconds)
         for worker in 0..<workers {
             done.enter()
             Thread { [self] in
                 defer { done.leave() }
                 let clients = ports.map { KeepAliveHTTP(port: $0) }
                 var sequence = worker
+                var due = now()
+                /// This worker's tokens waiting for their replay, oldest first.
+                var spent: [(index: Int, sentAt: Double)] = []
                 while !stopping.load(ordering: .relaxed) {
                     do {
                         let forms = try FleetLoad.mediaTokenForms()
@@ -76,13 +86,30 @@ final class FailoverStream: @unchecked Sendable {
                             let gate = (first + copy) % ports.count
                             token.presentations.append(present(forms[(sequence + copy) % forms.count], to: gate, over: clients[gate]))
                         }
-                        tokens.withLock { $0.append(token) }
+                        let sentAt = token.presentations[0].sentAt
+                        let index = tokens.withLock { $0.append(token); return $0.count - 1 }
+                        if let replayAge {
+                            spent.append((index, sentAt))
+                            while let oldest = spent.first, now() - oldest.sentAt >= replayAge {
+                                spent.removeFirst()
+                                let replayed = tokens.withLock { $0[oldest.index] }
+                                let gate = (replayed.firstGate + 2) % ports.count
+                                let presentation = present(replayed.forms[2], to: gate, over: clients[gate])
+                                replays.withLock { $0.append((oldest.index, presentation)) }
+                            }
+                        }
                     } catch {
                         failure.withLock { $0 = $0 ?? "minting: \(error)" }
                         return
                     }
                     sequence += workers
-                    usleep(pauseMicroseconds)
+                    if let period {
+                        due += period
+                        let wait = due - now()
+                        if wait > 0 { usleep(useconds_t(wait * 1000)) }
+                    } else {
+                        usleep(pauseMicroseconds)
+                    }
                 }
             }.start()
         }
@@ -107,6 +134,10 @@ final class FailoverStream: @unchecked Sendable {
         if let failure = failure.withLock({ $0 }) { throw RawHTTP.Failure(description: failure) }
         return (tokens.withLock { $0 }, samples.withLock { $0 })
     }
+
+    /// The replays `begin(replayAfter:)` sent: the token's index in what
+    /// ``end()`` returned, and the answer.
+    func spentReplays() -> [(token: Int, presentation: Presentation)] { replays.withLock { $0 } }
 
     func present(_ form: String, to gate: Int, over client: KeepAliveHTTP) -> Presentation {
         let sentAt = now()

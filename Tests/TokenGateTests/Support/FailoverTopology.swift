@@ -13,18 +13,20 @@ protocol FailoverTopology: AnyObject, Sendable {
     /// Waits until a failover can be survived: every replica in sync, and
     /// everyone who must elect or follow a new primary knows every replica.
     func waitUntilPrimed() throws
-    /// SIGKILLs the current primary (of one shard, in Cluster), by its pid.
-    func killPrimary() throws
+    /// Takes the current primary (of one shard, in Cluster) away: SIGKILL to
+    /// its pid, or a network partition that leaves it running.
+    func failPrimary() throws
     /// Whether a new primary has been named: a sentinel answers another
     /// address to `get-master-addr-by-name`, or the victim's replica says
     /// `master` to `ROLE`.
     func failoverDetected() throws -> Bool
-    /// Whether the killed primary served the replay key's hash slot (every
+    /// Whether the failed primary served the replay key's hash slot (every
     /// slot in Sentinel mode: there is one shard).
     func wasOnVictim(slot: Int) -> Bool
-    /// Starts the killed server again (same port, same options, no data) and
+    /// Brings the failed server back (a killed one restarted on the same port
+    /// with the same options and no data, a cut-off one reconnected) and
     /// waits until it replicates the new primary.
-    func restartVictimAsReplica() throws
+    func returnVictimAsReplica() throws
     /// Who is primary of whom now, for a failure's message.
     func describe() -> String
     func remove()
@@ -142,7 +144,7 @@ final class SentinelFailoverTopology: FailoverTopology, @unchecked Sendable {
         return healthy
     }
 
-    func killPrimary() throws {
+    func failPrimary() throws {
         let port = try currentPrimaryPort()
         guard let server = servers.first(where: { $0.port == port }) else {
             throw RedisServerError(description: "the sentinels name \(port), not one of ours")
@@ -176,7 +178,7 @@ final class SentinelFailoverTopology: FailoverTopology, @unchecked Sendable {
         return "sentinels name \(named); " + servers.joined(separator: "; ") + "\n  " + events.suffix(40).joined(separator: "\n  ")
     }
 
-    func restartVictimAsReplica() throws {
+    func returnVictimAsReplica() throws {
         let victim = lock.withLock { victimPort }
         guard let server = servers.first(where: { $0.port == victim }) else { return }
         try server.restart()
@@ -224,6 +226,7 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
     /// One line of `CLUSTER NODES`.
     struct Node {
         let id: String
+        let host: String
         let port: Int
         let flags: Set<String>
         let primaryID: String
@@ -234,6 +237,7 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
             guard fields.count >= 8, let at = fields[1].firstIndex(of: "@"), let colon = fields[1][..<at].lastIndex(of: ":"),
                   let port = Int(fields[1][fields[1].index(after: colon)..<at]) else { return nil }
             id = String(fields[0])
+            host = String(fields[1][..<colon])
             self.port = port
             flags = Set(fields[2].split(separator: ",").map(String.init))
             primaryID = String(fields[3])
@@ -259,25 +263,30 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
 
     private func waitUntilEveryShardHasTwoReplicas() throws {
         try Integration.waitUntil("every node sees three primaries with two replicas each in sync, and no node failing", seconds: 60) {
-            for server in cluster.nodes {
-                let view = try nodes(accordingTo: server.port)
-                guard view.count == cluster.nodes.count,
-                      view.allSatisfy({ $0.flags.isDisjoint(with: ["fail", "fail?", "handshake", "noaddr"]) }) else { return false }
-                let primaries = view.filter { $0.flags.contains("master") }
-                guard primaries.count == 3 else { return false }
-                for primary in primaries {
-                    let replicas = view.filter { $0.primaryID == primary.id }
-                    guard replicas.count == 2 else { return false }
-                    for replica in replicas where try !FailoverSettings.replicates(port: replica.port, primaryPort: primary.port) {
-                        return false
-                    }
-                }
+            try Self.everyShardHasTwoReplicas(try cluster.nodes.map { try nodes(accordingTo: $0.port) }) { replica, primary in
+                try FailoverSettings.replicates(port: replica.port, primaryPort: primary.port)
             }
-            return true
         }
     }
 
-    func killPrimary() throws {
+    /// Every node's view (one a node) shows every node, none failing, three
+    /// primaries with two replicas each, and `inSync` holds for each replica.
+    static func everyShardHasTwoReplicas(_ views: [[Node]], inSync: (_ replica: Node, _ primary: Node) throws -> Bool) throws -> Bool {
+        for view in views {
+            guard view.count == views.count,
+                  view.allSatisfy({ $0.flags.isDisjoint(with: ["fail", "fail?", "handshake", "noaddr"]) }) else { return false }
+            let primaries = view.filter { $0.flags.contains("master") }
+            guard primaries.count == 3 else { return false }
+            for primary in primaries {
+                let replicas = view.filter { $0.primaryID == primary.id }
+                guard replicas.count == 2 else { return false }
+                for replica in replicas where try !inSync(replica, primary) { return false }
+            }
+        }
+        return true
+    }
+
+    func failPrimary() throws {
         let view = try nodes(accordingTo: cluster.nodes[0].port)
         // The primary of slot 0's shard, so repetitions rotate through the nodes that shard's replicas are.
         guard let primary = view.first(where: { $0.flags.contains("master") && $0.slots.contains { $0.contains(0) } }),
@@ -302,7 +311,7 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
         (try? Integration.redisCLI(["-p", String(cluster.nodes[1].port), "CLUSTER", "NODES"])) ?? "CLUSTER NODES did not answer"
     }
 
-    func restartVictimAsReplica() throws {
+    func returnVictimAsReplica() throws {
         let port = lock.withLock { victim.port }
         guard let server = cluster.node(port: port) else { return }
         try server.restart()

@@ -18,17 +18,25 @@ final class GateProcess: @unchecked Sendable {
 
     /// Starts the gate with the test key, requestor and resource TNT, and
     /// `arguments`; waits until `/healthz` answers (not `/readyz`: a gate
-    /// whose Redis is down serves with readiness red).
-    init(_ arguments: [String], waitUntilServing: Bool = true) throws {
+    /// whose Redis is down serves with readiness red). With `network`, the
+    /// gate runs in its hub (`ip netns exec`, which execs it: the pid is the
+    /// gate's), and the calling thread must have entered the hub too.
+    init(_ arguments: [String], waitUntilServing: Bool = true, in network: NetworkNamespaces? = nil) throws {
         guard let binary = Self.binary else {
             throw RawHTTP.Failure(description: "the tokengate executable is not built (swift build --product tokengate)")
         }
         port = try RawHTTP.freePort()
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("tokengate-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process.executableURL = binary
-        process.arguments = ["serve", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT",
-                             "--listen", "127.0.0.1:\(port)", "--log-format", "json", "--shutdown-grace", "0"] + arguments
+        let serve = ["serve", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT",
+                     "--listen", "127.0.0.1:\(port)", "--log-format", "json", "--shutdown-grace", "0"] + arguments
+        if let network {
+            process.executableURL = URL(fileURLWithPath: NetworkNamespaces.ip ?? "/usr/sbin/ip")
+            process.arguments = ["netns", "exec", network.hub, binary.path] + serve
+        } else {
+            process.executableURL = binary
+            process.arguments = serve
+        }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: logFile)
