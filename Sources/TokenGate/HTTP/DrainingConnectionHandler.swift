@@ -9,7 +9,7 @@ import NIOHTTPTypes
 /// it is gone: when the listener closes at the end of the grace period,
 /// hardly any idle connection is left for the proxy to send a request onto
 /// as the server closes it (the one request a retry on another gate must
-/// cover). A connection is never closed here
+/// cover, docs/DEPLOY.md#rolling-a-fleet). A connection is never closed here
 /// with a request read and unanswered: only after its answer's last byte.
 ///
 /// After the HTTP decoder, on the connection's event loop; one atomic load
