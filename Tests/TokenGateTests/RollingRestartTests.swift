@@ -114,8 +114,9 @@ struct RollingRestartTests {
             #expect(tally["replay 403 TOKEN_REPLAYED"] == tally.players, "\(tally)")
             #expect(tally["segment 200 VALID_SESSION"] == tally.players, "\(tally)")
             #expect(!load.ranOut, "the players ran out of tokens before the last restart was over")
-            // The restarts reached nginx: each stopped gate refused it at least once (else the retry went untested).
-            #expect(refused >= restarts.count, "nginx was refused \(refused) times over \(restarts.count) restarts")
+            // The restarts reached nginx: each stopping gate refused it, or closed a connection before an
+            // answer, at least once (nginx then leaves it out for fail_timeout); else the retry went untested.
+            #expect(refused + closed >= restarts.count, "nginx met \(refused + closed) failures over \(restarts.count) restarts")
             #expect(tally.late == 0, "the load did not hold its rate: \(tally)")
             for (restart, log) in zip(restarts, logs) {
                 #expect(restart.exitStatus == 0, "\(restart)\n\(log.suffix(2000))")
