@@ -27,7 +27,8 @@ import Testing
             router: router,
             server: HTTPServerBuilder { responder in
                 LimitedHTTP1Channel(responder: responder, configuration: ServerLimits.http1, requestTimeout: .seconds(5),
-                                    limiter: limiter, metrics: metrics, executor: executor)
+                                    limiter: limiter, metrics: metrics, executor: executor,
+                                    readiness: Readiness(replayProbe: { nil }))
             },
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0))
         )

@@ -146,11 +146,12 @@ final class GateRuntime: Sendable {
         let requestTimeout = TimeAmount.milliseconds(configuration.requestTimeoutMilliseconds)
         let metrics = self.metrics
         let executor = configuration.executor
+        let readiness = self.readiness
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in
                 LimitedHTTP1Channel(responder: responder, configuration: ServerLimits.http1, requestTimeout: requestTimeout,
-                                    limiter: limiter, metrics: metrics, executor: executor)
+                                    limiter: limiter, metrics: metrics, executor: executor, readiness: readiness)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
                                                     serverName: nil),
@@ -159,15 +160,17 @@ final class GateRuntime: Sendable {
         )
     }
 
-    /// Serves until SIGTERM or SIGINT: then readiness turns 503, and after
-    /// the grace period the server stops accepting and in-flight requests finish.
+    /// Serves until SIGTERM or SIGINT: then readiness turns 503 and each
+    /// answer closes its connection, and after the grace period the server
+    /// stops accepting and in-flight requests finish.
     func run() async throws {
         try await serviceGroup(signals: [.sigterm, .sigint]).run()
     }
 
     /// The services of a running gate under one group: the HTTP server, key
     /// reloads, the drain and the replay store's closing. Services stop in
-    /// reverse order: the drain first (readiness 503, then the grace period),
+    /// reverse order: the drain first (readiness 503 and each answer closing
+    /// its connection, then the grace period),
     /// then the server, and the replay store's connections last.
     func serviceGroup(port: Int? = nil, signals: [UnixSignal] = [],
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> ServiceGroup {

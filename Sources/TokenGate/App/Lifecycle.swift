@@ -13,10 +13,12 @@ struct ReplayStoreCloser: Service {
     }
 }
 
-/// On graceful shutdown (SIGTERM): readiness answers 503 at once, then after
-/// the grace period this service returns and the HTTP server (shut down after
-/// it, as services stop in reverse order) stops accepting and lets in-flight
-/// requests finish.
+/// On graceful shutdown (SIGTERM): readiness answers 503 at once, and every
+/// answer from then on closes its connection (``DrainingConnectionHandler``)
+/// while the gate still accepts and answers; after the grace period this
+/// service returns and the HTTP server (shut down after it, as services stop
+/// in reverse order) closes its listener, closes each idle connection, and
+/// closes each busy one after its answer (docs/DESIGN.md#operators).
 struct DrainService: Service {
     let readiness: Readiness
     let grace: Duration

@@ -5,8 +5,9 @@ import NIOCore
 
 /// Hummingbird's HTTP/1 child channel with the gate's limits around it: each
 /// accepted connection is admitted by the ``ConnectionLimiter`` (or closed at
-/// once), and gets a ``RequestDeadline`` before and after the HTTP decoder.
-/// Everything else — decoding, keep-alive, the idle timeout, the responder —
+/// once), gets a ``RequestDeadline`` before and after the HTTP decoder, and
+/// a ``DrainingConnectionHandler`` that closes it after its answer once the
+/// gate drains. Everything else — decoding, keep-alive, the idle timeout, the responder —
 /// is Hummingbird's, unchanged.
 struct LimitedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
@@ -17,16 +18,20 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     let limiter: ConnectionLimiter
     let metrics: GateMetrics
     let executor: RequestExecutor
+    /// Whether the gate drains (SIGTERM), read per answer.
+    let readiness: Readiness
     private let handling: HTTP1Channel
 
     init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration,
-         requestTimeout: TimeAmount, limiter: ConnectionLimiter, metrics: GateMetrics, executor: RequestExecutor) {
+         requestTimeout: TimeAmount, limiter: ConnectionLimiter, metrics: GateMetrics, executor: RequestExecutor,
+         readiness: Readiness) {
         self.responder = responder
         self.configuration = configuration
         self.requestTimeout = requestTimeout
         self.limiter = limiter
         self.metrics = metrics
         self.executor = executor
+        self.readiness = readiness
         handling = HTTP1Channel(responder: responder, configuration: configuration)
     }
 
@@ -46,7 +51,10 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         let bound = NIOLoopBound(parts, eventLoop: channel.eventLoop)
         var perConnection = configuration
         let others = configuration.additionalChannelHandlers
-        perConnection.additionalChannelHandlers = { [bound] in [bound.value] + others() }
+        let readiness = readiness
+        perConnection.additionalChannelHandlers = { [bound] in
+            [bound.value, DrainingConnectionHandler(readiness: readiness)] + others()
+        }
         return HTTP1Channel(responder: responder, configuration: perConnection).setup(channel: channel, logger: logger)
     }
 

@@ -17,19 +17,20 @@ final class GateProcess: @unchecked Sendable {
     let logFile: URL
 
     /// Starts the gate with the test key, requestor and resource TNT, and
-    /// `arguments`; waits until `/healthz` answers (not `/readyz`: a gate
-    /// whose Redis is down serves with readiness red). With `network`, the
-    /// gate runs in its hub (`ip netns exec`, which execs it: the pid is the
-    /// gate's), and the calling thread must have entered the hub too.
-    init(_ arguments: [String], waitUntilServing: Bool = true, in network: NetworkNamespaces? = nil) throws {
+    /// `arguments`, on `port` (a free one when nil: a restarted gate takes
+    /// its predecessor's); waits until `/healthz` answers (not `/readyz`: a
+    /// gate whose Redis is down serves with readiness red). With `network`,
+    /// the gate runs in its hub (`ip netns exec`, which execs it: the pid is
+    /// the gate's), and the calling thread must have entered the hub too.
+    init(_ arguments: [String], port: Int? = nil, waitUntilServing: Bool = true, in network: NetworkNamespaces? = nil) throws {
         guard let binary = Self.binary else {
             throw RawHTTP.Failure(description: "the tokengate executable is not built (swift build --product tokengate)")
         }
-        port = try RawHTTP.freePort()
+        self.port = try port ?? RawHTTP.freePort()
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("tokengate-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let serve = ["serve", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT",
-                     "--listen", "127.0.0.1:\(port)", "--log-format", "json", "--shutdown-grace", "0"] + arguments
+                     "--listen", "127.0.0.1:\(self.port)", "--log-format", "json", "--shutdown-grace", "0"] + arguments
         if let network {
             process.executableURL = URL(fileURLWithPath: NetworkNamespaces.ip ?? "/usr/sbin/ip")
             process.arguments = ["netns", "exec", network.hub, binary.path] + serve
@@ -44,13 +45,13 @@ final class GateProcess: @unchecked Sendable {
         guard waitUntilServing else { return }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if (try? RawHTTP.get(port: port, "/healthz"))?.status == 200 { return }
+            if (try? RawHTTP.get(port: self.port, "/healthz"))?.status == 200 { return }
             guard process.isRunning else { break }
             usleep(20_000)
         }
         let why = log
         stop()
-        throw RawHTTP.Failure(description: "tokengate did not serve on \(port):\n\(why.suffix(2000))")
+        throw RawHTTP.Failure(description: "tokengate did not serve on \(self.port):\n\(why.suffix(2000))")
     }
 
     deinit { stop() }

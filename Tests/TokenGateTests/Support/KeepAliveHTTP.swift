@@ -12,6 +12,13 @@ final class KeepAliveHTTP {
     let port: Int
     private var socket: Int32 = -1
     private var buffer: [UInt8] = []
+    /// The header fields of the last answer, as received.
+    private(set) var lastHeaders: [(name: String, value: String)] = []
+
+    /// The value of the last answer's field `name` (any case); nil without one.
+    func lastHeader(_ name: String) -> String? {
+        lastHeaders.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
 
     init(port: Int) { self.port = port }
     deinit { if socket >= 0 { close(socket) } }
@@ -62,8 +69,10 @@ final class KeepAliveHTTP {
         guard parts.count >= 2, let status = Int(parts[1]) else { throw RawHTTP.Failure(description: "bad status line \(lines[0])") }
         var length = 0
         var tokenStatus: String?
+        lastHeaders = []
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
+            lastHeaders.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
             let name = line[..<colon].lowercased()
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             if name == "content-length" { length = Int(value) ?? 0 }
@@ -73,6 +82,20 @@ final class KeepAliveHTTP {
         while buffer.count < headEnd! + length { try receive() }
         buffer.removeFirst(headEnd! + length)
         return (status, tokenStatus)
+    }
+
+    /// How the server ended this connection, waiting at most `seconds` with
+    /// nothing sent: "closed" (an orderly close), "reset", "data" (bytes
+    /// nobody asked for), or nil (still open).
+    func peerEnd(within seconds: Double) -> String? {
+        guard socket >= 0 else { return "closed" }
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var byte: UInt8 = 0
+        let count = recv(socket, &byte, 1, 0)
+        if count == 0 { return "closed" }
+        if count > 0 { return "data" }
+        return errno == ECONNRESET ? "reset" : nil
     }
 
     private func receive() throws {

@@ -11,6 +11,9 @@ struct ShippedNginxSite {
     var http: String
     /// The included files, for `configFiles:`.
     var snippets: [String: String]
+    /// How long nginx leaves a gate it could not reach out of the rotation
+    /// (the `fail_timeout` of the site's gate line; nginx's default, 10 s, without one).
+    var gateFailTimeout: Double
 
     static let directory = GateFixtures.repository.appendingPathComponent("deploy/nginx")
     /// The origin the shipped site lists for web players.
@@ -26,16 +29,24 @@ struct ShippedNginxSite {
     /// needs (the file's shape is part of its contract with the tests).
     /// `directory`: where the site's files are (the repository's `deploy/nginx`,
     /// or the copy an installed package put under /usr/share).
+    /// `moreGates`: further gates in `upstream tokengate`, a `server` line
+    /// each, as an operator adds them for a fleet (docs/DEPLOY.md).
     /// `gateReadTimeout`: replaces the shipped `proxy_read_timeout` of the
     /// auth location. A gate that runs inside the test process shares its
     /// two cooperative threads with every other test running at that moment,
     /// so the shipped 2 s (right for a gate with its own process) can pass
     /// before it is scheduled; a test about outages keeps the shipped value.
-    init(gate: Int, origin: Int, port: Int, playerOrigin: String? = nil, https: HTTPS? = nil,
+    init(gate: Int, moreGates: [Int] = [], origin: Int, port: Int, playerOrigin: String? = nil, https: HTTPS? = nil,
          serverLines: String = "", gateReadTimeout: String? = nil, directory: URL = Self.directory) throws {
         let shipped = try String(contentsOf: directory.appendingPathComponent("tokengate.conf"), encoding: .utf8)
+        // The gate's server line, with whatever parameters the site gives it, once per gate.
+        guard let line = shipped.firstMatch(of: #/server 127\.0\.0\.1:8089(?<parameters>[^;]*);/#) else {
+            throw RawHTTP.Failure(description: "deploy/nginx/tokengate.conf no longer holds `server 127.0.0.1:8089…;`, which the tests substitute")
+        }
+        let parameters = String(line.parameters)
+        gateFailTimeout = parameters.firstMatch(of: #/fail_timeout=(?<seconds>[0-9]+)s?/#).flatMap { Double($0.seconds) } ?? 10
         var substitutions = [
-            ("server 127.0.0.1:8089;", "server 127.0.0.1:\(gate);"),
+            (String(line.0), ([gate] + moreGates).map { "server 127.0.0.1:\($0)\(parameters);" }.joined(separator: "\n    ")),
             ("server 127.0.0.1:8080;", "server 127.0.0.1:\(origin);"),
             ("listen 80;", "listen 127.0.0.1:\(port);"),
             ("/var/log/nginx/tokengate.access.log", "{{prefix}}/logs/tokengate.access.log"),
