@@ -29,7 +29,6 @@ let package = Package(
                 .product(name: "EntitlementTokens", package: "tokeninspect"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .executableTarget(

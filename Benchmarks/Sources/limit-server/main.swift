@@ -1,6 +1,6 @@
 // The limit server (docs/DESIGN.md#the-figures-that-decide): the smallest HTTP/1.1
 // server that does the gate's job for a media token with swift-nio alone —
-// parse the request, take the token from `X-Original-URI`, verify it with the
+// cut the request from the bytes, take the token from `X-Original-URI`, verify it with the
 // library (the same TokenVerifier and in-memory replay store as the gate),
 // answer 200, 401 or 403 with `X-Token-Status`. No Hummingbird, no async
 // hop: the verification runs on the event loop that read the request. It is
@@ -9,7 +9,6 @@
 //   limit-server --listen HOST:PORT --key PATH --requestor ID --resource ID [--replay memory|off]
 import EntitlementTokens
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 
 struct Options {
@@ -53,14 +52,44 @@ func fail(_ message: String) -> Never {
     exit(64)
 }
 
-/// One request at a time per connection (keep-alive, no pipelining needed by wrk or nginx).
+/// The tightest HTTP/1.1 swift-nio allows for this job: no HTTP codec in the
+/// pipeline. Requests are cut from the connection's bytes (a head ends at an
+/// empty line; GET and HEAD without a body, as wrk and nginx's auth subrequest
+/// send them), several per read when a client pipelines, and each answer is a
+/// ready-made byte string per status, written as the request is read and
+/// flushed once per read.
 final class LimitHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     let verifier: TokenVerifier
     let expectations: RequestExpectations
-    private var head: HTTPRequestHead?
+    private var pending: ByteBuffer?
+    private var wrote = false
+
+    /// Every answer this server gives, encoded once: (keep-alive, close).
+    private static let answers: [String: (ByteBuffer, ByteBuffer)] = {
+        var answers: [String: (ByteBuffer, ByteBuffer)] = [:]
+        func add(_ key: String, _ statusLine: String, _ tokenStatus: String?) {
+            let head = "HTTP/1.1 \(statusLine)\r\nContent-Length: 0\r\nCache-Control: no-store\r\n"
+                + (tokenStatus.map { "X-Token-Status: \($0)\r\n" } ?? "")
+            answers[key] = (ByteBuffer(string: head + "\r\n"), ByteBuffer(string: head + "Connection: close\r\n\r\n"))
+        }
+        add("healthz", "200 OK", nil)
+        add("not-found", "404 Not Found", nil)
+        add("bad-request", "400 Bad Request", nil)
+        add("NO_TOKEN", "401 Unauthorized", "NO_TOKEN")
+        for status in VerificationStatus.allCases {
+            let line = switch LimitHandler.httpStatus(status) {
+            case 200: "200 OK"
+            case 401: "401 Unauthorized"
+            case 503: "503 Service Unavailable"
+            default: "403 Forbidden"
+            }
+            add(status.rawValue, line, status.rawValue)
+        }
+        return answers
+    }()
 
     init(verifier: TokenVerifier, expectations: RequestExpectations) {
         self.verifier = verifier
@@ -68,40 +97,77 @@ final class LimitHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let request): head = request
-        case .body: break
-        case .end:
-            guard let request = head else { return }
-            head = nil
-            let (status, tokenStatus) = answer(request)
-            var headers = HTTPHeaders([("Content-Length", "0"), ("Cache-Control", "no-store")])
-            if let tokenStatus { headers.add(name: "X-Token-Status", value: tokenStatus) }
-            if !request.isKeepAlive { headers.add(name: "Connection", value: "close") }
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
-            let keepAlive = request.isKeepAlive
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-                if !keepAlive { context.close(promise: nil) }
+        var bytes = unwrapInboundIn(data)
+        if var earlier = pending {
+            earlier.writeBuffer(&bytes)
+            bytes = earlier
+            pending = nil
+        }
+        while let end = bytes.readableBytesView.firstRange(of: [13, 10, 13, 10]) {
+            let headLength = bytes.readableBytesView.distance(from: bytes.readableBytesView.startIndex, to: end.upperBound)
+            let head = bytes.readSlice(length: headLength)!
+            let (key, keepAlive) = answer(head)
+            let encoded = Self.answers[key]!
+            context.write(wrapOutboundOut(keepAlive ? encoded.0 : encoded.1), promise: nil)
+            wrote = true
+            if !keepAlive {
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in context.close(promise: nil) }
+                wrote = false
+                return
             }
+        }
+        if bytes.readableBytes > 0 {
+            // A head is at most 16 KiB, as nginx's large_client_header_buffers would allow.
+            guard bytes.readableBytes <= 16 << 10 else { return context.close(promise: nil) }
+            pending = bytes
         }
     }
 
-    private func answer(_ request: HTTPRequestHead) -> (HTTPResponseStatus, String?) {
-        let path = request.uri.prefix { $0 != "?" }
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if wrote {
+            wrote = false
+            context.flush()
+        }
+    }
+
+    /// The answer's key and whether the connection stays open.
+    private func answer(_ head: ByteBuffer) -> (String, Bool) {
+        let text = String(buffer: head)
+        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: true)[...]
+        guard let requestLine = lines.popFirst() else { return ("bad-request", false) }
+        let parts = requestLine.split(separator: " ")
+        guard parts.count == 3, parts[0] == "GET" || parts[0] == "HEAD" else { return ("bad-request", false) }
+        var keepAlive = parts[2] == "HTTP/1.1"
+        var originalURI: Substring?
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { return ("bad-request", false) }
+            let name = line[..<colon]
+            let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            if name.count == 14, name.lowercased() == "x-original-uri" {
+                originalURI = value
+            } else if name.count == 10, name.lowercased() == "connection" {
+                keepAlive = value.lowercased() != "close" && (keepAlive || value.lowercased() == "keep-alive")
+            } else if name.count == 14, name.lowercased() == "content-length", value != "0" {
+                return ("bad-request", false)
+            }
+        }
+        let path = parts[1].prefix { $0 != "?" }
         switch path {
-        case "/healthz": return (.ok, nil)
+        case "/healthz": return ("healthz", keepAlive)
         case "/v1/auth-request": break
-        default: return (.notFound, nil)
+        default: return ("not-found", keepAlive)
         }
-        guard let uri = request.headers.first(name: "X-Original-URI"), let token = Self.token(in: uri[...]) else {
-            return (.unauthorized, "NO_TOKEN")
-        }
+        guard let uri = originalURI, let token = Self.token(in: uri) else { return ("NO_TOKEN", keepAlive) }
         let verdict: Verdict = verifier.verify(token, expecting: expectations)
-        switch verdict.status {
-        case .validToken: return (.ok, verdict.status.rawValue)
-        case .invalidTokenFormat, .tokenExpired, .tokenNotYetValid: return (.unauthorized, verdict.status.rawValue)
-        case .replayCheckUnavailable: return (.serviceUnavailable, verdict.status.rawValue)
-        default: return (.forbidden, verdict.status.rawValue)
+        return (verdict.status.rawValue, keepAlive)
+    }
+
+    static func httpStatus(_ status: VerificationStatus) -> Int {
+        switch status {
+        case .validToken: 200
+        case .invalidTokenFormat, .tokenExpired, .tokenNotYetValid: 401
+        case .replayCheckUnavailable: 503
+        default: 403
         }
     }
 
@@ -137,7 +203,6 @@ let bootstrap = ServerBootstrap(group: group)
     .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
     .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
             try channel.pipeline.syncOperations.addHandler(LimitHandler(verifier: verifier, expectations: expectations))
         }
     }
