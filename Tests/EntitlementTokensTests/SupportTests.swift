@@ -176,6 +176,31 @@ import Testing
         #expect(LibC.SystemError(number: ENOENT).text == String(cString: strerror(ENOENT)))
     }
 
+    /// `status(atPath:)` against all of Foundation's `attributesOfItem`, which the gate used
+    /// before it linked FoundationEssentials only.
+    @Test func statusAgreesWithFoundationsAttributes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("libc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("secret.key")
+        try Data("twelve bytes".utf8).write(to: file)
+        for mode in [0o600, 0o640, 0o644, 0o4755] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.path)
+            let status = try LibC.status(atPath: file.path)
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            #expect(status.kind == .regular)
+            #expect(status.permissions == mode)
+            #expect(status.permissions == attributes[.posixPermissions] as? Int)
+            #expect(status.size == 12 && status.size == attributes[.size] as? Int)
+            #expect(status.groupID == (attributes[.groupOwnerAccountID] as? NSNumber)?.uint32Value)
+            let modified = try #require(attributes[.modificationDate] as? Date).timeIntervalSince1970
+            #expect(abs(status.modificationTime - modified) < 0.001)
+        }
+        #expect(try LibC.status(atPath: directory.path).kind == .directory)
+        #expect(LibC.effectiveGroupID == getegid())
+        #expect(throws: LibC.SystemError(number: ENOENT)) { try LibC.status(atPath: directory.path + "/missing") }
+    }
+
     @Test func realtimeClockIsNearFoundations() {
         let ours = LibC.realtimeMillisecondsSince1970()
         let foundation = Int64(Date().timeIntervalSince1970 * 1000)
