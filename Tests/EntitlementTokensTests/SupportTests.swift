@@ -156,9 +156,15 @@ import Testing
 
 /// The wrappers of the C library.
 @Suite struct LibCTests {
-    @Test func fileKindsAndReading() throws {
+    /// A new directory under the temporary one; the test removes it.
+    static func makeDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("libc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test func fileKindsAndReading() throws {
+        let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("key.pem")
         try Data("key bytes".utf8).write(to: file)
@@ -179,8 +185,7 @@ import Testing
     /// `status(atPath:)` against all of Foundation's `attributesOfItem`, which the gate used
     /// before it linked FoundationEssentials only.
     @Test func statusAgreesWithFoundationsAttributes() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("libc-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("secret.key")
         try Data("twelve bytes".utf8).write(to: file)
