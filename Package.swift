@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -26,12 +26,18 @@ let package = Package(
         // `swift package generate-documentation`: the DocC catalog of EntitlementTokens.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // tokengate only: the HTTP verification service and what runs it.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Without the default traits: FullFoundation (full Foundation, and with it
+        // ICU's data, for URL-encoded forms' date formats the gate never decodes)
+        // and ConfigurationSupport (swift-configuration, which the gate does not
+        // read its settings through) stay out of the binary
+        // (docs/DESIGN.md#the-package).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // 4.x imports FoundationEssentials where 3.x imported all of Foundation.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),

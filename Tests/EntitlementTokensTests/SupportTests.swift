@@ -156,9 +156,15 @@ import Testing
 
 /// The wrappers of the C library.
 @Suite struct LibCTests {
-    @Test func fileKindsAndReading() throws {
+    /// A new directory under the temporary one; the test removes it.
+    static func makeDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("libc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    @Test func fileKindsAndReading() throws {
+        let directory = try Self.makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("key.pem")
         try Data("key bytes".utf8).write(to: file)
@@ -174,6 +180,30 @@ import Testing
         let missing = Array(directory.appendingPathComponent("missing").path.utf8CString)
         #expect(throws: LibC.SystemError(number: ENOENT)) { try LibC.fileKind(atPath: missing) }
         #expect(LibC.SystemError(number: ENOENT).text == String(cString: strerror(ENOENT)))
+    }
+
+    /// `status(atPath:)` against all of Foundation's `attributesOfItem`, which the gate used
+    /// before it linked FoundationEssentials only.
+    @Test func statusAgreesWithFoundationsAttributes() throws {
+        let directory = try Self.makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("secret.key")
+        try Data("twelve bytes".utf8).write(to: file)
+        for mode in [0o600, 0o640, 0o644, 0o4755] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.path)
+            let status = try LibC.status(atPath: file.path)
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            #expect(status.kind == .regular)
+            #expect(status.permissions == mode)
+            #expect(status.permissions == attributes[.posixPermissions] as? Int)
+            #expect(status.size == 12 && status.size == attributes[.size] as? Int)
+            #expect(status.groupID == (attributes[.groupOwnerAccountID] as? NSNumber)?.uint32Value)
+            let modified = try #require(attributes[.modificationDate] as? Date).timeIntervalSince1970
+            #expect(abs(status.modificationTime - modified) < 0.001)
+        }
+        #expect(try LibC.status(atPath: directory.path).kind == .directory)
+        #expect(LibC.effectiveGroupID == getegid())
+        #expect(throws: LibC.SystemError(number: ENOENT)) { try LibC.status(atPath: directory.path + "/missing") }
     }
 
     @Test func realtimeClockIsNearFoundations() {

@@ -10,7 +10,7 @@ internal import Darwin
 ///
 /// Each call is wrapped in a Swift signature that takes and returns Swift
 /// values, so the pointers and `errno` stay here (docs/DESIGN.md#unsafe-code-faces-c and docs/DESIGN.md#a-concept-lives-in-one-place).
-enum LibC {}
+package enum LibC {}
 
 // MARK: - Bytes
 
@@ -72,17 +72,17 @@ extension LibC {
 
 extension LibC {
     /// A failed system call: `errno`, and the system's text for it.
-    struct SystemError: Error, Equatable {
-        let number: Int32
+    package struct SystemError: Error, Equatable {
+        package let number: Int32
 
         /// `strerror(3)`: "No such file or directory", "Permission denied"…
-        var text: String { String(cString: strerror(number)) }
+        package var text: String { String(cString: strerror(number)) }
 
         static func last() -> SystemError { SystemError(number: errno) }
     }
 
     /// What a path names (`S_IFMT` of its mode).
-    enum FileKind: Equatable, Sendable {
+    package enum FileKind: Equatable, Sendable {
         case regular, directory, fifo, characterDevice, blockDevice, socket, other
     }
 
@@ -94,8 +94,34 @@ extension LibC {
         return fileKind(mode: status.st_mode)
     }
 
+    /// What a server asks of a file besides its bytes: FoundationEssentials'
+    /// `FileManager` gives sizes, modes and owners as integers whose width
+    /// varies with the platform (all of Foundation gave `NSNumber`s), and the
+    /// gate links FoundationEssentials only (docs/DESIGN.md#the-package).
+    package struct FileStatus: Equatable, Sendable {
+        package let kind: FileKind
+        package let size: Int
+        /// The permission bits: `st_mode` without the file type (`0o640`, `0o4755`).
+        package let permissions: Int
+        package let groupID: UInt32
+        /// The last modification, in seconds since 1970 (with its nanoseconds).
+        package let modificationTime: Double
+    }
+
+    /// `getegid(2)`: the group the process acts as.
+    package static var effectiveGroupID: UInt32 { UInt32(getegid()) }
+
+    /// `stat(2)` (symlinks followed) of `path`; nothing is opened.
+    package static func status(atPath path: String) throws(SystemError) -> FileStatus {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw .last() }
+        return FileStatus(kind: fileKind(mode: status.st_mode), size: Int(status.st_size),
+                          permissions: Int(status.st_mode & ~S_IFMT), groupID: UInt32(status.st_gid),
+                          modificationTime: modificationTime(of: status))
+    }
+
     /// What ``readRegularFile(atPath:byteLimit:)`` found.
-    enum FileContents: Equatable {
+    package enum FileContents: Equatable {
         case bytes([UInt8])
         /// The path was swapped for something else after the caller's check.
         case notRegular(FileKind)
@@ -108,7 +134,7 @@ extension LibC {
     /// Opened with `O_NONBLOCK` and checked with `fstat` on the very
     /// descriptor that is read: a path swapped for a FIFO after the caller's
     /// ``fileKind(atPath:)`` can neither block the open nor be read.
-    static func readRegularFile(atPath path: [CChar], byteLimit: Int) throws(SystemError) -> FileContents {
+    package static func readRegularFile(atPath path: [CChar], byteLimit: Int) throws(SystemError) -> FileContents {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .last() }
         defer { close(descriptor) }
@@ -147,6 +173,14 @@ extension LibC {
         return names
     }
 
+    private static func modificationTime(of status: stat) -> Double {
+        #if canImport(Darwin)
+        Double(status.st_mtimespec.tv_sec) + Double(status.st_mtimespec.tv_nsec) / 1_000_000_000
+        #else
+        Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1_000_000_000
+        #endif
+    }
+
     private static func fileKind(mode: mode_t) -> FileKind {
         switch mode & S_IFMT {
         case S_IFREG: .regular
@@ -156,6 +190,35 @@ extension LibC {
         case S_IFBLK: .blockDevice
         case S_IFSOCK: .socket
         default: .other
+        }
+    }
+}
+
+// MARK: - Standard streams
+
+extension LibC {
+    /// The standard streams' descriptors.
+    package enum StandardStream: Int32, Sendable {
+        case output = 1, error = 2
+    }
+
+    /// `write(2)` of all of `text`'s UTF-8 to `stream`, again after `EINTR`
+    /// or a short write; false when the descriptor fails (a closed pipe: the
+    /// text is dropped, as a log line nobody reads is).
+    @discardableResult
+    package static func writeAll(_ text: String, to stream: StandardStream) -> Bool {
+        var text = text
+        return text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(stream.rawValue, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
         }
     }
 }

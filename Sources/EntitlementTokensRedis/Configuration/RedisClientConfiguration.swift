@@ -1,5 +1,5 @@
 public import RedisRESP
-internal import Foundation
+internal import FoundationEssentials
 
 /// Everything a ``RedisClient`` needs, with safe defaults, in one value.
 public struct RedisClientConfiguration: Sendable {

@@ -1,5 +1,5 @@
 public import RedisRESP
-internal import Foundation
+internal import FoundationEssentials
 
 /// How the client finds the node to write to (docs/DESIGN.md#high-availability).
 public enum RedisTopology: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import EntitlementTokens
 
 /// The `--config FILE` format: one setting a line, named as the long option
 /// without its dashes.
@@ -28,14 +28,14 @@ enum ConfigFile {
     static func arguments(from text: String, source: String) throws(GateConfigurationError) -> [String] {
         var arguments: [String] = []
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            let line = ConfigFile.trimmed(rawLine, alsoCarriageReturn: true)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let place = "\(source):\(number + 1)"
             guard let equals = line.firstIndex(of: "=") else {
                 throw GateConfigurationError("\(place): expected `name = value`")
             }
-            let name = line[..<equals].trimmingCharacters(in: .whitespaces)
-            var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let name = ConfigFile.trimmed(line[..<equals])
+            var value = ConfigFile.trimmed(line[line.index(after: equals)...])
             if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
             guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }), !name.hasPrefix("-") else {
                 throw GateConfigurationError("\(place): '\(name)' is not a setting name (write it as the long option without dashes)")
@@ -89,7 +89,7 @@ enum ConfigFile {
         } catch let error as GateConfigurationError {
             throw error
         } catch {
-            throw GateConfigurationError("--config \(path): cannot read: \(error.localizedDescription)")
+            throw GateConfigurationError("--config \(path): cannot read: \(error)")
         }
         let settings = try Self.arguments(from: text, source: path)
         try SecretPlacement.checkSettingsFile(path, settings: settings, permissions: permissions(path))
@@ -97,24 +97,42 @@ enum ConfigFile {
     }
 
     static func permissions(_ path: String) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int
+        (try? LibC.status(atPath: path))?.permissions
     }
 
     static func readFile(_ path: String) throws -> String {
         // A FIFO or device given by mistake would block or never end: refuse it unread.
-        let type = try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType
-        guard type == .typeRegular else {
+        let contents: LibC.FileContents
+        do {
+            guard try LibC.status(atPath: path).kind == .regular else {
+                throw GateConfigurationError("--config \(path): not a regular file")
+            }
+            contents = try LibC.readRegularFile(atPath: Array(path.utf8CString), byteLimit: maximumBytes)
+        } catch let error as LibC.SystemError {
+            throw GateConfigurationError("--config \(path): cannot read: \(error.text)")
+        }
+        switch contents {
+        case .notRegular:
             throw GateConfigurationError("--config \(path): not a regular file")
-        }
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        let data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
-        guard data.count <= maximumBytes else {
+        case .tooLarge:
             throw GateConfigurationError("--config \(path): larger than \(maximumBytes / 1024) KiB: not a settings file")
+        case .bytes(let bytes):
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw GateConfigurationError("--config \(path): not UTF-8 text")
+            }
+            return text
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw GateConfigurationError("--config \(path): not UTF-8 text")
+    }
+
+    /// `text` without the spaces and tabs around it (and a carriage return,
+    /// for a line of a file written on Windows), as Foundation's
+    /// `trimmingCharacters(in: .whitespaces)` trimmed: Unicode's horizontal spaces.
+    static func trimmed(_ text: Substring, alsoCarriageReturn: Bool = false) -> String {
+        func trims(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator || (alsoCarriageReturn && scalar == "\r")
         }
-        return text
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !trims($0) }), let last = scalars.lastIndex(where: { !trims($0) }) else { return "" }
+        return String(scalars[first...last])
     }
 }

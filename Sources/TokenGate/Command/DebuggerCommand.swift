@@ -1,6 +1,5 @@
 import ArgumentParser
 import EntitlementTokens
-import Foundation
 import Logging
 import ServiceLifecycle
 
@@ -69,7 +68,7 @@ struct Debugger: AsyncParsableCommand {
             var bound = configuration
             bound.port = channel.localAddress?.port ?? configuration.port
             let line = "tokengate debugger: open \(bound.pageURL)  (\(keyCount) key\(keyCount == 1 ? "" : "s") loaded)\n"
-            FileHandle.standardOutput.write(Data(line.utf8))
+            LibC.writeAll(line, to: .output)
         }
         let group = ServiceGroup(configuration: .init(services: [.init(service: application)],
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -1,6 +1,6 @@
 import ArgumentParser
 import EntitlementTokens
-import Foundation
+import FoundationEssentials
 
 extension GateConfiguration {
     /// Applies the safe defaults of docs/DESIGN.md#the-gate: no requestor and no source for

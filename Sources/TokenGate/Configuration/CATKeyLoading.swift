@@ -1,5 +1,5 @@
 import CDNTokens
-import Foundation
+import FoundationEssentials
 
 /// The keys of `--cat-key`, read at start and on every reload: a key that
 /// cannot be read or is not a CAT key stops the start, or fails the reload,

@@ -1,6 +1,6 @@
 import CDNTokens
 import EntitlementTokens
-import Foundation
+import FoundationEssentials
 
 /// The key files of the CDN profiles and of `--cat-key` that are the
 /// repository's sample keys (docs/DESIGN.md#sample-keys): their secrets are

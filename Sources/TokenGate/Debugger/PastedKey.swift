@@ -63,9 +63,9 @@ enum PastedKey {
     /// (PKCS#8, traditional, encrypted, OpenSSH's own), if any.
     static func privatePEMLabel(in text: String) -> String? {
         var rest = Substring(text)
-        while let begin = rest.range(of: "-----BEGIN ") {
+        while let begin = rest.firstRange(of: "-----BEGIN ") {
             rest = rest[begin.upperBound...]
-            guard let end = rest.range(of: "-----") else { return nil }
+            guard let end = rest.firstRange(of: "-----") else { return nil }
             let label = String(rest[..<end.lowerBound])
             if label.uppercased().contains("PRIVATE") { return label.count <= 80 ? label : String(label.prefix(80)) + "…" }
             rest = rest[end.upperBound...]

@@ -1,6 +1,6 @@
 import Crypto
 import EntitlementTokens
-import Foundation
+import FoundationEssentials
 
 /// Playback sessions (docs/DESIGN.md#playback-sessions): after one valid (one-time) media token, the
 /// playlist and segments of that resource are let through on a stateless

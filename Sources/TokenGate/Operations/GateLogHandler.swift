@@ -1,5 +1,5 @@
 import EntitlementTokens
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 
@@ -26,7 +26,7 @@ struct GateLogHandler: LogHandler {
     }
 
     static let standardError: @Sendable (String) -> Void = { line in
-        FileHandle.standardError.write(Data(line.utf8))
+        LibC.writeAll(line, to: .error)
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -83,7 +83,13 @@ struct GateLogHandler: LogHandler {
     static func textValue(_ value: Logger.Metadata.Value) -> String {
         let text = flatten(value)
         let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }
-        return plain ? text : "\"" + textEscaped(text).replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        guard !plain else { return text }
+        // By scalar: a quote that starts a grapheme (a quote and a combining mark) is escaped too.
+        var quoted = "\""
+        for scalar in textEscaped(text).unicodeScalars {
+            if scalar == "\"" { quoted += "\\\"" } else { quoted.unicodeScalars.append(scalar) }
+        }
+        return quoted + "\""
     }
 
     /// Text for a log line: `TerminalText`'s escapes, so the log, the CLI

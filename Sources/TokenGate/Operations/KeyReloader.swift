@@ -1,5 +1,5 @@
 import EntitlementTokens
-import Foundation
+import FoundationEssentials
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -156,18 +156,15 @@ final class KeyReloader: Service {
         var snapshot = Snapshot()
         let files = FileManager.default
         func record(_ path: String) {
-            guard let attributes = try? files.attributesOfItem(atPath: path) else {
+            guard let status = try? LibC.status(atPath: path) else {
                 snapshot.files[path] = [-1]
                 return
             }
-            let size = (attributes[.size] as? NSNumber)?.doubleValue ?? -1
-            let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1
-            snapshot.files[path] = [size, modified]
+            snapshot.files[path] = [Double(status.size), status.modificationTime]
         }
         for path in paths {
             record(path)
-            var isDirectory: ObjCBool = false
-            if files.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+            if (try? LibC.status(atPath: path))?.kind == .directory,
                let entries = try? files.contentsOfDirectory(atPath: path) {
                 for entry in entries.sorted() where !entry.hasPrefix(".") { record(path + "/" + entry) }
             }

@@ -1,6 +1,6 @@
 import CDNTokens
 import EntitlementTokens
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// The parts of `tokengate check` read from files: the trusted keys, the
@@ -66,9 +66,9 @@ enum SetupInspection {
             section.add(.note, "", "none: playback sessions are off (each HLS or DASH segment needs a token of its own)")
         }
         for path in configuration.sessionSecretPaths {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            let status = try? LibC.status(atPath: path)
             var facts: [(name: String, value: String)] = []
-            if let size = (attributes?[.size] as? NSNumber)?.intValue { facts.append((name: "bytes", value: String(size))) }
+            if let size = status?.size { facts.append((name: "bytes", value: String(size))) }
             var fine = true
             do {
                 _ = try PlaybackSessions.load(paths: [path], lifetimeSeconds: configuration.sessionLifetimeSeconds)
@@ -76,10 +76,10 @@ enum SetupInspection {
                 fine = false
                 section.add(.problem, path, message(error.message, without: "--session-secret \(path): "), facts)
             }
-            if let mode = attributes?[.posixPermissions] as? Int, mode & 0o077 != 0 {
+            if let mode = status?.permissions, mode & 0o077 != 0 {
                 let mode8 = String(mode & 0o777, radix: 8)
-                let group = (attributes?[.groupOwnerAccountID] as? NSNumber)?.uint32Value
-                if mode & 0o007 == 0, let group, group == getegid() {
+                let group = status?.groupID
+                if mode & 0o007 == 0, let group, group == LibC.effectiveGroupID {
                     // Kubernetes mounts a Secret for a non-root pod through its fsGroup: readable by the
                     // gate's own group, which nobody else in the pod is in.
                     section.add(.warning, path, "readable by its group, the gate's own (mode \(mode8)): "
