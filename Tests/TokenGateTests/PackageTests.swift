@@ -338,14 +338,22 @@ private func isDirectory(_ url: URL) -> Bool {
 
 /// The package under test: `TOKENINSPECT_DEB`, or `scripts/release --out` a
 /// temporary folder, once per test run (a release build relinks only what changed
-/// in `.build-release`).
+/// in `.build-release`). The same run makes the OCI image of ``ImageTests``
+/// (`--image`, where buildah is installed and `TOKENINSPECT_IMAGE` names no
+/// built one): one release build for both, as CI's time allows.
 struct ReleasePackage: Sendable {
     let deb: URL
     let builtHere: Bool
+    /// `tokengate_<version>.oci.tar`: `TOKENINSPECT_IMAGE`, or the one this run's
+    /// `scripts/release --image` made; nil without buildah.
+    let image: URL?
+    let imageBuiltHere: Bool
 
     static let prebuilt = ProcessInfo.processInfo.environment["TOKENINSPECT_DEB"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+    static let prebuiltImage = ProcessInfo.processInfo.environment["TOKENINSPECT_IMAGE"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
     static var required: Bool { ProcessInfo.processInfo.environment["TOKENINSPECT_INTEGRATION"] == "require" }
     static var hasShlibdeps: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/dpkg-shlibdeps") }
+    static var hasBuildah: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/buildah") }
     static var available: Bool {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/dpkg-deb") && (prebuilt != nil || hasShlibdeps || required)
     }
@@ -356,7 +364,10 @@ struct ReleasePackage: Sendable {
 
     static let shared = Task<ReleasePackage, any Error> {
         try await offloaded {
-            if let prebuilt { return ReleasePackage(deb: prebuilt, builtHere: false) }
+            let buildsImage = prebuiltImage == nil && hasBuildah
+            if let prebuilt, !buildsImage {
+                return ReleasePackage(deb: prebuilt, builtHere: false, image: prebuiltImage, imageBuiltHere: false)
+            }
             // Under TOKENINSPECT_INTEGRATION=require without dpkg-dev: a failure naming it
             // (scripts/release would install it, but only scripts/test asks first).
             guard hasShlibdeps else {
@@ -364,14 +375,19 @@ struct ReleasePackage: Sendable {
             }
             let out = GateFixtures.temporaryDirectory()
             let started = Date()
-            let release = try Shell.run([GateFixtures.repository.appendingPathComponent("scripts/release").path, "--out", out.path, "--fast"],
+            let release = try Shell.run([GateFixtures.repository.appendingPathComponent("scripts/release").path, "--out", out.path, "--fast"]
+                                        + (buildsImage ? ["--image"] : []),
                                         directory: GateFixtures.repository, timeout: 25 * 60)
-            guard release.status == 0, let path = release.stdout.split(separator: "\n").last.map(String.init),
-                  FileManager.default.fileExists(atPath: path) else {
+            // The .deb's path, then (with --image) the image's as the last line.
+            let lines = release.stdout.split(separator: "\n").map(String.init)
+            let deb = lines.last { $0.hasSuffix(".deb") }, image = buildsImage ? lines.last : nil
+            guard release.status == 0, let deb, FileManager.default.fileExists(atPath: deb),
+                  !buildsImage || (image?.hasSuffix(".oci.tar") == true && FileManager.default.fileExists(atPath: image!)) else {
                 throw RawHTTP.Failure(description: "scripts/release failed (\(release.status)):\n\(release.output.suffix(3000))")
             }
-            print(String(format: "scripts/release: %.0f s", Date().timeIntervalSince(started)))
-            return ReleasePackage(deb: URL(fileURLWithPath: path), builtHere: true)
+            print(String(format: "scripts/release%@: %.0f s", buildsImage ? " --image" : "", Date().timeIntervalSince(started)))
+            return ReleasePackage(deb: prebuilt ?? URL(fileURLWithPath: deb), builtHere: prebuilt == nil,
+                                  image: prebuiltImage ?? image.map { URL(fileURLWithPath: $0) }, imageBuiltHere: buildsImage)
         }
     }
 
