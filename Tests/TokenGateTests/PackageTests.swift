@@ -262,7 +262,7 @@ struct PackageTests {
         }
 
         let log = root.appendingPathComponent("gate.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let gate = Process()
         gate.executableURL = URL(fileURLWithPath: words[0])
         gate.arguments = Array(words.dropFirst())
