@@ -39,9 +39,8 @@ extension FailoverTests {
         let started = Date()
         let topology = try await offloaded { try PartitionedClusterTopology() }
         defer { topology.remove() }
-        let gates = try await offloaded {
-            try topology.network.enterHub()
-            return try (0..<4).map { _ in
+        let gates = try await topology.network.inHub {
+            try (0..<4).map { _ in
                 try GateProcess(["--replay", topology.url, "--replay-durability", setup.durability,
                                  "--replay-timeout", String(Self.replayTimeoutMilliseconds)], in: topology.network)
             }
@@ -49,9 +48,8 @@ extension FailoverTests {
         defer { gates.forEach { $0.stop() } }
         for repetition in 1...Self.repetitions {
             let refusalsBefore = Self.unavailableReasons(gates)
-            let run = try await offloaded {
-                try topology.network.enterHub()
-                return try Self.failOver(topology, gates: gates, rate: Self.partitionRate, replayAfter: .seconds(3))
+            let run = try await topology.network.inHub {
+                try Self.failOver(topology, gates: gates, rate: Self.partitionRate, replayAfter: .seconds(3))
             }
             let measured = FailoverMeasurement(run, onVictim: topology.wasOnVictim)
             let timeout = Double(PartitionedClusterTopology.nodeTimeoutMilliseconds)

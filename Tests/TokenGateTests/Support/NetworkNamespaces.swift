@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import IntegrationSupport
 #if canImport(Glibc)
 import Glibc
@@ -94,10 +95,29 @@ final class NetworkNamespaces: @unchecked Sendable {
         return process
     }
 
+    /// Runs `body` inside the hub, where the gates listen on its loopback, and
+    /// returns from a thread outside it. A thread inherits the namespace of the
+    /// thread that starts it: had the hub thread itself resumed the caller, the
+    /// Swift and Dispatch pools could start a worker in the hub, and every test
+    /// after it that ran there would dial the hub's loopback, not the machine's.
+    /// So `body` runs on a thread of its own, started from a thread of its own,
+    /// and only the outer one touches the caller's continuation.
+    func inHub<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await offloaded {
+            let outcome = Mutex<Result<T, any Error>?>(nil)
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                outcome.withLock { $0 = Result { try self.enterHub(); return try body() } }
+                finished.signal()
+            }.start()
+            finished.wait()
+            return try outcome.withLock { $0! }.get()
+        }
+    }
+
     /// Moves the calling thread (only it, and the threads and processes it
-    /// starts from now on) into the hub, where the gates listen on its
-    /// loopback. For a thread of its own (``offloaded(_:)``), never a shared one.
-    func enterHub() throws {
+    /// starts from now on) into the hub. Only through ``inHub(_:)``.
+    private func enterHub() throws {
         typealias SetNS = @convention(c) (Int32, Int32) -> Int32
         // setns(2) is not in Swift's Glibc module.
         guard let symbol = dlsym(nil, "setns") else { throw RedisServerError(description: "setns not found in the C library") }
