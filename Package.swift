@@ -123,6 +123,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The span exporter's HTTP client (Operations/OTLPHTTPPoster.swift); Hummingbird links them already.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             // The debugger's page, script and style as files (docs/DESIGN.md#assets-are-files),
             // compiled into the binary as byte arrays (`PackageResources`): no bundle to ship.

@@ -40,6 +40,14 @@ extension LibC {
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 
+    /// `clock_gettime(CLOCK_REALTIME)`, in nanoseconds since 1970 (a span's
+    /// start and end, as OTLP carries them).
+    package static func realtimeNanosecondsSince1970() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
+    }
+
     /// `sysconf(_SC_NPROCESSORS_ONLN)`, read once; at least 1.
     static let onlineProcessorCount: Int = {
         let count = sysconf(Int32(_SC_NPROCESSORS_ONLN))

@@ -28,6 +28,8 @@ final class GateRuntime: Sendable {
     let cdnProfiles: Reloaded<CDNProfileSet>
     /// CDN pastes on `/v1/inspect` and the debugger, checked against `cdnProfiles`.
     let cdnInspection: CDNPasteInspection
+    /// With `--otlp-endpoint`: the decision spans' way out.
+    let spans: SpanExporter?
 
     /// Loads the keys and session secrets and builds the gate. `clock` is
     /// injectable for tests; `keyPollInterval` is how often key files are checked.
@@ -88,6 +90,7 @@ final class GateRuntime: Sendable {
                                 cdn: cdnInspection, clock: clock)
             : nil
         readiness = Readiness(replayProbe: replay.probe)
+        spans = configuration.otlpEndpoint.map { SpanExporter(endpoint: $0, metrics: metrics, logger: logger) }
         reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
                                verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger,
                                companions: Self.reloadedWithKeys(configuration, cdnProfiles: cdnProfiles, catKeys: catKeys,
@@ -141,7 +144,7 @@ final class GateRuntime: Sendable {
                                 deviceHeader: HTTPField.Name(configuration.deviceHeader)!, clock: gate.clock)
         let responder = GateResponder(gate: gate, reader: GateRequestReader(configuration: configuration), reports: ReportEndpoints(verifier: verifier, cdn: cdnInspection, clock: gate.clock),
                                       playback: playback, mounted: debugger, metrics: metrics,
-                                      readiness: readiness, logger: logger)
+                                      readiness: readiness, spans: spans, logger: logger)
         let limiter = ConnectionLimiter(limits: configuration.limits, metrics: metrics)
         let requestTimeout = TimeAmount.milliseconds(configuration.requestTimeoutMilliseconds)
         let metrics = self.metrics
@@ -168,18 +171,20 @@ final class GateRuntime: Sendable {
     }
 
     /// The services of a running gate under one group: the HTTP server, key
-    /// reloads, the drain and the replay store's closing. Services stop in
-    /// reverse order: the drain first (readiness 503 and each answer closing
-    /// its connection, then the grace period),
-    /// then the server, and the replay store's connections last.
+    /// reloads, the drain, the replay store's closing and the span export.
+    /// Services stop in reverse order: the drain first (readiness 503 and each
+    /// answer closing its connection, then the grace period), then the server,
+    /// then the replay store's connections, and the last spans last.
     func serviceGroup(port: Int? = nil, signals: [UnixSignal] = [],
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> ServiceGroup {
         let closeStore = ReplayStoreCloser(shutdown: replay.shutdown)
         let drain = DrainService(readiness: readiness, grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)),
                                  logger: logger)
+        // The span exporter is told last of all, so the last requests' spans still leave.
+        let exporter = spans.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? []
         return ServiceGroup(configuration: .init(
-            services: [.init(service: closeStore), .init(service: application(port: port, onServerRunning: onServerRunning)), .init(service: reloader),
-                       .init(service: drain)],
+            services: exporter + [.init(service: closeStore), .init(service: application(port: port, onServerRunning: onServerRunning)),
+                                  .init(service: reloader), .init(service: drain)],
             gracefulShutdownSignals: signals,
             logger: logger))
     }

@@ -102,6 +102,11 @@ extension GateConfiguration {
             throw GateConfigurationError("--shutdown-grace must be between 0 and 300 seconds")
         }
         shutdownGraceSeconds = options.shutdownGrace
+        do {
+            otlpEndpoint = try options.otlpEndpoint.map(OTLPEndpoint.init)
+        } catch {
+            throw GateConfigurationError(error.description)
+        }
         // The debugger lets its caller choose the requestor and "now": an
         // oracle that must not face the network the gate serves.
         guard !options.debugger || LoopbackAddress.isLoopback(host) else {

@@ -139,6 +139,11 @@ struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds readiness answers 503 before the server stops accepting, on SIGTERM.", valueName: "SECONDS"))
     var shutdownGrace: Double = 2
 
+    @Option(help: ArgumentHelp(
+        "Send a span per decision to this OTLP/HTTP receiver, a collector beside the gate (default path /v1/traces, port 4318). Off when not given.",
+        valueName: "http://HOST[:PORT][/PATH]"))
+    var otlpEndpoint: String?
+
     @Flag(help: "Also serve the web debugger at /debugger (only when --listen is a loopback address; see `tokengate debugger --help`).")
     var debugger = false
 

@@ -55,6 +55,8 @@ struct GateConfiguration: Sendable {
     var verdictCacheSize: Int
     var logFormat: LogFormat
     var shutdownGraceSeconds: Double
+    /// `--otlp-endpoint`: where decision spans go (docs/DESIGN.md#span-export); nil exports none.
+    var otlpEndpoint: OTLPEndpoint? = nil
     /// `--debugger`: the web debugger's routes beside the gate's, on loopback only.
     var debugger: Bool
     /// The deadline of a whole request, head and body (`--request-timeout`).

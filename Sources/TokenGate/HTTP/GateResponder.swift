@@ -22,6 +22,8 @@ struct GateResponder: HTTPResponder {
     let mounted: (any MountedRoutes)?
     let metrics: GateMetrics
     let readiness: Readiness
+    /// With `--otlp-endpoint`: where each decision's span goes (docs/DESIGN.md#span-export).
+    var spans: SpanExporter? = nil
     let logger: Logger
 
     static let extAuthzPrefix = "/v1/ext-authz"
@@ -44,13 +46,24 @@ struct GateResponder: HTTPResponder {
 
     /// Every request is served in its trace (docs/DESIGN.md#trace-context):
     /// what is logged about it names the caller's `traceparent`, or a new trace.
+    /// With span export, the span is finished when the answer is ready.
     func respond(to request: Request, context: Context) async throws -> Response {
-        await RequestTrace.$current.withValue(RequestTrace(traceParents: request.headers[values: Self.traceParent])) {
-            await route(request)
+        guard let spans else {
+            return await RequestTrace.$current.withValue(RequestTrace(traceParents: request.headers[values: Self.traceParent])) {
+                await route(request)
+            }
         }
+        let trace = RequestTrace(traceParents: request.headers[values: Self.traceParent],
+                                 traceStates: request.headers[values: Self.traceState], recordsSpan: true)
+        let response = await RequestTrace.$current.withValue(trace) { await route(request) }
+        if let span = trace.span?.finished(identity: trace.spanIdentity, httpStatus: Int(response.status.code)) {
+            spans.submit(span)
+        }
+        return response
     }
 
     static let traceParent = HTTPField.Name("traceparent")!
+    static let traceState = HTTPField.Name("tracestate")!
 
     private func route(_ request: Request) async -> Response {
         let start = ContinuousClock.now
@@ -76,7 +89,15 @@ struct GateResponder: HTTPResponder {
         case "/v1/playback" where playback != nil:
             endpoint = .playback
             let (outcome, answer) = await playback!.respond(request)
-            if let outcome { record(outcome) }
+            if let outcome {
+                record(outcome)
+                if spans != nil, let span = RequestTrace.current?.span {
+                    span.decided(.init(method: request.method.rawValue, route: Self.route(of: endpoint),
+                                       status: outcome.decision.status.rawValue, reason: outcome.decision.reason,
+                                       resource: outcome.decision.allowance?.resource, tokenID: outcome.decision.tokenID,
+                                       kind: outcome.decision.kindLabel, profile: outcome.profile))
+                }
+            }
             response = answer
         case _ where Self.probes.contains(path) && !Self.readMethods.contains(request.method):
             endpoint = .other
@@ -125,9 +146,15 @@ struct GateResponder: HTTPResponder {
         }
         // Envoy (methods nil) forwards the original request's method; the
         // other conventions report it in X-Forwarded-Method.
-        let answer = await gate.decide(reader.read(originalURI: originalURI, headers: request.headers, now: gate.clock(),
-                                                   method: methods == nil ? request.method.rawValue : nil))
+        let gateRequest = reader.read(originalURI: originalURI, headers: request.headers, now: gate.clock(),
+                                      method: methods == nil ? request.method.rawValue : nil)
+        let answer = await gate.decide(gateRequest)
         record(answer, endpoint: endpoint, request: request)
+        if spans != nil, let span = RequestTrace.current?.span {
+            span.decided(.init(method: request.method.rawValue, route: Self.route(of: endpoint), status: answer.status.rawValue,
+                               reason: answer.reason, resource: answer.allowance?.resource ?? expectedResource(gateRequest),
+                               tokenID: answer.tokenID, kind: answer.kindLabel))
+        }
         return Self.render(answer)
     }
 
@@ -200,6 +227,23 @@ struct GateResponder: HTTPResponder {
         }
         if let cookie = answer.setCookie { headers[Header.setCookie] = cookie }
         return Response(status: .init(code: answer.status.httpStatus), headers: headers)
+    }
+
+    /// The resource a refused request was for: the gate's own, or the one the proxy named.
+    private func expectedResource(_ request: GateRequest) -> String? {
+        if case .fixed(let resource) = gate.configuration.resource { return resource }
+        return request.resource
+    }
+
+    /// A decision span's `http.route`: the path, or the template of Envoy's prefix.
+    static func route(of endpoint: GateMetrics.Endpoint) -> String {
+        switch endpoint {
+        case .authRequest: "/v1/auth-request"
+        case .forwardAuth: "/v1/forward-auth"
+        case .extAuthz: extAuthzPrefix + "/{path}"
+        case .playback: "/v1/playback"
+        default: "/" + endpoint.rawValue
+        }
     }
 
     /// The methods of the proxy endpoints and the probes.

@@ -33,12 +33,20 @@ final class GateMetrics: Sendable {
     private let connectionsRefused: [String: CoreMetrics.Counter]
     /// Requests whose head or body did not arrive within `--request-timeout`.
     let requestTimeouts: CoreMetrics.Counter
+    /// Decision spans sent to `--otlp-endpoint`, and those dropped, by reason.
+    let spansExported: CoreMetrics.Counter
+    let spansDropped: [SpanDropReason: CoreMetrics.Counter]
     /// CDN exchanges by profile, kind and status: made on first use, since
     /// the profiles are the operator's (a reload may name new ones).
     private let exchanges = Mutex<[String: CoreMetrics.Counter]>([:])
     private let factory: PrometheusMetricsFactory
     /// The keys and secrets in use (`tokengate_key_info`, `tokengate_secrets_loaded`), set at every load.
     let keys = KeyInventory()
+
+    /// Why a decision span was not exported.
+    enum SpanDropReason: String, Sendable, CaseIterable {
+        case queueFull = "queue-full", exportFailed = "export-failed"
+    }
 
     /// The endpoints timed in `tokengate_request_duration_seconds`.
     enum Endpoint: String, Sendable, CaseIterable {
@@ -82,6 +90,10 @@ final class GateMetrics: Sendable {
         connectionsOpen = make.meter("tokengate_connections_open")
         connectionsRefused = make.counters("tokengate_connections_refused_total", "reason", ConnectionRefusal.allCases.map(\.rawValue))
         requestTimeouts = make.counter("tokengate_request_timeouts_total")
+        spansExported = make.counter("tokengate_spans_exported_total")
+        spansDropped = Dictionary(uniqueKeysWithValues: SpanDropReason.allCases.map {
+            ($0, make.counter("tokengate_spans_dropped_total", [("reason", $0.rawValue)]))
+        })
         make.meter("tokengate_build_info", [("version", version), ("commit", commit)]).set(1)
     }
 
@@ -106,6 +118,8 @@ final class GateMetrics: Sendable {
         "tokengate_connections_refused_total": "Connections not served, by reason (accept-paused, max-connections, per-peer).",
         "tokengate_request_timeouts_total": "Requests whose head or body did not arrive within --request-timeout.",
         "tokengate_cdn_exchanges_total": "CDN exchanges (POST/GET /v1/playback), by profile, CDN token kind and status.",
+        "tokengate_spans_exported_total": "Decision spans the --otlp-endpoint receiver accepted.",
+        "tokengate_spans_dropped_total": "Decision spans not exported, by reason (queue-full: the export queue was full; export-failed: the receiver refused or did not answer).",
         "tokengate_build_info": "Always 1: the gate's version and the commit it was built from, as labels.",
     ].merging(ProcessMetrics.help) { first, _ in first }
 
@@ -223,7 +237,10 @@ extension GateMetrics: DecisionEvents {
     func verdictCache(_ event: VerdictCacheEvent, count amount: Int) { countCache(event, by: amount) }
 
     func replayStore(_ decision: ReplayDecision, duration: Duration?) {
-        if let duration { replayDuration.recordNanoseconds(duration.nanoseconds) }
+        if let duration {
+            replayDuration.recordNanoseconds(duration.nanoseconds)
+            RequestTrace.current?.span?.addStoreTime(nanoseconds: duration.nanoseconds)
+        }
         countReplay(decision)
     }
 

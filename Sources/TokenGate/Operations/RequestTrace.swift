@@ -15,13 +15,23 @@ struct RequestTrace: Sendable {
 
     /// Every `traceparent` field line's value (more than one: a new trace).
     let traceParents: [String]
+    /// Every `tracestate` field line's value, read only when spans are exported.
+    let traceStates: [String]
     /// Which request of this process it is: the seed of its span id (and of
     /// the trace id it starts when the caller sent no valid `traceparent`).
     let sequence: UInt64
+    /// With `--otlp-endpoint`, unless the caller marked its trace unsampled:
+    /// where the request's decision is gathered for its span
+    /// (docs/DESIGN.md#span-export). Nil otherwise, at no cost.
+    let span: SpanRecorder?
 
-    init(traceParents: [String]) {
+    init(traceParents: [String], traceStates: [String] = [], recordsSpan: Bool = false) {
         self.traceParents = traceParents
+        self.traceStates = traceStates
         sequence = Self.counter.add(1, ordering: .relaxed).newValue
+        // Parent-based sampling, as OpenTelemetry's default sampler: a caller's
+        // trace it did not sample is not exported from here either.
+        span = recordsSpan && (Self.parent(of: traceParents).map { $0.flags & 1 == 1 } ?? true) ? SpanRecorder() : nil
     }
 
     /// The trace this request belongs to (the caller's, or a new one) and the
@@ -32,10 +42,29 @@ struct RequestTrace: Sendable {
         return (traceID, Self.hex(Self.derived(sequence, tag: 0)))
     }
 
+    /// The same ids as bytes, with the caller's span and flags, as a span
+    /// export carries them: the ids a log line names are the exported ones.
+    var spanIdentity: SpanIdentity {
+        let parent = parent
+        var traceID: [UInt8]
+        if let parent {
+            traceID = Self.bytes(hex: parent.traceID)
+        } else {
+            traceID = Self.bytes(Self.derived(sequence, tag: 1))
+            traceID += Self.bytes(Self.derived(sequence, tag: 2))
+        }
+        return SpanIdentity(traceID: traceID, spanID: Self.bytes(Self.derived(sequence, tag: 0)),
+                            parentSpanID: parent.map { Self.bytes(hex: $0.parentID) },
+                            traceState: parent == nil ? nil : TraceState.combined(traceStates),
+                            flags: parent?.flags ?? 1)
+    }
+
     /// The caller's span, when it sent exactly one valid `traceparent`.
-    var parent: TraceParent? {
-        guard traceParents.count == 1 else { return nil }
-        return TraceParent(traceParents[0])
+    var parent: TraceParent? { Self.parent(of: traceParents) }
+
+    private static func parent(of values: [String]) -> TraceParent? {
+        guard values.count == 1 else { return nil }
+        return TraceParent(values[0])
     }
 
     private static let counter = Atomic<UInt64>(0)
@@ -55,6 +84,17 @@ struct RequestTrace: Sendable {
         let value = UInt64(bitPattern: Int64(hasher.finalize()))
         // All zeros is the one invalid id.
         return value == 0 ? 1 : value
+    }
+
+    private static func bytes(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
+    }
+
+    /// Lowercase hex digits (``TraceParent`` checked them) as bytes.
+    private static func bytes(hex: String) -> [UInt8] {
+        func nibble(_ digit: UInt8) -> UInt8 { digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10 }
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count - 1, by: 2).map { nibble(digits[$0]) << 4 | nibble(digits[$0 + 1]) }
     }
 
     private static func hex(_ value: UInt64) -> String {

@@ -1,0 +1,93 @@
+import EntitlementTokens
+import Synchronization
+
+/// A request's place in its trace, as bytes: what a span export carries.
+struct SpanIdentity: Sendable, Equatable {
+    /// 16 bytes.
+    var traceID: [UInt8]
+    /// 8 bytes: the gate's own span.
+    var spanID: [UInt8]
+    /// The caller's span, when it sent a valid `traceparent`.
+    var parentSpanID: [UInt8]?
+    /// The caller's `tracestate`, when it sent a valid one beside it.
+    var traceState: String?
+    /// The W3C trace flags (bit 0: sampled).
+    var flags: UInt8
+}
+
+/// One decision as an exported span tells it (docs/DESIGN.md#span-export):
+/// which route answered what, why, for which resource, and how long the
+/// replay store took. Strings that came from a request are escaped as the
+/// log escapes them: a collector's viewer is a terminal of its kind.
+struct DecisionSpan: Sendable {
+    var identity: SpanIdentity
+    /// `GET /v1/auth-request`: the method and the route, as OpenTelemetry's
+    /// HTTP conventions name a server span.
+    var name: String
+    var method: String
+    var route: String
+    var startUnixNanoseconds: UInt64
+    var endUnixNanoseconds: UInt64
+    var httpStatus: Int
+    /// `X-Token-Status`: `VALID`, `REPLAYED`, … .
+    var status: String
+    var reason: String
+    var resource: String?
+    var tokenID: String?
+    var kind: String
+    /// The CDN profile of a playback exchange.
+    var profile: String?
+    /// The time spent waiting on the replay store, when it was asked.
+    var storeNanoseconds: Int64?
+}
+
+/// Where a request's decision is gathered while it is served, bound to the
+/// request's ``RequestTrace``: the responder says what was decided, the
+/// replay store's metrics add the time they measured, and the span is made
+/// when the answer is ready. A request without a decision (a probe, a 404)
+/// makes no span.
+final class SpanRecorder: Sendable {
+    let startUnixNanoseconds = LibC.realtimeNanosecondsSince1970()
+    let start = ContinuousClock.now
+    private let storeNanoseconds = Atomic<Int64>(-1)
+    private let decision = Mutex<Decided?>(nil)
+
+    struct Decided: Sendable {
+        var method: String
+        var route: String
+        var status: String
+        var reason: String
+        var resource: String?
+        var tokenID: String?
+        var kind: String
+        var profile: String?
+    }
+
+    /// What the gate decided, and on which route.
+    func decided(_ decided: Decided) {
+        decision.withLock { $0 = decided }
+    }
+
+    /// The replay store's wait, added (a request may ask it more than once).
+    func addStoreTime(nanoseconds: Int64) {
+        _ = storeNanoseconds.compareExchange(expected: -1, desired: 0, ordering: .relaxed)
+        storeNanoseconds.add(nanoseconds, ordering: .relaxed)
+    }
+
+    /// The finished span, when a decision was made.
+    func finished(identity: @autoclosure () -> SpanIdentity, httpStatus: Int) -> DecisionSpan? {
+        guard let decided = decision.withLock({ $0 }) else { return nil }
+        let elapsed = ContinuousClock.now - start
+        let store = storeNanoseconds.load(ordering: .relaxed)
+        return DecisionSpan(identity: identity(), name: decided.method + " " + decided.route,
+                            method: decided.method, route: decided.route,
+                            startUnixNanoseconds: startUnixNanoseconds,
+                            endUnixNanoseconds: startUnixNanoseconds &+ UInt64(max(0, elapsed.nanoseconds)),
+                            httpStatus: httpStatus, status: decided.status,
+                            reason: TerminalText.escaped(decided.reason),
+                            resource: decided.resource.map { TerminalText.escaped($0) },
+                            tokenID: decided.tokenID, kind: decided.kind,
+                            profile: decided.profile.map { TerminalText.escaped($0) },
+                            storeNanoseconds: store < 0 ? nil : store)
+    }
+}
