@@ -27,13 +27,10 @@ struct PlaybackEndpoints: Sendable {
     }
 
     func respond(_ request: Request) async -> (PlaybackExchange.Outcome?, Response) {
-        let read: Read
-        switch request.method {
-        case .post: read = await Self.readPost(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
-        case .get: read = Self.readGet(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
-        // Not HEAD: a link checker's HEAD would spend the viewer's token.
-        default: return (nil, GateResponder.methodNotAllowed(allow: "GET, POST"))
-        }
+        // GET or POST: the only methods its route takes (``GateRoutes``).
+        let read = request.method == .post
+            ? await Self.readPost(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
+            : Self.readGet(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
         switch read {
         case .refusal(let status, let reason):
             return (nil, Self.refusal(status: status, tokenStatus: GateStatus.badRequest.rawValue, reason: reason))
@@ -49,7 +46,7 @@ struct PlaybackEndpoints: Sendable {
                                 reason: outcome.decision.headerReason)
         }
         var headers: HTTPFields = [:]
-        headers[GateResponder.Header.status] = outcome.decision.status.rawValue
+        headers[GateEndpoints.Header.status] = outcome.decision.status.rawValue
         headers[.cacheControl] = "no-store"
         for cookie in grant.cookies { headers.append(HTTPField(name: .setCookie, value: cookie.setCookieValue)) }
         if redirect {
@@ -76,8 +73,8 @@ struct PlaybackEndpoints: Sendable {
 
     static func refusal(status: HTTPResponse.Status, tokenStatus: String, reason: String) -> Response {
         var headers: HTTPFields = [:]
-        headers[GateResponder.Header.status] = tokenStatus
-        headers[GateResponder.Header.reason] = HeaderValue.encode(reason, maximumBytes: HeaderValue.maximumReasonBytes)
+        headers[GateEndpoints.Header.status] = tokenStatus
+        headers[GateEndpoints.Header.reason] = HeaderValue.encode(reason, maximumBytes: HeaderValue.maximumReasonBytes)
         headers[.cacheControl] = "no-store"
         headers[.contentType] = "application/json"
         return Response(status: status, headers: headers,
