@@ -132,28 +132,23 @@ final class GateRuntime: Sendable {
         return companions
     }
 
-    /// The gate's endpoints and what answers each (docs/DESIGN.md#where-the-routes-are-declared).
-    func routes() -> GateRoutes {
-        let playback = configuration.cdnProfilePaths.isEmpty ? nil
-            : PlaybackEndpoints(exchange: PlaybackExchange(gate: gate, profiles: cdnProfiles),
-                                deviceHeader: HTTPField.Name(configuration.deviceHeader)!, clock: gate.clock)
-        return GateRoutes(endpoints: GateEndpoints(gate: gate, reader: GateRequestReader(configuration: configuration),
-                                                   metrics: metrics, readiness: readiness, logger: logger),
-                          reports: ReportEndpoints(verifier: verifier, cdn: cdnInspection, clock: gate.clock),
-                          playback: playback, mounted: debugger)
-    }
-
     /// The HTTP application, listening where the configuration says unless
     /// `port` overrides it (0: any free port, for tests).
     func application(port: Int? = nil,
                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let playback = configuration.cdnProfilePaths.isEmpty ? nil
+            : PlaybackEndpoints(exchange: PlaybackExchange(gate: gate, profiles: cdnProfiles),
+                                deviceHeader: HTTPField.Name(configuration.deviceHeader)!, clock: gate.clock)
+        let responder = GateResponder(gate: gate, reader: GateRequestReader(configuration: configuration), reports: ReportEndpoints(verifier: verifier, cdn: cdnInspection, clock: gate.clock),
+                                      playback: playback, mounted: debugger, metrics: metrics,
+                                      readiness: readiness, logger: logger)
         let limiter = ConnectionLimiter(limits: configuration.limits, metrics: metrics)
         let requestTimeout = TimeAmount.milliseconds(configuration.requestTimeoutMilliseconds)
         let metrics = self.metrics
         let executor = configuration.executor
         let readiness = self.readiness
         return Application(
-            router: routes().router(),
+            responder: responder,
             server: HTTPServerBuilder { responder in
                 LimitedHTTP1Channel(responder: responder, configuration: ServerLimits.http1, requestTimeout: requestTimeout,
                                     limiter: limiter, metrics: metrics, executor: executor, readiness: readiness)

@@ -55,8 +55,6 @@ struct DebuggerEndpoints: MountedRoutes {
         self.clock = clock
     }
 
-    var prefix: String { Path.page }
-
     func handles(_ path: String) -> Bool { Self.handles(path) }
 
     static func handles(_ path: String) -> Bool {

@@ -5,8 +5,6 @@ import Hummingbird
 /// protocol and never names what they are, so the debugger (a front end
 /// above it) can use the HTTP layer's helpers without a cycle.
 protocol MountedRoutes: Sendable {
-    /// The path the routes lie at and below: what their requests are counted under.
-    var prefix: String { get }
     /// Whether `path` is one of these routes.
     func handles(_ path: String) -> Bool
     /// The answer for a request whose path ``handles(_:)``.

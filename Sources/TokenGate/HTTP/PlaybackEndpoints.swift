@@ -27,10 +27,13 @@ struct PlaybackEndpoints: Sendable {
     }
 
     func respond(_ request: Request) async -> (PlaybackExchange.Outcome?, Response) {
-        // GET or POST: the only methods its route takes (``GateRoutes``).
-        let read = request.method == .post
-            ? await Self.readPost(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
-            : Self.readGet(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
+        let read: Read
+        switch request.method {
+        case .post: read = await Self.readPost(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
+        case .get: read = Self.readGet(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
+        // Not HEAD: a link checker's HEAD would spend the viewer's token.
+        default: return (nil, GateResponder.methodNotAllowed(allow: "GET, POST"))
+        }
         switch read {
         case .refusal(let status, let reason):
             return (nil, Self.refusal(status: status, tokenStatus: GateStatus.badRequest.rawValue, reason: reason))
@@ -46,7 +49,7 @@ struct PlaybackEndpoints: Sendable {
                                 reason: outcome.decision.headerReason)
         }
         var headers: HTTPFields = [:]
-        headers[GateEndpoints.Header.status] = outcome.decision.status.rawValue
+        headers[GateResponder.Header.status] = outcome.decision.status.rawValue
         headers[.cacheControl] = "no-store"
         for cookie in grant.cookies { headers.append(HTTPField(name: .setCookie, value: cookie.setCookieValue)) }
         if redirect {
@@ -73,8 +76,8 @@ struct PlaybackEndpoints: Sendable {
 
     static func refusal(status: HTTPResponse.Status, tokenStatus: String, reason: String) -> Response {
         var headers: HTTPFields = [:]
-        headers[GateEndpoints.Header.status] = tokenStatus
-        headers[GateEndpoints.Header.reason] = HeaderValue.encode(reason, maximumBytes: HeaderValue.maximumReasonBytes)
+        headers[GateResponder.Header.status] = tokenStatus
+        headers[GateResponder.Header.reason] = HeaderValue.encode(reason, maximumBytes: HeaderValue.maximumReasonBytes)
         headers[.cacheControl] = "no-store"
         headers[.contentType] = "application/json"
         return Response(status: status, headers: headers,

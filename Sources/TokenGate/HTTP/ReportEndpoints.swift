@@ -38,6 +38,8 @@ struct ReportEndpoints: Sendable {
     }
 
     func verify(_ request: Request) async -> Response {
+        // The method first: a GET with a bad query is a wrong method, not a bad request.
+        guard request.method == .post else { return GateResponder.methodNotAllowed(allow: "POST") }
         let query = request.uri.queryParameters
         let expectations: RequestExpectations
         let now: TokenTimestamp?
@@ -73,6 +75,8 @@ struct ReportEndpoints: Sendable {
     /// against the gate's profiles of its kind with `url`, `now` and `client-ip` (see
     /// ``CDNPasteInspection``).
     func inspect(_ request: Request) async -> Response {
+        // The method before the query: a GET with a bad `kind` is 405, not 400.
+        guard request.method == .post else { return GateResponder.methodNotAllowed(allow: "POST") }
         let query = request.uri.queryParameters
         let kind: CredentialKind?
         let cdnKind: CDNTokenKind?
@@ -197,6 +201,7 @@ struct ReportEndpoints: Sendable {
     }
 
     private func answer(_ request: Request, _ build: ([TokenRecord]) async -> [TokenReport]) async -> Response {
+        guard request.method == .post else { return GateResponder.methodNotAllowed(allow: "POST") }
         let records: [TokenRecord]
         do throws(Failure) {
             records = try await Self.records(request)
@@ -210,8 +215,8 @@ struct ReportEndpoints: Sendable {
 
     static func failure(_ failure: Failure) -> Response {
         switch failure {
-        case .badRequest(let reason): GateEndpoints.json(.badRequest, "{\"error\":\(JSONText.quoted(reason))}\n")
-        case .tooLarge(let reason): GateEndpoints.json(.contentTooLarge, "{\"error\":\(JSONText.quoted(reason))}\n")
+        case .badRequest(let reason): GateResponder.json(.badRequest, "{\"error\":\(JSONText.quoted(reason))}\n")
+        case .tooLarge(let reason): GateResponder.json(.contentTooLarge, "{\"error\":\(JSONText.quoted(reason))}\n")
         }
     }
 

@@ -3,16 +3,23 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// The gate's own endpoints behind the routes of ``GateRoutes``: the auth
-/// endpoints ask ``AuthGate`` and render the answer of
-/// docs/DESIGN.md#endpoints-and-answers; the probes answer for the process.
+/// The gate's HTTP face: one responder that routes on the path (the auth
+/// endpoints take any path below `/v1/ext-authz/` and, for Envoy, any
+/// method), asks ``AuthGate`` and renders the answer of docs/DESIGN.md#endpoints-and-answers.
 ///
 /// Every answer carries `X-Token-Status` and `Cache-Control: no-store`; an
 /// allow also carries the `X-Token-*` values; bodies are empty on the auth
 /// endpoints (a proxy reads the status and headers only).
-struct GateEndpoints: Sendable {
+struct GateResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
     let gate: AuthGate
     let reader: GateRequestReader
+    let reports: ReportEndpoints
+    /// `POST`/`GET /v1/playback`: the CDN exchange (404 without `--cdn-profile`).
+    let playback: PlaybackEndpoints?
+    /// With `serve --debugger` (loopback only): the debugger's `/debugger` and below.
+    let mounted: (any MountedRoutes)?
     let metrics: GateMetrics
     let readiness: Readiness
     let logger: Logger
@@ -35,55 +42,91 @@ struct GateEndpoints: Sendable {
         static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
     }
 
-    /// nginx `auth_request`: the original URI in `X-Original-URI`.
-    func authRequest(_ request: Request) async -> Response {
-        await authorize(request, originalURI: request.headers[Header.originalURI]?[...], endpoint: .authRequest, envoy: false)
-    }
-
-    /// Traefik/Caddy forward auth: the original URI in `X-Forwarded-Uri`.
-    func forwardAuth(_ request: Request) async -> Response {
-        await authorize(request, originalURI: request.headers[Header.forwardedURI]?[...], endpoint: .forwardAuth, envoy: false)
-    }
-
-    /// Envoy `ext_authz`: the original path (and query) appended to the
-    /// prefix, and the original request's method, whatever it is. The caller
-    /// has checked that the path is the prefix or below it.
-    func extAuthz(_ request: Request) async -> Response {
-        let target = request.head.path ?? request.uri.path
-        let original = target.dropFirst(Self.extAuthzPrefix.count)
-        return await authorize(request, originalURI: original.isEmpty ? "/" : original, endpoint: .extAuthz, envoy: true)
-    }
-
-    func healthz() -> Response { Self.plain(.ok, "ok\n") }
-
-    func readyz() async -> Response {
-        if let reason = await readiness.notReadyReason() {
-            return Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
+    /// Every request is served in its trace (docs/DESIGN.md#trace-context):
+    /// what is logged about it names the caller's `traceparent`, or a new trace.
+    func respond(to request: Request, context: Context) async throws -> Response {
+        await RequestTrace.$current.withValue(RequestTrace(traceParents: request.headers[values: Self.traceParent])) {
+            await route(request)
         }
-        // Still ready with a sample key trusted, or after a failed reload, but the body says so
-        // (docs/DESIGN.md#sample-keys, docs/DESIGN.md#key-reloads).
-        return Self.json(.ok, readiness.warning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
-                                  ?? "{\"ready\":true}\n")
     }
 
-    func metricsPage() -> Response {
-        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
-    }
+    static let traceParent = HTTPField.Name("traceparent")!
 
-    /// `POST`/`GET /v1/playback`: the exchange's answer, and its metrics and log line.
-    func playback(_ request: Request, _ endpoints: PlaybackEndpoints) async -> Response {
-        let (outcome, answer) = await endpoints.respond(request)
-        if let outcome { record(outcome) }
-        return answer
+    private func route(_ request: Request) async -> Response {
+        let start = ContinuousClock.now
+        metrics.inFlight.increment()
+        let path = request.uri.path
+        let endpoint: GateMetrics.Endpoint
+        let response: Response
+        switch path {
+        case "/v1/auth-request":
+            endpoint = .authRequest
+            response = await authorize(request, originalURI: request.headers[Header.originalURI]?[...], endpoint: endpoint,
+                                       methods: Self.readMethods)
+        case "/v1/forward-auth":
+            endpoint = .forwardAuth
+            response = await authorize(request, originalURI: request.headers[Header.forwardedURI]?[...], endpoint: endpoint,
+                                       methods: Self.readMethods)
+        case "/v1/verify":
+            endpoint = .verify
+            response = await reports.verify(request)
+        case "/v1/inspect":
+            endpoint = .inspect
+            response = await reports.inspect(request)
+        case "/v1/playback" where playback != nil:
+            endpoint = .playback
+            let (outcome, answer) = await playback!.respond(request)
+            if let outcome { record(outcome) }
+            response = answer
+        case _ where Self.probes.contains(path) && !Self.readMethods.contains(request.method):
+            endpoint = .other
+            response = Self.methodNotAllowed(allow: "GET, HEAD")
+        case "/healthz":
+            endpoint = .healthz
+            response = Self.plain(.ok, "ok\n")
+        case "/readyz":
+            endpoint = .readyz
+            if let reason = await readiness.notReadyReason() {
+                response = Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
+            } else {
+                // Still ready with a sample key trusted, or after a failed reload, but the body says so
+                // (docs/DESIGN.md#sample-keys, docs/DESIGN.md#key-reloads).
+                response = Self.json(.ok, readiness.warning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
+                                         ?? "{\"ready\":true}\n")
+            }
+        case "/metrics":
+            endpoint = .metrics
+            response = Response(status: .ok,
+                                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                                body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
+        case _ where mounted?.handles(path) == true:
+            endpoint = .debugger
+            response = await mounted!.respond(to: request)
+        case _ where path == Self.extAuthzPrefix || path.hasPrefix(Self.extAuthzPrefix + "/"):
+            endpoint = .extAuthz
+            // Envoy appends the original path (and query) to the prefix, and
+            // checks any method: the original request's.
+            let target = request.head.path ?? path
+            let original = target.dropFirst(Self.extAuthzPrefix.count)
+            response = await authorize(request, originalURI: original.isEmpty ? "/" : original, endpoint: endpoint, methods: nil)
+        default:
+            endpoint = .other
+            response = Self.plain(.notFound, "not found\n")
+        }
+        metrics.inFlight.decrement()
+        metrics.recordDuration(endpoint, ContinuousClock.now - start)
+        return response
     }
 
     private func authorize(_ request: Request, originalURI: Substring?, endpoint: GateMetrics.Endpoint,
-                           envoy: Bool) async -> Response {
-        // Envoy forwards the original request's method; the other
-        // conventions report it in X-Forwarded-Method.
+                           methods: Set<HTTPRequest.Method>?) async -> Response {
+        if let methods, !methods.contains(request.method) {
+            return Self.methodNotAllowed(allow: "GET, HEAD")
+        }
+        // Envoy (methods nil) forwards the original request's method; the
+        // other conventions report it in X-Forwarded-Method.
         let answer = await gate.decide(reader.read(originalURI: originalURI, headers: request.headers, now: gate.clock(),
-                                                   method: envoy ? request.method.rawValue : nil))
+                                                   method: methods == nil ? request.method.rawValue : nil))
         record(answer, endpoint: endpoint, request: request)
         return Self.render(answer)
     }
@@ -158,6 +201,10 @@ struct GateEndpoints: Sendable {
         if let cookie = answer.setCookie { headers[Header.setCookie] = cookie }
         return Response(status: .init(code: answer.status.httpStatus), headers: headers)
     }
+
+    /// The methods of the proxy endpoints and the probes.
+    static let readMethods: Set<HTTPRequest.Method> = [.get, .head]
+    static let probes: Set<String> = ["/healthz", "/readyz", "/metrics"]
 
     /// 405 with the `Allow` field RFC 9110 §15.5.6 requires (docs/openapi.yaml; schemathesis checks it).
     static func methodNotAllowed(allow: String) -> Response {
