@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // Throughput and memory benchmarks for EntitlementTokens and tokeninspect.
 // A release-mode harness rather than a timed test: `Benchmarks/run` builds it,
 // runs it beside the C, Python and Java baselines, and prints medians and ratios.
@@ -12,11 +12,16 @@ let package = Package(
         .executable(name: "limit-server", targets: ["limit-server"]),
         // Benchmarks/redis-ha: the replay store's throughput in each Redis mode.
         .executable(name: "redis-ha-bench", targets: ["redis-ha-bench"]),
+        // docs/PERFORMANCE.md, "Routes where Hummingbird users look": Hummingbird's
+        // Router and middleware against a switch on the path, per request.
+        .executable(name: "router-dispatch", targets: ["router-dispatch"]),
     ],
     dependencies: [
         .package(name: "tokeninspect", path: ".."),
         // The limit server only: HTTP/1.1 on swift-nio alone, no Hummingbird.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // router-dispatch only, without the default traits, as the gate takes it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
     targets: [
         .executableTarget(
@@ -37,6 +42,10 @@ let package = Package(
                 .product(name: "EntitlementTokens", package: "tokeninspect"),
                 .product(name: "EntitlementTokensRedis", package: "tokeninspect"),
             ]
+        ),
+        .executableTarget(
+            name: "router-dispatch",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")]
         ),
     ]
 )

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One A/B sample of a tokengate binary: a fresh gate (in-memory store, the
+# test-only key), wrk -t2 -c16 for SECONDS with a distinct media token per
+# request from TOKENS (gate-support/mint_tokens.py; valid 7 minutes), and the
+# gate's CPU per request: its utime + stime over the run, from /proc, divided
+# by the requests wrk completed. Alternate two binaries round by round: on a
+# shared machine the CPU per request moves less than the rate does.
+#
+#   TOKENS=media.txt Benchmarks/gate-support/cpu_per_request.sh BINARY LABEL [SECONDS]
+set -euo pipefail
+bin="$1"; label="$2"; seconds="${3:-3}"
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/session.key"
+chmod 600 "$work/session.key"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin" serve --key "$root/Samples/keys/trusted" --requestor TNT --resource-header X-Token-Resource \
+  --listen "127.0.0.1:$port" --session-secret "$work/session.key" >"$work/gate.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+before=$(ticks)
+THREADS=2 wrk -t2 -c16 -d"${seconds}s" -s "$here/tokens.lua" "http://127.0.0.1:$port" > "$work/wrk.txt"
+after=$(ticks)
+kill "$pid"; wait "$pid" 2>/dev/null || true
+requests=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
+rate=$(awk '/Requests\/sec/ {print $2}' "$work/wrk.txt")
+non2xx=$(awk -F= '/^non2xx/ {print $2}' "$work/wrk.txt")
+python3 -c "print(f'$label {float($rate):.0f} req/s, {($after - $before) / $(getconf CLK_TCK) / $requests * 1e6:.1f} us CPU a request, non-2xx ${non2xx:-0} of $requests')"
