@@ -6,7 +6,7 @@
 # by the requests wrk completed. Alternate two binaries round by round: on a
 # shared machine the CPU per request moves less than the rate does.
 #
-#   TOKENS=media.txt Benchmarks/gate-support/cpu_per_request.sh BINARY LABEL [SECONDS]
+#   TOKENS=media.txt [GATE_ARGS="--otlp-endpoint …"] Benchmarks/gate-support/cpu_per_request.sh BINARY LABEL [SECONDS]
 set -euo pipefail
 bin="$1"; label="$2"; seconds="${3:-3}"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -17,7 +17,7 @@ head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/session.key"
 chmod 600 "$work/session.key"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$bin" serve --key "$root/Samples/keys/trusted" --requestor TNT --resource-header X-Token-Resource \
-  --listen "127.0.0.1:$port" --session-secret "$work/session.key" >"$work/gate.log" 2>&1 &
+  --listen "127.0.0.1:$port" --session-secret "$work/session.key" ${GATE_ARGS:-} >"$work/gate.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }

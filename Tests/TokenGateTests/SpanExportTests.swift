@@ -260,10 +260,10 @@ import Testing
     @Test func aFullQueueDropsAndCounts() throws {
         let metrics = GateMetrics()
         let exporter = SpanExporter(endpoint: try OTLPEndpoint("http://127.0.0.1:9"), metrics: metrics, logger: .init(label: "test"))
-        let span = DecisionSpan(identity: RequestTrace(traceParents: []).spanIdentity, name: "GET /v1/auth-request", method: "GET",
-                                route: "/v1/auth-request", startUnixNanoseconds: 1, endUnixNanoseconds: 2, httpStatus: 200,
-                                status: "VALID_TOKEN", reason: "", resource: nil, tokenID: nil, kind: "media", profile: nil,
-                                storeNanoseconds: nil)
+        let decision = SpanDecision(method: "GET", route: "/v1/auth-request", status: "VALID_TOKEN", reason: "", resource: nil,
+                                    tokenID: nil, kind: "media")
+        let span = DecisionSpan(identity: RequestTrace(traceParents: []).spanIdentity, decision: decision,
+                                startUnixNanoseconds: 1, endUnixNanoseconds: 2, httpStatus: 200, storeNanoseconds: nil)
         for _ in 0..<(SpanExporter.queueCapacity + 5) { exporter.submit(span) }
         let text = String(decoding: metrics.render(), as: UTF8.self)
         #expect(text.contains("tokengate_spans_dropped_total{reason=\"queue-full\"} 5"), "\(text)")

@@ -92,7 +92,7 @@ struct GateResponder: HTTPResponder {
             if let outcome {
                 record(outcome)
                 if spans != nil, let span = RequestTrace.current?.span {
-                    span.decided(.init(method: request.method.rawValue, route: Self.route(of: endpoint),
+                    span.decided(SpanDecision(method: request.method.rawValue, route: Self.route(of: endpoint),
                                        status: outcome.decision.status.rawValue, reason: outcome.decision.reason,
                                        resource: outcome.decision.allowance?.resource, tokenID: outcome.decision.tokenID,
                                        kind: outcome.decision.kindLabel, profile: outcome.profile))
@@ -151,7 +151,7 @@ struct GateResponder: HTTPResponder {
         let answer = await gate.decide(gateRequest)
         record(answer, endpoint: endpoint, request: request)
         if spans != nil, let span = RequestTrace.current?.span {
-            span.decided(.init(method: request.method.rawValue, route: Self.route(of: endpoint), status: answer.status.rawValue,
+            span.decided(SpanDecision(method: request.method.rawValue, route: Self.route(of: endpoint), status: answer.status.rawValue,
                                reason: answer.reason, resource: answer.allowance?.resource ?? expectedResource(gateRequest),
                                tokenID: answer.tokenID, kind: answer.kindLabel))
         }

@@ -15,30 +15,37 @@ struct SpanIdentity: Sendable, Equatable {
     var flags: UInt8
 }
 
-/// One decision as an exported span tells it (docs/DESIGN.md#span-export):
-/// which route answered what, why, for which resource, and how long the
-/// replay store took. Strings that came from a request are escaped as the
-/// log escapes them: a collector's viewer is a terminal of its kind.
-struct DecisionSpan: Sendable {
-    var identity: SpanIdentity
-    /// `GET /v1/auth-request`: the method and the route, as OpenTelemetry's
-    /// HTTP conventions name a server span.
-    var name: String
+/// What the gate decided, as a span says it.
+struct SpanDecision: Sendable {
     var method: String
+    /// `http.route`: the path, or the template of Envoy's prefix.
     var route: String
-    var startUnixNanoseconds: UInt64
-    var endUnixNanoseconds: UInt64
-    var httpStatus: Int
-    /// `X-Token-Status`: `VALID`, `REPLAYED`, … .
+    /// `X-Token-Status`: `VALID_TOKEN`, `TOKEN_REPLAYED`, … .
     var status: String
     var reason: String
     var resource: String?
     var tokenID: String?
     var kind: String
     /// The CDN profile of a playback exchange.
-    var profile: String?
+    var profile: String? = nil
+}
+
+/// One decision as an exported span tells it (docs/DESIGN.md#span-export):
+/// which route answered what, why, for which resource, and how long the
+/// replay store took. Strings that came from a request are escaped as the
+/// log escapes them: a collector's viewer is a terminal of its kind.
+struct DecisionSpan: Sendable {
+    var identity: SpanIdentity
+    var decision: SpanDecision
+    var startUnixNanoseconds: UInt64
+    var endUnixNanoseconds: UInt64
+    var httpStatus: Int
     /// The time spent waiting on the replay store, when it was asked.
     var storeNanoseconds: Int64?
+
+    /// `GET /v1/auth-request`: the method and the route, as OpenTelemetry's
+    /// HTTP conventions name a server span.
+    var name: String { decision.method + " " + decision.route }
 }
 
 /// Where a request's decision is gathered while it is served, bound to the
@@ -50,21 +57,10 @@ final class SpanRecorder: Sendable {
     let startUnixNanoseconds = LibC.realtimeNanosecondsSince1970()
     let start = ContinuousClock.now
     private let storeNanoseconds = Atomic<Int64>(-1)
-    private let decision = Mutex<Decided?>(nil)
-
-    struct Decided: Sendable {
-        var method: String
-        var route: String
-        var status: String
-        var reason: String
-        var resource: String?
-        var tokenID: String?
-        var kind: String
-        var profile: String?
-    }
+    private let decision = Mutex<SpanDecision?>(nil)
 
     /// What the gate decided, and on which route.
-    func decided(_ decided: Decided) {
+    func decided(_ decided: SpanDecision) {
         decision.withLock { $0 = decided }
     }
 
@@ -76,18 +72,15 @@ final class SpanRecorder: Sendable {
 
     /// The finished span, when a decision was made.
     func finished(identity: @autoclosure () -> SpanIdentity, httpStatus: Int) -> DecisionSpan? {
-        guard let decided = decision.withLock({ $0 }) else { return nil }
+        guard var decided = decision.withLock({ $0 }) else { return nil }
         let elapsed = ContinuousClock.now - start
         let store = storeNanoseconds.load(ordering: .relaxed)
-        return DecisionSpan(identity: identity(), name: decided.method + " " + decided.route,
-                            method: decided.method, route: decided.route,
-                            startUnixNanoseconds: startUnixNanoseconds,
+        decided.reason = TerminalText.escaped(decided.reason)
+        decided.resource = decided.resource.map { TerminalText.escaped($0) }
+        decided.profile = decided.profile.map { TerminalText.escaped($0) }
+        return DecisionSpan(identity: identity(), decision: decided, startUnixNanoseconds: startUnixNanoseconds,
                             endUnixNanoseconds: startUnixNanoseconds &+ UInt64(max(0, elapsed.nanoseconds)),
-                            httpStatus: httpStatus, status: decided.status,
-                            reason: TerminalText.escaped(decided.reason),
-                            resource: decided.resource.map { TerminalText.escaped($0) },
-                            tokenID: decided.tokenID, kind: decided.kind,
-                            profile: decided.profile.map { TerminalText.escaped($0) },
+                            httpStatus: httpStatus,
                             storeNanoseconds: store < 0 ? nil : store)
     }
 }

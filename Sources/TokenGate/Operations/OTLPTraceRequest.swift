@@ -55,15 +55,15 @@ enum OTLPTraceRequest {
         writer.varint(6, 2)  // SPAN_KIND_SERVER
         writer.fixed64(7, span.startUnixNanoseconds)
         writer.fixed64(8, span.endUnixNanoseconds)
-        writer.attribute(9, "http.request.method", .string(span.method))
-        writer.attribute(9, "http.route", .string(span.route))
+        writer.attribute(9, "http.request.method", .string(span.decision.method))
+        writer.attribute(9, "http.route", .string(span.decision.route))
         writer.attribute(9, "http.response.status_code", .int(Int64(span.httpStatus)))
-        writer.attribute(9, "tokengate.status", .string(span.status))
-        writer.attribute(9, "tokengate.reason", .string(span.reason))
-        writer.attribute(9, "tokengate.kind", .string(span.kind))
-        if let resource = span.resource { writer.attribute(9, "tokengate.resource", .string(resource)) }
-        if let tokenID = span.tokenID { writer.attribute(9, "tokengate.token_id", .string(tokenID)) }
-        if let profile = span.profile { writer.attribute(9, "tokengate.cdn_profile", .string(profile)) }
+        writer.attribute(9, "tokengate.status", .string(span.decision.status))
+        writer.attribute(9, "tokengate.reason", .string(span.decision.reason))
+        writer.attribute(9, "tokengate.kind", .string(span.decision.kind))
+        if let resource = span.decision.resource { writer.attribute(9, "tokengate.resource", .string(resource)) }
+        if let tokenID = span.decision.tokenID { writer.attribute(9, "tokengate.token_id", .string(tokenID)) }
+        if let profile = span.decision.profile { writer.attribute(9, "tokengate.cdn_profile", .string(profile)) }
         if let store = span.storeNanoseconds {
             writer.attribute(9, "tokengate.replay_store.duration", .double(Double(store) / 1e9))
         }
@@ -71,7 +71,7 @@ enum OTLPTraceRequest {
         // (OpenTelemetry's HTTP conventions): a refused token is an answer.
         if span.httpStatus >= 500 {
             writer.message(15) { status in
-                status.string(2, span.reason)
+                status.string(2, span.decision.reason)
                 status.varint(3, 2)  // STATUS_CODE_ERROR
             }
         }
