@@ -103,6 +103,22 @@ public struct TerminalText: Sendable, Hashable, CustomStringConvertible, Express
         return result
     }
 
+    /// The same for a `String`: a caller in another module reaches the
+    /// generic version unspecialized, which walks the bytes through
+    /// protocol witnesses; this overload is specialized here.
+    public static func escaped(_ text: String) -> String {
+        escaped(text[...])
+    }
+
+    /// The same for a `Substring`, specialized here as the `String` one is.
+    public static func escaped(_ text: Substring) -> String {
+        if !needsEscaping(text) { return String(text) }
+        var result = ""
+        result.reserveCapacity(text.utf8.count + 16)
+        escapeSlowly(text, into: &result)
+        return result
+    }
+
     static func escape(_ text: some StringProtocol, into output: inout String) {
         if !needsEscaping(text) {
             output += text
