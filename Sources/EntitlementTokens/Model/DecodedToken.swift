@@ -40,6 +40,12 @@ public struct DecodedToken: Sendable, Equatable {
         parts.pendingMediaRSS?.resource ?? parts.storedMediaRSS
     }
 
+    /// The reading ``mediaRSS`` comes from: one object for consecutive tokens
+    /// whose `resourceID` has the same bytes (see `TokenDecoder`).
+    var mediaRSSReading: (any MediaRSSReading)? {
+        parts.pendingMediaRSS
+    }
+
     /// Things worth telling a person that did not stop decoding (a repaired
     /// transport, a `resourceID` that looks like XML but is not Media RSS).
     public var warnings: [String] {

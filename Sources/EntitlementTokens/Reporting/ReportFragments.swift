@@ -1,0 +1,139 @@
+/// The parts of consecutive report objects that come from the same shared
+/// values, kept as the bytes written for them the first time.
+///
+/// A stream renders a chunk of consecutive tokens into one ``JSONWriter``,
+/// and most of each object repeats from the one before: the tokens of one
+/// channel share one reading of their Media RSS resource (the decoder hands
+/// them the same object), and the verdicts of one run share the key and the
+/// lists of checks. When the values an object is made from are the ones the
+/// last object had, the bytes written for them then are copied instead of
+/// written again. Each kept part is recognised by the values it came from,
+/// never by its text alone, so the output is byte for byte what writing it
+/// again would give. One set of fragments belongs to one writer.
+struct ReportFragments {
+    /// The writer's memo slots for single strings (``JSONWriter/string(_:repeating:)``):
+    /// the reason, the resource, the verifying key, the source; the fields from here on.
+    static let firstFieldSlot = 4
+
+    /// The resource reading the last `resourceID` and `resourceRSS` came from, and where they were written.
+    private var reading: (any MediaRSSReading)?
+    private var readingBytes = 0..<0
+
+    /// The key and lists the last `verifiedBy`, `checksRun` and `checksSkipped` came from, and where they were written.
+    private var checks: (key: PublicKey?, run: [VerificationCheck], skipped: [SkippedCheck])?
+    private var checksBytes = 0..<0
+
+    init() {}
+
+    /// `,"resourceID":…,"resourceRSS":…`. The reading decides both: the decoder
+    /// shares one only between tokens whose `resourceID` has the same bytes.
+    mutating func writeResource(_ resourceID: String?, of token: DecodedToken, to json: inout JSONWriter) {
+        let current = token.mediaRSSReading
+        if let current, let reading, current === reading {
+            json.repeatBytes(readingBytes)
+            return
+        }
+        let start = json.count
+        json.literal(",\"resourceID\":"); json.string(resourceID, repeating: 1)
+        json.literal(",\"resourceRSS\":")
+        // Only a resource that looks like RSS is read (once, lazily); a bare id is null.
+        if let rss = token.mediaRSS {
+            json.literal("{\"channel\":"); json.string(rss.channelTitle)
+            json.literal(",\"itemTitle\":"); json.string(rss.itemTitle)
+            json.literal(",\"guid\":"); json.string(rss.itemGUID)
+            json.literal(",\"rating\":"); json.string(rss.rating)
+            json.literal("}")
+        } else {
+            json.null()
+        }
+        if let current {
+            reading = current
+            readingBytes = start..<json.count
+        }
+    }
+
+    /// `,"verifiedBy":…,"checksRun":[…],"checksSkipped":[…]` of a verdict.
+    mutating func writeVerdictChecks(key: PublicKey?, checksRun: [VerificationCheck], checksSkipped: [SkippedCheck],
+                                     to json: inout JSONWriter) {
+        if let checks, Self.sameKey(checks.key, key), checks.run == checksRun, Self.sameBytes(checks.skipped, checksSkipped) {
+            json.repeatBytes(checksBytes)
+            return
+        }
+        let start = json.count
+        json.literal(",\"verifiedBy\":"); json.string(key?.description, repeating: 2)
+        json.literal(",\"checksRun\":")
+        json.beginArray()
+        for check in checksRun {
+            json.element(); json.string(check.rawValue)
+        }
+        json.endArray()
+        json.literal(",\"checksSkipped\":")
+        json.beginArray()
+        for skipped in checksSkipped {
+            json.element()
+            json.literal("{\"check\":"); json.string(skipped.check.rawValue)
+            json.literal(",\"reason\":"); json.string(skipped.reason)
+            json.literal(",\"requested\":"); json.bool(skipped.requested)
+            json.literal("}")
+        }
+        json.endArray()
+        checks = (key, checksRun, checksSkipped)
+        checksBytes = start..<json.count
+    }
+
+    /// The same loaded key: its description is made once, when it is loaded.
+    private static func sameKey(_ lhs: PublicKey?, _ rhs: PublicKey?) -> Bool {
+        switch (lhs, rhs) {
+        case (nil, nil): true
+        case (let lhs?, let rhs?): lhs.storage === rhs.storage
+        default: false
+        }
+    }
+
+    /// Skipped checks that write the same bytes: reasons compared byte for
+    /// byte (`==` would take `Café` composed for `Café` decomposed).
+    private static func sameBytes(_ lhs: [SkippedCheck], _ rhs: [SkippedCheck]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for index in lhs.indices {
+            guard lhs[index].check == rhs[index].check, lhs[index].requested == rhs[index].requested,
+                  lhs[index].reason.hasSameUTF8(as: rhs[index].reason) else { return false }
+        }
+        return true
+    }
+}
+
+extension EntitlementToken {
+    /// `,"issuedAt":` to `"fingerprint":…` of the report object
+    /// (docs/DESIGN.md#output-forms), with one look at the kind: the
+    /// kind-independent accessors would each switch on it and copy out a string.
+    func writeReportMembers(of token: DecodedToken, to json: inout JSONWriter, fragments: inout ReportFragments) {
+        switch self {
+        case .media(let media):
+            json.literal(",\"issuedAt\":"); json.timestamp(media.issueTime)
+            json.literal(",\"expiresAt\":"); json.timestamp(media.expiry)
+            json.literal(",\"requestorID\":"); json.string(media.requestorID)
+            fragments.writeResource(media.resourceID, of: token, to: &json)
+            json.literal(",\"mvpdID\":"); json.string(media.mvpdID)
+            json.literal(",\"fingerprint\":null")
+        case .authentication(let authentication):
+            json.literal(",\"issuedAt\":null,\"expiresAt\":"); json.timestamp(authentication.expires)
+            json.literal(",\"requestorID\":"); json.string(authentication.requestorID)
+            fragments.writeResource(nil, of: token, to: &json)
+            json.literal(",\"mvpdID\":"); json.string(authentication.mvpdID)
+            json.literal(",\"fingerprint\":"); json.string(authentication.fingerprint)
+        case .authorization(let authorization):
+            json.literal(",\"issuedAt\":null,\"expiresAt\":"); json.timestamp(authorization.expires)
+            json.literal(",\"requestorID\":"); json.string(authorization.requestorID)
+            fragments.writeResource(authorization.resourceID, of: token, to: &json)
+            json.literal(",\"mvpdID\":"); json.string(authorization.mvpdID)
+            json.literal(",\"fingerprint\":"); json.string(authorization.fingerprint)
+        }
+    }
+}
+
+extension JSONWriter {
+    /// An instant as its quoted ISO 8601 text, written without making the `String`.
+    mutating func timestamp(_ instant: TokenTimestamp) {
+        instant.withISO8601 { quotedPlainText($0) }
+    }
+}
