@@ -20,10 +20,11 @@ import Testing
     static func tokens() -> [String] {
         let rsa = Minting.key("test-rsa2048.pem"), p256 = Minting.key("test-p256.pem")
         let untrusted = Minting.key("test-ed25519.pem")  // not in the ring
-        func media(_ resource: String, guid: String, requestor: String = "TNT") -> MintRequest {
+        func media(_ resource: String, guid: String, requestor: String = "TNT", extra: String? = nil) -> MintRequest {
             var request = Minting.request(resource: resource)
             request.requestorID = requestor
             request.sessionGUID = guid
+            if let extra { request.extraFields = [(extra, "1")] }
             return request
         }
         let mun2 = rss("mun2")
@@ -47,6 +48,9 @@ import Testing
             Minting.token(media(ambiguous, guid: "12"), key: rsa),
             Minting.token(media(ambiguous, guid: "13"), key: rsa),
             Minting.token(media(mun2, guid: "14"), key: rsa),
+            Minting.token(media(mun2, guid: "15", extra: "x"), key: rsa),  // as many fields, one path other
+            Minting.token(media(mun2, guid: "16", extra: "y"), key: rsa),
+            Minting.token(media(mun2, guid: "17", extra: "y"), key: rsa),
         ]
     }
 

@@ -46,6 +46,11 @@ public struct DecodedToken: Sendable, Equatable {
         parts.pendingMediaRSS
     }
 
+    /// The warnings of decoding that are not the Media RSS reading's (see ``warnings``).
+    var transportWarnings: [String] {
+        parts.storedWarnings
+    }
+
     /// Things worth telling a person that did not stop decoding (a repaired
     /// transport, a `resourceID` that looks like XML but is not Media RSS).
     public var warnings: [String] {

@@ -71,13 +71,8 @@ extension TokenReport {
         json.literal(",\"status\":"); json.string(status?.rawValue)
         json.literal(",\"reason\":"); json.string(reason, repeating: 0)
         if let token {
-            json.literal(",\"kind\":"); json.string(token.kind.rawValue)
-            json.literal(",\"root\":"); json.string(token.root)
             token.token.writeReportMembers(of: token, to: &json, fragments: &fragments)
-            json.literal(",\"fields\":")
-            json.beginObject()
-            writeFields(token.fields, to: &json)
-            json.endObject()
+            fragments.writeFields(token.fields, to: &json)
             json.literal(",\"transport\":"); json.string(token.transport.description)
             json.literal(",\"signature\":{\"form\":"); json.string(token.frame.signatureForm.rawValue)
             json.literal(",\"placement\":"); json.string(token.frame.signaturePlacement.rawValue)
@@ -116,9 +111,7 @@ extension TokenReport {
         json.literal(",\"warnings\":")
         json.beginArray()
         if let token {
-            for warning in token.warnings {
-                json.element(); json.string(warning)
-            }
+            fragments.writeWarnings(of: token, to: &json)
         }
         json.endArray()
         json.literal(",\"envelope\":")
@@ -165,7 +158,7 @@ extension TokenReport {
     /// Every field by path. A path that occurs more than once (a list, or an
     /// unknown repeated element) maps to an array of its values in document
     /// order, at the place of its first occurrence.
-    private static func writeFields(_ fields: [TokenField], to json: inout JSONWriter) {
+    static func writeFields(_ fields: [TokenField], to json: inout JSONWriter) {
         // Usually no path repeats: then the fields go out in order, no grouping needed.
         guard TokenFieldGroup.hasRepeatedPath(fields) else {
             // By index: `for field in fields` would copy (retain) both strings of each field.

@@ -19,6 +19,18 @@ struct ReportFragments {
     private var reading: (any MediaRSSReading)?
     private var readingBytes = 0..<0
 
+    /// The reading's warning, made when the reading was last met (asking the
+    /// reading takes its lock).
+    private var readingWarning: String?
+
+    /// The paths of the last token's fields when none repeated, and where
+    /// each `"path":` was written.
+    private var fieldPaths: [String] = []
+    private var fieldKeyBytes: [Range<Int>] = []
+
+    /// The last `issuedAt` and `expiresAt`, and where their text was written.
+    private var instants: [(milliseconds: Int64, bytes: Range<Int>)?] = [nil, nil]
+
     /// The key and lists the last `verifiedBy`, `checksRun` and `checksSkipped` came from, and where they were written.
     private var checks: (key: PublicKey?, run: [VerificationCheck], skipped: [SkippedCheck])?
     private var checksBytes = 0..<0
@@ -49,7 +61,71 @@ struct ReportFragments {
         if let current {
             reading = current
             readingBytes = start..<json.count
+            readingWarning = current.warning
         }
+    }
+
+    /// The elements of `"warnings":[…]`: decoding's own, then the reading's.
+    /// Called after ``writeResource(_:of:to:)`` of the same token.
+    mutating func writeWarnings(of token: DecodedToken, to json: inout JSONWriter) {
+        let transport = token.transportWarnings
+        for index in transport.indices {
+            json.element(); json.string(transport[index])
+        }
+        guard let current = token.mediaRSSReading else { return }
+        let warning = if let reading, current === reading { readingWarning } else { current.warning }
+        if let warning {
+            json.element(); json.string(warning)
+        }
+    }
+
+    /// `,"fields":{…}`. When the paths are the last token's (and none
+    /// repeats), each `"path":` is copied from there.
+    mutating func writeFields(_ fields: [TokenField], to json: inout JSONWriter) {
+        json.literal(",\"fields\":")
+        json.beginObject()
+        if Self.samePaths(fields, fieldPaths) {
+            for index in fields.indices {
+                json.element()
+                json.repeatBytes(fieldKeyBytes[index])
+                json.string(fields[index].value, repeating: Self.firstFieldSlot + index)
+            }
+        } else if TokenFieldGroup.hasRepeatedPath(fields) {
+            fieldPaths = []
+            TokenReport.writeFields(fields, to: &json)
+        } else {
+            fieldPaths = fields.map(\.path)
+            fieldKeyBytes.removeAll(keepingCapacity: true)
+            for index in fields.indices {
+                json.element()
+                let start = json.count
+                json.string(fields[index].path)
+                json.literal(":")
+                fieldKeyBytes.append(start..<json.count)
+                json.string(fields[index].value, repeating: Self.firstFieldSlot + index)
+            }
+        }
+        json.endObject()
+    }
+
+    /// Paths with the same bytes, in the same order.
+    private static func samePaths(_ fields: [TokenField], _ paths: [String]) -> Bool {
+        guard fields.count == paths.count, !paths.isEmpty else { return false }
+        for index in fields.indices where !fields[index].path.hasSameUTF8(as: paths[index]) {
+            return false
+        }
+        return true
+    }
+
+    /// An instant as quoted ISO 8601 (`slot` 0 for `issuedAt`, 1 for `expiresAt`).
+    mutating func writeInstant(_ instant: TokenTimestamp, slot: Int, to json: inout JSONWriter) {
+        if let last = instants[slot], last.milliseconds == instant.millisecondsSince1970 {
+            json.repeatBytes(last.bytes)
+            return
+        }
+        let start = json.count
+        json.timestamp(instant)
+        instants[slot] = (instant.millisecondsSince1970, start..<json.count)
     }
 
     /// `,"verifiedBy":…,"checksRun":[…],"checksSkipped":[…]` of a verdict.
@@ -103,26 +179,29 @@ struct ReportFragments {
 }
 
 extension EntitlementToken {
-    /// `,"issuedAt":` to `"fingerprint":…` of the report object
+    /// `,"kind":` to `"fingerprint":…` of the report object
     /// (docs/DESIGN.md#output-forms), with one look at the kind: the
     /// kind-independent accessors would each switch on it and copy out a string.
     func writeReportMembers(of token: DecodedToken, to json: inout JSONWriter, fragments: inout ReportFragments) {
         switch self {
         case .media(let media):
-            json.literal(",\"issuedAt\":"); json.timestamp(media.issueTime)
-            json.literal(",\"expiresAt\":"); json.timestamp(media.expiry)
+            json.literal(",\"kind\":\"media\",\"root\":"); json.string(media.root.rawValue)
+            json.literal(",\"issuedAt\":"); fragments.writeInstant(media.issueTime, slot: 0, to: &json)
+            json.literal(",\"expiresAt\":"); fragments.writeInstant(media.expiry, slot: 1, to: &json)
             json.literal(",\"requestorID\":"); json.string(media.requestorID)
             fragments.writeResource(media.resourceID, of: token, to: &json)
             json.literal(",\"mvpdID\":"); json.string(media.mvpdID)
             json.literal(",\"fingerprint\":null")
         case .authentication(let authentication):
-            json.literal(",\"issuedAt\":null,\"expiresAt\":"); json.timestamp(authentication.expires)
+            json.literal(",\"kind\":\"authentication\",\"root\":"); json.string(AuthenticationToken.root)
+            json.literal(",\"issuedAt\":null,\"expiresAt\":"); fragments.writeInstant(authentication.expires, slot: 1, to: &json)
             json.literal(",\"requestorID\":"); json.string(authentication.requestorID)
             fragments.writeResource(nil, of: token, to: &json)
             json.literal(",\"mvpdID\":"); json.string(authentication.mvpdID)
             json.literal(",\"fingerprint\":"); json.string(authentication.fingerprint)
         case .authorization(let authorization):
-            json.literal(",\"issuedAt\":null,\"expiresAt\":"); json.timestamp(authorization.expires)
+            json.literal(",\"kind\":\"authorization\",\"root\":"); json.string(AuthorizationToken.root)
+            json.literal(",\"issuedAt\":null,\"expiresAt\":"); fragments.writeInstant(authorization.expires, slot: 1, to: &json)
             json.literal(",\"requestorID\":"); json.string(authorization.requestorID)
             fragments.writeResource(authorization.resourceID, of: token, to: &json)
             json.literal(",\"mvpdID\":"); json.string(authorization.mvpdID)
