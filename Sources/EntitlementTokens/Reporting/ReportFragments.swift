@@ -32,7 +32,10 @@ struct ReportFragments {
     private var instants: [(milliseconds: Int64, bytes: Range<Int>)?] = [nil, nil]
 
     /// The key and lists the last `verifiedBy`, `checksRun` and `checksSkipped` came from, and where they were written.
-    private var checks: (key: PublicKey?, run: [VerificationCheck], skipped: [SkippedCheck])?
+    private var hasChecks = false
+    private var checksKey: PublicKey?
+    private var checksRun: [VerificationCheck] = []
+    private var checksSkipped: [SkippedCheck] = []
     private var checksBytes = 0..<0
 
     init() {}
@@ -41,7 +44,8 @@ struct ReportFragments {
     /// shares one only between tokens whose `resourceID` has the same bytes.
     mutating func writeResource(_ resourceID: String?, of token: DecodedToken, to json: inout JSONWriter) {
         let current = token.mediaRSSReading
-        if let current, let reading, current === reading {
+        // Compared in place: binding the kept values would copy (retain) them per token.
+        if let current, current === reading {
             json.repeatBytes(readingBytes)
             return
         }
@@ -73,7 +77,7 @@ struct ReportFragments {
             json.element(); json.string(transport[index])
         }
         guard let current = token.mediaRSSReading else { return }
-        let warning = if let reading, current === reading { readingWarning } else { current.warning }
+        let warning = current === reading ? readingWarning : current.warning
         if let warning {
             json.element(); json.string(warning)
         }
@@ -131,7 +135,7 @@ struct ReportFragments {
     /// `,"verifiedBy":…,"checksRun":[…],"checksSkipped":[…]` of a verdict.
     mutating func writeVerdictChecks(key: PublicKey?, checksRun: [VerificationCheck], checksSkipped: [SkippedCheck],
                                      to json: inout JSONWriter) {
-        if let checks, Self.sameKey(checks.key, key), checks.run == checksRun, Self.sameBytes(checks.skipped, checksSkipped) {
+        if hasChecks, Self.sameKey(checksKey, key), self.checksRun == checksRun, Self.sameBytes(self.checksSkipped, checksSkipped) {
             json.repeatBytes(checksBytes)
             return
         }
@@ -153,7 +157,10 @@ struct ReportFragments {
             json.literal("}")
         }
         json.endArray()
-        checks = (key, checksRun, checksSkipped)
+        hasChecks = true
+        checksKey = key
+        self.checksRun = checksRun
+        self.checksSkipped = checksSkipped
         checksBytes = start..<json.count
     }
 
