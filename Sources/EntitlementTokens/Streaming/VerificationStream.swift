@@ -224,9 +224,10 @@ struct RecordEvaluator: Sendable {
         var fragments = ReportFragments()
         var statuses: [VerificationStatus?] = []
         statuses.reserveCapacity(records.count)
-        if settlingReplays, case .verify(let verifier, let expectations) = mode, let json = jsonForm {
-            // Nothing is rendered again later: each verdict is written as it
-            // is made, with no report value in between.
+        if case .verify(let verifier, let expectations) = mode, let json = jsonForm, settlingReplays || !verifier.checksReplays {
+            // Nothing is rendered again later (replays are decided here, or
+            // there is no replay check): each verdict is written as it is
+            // made, with no report value in between.
             // By index, each part read in place: binding the record would copy (retain) it.
             for index in records.indices {
                 let verdict = settledVerdict(records[index].record, verifier: verifier, expectations: expectations)

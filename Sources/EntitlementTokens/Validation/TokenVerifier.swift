@@ -26,6 +26,8 @@ public final class TokenVerifier: Sendable {
     private let requestor: RequestorPolicy?
     private let mvpds: MVPDPolicy?
     private let replay: ReplayPolicy?
+    /// Whether a valid media token still waits for the replay store (see ``evaluate(_:expecting:)``).
+    var checksReplays: Bool { replay != nil }
     private let replayDeadline: Duration
     private let state: Mutex<State>
 
