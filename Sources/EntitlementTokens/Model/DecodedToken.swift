@@ -40,6 +40,17 @@ public struct DecodedToken: Sendable, Equatable {
         parts.pendingMediaRSS?.resource ?? parts.storedMediaRSS
     }
 
+    /// The reading ``mediaRSS`` comes from: one object for consecutive tokens
+    /// whose `resourceID` has the same bytes (see `TokenDecoder`).
+    var mediaRSSReading: (any MediaRSSReading)? {
+        parts.pendingMediaRSS
+    }
+
+    /// The warnings of decoding that are not the Media RSS reading's (see ``warnings``).
+    var transportWarnings: [String] {
+        parts.storedWarnings
+    }
+
     /// Things worth telling a person that did not stop decoding (a repaired
     /// transport, a `resourceID` that looks like XML but is not Media RSS).
     public var warnings: [String] {

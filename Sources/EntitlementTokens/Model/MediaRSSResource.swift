@@ -39,7 +39,7 @@ public struct MediaRSSResource: Sendable, Hashable {
 /// The Media RSS reading of one `resourceID`, as the model keeps it: made
 /// by the decoding stage (``LazyMediaRSS``), which parses on first use. The
 /// model names only this protocol, so it never depends on the parser.
-protocol MediaRSSReading: Sendable {
+protocol MediaRSSReading: AnyObject, Sendable {
     var resource: MediaRSSResource? { get }
     /// What the decoder says about a `resourceID` that looks like XML but is not (usable) Media RSS.
     var warning: String? { get }

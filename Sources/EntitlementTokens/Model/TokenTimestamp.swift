@@ -36,42 +36,46 @@ public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConver
 
     /// ISO 8601 in UTC with `Z`; milliseconds only when not zero.
     public var iso8601: String {
+        withISO8601 { $0.decodedAsUTF8 }
+    }
+
+    /// `body` with the ``iso8601`` text as UTF-8, made without a `String`
+    /// (the JSON report writes two per token).
+    func withISO8601<R>(_ body: (Span<UInt8>) -> R) -> R {
         let (days, millisecondOfDay) = Self.floorDivide(millisecondsSince1970, 86_400_000)
         let (year, month, day) = CivilDate.fromDays(days)
         let seconds = millisecondOfDay / 1000
         let milliseconds = millisecondOfDay % 1000
         if (0...9999).contains(year) {
-            // Written byte by byte: verdict output shows two of these per token,
-            // and string interpolation of padded parts costs several allocations.
+            // Written byte by byte: string interpolation of padded parts costs several allocations.
             var buffer = InlineArray<24, UInt8>(repeating: 0)
-            do {
-                var count = 0
-                func put(_ value: Int64, _ width: Int) {
-                    var value = value
-                    for index in stride(from: count + width - 1, through: count, by: -1) {
-                        buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                        value /= 10
-                    }
-                    count += width
+            var count = 0
+            func put(_ value: Int64, _ width: Int) {
+                var value = value
+                for index in stride(from: count + width - 1, through: count, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
                 }
-                func put(_ byte: UInt8) {
-                    buffer[count] = byte
-                    count += 1
-                }
-                put(year, 4); put(UInt8(ascii: "-")); put(month, 2); put(UInt8(ascii: "-")); put(day, 2); put(UInt8(ascii: "T"))
-                put(seconds / 3600, 2); put(UInt8(ascii: ":")); put(seconds / 60 % 60, 2); put(UInt8(ascii: ":")); put(seconds % 60, 2)
-                if milliseconds != 0 {
-                    put(UInt8(ascii: "."))
-                    put(milliseconds, 3)
-                }
-                put(UInt8(ascii: "Z"))
-                return buffer.span.extracting(0..<count).decodedAsUTF8
+                count += width
             }
+            func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            put(year, 4); put(UInt8(ascii: "-")); put(month, 2); put(UInt8(ascii: "-")); put(day, 2); put(UInt8(ascii: "T"))
+            put(seconds / 3600, 2); put(UInt8(ascii: ":")); put(seconds / 60 % 60, 2); put(UInt8(ascii: ":")); put(seconds % 60, 2)
+            if milliseconds != 0 {
+                put(UInt8(ascii: "."))
+                put(milliseconds, 3)
+            }
+            put(UInt8(ascii: "Z"))
+            return body(buffer.span.extracting(0..<count))
         }
         var text = "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T"
         text += "\(Self.pad(seconds / 3600, 2)):\(Self.pad(seconds / 60 % 60, 2)):\(Self.pad(seconds % 60, 2))"
         if milliseconds != 0 { text += ".\(Self.pad(milliseconds, 3))" }
-        return text + "Z"
+        text += "Z"
+        return body(text.utf8.span)
     }
 
     public var description: String { iso8601 }

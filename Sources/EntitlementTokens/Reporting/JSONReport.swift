@@ -17,7 +17,7 @@ extension TokenReport {
     /// Reports as one JSON array (UTF-8), one object per line.
     public static func jsonArray(_ reports: [TokenReport], showSignedBytes: Bool = false, showDecodedXML: Bool = false) -> [UInt8] {
         var json = JSONWriter(capacity: 2048 * max(1, reports.count))
-        json.raw("[")
+        json.literal("[")
         for (index, report) in reports.enumerated() {
             json.raw(index == 0 ? "\n" : ",\n")
             report.write(to: &json, showSignedBytes: showSignedBytes, showDecodedXML: showDecodedXML)
@@ -27,80 +27,72 @@ extension TokenReport {
     }
 
     func write(to json: inout JSONWriter, showSignedBytes: Bool, showDecodedXML: Bool = false) {
+        var fragments = ReportFragments()
+        write(to: &json, fragments: &fragments, showSignedBytes: showSignedBytes, showDecodedXML: showDecodedXML)
+    }
+
+    /// The same, with the fragments of the objects written before it into `json`.
+    func write(to json: inout JSONWriter, fragments: inout ReportFragments, showSignedBytes: Bool, showDecodedXML: Bool = false) {
+        Self.writeObject(input: input, source: source, line: line, status: status, reason: reason,
+                         token: token ?? verdict?.token, error: error ?? verdict?.formatError,
+                         key: verdict?.key, checksRun: verdict?.checksRun, checksSkipped: verdict?.checksSkipped,
+                         signatureByteCount: verdict?.signatureByteCount, envelope: envelope, to: &json, fragments: &fragments,
+                         showSignedBytes: showSignedBytes, showDecodedXML: showDecodedXML)
+    }
+
+    /// The object of a verdict, written straight from it: the bytes
+    /// ``write(to:showSignedBytes:showDecodedXML:)`` writes for
+    /// `TokenReport(input:source:line:verdict:)` (with `recordEnvelope` for a
+    /// record that carries no token), without making that report. A stream
+    /// renders one per token, and a report value costs a copy of every
+    /// reference the verdict holds, and its release.
+    static func write(verdict: borrowing Verdict, input: Int, source: String, line: Int, recordEnvelope: RESTEnvelope?,
+                      to json: inout JSONWriter, fragments: inout ReportFragments, showSignedBytes: Bool) {
+        let token = verdict.token
+        writeObject(input: input, source: source, line: line, status: verdict.status, reason: verdict.reason,
+                    token: token, error: verdict.formatError,
+                    key: verdict.key, checksRun: verdict.checksRun, checksSkipped: verdict.checksSkipped,
+                    signatureByteCount: verdict.signatureByteCount, envelope: token == nil ? recordEnvelope : token?.envelope, to: &json, fragments: &fragments,
+                    showSignedBytes: showSignedBytes, showDecodedXML: false)
+    }
+
+    /// The object's members in their fixed order. The names go out as
+    /// literals with their separators (`,"line":`): every member but the first
+    /// follows another, so no per-member bookkeeping is needed for them.
+    private static func writeObject(input: Int, source: String, line: Int, status: VerificationStatus?, reason: String,
+                                    token: DecodedToken?, error: TokenError?,
+                                    key: PublicKey?, checksRun: [VerificationCheck]?, checksSkipped: [SkippedCheck]?,
+                                    signatureByteCount: Int?, envelope: RESTEnvelope?, to json: inout JSONWriter, fragments: inout ReportFragments,
+                                    showSignedBytes: Bool, showDecodedXML: Bool) {
         json.beginObject()
         json.member("input"); json.int(input)
-        json.member("source"); json.string(source)
-        json.member("line"); json.int(self.line)
-        json.member("status"); json.string(status?.rawValue)
-        json.member("reason"); json.string(reason, repeating: 0)
-        let token = self.token ?? verdict?.token
-        json.member("kind"); json.string(token?.kind.rawValue)
-        json.member("root"); json.string(token?.root)
-        let model = token?.token  // once: each `.token` read copies the model
-        json.member("issuedAt"); json.string(model?.issuedAt?.iso8601)
-        json.member("expiresAt"); json.string(model?.expiresAt.iso8601)
-        json.member("requestorID"); json.string(model?.requestorID)
-        json.member("resourceID"); json.string(model?.resourceID, repeating: 1)
-        json.member("resourceRSS")
-        // Only a resource that looks like RSS is read (once, lazily); a bare id is null.
-        if let rss = token?.mediaRSS {
-            json.beginObject()
-            json.member("channel"); json.string(rss.channelTitle)
-            json.member("itemTitle"); json.string(rss.itemTitle)
-            json.member("guid"); json.string(rss.itemGUID)
-            json.member("rating"); json.string(rss.rating)
-            json.endObject()
-        } else {
-            json.null()
-        }
-        json.member("mvpdID"); json.string(model?.mvpdID)
-        json.member("fingerprint"); json.string(model?.fingerprint)
-        json.member("fields")
-        json.beginObject()
+        json.literal(",\"source\":"); json.string(source, repeating: 3)
+        json.literal(",\"line\":"); json.int(line)
+        json.literal(",\"status\":"); json.string(status?.rawValue)
+        json.literal(",\"reason\":"); json.string(reason, repeating: 0)
         if let token {
-            writeFields(token.fields, to: &json)
-        }
-        json.endObject()
-        json.member("transport"); json.string(token?.transport.description)
-        json.member("signature")
-        if let token {
-            json.beginObject()
-            json.member("form"); json.string(token.frame.signatureForm.rawValue)
-            json.member("placement"); json.string(token.frame.signaturePlacement.rawValue)
-            json.member("bytes"); json.int(token.signatureBytes?.count)
+            token.token.writeReportMembers(of: token, to: &json, fragments: &fragments)
+            fragments.writeFields(token.fields, to: &json)
+            json.literal(",\"transport\":"); json.string(token.transport.description)
+            json.literal(",\"signature\":{\"form\":"); json.string(token.frame.signatureForm.rawValue)
+            json.literal(",\"placement\":"); json.string(token.frame.signaturePlacement.rawValue)
+            json.literal(",\"bytes\":"); json.int(signatureByteCount ?? token.signatureBytes?.count)
             // The Base64 text as it stands between the tags, white space trimmed.
-            json.member("value"); json.string(utf8: token.trimmedSignatureText)
-            json.endObject()
+            json.literal(",\"value\":"); json.string(utf8: token.trimmedSignatureText)
+            json.literal("}")
         } else {
-            json.null()
+            json.literal(",\"kind\":null,\"root\":null,\"issuedAt\":null,\"expiresAt\":null,\"requestorID\":null")
+            json.literal(",\"resourceID\":null,\"resourceRSS\":null,\"mvpdID\":null,\"fingerprint\":null,\"fields\":{}")
+            json.literal(",\"transport\":null,\"signature\":null")
         }
-        json.member("verifiedBy"); json.string(verdict?.key?.description, repeating: 2)
-        json.member("checksRun")
-        // The two lists, not the whole verdict: binding the verdict would copy
-        // (and retain) every reference it holds, once per token.
-        if let checksRun = verdict?.checksRun, let checksSkipped = verdict?.checksSkipped {
-            json.beginArray()
-            for check in checksRun {
-                json.element(); json.string(check.rawValue)
-            }
-            json.endArray()
-            json.member("checksSkipped")
-            json.beginArray()
-            for skipped in checksSkipped {
-                json.element()
-                json.beginObject()
-                json.member("check"); json.string(skipped.check.rawValue)
-                json.member("reason"); json.string(skipped.reason)
-                json.member("requested"); json.bool(skipped.requested)
-                json.endObject()
-            }
-            json.endArray()
+        if let checksRun, let checksSkipped {
+            fragments.writeVerdictChecks(key: key, checksRun: checksRun, checksSkipped: checksSkipped, to: &json)
         } else {
-            json.null()
-            json.member("checksSkipped"); json.null()
+            json.literal(",\"verifiedBy\":"); json.string(key?.description, repeating: 2)
+            json.literal(",\"checksRun\":null,\"checksSkipped\":null")
         }
-        json.member("error")
-        if let error = error ?? verdict?.formatError {
+        json.literal(",\"error\":")
+        if let error {
             json.beginObject()
             json.member("code"); json.string(error.code.rawValue)
             json.member("stage"); json.string(error.stage.rawValue)
@@ -116,13 +108,13 @@ extension TokenReport {
         } else {
             json.null()
         }
-        json.member("warnings")
+        json.literal(",\"warnings\":")
         json.beginArray()
-        for warning in token?.warnings ?? [] {
-            json.element(); json.string(warning)
+        if let token {
+            fragments.writeWarnings(of: token, to: &json)
         }
         json.endArray()
-        json.member("envelope")
+        json.literal(",\"envelope\":")
         if let envelope {
             json.beginObject()
             // Each value in its JSON type (docs/DESIGN.md#output-forms): a number stays as written.
@@ -166,12 +158,12 @@ extension TokenReport {
     /// Every field by path. A path that occurs more than once (a list, or an
     /// unknown repeated element) maps to an array of its values in document
     /// order, at the place of its first occurrence.
-    private func writeFields(_ fields: [TokenField], to json: inout JSONWriter) {
+    static func writeFields(_ fields: [TokenField], to json: inout JSONWriter) {
         // Usually no path repeats: then the fields go out in order, no grouping needed.
         guard TokenFieldGroup.hasRepeatedPath(fields) else {
             // By index: `for field in fields` would copy (retain) both strings of each field.
             for index in fields.indices {
-                json.key(fields[index].path); json.string(fields[index].value, repeating: 3 + index)
+                json.key(fields[index].path); json.string(fields[index].value, repeating: ReportFragments.firstFieldSlot + index)
             }
             return
         }

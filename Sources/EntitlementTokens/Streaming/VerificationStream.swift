@@ -218,9 +218,29 @@ struct RecordEvaluator: Sendable {
     /// otherwise tokens awaiting the replay store are rendered as if accepted
     /// and listed in the chunk for ``settleReplays(_:)``.
     func render(_ records: ArraySlice<QueuedRecord>, settlingReplays: Bool) -> RenderedChunk {
-        var output = JSONWriter(capacity: 2048 * max(1, records.count))
+        // A token's object is about 2 KB, and escaping reserves room for its
+        // worst case before writing: 3 KB each keeps a chunk in its first buffer.
+        var output = JSONWriter(capacity: 3072 * max(1, records.count))
+        var fragments = ReportFragments()
         var statuses: [VerificationStatus?] = []
         statuses.reserveCapacity(records.count)
+        if case .verify(let verifier, let expectations) = mode, let json = jsonForm, settlingReplays || !verifier.checksReplays {
+            // Nothing is rendered again later (replays are decided here, or
+            // there is no replay check): each verdict is written as it is
+            // made, with no report value in between.
+            // By index, each part read in place: binding the record would copy (retain) it.
+            for index in records.indices {
+                let verdict = settledVerdict(records[index].record, verifier: verifier, expectations: expectations)
+                let input = records[index].record.index
+                if json.isArray { output.literal(input == 1 ? "\n" : ",\n") }
+                TokenReport.write(verdict: verdict, input: input, source: records[index].source, line: records[index].record.line,
+                                  recordEnvelope: records[index].record.envelope, to: &output, fragments: &fragments,
+                                  showSignedBytes: json.showSignedBytes)
+                if !json.isArray { output.literal("\n") }
+                statuses.append(verdict.status)
+            }
+            return RenderedChunk(output: output, statuses: statuses, pending: nil)
+        }
         var reports: [TokenReport] = []
         var questions: [(position: Int, replay: TokenVerifier.PendingReplay)] = []
         // By index: `for queued in records` would copy (retain) each record.
@@ -228,7 +248,7 @@ struct RecordEvaluator: Sendable {
             let (report, question) = evaluate(records[index], settlingReplays: settlingReplays)
             if let question { questions.append((statuses.count, question)) }
             if !settlingReplays { reports.append(report) }
-            write(report, to: &output)
+            write(report, to: &output, fragments: &fragments)
             statuses.append(report.status)
         }
         let pending = questions.isEmpty ? nil
@@ -251,8 +271,33 @@ struct RecordEvaluator: Sendable {
         }
         guard changed else { return chunk }
         var output = JSONWriter(capacity: 2048 * pending.reports.count)
-        for report in pending.reports { write(report, to: &output) }
+        var fragments = ReportFragments()
+        for report in pending.reports { write(report, to: &output, fragments: &fragments) }
         return RenderedChunk(output: output, statuses: pending.reports.map(\.status), pending: nil)
+    }
+
+    /// The JSON forms: whether the objects are an array's elements, and whether they carry the signed bytes.
+    private var jsonForm: (isArray: Bool, showSignedBytes: Bool)? {
+        switch format {
+        case .text: nil
+        case .json(let showSignedBytes): (true, showSignedBytes)
+        case .jsonl(let showSignedBytes): (false, showSignedBytes)
+        }
+    }
+
+    /// A record's verdict with its replay decided here, in order.
+    private func settledVerdict(_ record: TokenRecord, verifier: TokenVerifier, expectations: RequestExpectations) -> Verdict {
+        switch decoders.decode(record) {
+        case .failure(let error):
+            return Verdict(formatError: error)
+        case .success(let token):
+            switch verifier.evaluate(token, expecting: expectations) {
+            case .decided(let decided):
+                return decided
+            case .awaitingReplay(let provisional, let pending):
+                return verifier.settle(provisional, with: verifier.decideReplayWithoutWaiting(pending))
+            }
+        }
     }
 
     private func evaluate(_ queued: QueuedRecord, settlingReplays: Bool) -> (TokenReport, TokenVerifier.PendingReplay?) {
@@ -300,17 +345,17 @@ struct RecordEvaluator: Sendable {
         }
     }
 
-    private func write(_ report: TokenReport, to output: inout JSONWriter) {
+    private func write(_ report: TokenReport, to output: inout JSONWriter, fragments: inout ReportFragments) {
         switch format {
         case .text(let options):
             output.raw(report.text(options).rendered)
         case .json(let showSignedBytes):
             // The array's separators: the first object of the stream opens it.
-            output.raw(report.input == 1 ? "\n" : ",\n")
-            report.write(to: &output, showSignedBytes: showSignedBytes)
+            output.literal(report.input == 1 ? "\n" : ",\n")
+            report.write(to: &output, fragments: &fragments, showSignedBytes: showSignedBytes)
         case .jsonl(let showSignedBytes):
-            report.write(to: &output, showSignedBytes: showSignedBytes)
-            output.raw("\n")
+            report.write(to: &output, fragments: &fragments, showSignedBytes: showSignedBytes)
+            output.literal("\n")
         }
     }
 }

@@ -28,6 +28,24 @@ struct JSONWriter: ~Copyable {
     /// A copy of what was written.
     var bytes: [UInt8] { output.array }
 
+    /// Bytes written so far: where the next write starts.
+    var count: Int { output.count }
+
+    /// The bytes already written at `range` again (a part of an object that
+    /// repeats from the object before; see `ReportFragments`). The
+    /// containers' state is left as it is: the part must leave it as it found it.
+    mutating func repeatBytes(_ range: Range<Int>) {
+        output.appendCopy(of: range)
+    }
+
+    /// `bytes` between quotes, for text that never needs escaping (an ISO
+    /// 8601 instant: digits, `-`, `T`, `:`, `.` and `Z`).
+    mutating func quotedPlainText(_ bytes: Span<UInt8>) {
+        output.append(UInt8(ascii: "\""))
+        output.append(bytes)
+        output.append(UInt8(ascii: "\""))
+    }
+
     /// Text as it is, outside any JSON value (separators, newlines, a text block).
     mutating func raw(_ text: StaticString) {
         literal(text)
@@ -254,7 +272,10 @@ struct JSONWriter: ~Copyable {
         return below | (word & high) | hasZeroByte(word ^ (0x22 &* ones)) | hasZeroByte(word ^ (0x5C &* ones)) | hasZeroByte(word ^ (0x7F &* ones)) != 0
     }
 
-    private mutating func literal(_ text: StaticString) {
+    /// Fixed text outside any JSON value (a member's name with its separators,
+    /// `null`): a string literal passed to ``raw(_:)`` would be a `String`,
+    /// made and measured each time.
+    mutating func literal(_ text: StaticString) {
         output.append(text)
     }
 

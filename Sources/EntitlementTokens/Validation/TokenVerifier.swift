@@ -26,6 +26,8 @@ public final class TokenVerifier: Sendable {
     private let requestor: RequestorPolicy?
     private let mvpds: MVPDPolicy?
     private let replay: ReplayPolicy?
+    /// Whether a valid media token still waits for the replay store (see ``evaluate(_:expecting:)``).
+    var checksReplays: Bool { replay != nil }
     private let replayDeadline: Duration
     private let state: Mutex<State>
 
@@ -226,15 +228,16 @@ public final class TokenVerifier: Sendable {
         // needs it, else by the replay check; every verdict carries it
         // (inline: an identity is made of it only when asked).
         var digest = SignedMessageDigest()
+        var signatureByteCount: Int? = nil
         if let ring = plan.trust.ring {
-            switch Self.verifySignature(of: token, with: ring, digest: &digest) {
+            switch Self.verifySignature(of: token, with: ring, digest: &digest, signatureByteCount: &signatureByteCount) {
             case .success(let verifyingKey):
                 key = verifyingKey
                 reason = plan.trust.validReason(for: verifyingKey)
             case .failure(let failure):
                 return .decided(Verdict(status: .invalidSignature, reason: failure.reason, token: token, key: nil,
                                         checksRun: plan.trust.checksBeforePolicies, checksSkipped: plan.skippedAlways,
-                                        digest: digest))
+                                        digest: digest, signatureByteCount: signatureByteCount))
             }
         }
         let now = expectations.now ?? clock()
@@ -244,24 +247,24 @@ public final class TokenVerifier: Sendable {
         case .failed(let status, let why, let checksRun, let checksSkipped):
             return .decided(Verdict(status: status, reason: why, token: token, key: key,
                                     checksRun: checksRun, checksSkipped: checksSkipped,
-                                    digest: digest))
+                                    digest: digest, signatureByteCount: signatureByteCount))
         case .passed(let checksRun, let checksSkipped):
             run = checksRun
             skipped = checksSkipped
         }
         guard let replay else {
             return .decided(Verdict(status: .validToken, reason: reason, token: token, key: key, checksRun: run, checksSkipped: skipped,
-                                    digest: digest))
+                                    digest: digest, signatureByteCount: signatureByteCount))
         }
         switch replay.pending(for: token, digest: &digest) {
         case .skip(let why):
             // The plan lists the replay check last, as if it ran; it did not.
             return .decided(Verdict(status: .validToken, reason: reason, token: token, key: key,
                                     checksRun: Array(run.dropLast()), checksSkipped: skipped + [SkippedCheck(check: .replay, reason: why, requested: true)],
-                                    digest: digest))
+                                    digest: digest, signatureByteCount: signatureByteCount))
         case .ask(let identity, let until):
             let provisional = Verdict(status: .validToken, reason: reason, token: token, key: key, checksRun: run, checksSkipped: skipped,
-                                      digest: digest)
+                                      digest: digest, signatureByteCount: signatureByteCount)
             return .awaitingReplay(provisional, PendingReplay(store: replay.store, identity: identity, until: until, now: now))
         }
     }
@@ -287,7 +290,8 @@ public final class TokenVerifier: Sendable {
     func settle(_ provisional: Verdict, with decision: ReplayDecision) -> Verdict {
         guard let result = ReplayPolicy.refusal(for: decision) else { return provisional }
         return Verdict(status: result.status, reason: result.reason, token: provisional.token, key: provisional.key,
-                       checksRun: provisional.checksRun, checksSkipped: provisional.checksSkipped, digest: provisional.digest)
+                       checksRun: provisional.checksRun, checksSkipped: provisional.checksSkipped, digest: provisional.digest,
+                       signatureByteCount: provisional.signatureByteCount)
     }
 
     // MARK: Plans
@@ -350,8 +354,8 @@ public final class TokenVerifier: Sendable {
     }
 
     /// The key that verifies the token's signed bytes, or why none does.
-    private static func verifySignature(of token: DecodedToken, with ring: KeyRing,
-                                        digest: inout SignedMessageDigest) -> Result<PublicKey, SignatureFailure> {
+    private static func verifySignature(of token: DecodedToken, with ring: KeyRing, digest: inout SignedMessageDigest,
+                                        signatureByteCount: inout Int?) -> Result<PublicKey, SignatureFailure> {
         let text = token.xml[token.frame.signatureText]
         if !text.contains(where: { !$0.isASCIIWhitespace }) {
             return .failure(SignatureFailure(reason: "signatureInfo is empty: the token carries no signature"))
@@ -362,6 +366,7 @@ public final class TokenVerifier: Sendable {
         } catch {
             return .failure(SignatureFailure(reason: "signatureInfo is not valid Base64 (at its byte \(error.offset))"))
         }
+        signatureByteCount = signature.count
         let verifyingKey = ring.verifyingKey(for: signature, message: token.signedBytes.span, digest: &digest)
         if let verifyingKey { return .success(verifyingKey) }
         var reason = "no trusted key verifies the signature (\(signature.count) bytes; \(ring.keys.count) trusted key\(ring.keys.count == 1 ? "" : "s"))"

@@ -93,12 +93,16 @@ public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
     /// Kept inline, made into an identity only when asked: a verification
     /// that nobody asks it of (the CLI's) allocates nothing for it.
     let digest: SignedMessageDigest
+    /// The decoded signature's length, when the signature check decoded it:
+    /// reports show it (`signature.bytes`) without decoding the text again.
+    let signatureByteCount: Int?
 
     /// True for `VALID_TOKEN`.
     public var isValid: Bool { status == .validToken }
 
     init(status: VerificationStatus, reason: String, token: DecodedToken?, key: PublicKey?,
-         checksRun: [VerificationCheck], checksSkipped: [SkippedCheck], digest: SignedMessageDigest) {
+         checksRun: [VerificationCheck], checksSkipped: [SkippedCheck], digest: SignedMessageDigest,
+         signatureByteCount: Int? = nil) {
         self.status = status
         self.reason = reason
         self.token = token
@@ -108,6 +112,7 @@ public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
         self.checksRun = checksRun
         self.checksSkipped = checksSkipped
         self.digest = digest
+        self.signatureByteCount = signatureByteCount
     }
 
     /// The verdict for a token that could not be decoded.
@@ -121,6 +126,7 @@ public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
         checksRun = [.format]
         checksSkipped = []
         digest = SignedMessageDigest()
+        signatureByteCount = nil
     }
 
     /// Two verdicts are equal when they say the same about the same token;
