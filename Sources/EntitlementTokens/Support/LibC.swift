@@ -35,9 +35,7 @@ extension LibC {
 extension LibC {
     /// `clock_gettime(CLOCK_REALTIME)`, in milliseconds since 1970.
     static func realtimeMillisecondsSince1970() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+        Int64(realtimeNanosecondsSince1970() / 1_000_000)
     }
 
     /// `clock_gettime(CLOCK_REALTIME)`, in nanoseconds since 1970 (a span's
