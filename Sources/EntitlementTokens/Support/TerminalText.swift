@@ -96,22 +96,23 @@ public struct TerminalText: Sendable, Hashable, CustomStringConvertible, Express
     /// `text` with every character that could drive a terminal shown as a
     /// visible escape; unchanged (and not copied) when it has none.
     public static func escaped(_ text: some StringProtocol) -> String {
-        if !needsEscaping(text) { return String(text) }
-        var result = ""
-        result.reserveCapacity(text.utf8.count + 16)
-        escapeSlowly(text, into: &result)
-        return result
+        escapedText(text)
     }
 
     /// The same for a `String`: a caller in another module reaches the
     /// generic version unspecialized, which walks the bytes through
     /// protocol witnesses; this overload is specialized here.
     public static func escaped(_ text: String) -> String {
-        escaped(text[...])
+        escapedText(text)
     }
 
     /// The same for a `Substring`, specialized here as the `String` one is.
     public static func escaped(_ text: Substring) -> String {
+        escapedText(text)
+    }
+
+    /// The one body of the three `escaped` overloads.
+    private static func escapedText(_ text: some StringProtocol) -> String {
         if !needsEscaping(text) { return String(text) }
         var result = ""
         result.reserveCapacity(text.utf8.count + 16)
