@@ -11,20 +11,6 @@ import TokenTestSupport
 extension RedisIntegrationTests {
     @Suite("Redis: Cluster", .enabled(if: Integration.redisHighAvailability, "redis-cli not installed"))
     struct RedisClusterTests {
-        static let prefix = Array(RedisReplayStore.defaultKeyPrefix.utf8)
-
-        static func slot(_ identity: ReplayIdentity) -> Int {
-            RedisHashSlot.slot(of: ReplayKey.bytes(prefix: prefix, identity: identity))
-        }
-
-        /// A fresh identity whose replay key lands in `slot`.
-        static func identity(inSlot slot: Int, using generator: inout SeededGenerator) -> ReplayIdentity {
-            while true {
-                let candidate = randomIdentity(using: &generator)
-                if Self.slot(candidate) == slot { return candidate }
-            }
-        }
-
         struct Attempt: Sendable {
             let owner: Int
             let decision: ReplayDecision
@@ -39,25 +25,9 @@ extension RedisIntegrationTests {
             let stores = try (0..<2).map { _ in try RedisReplayStore(url: cluster.url, timeout: .seconds(1)) }
             guard case .cluster(let router) = stores[0].client.route else { Issue.record("not a cluster route"); return }
 
-            // Exactly once, 4 tasks through two stores. Each store first opens its
-            // connections to every shard, one request at a time: on a loaded machine
-            // the first connection to a node, opened by 4 tasks at once, took more
-            // than the 1 s deadline (2026-11-27), and a cold connect is not what this checks.
-            // Even one at a time a cold connect once outlasted it (2026-11-28): a warming
-            // key is asked again until the store decides, so it lands exactly once.
+            // Exactly once, 4 tasks through two stores, once each store is connected to every shard.
             var generator = SeededGenerator(seed: 2121)
-            var warming = 0
-            for store in stores {
-                for slot in [0, 8_000, 16_000] {
-                    let identity = Self.identity(inSlot: slot, using: &generator)
-                    var decision = ReplayDecision.unavailable("not asked")
-                    for _ in 0..<10 where decision.isUnavailable {
-                        decision = await store.accept(identity, until: until, now: timestamp())
-                    }
-                    #expect(!decision.isUnavailable, "warming slot \(slot): \(decision)")
-                    warming += 1
-                }
-            }
+            let warming = await connectToEveryShard(stores, until: until, using: &generator)
             let identities = (0..<1_000).map { _ in randomIdentity(using: &generator) }
             await expectEachAcceptedOnce(identities, through: stores, until: until)
             let primaries = try #require(try await stores[0].client.clusterPrimaries(timeout: .seconds(1)))
@@ -80,13 +50,13 @@ extension RedisIntegrationTests {
 
             // A slot migrated mid-run: ASK while it migrates, MOVED once it moved.
             let existing = identities[0]
-            let slot = Self.slot(existing)
+            let slot = clusterSlot(existing)
             let source = try #require(primaries.first { $0.1.contains { $0.contains(slot) } }?.0)
             let destination = try #require(primaries.first { $0.0 != source }?.0)
             let sourceID = try cluster.id(port: source.port), destinationID = try cluster.id(port: destination.port)
             try Integration.redisCLI(["-p", String(destination.port), "CLUSTER", "SETSLOT", String(slot), "IMPORTING", sourceID])
             try Integration.redisCLI(["-p", String(source.port), "CLUSTER", "SETSLOT", String(slot), "MIGRATING", destinationID])
-            let fresh = (0..<3).map { _ in Self.identity(inSlot: slot, using: &generator) }
+            let fresh = (0..<3).map { _ in identity(inSlot: slot, using: &generator) }
             #expect(await stores[0].accept(fresh[0], until: until, now: timestamp()) == .accepted)
             #expect(await stores[1].accept(fresh[0], until: until, now: timestamp()) == .replayed)
             #expect(await stores[1].accept(existing, until: until, now: timestamp()) == .replayed, "still on the source")
@@ -121,7 +91,7 @@ extension RedisIntegrationTests {
                             var attempts: [Attempt] = []
                             while !shared.stop.load(ordering: .relaxed) {
                                 let identity = randomIdentity(using: &generator)
-                                let owner = topology.primary(forSlot: Self.slot(identity))?.port ?? 0
+                                let owner = topology.primary(forSlot: clusterSlot(identity))?.port ?? 0
                                 let afterKill = shared.killedAt.withLock { $0 != nil }
                                 let decision = await store.accept(identity, until: until, now: timestamp())
                                 attempts.append(Attempt(owner: owner, decision: decision, afterKill: afterKill))

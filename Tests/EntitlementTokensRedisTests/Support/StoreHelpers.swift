@@ -3,6 +3,7 @@ import EntitlementTokens
 import Foundation
 import RedisRESP
 import Testing
+import TokenTestSupport
 
 func randomIdentity<G: RandomNumberGenerator>(using generator: inout G) -> ReplayIdentity {
     ReplayIdentity(digest: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
@@ -49,6 +50,42 @@ extension RedisClient {
         }
         return nil
     }
+}
+
+/// The Cluster hash slot of `identity`'s replay key under the default prefix.
+func clusterSlot(_ identity: ReplayIdentity) -> Int {
+    RedisHashSlot.slot(of: ReplayKey.bytes(prefix: Array(RedisReplayStore.defaultKeyPrefix.utf8), identity: identity))
+}
+
+/// A fresh identity whose replay key lands in `slot`.
+func identity(inSlot slot: Int, using generator: inout SeededGenerator) -> ReplayIdentity {
+    while true {
+        let candidate = randomIdentity(using: &generator)
+        if clusterSlot(candidate) == slot { return candidate }
+    }
+}
+
+/// Opens each store's connections to the shards of a 3-primary cluster (slots 0,
+/// 8000 and 16000), one request at a time, and returns how many keys that wrote.
+/// An exactly-once check starts warm: on a loaded machine the first connection to
+/// a node, opened by 4 tasks at once, outlasted a 1 s deadline (2026-11-27), and
+/// once even alone (2026-11-28), and a cold connect is not what those tests check.
+/// So a key is asked again until the store decides, and lands exactly once.
+func connectToEveryShard(_ stores: [RedisReplayStore], until: TokenTimestamp, using generator: inout SeededGenerator,
+                         sourceLocation: Testing.SourceLocation = #_sourceLocation) async -> Int {
+    var written = 0
+    for store in stores {
+        for slot in [0, 8_000, 16_000] {
+            let identity = identity(inSlot: slot, using: &generator)
+            var decision = ReplayDecision.unavailable("not asked")
+            for _ in 0..<10 where decision.isUnavailable {
+                decision = await store.accept(identity, until: until, now: timestamp())
+            }
+            #expect(!decision.isUnavailable, "connecting to slot \(slot)'s shard: \(decision)", sourceLocation: sourceLocation)
+            written += 1
+        }
+    }
+    return written
 }
 
 /// Exactly once, as a fleet sees it: 4 tasks present every identity, the
