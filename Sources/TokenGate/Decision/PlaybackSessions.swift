@@ -68,8 +68,10 @@ struct PlaybackSessions: Sendable {
     /// A secret file larger than this is not a secret (a key or a log given by mistake).
     static let maximumSecretFileBytes = 4096
 
-    /// Raw bytes: swift-crypto's `SymmetricKey` is not `Sendable`; a key is made per use (a copy of 32 bytes).
-    private let secrets: [[UInt8]]
+    /// One HMAC-SHA256 per secret, its key already absorbed (RFC 2104's inner and
+    /// outer pads hashed once, here): a value, copied per credential, so a request
+    /// sets up no key. The newest secret is first; it signs, all of them verify.
+    private let authenticators: [HMAC<SHA256>]
     let lifetimeMilliseconds: Int64
 
     init(secrets: [[UInt8]], lifetimeSeconds: Int) throws(GateConfigurationError) {
@@ -77,7 +79,7 @@ struct PlaybackSessions: Sendable {
         for secret in secrets where secret.count < Self.minimumSecretBytes {
             throw GateConfigurationError("a session secret must hold at least \(Self.minimumSecretBytes) bytes (e.g. `openssl rand -hex 32`)")
         }
-        self.secrets = secrets
+        authenticators = secrets.map { HMAC<SHA256>(key: SymmetricKey(data: $0)) }
         lifetimeMilliseconds = Int64(lifetimeSeconds) * 1000
     }
 
@@ -127,7 +129,9 @@ struct PlaybackSessions: Sendable {
         bytes += Self.binding(deviceID)
         bytes += Self.binding(requestor)
         Self.appendBigEndian(keyID, to: &bytes)
-        bytes += HMAC<SHA256>.authenticationCode(for: bytes, using: SymmetricKey(data: secrets[0]))
+        var authenticator = authenticators[0]
+        authenticator.update(data: bytes)
+        bytes += authenticator.finalize()
         return (Base64URL.encode(bytes), expires)
     }
 
@@ -146,8 +150,12 @@ struct PlaybackSessions: Sendable {
         guard bytes[0] == Self.version else { return .invalid("unknown session credential version \(bytes[0])") }
         let signed = bytes[..<Self.signedLength]
         let tag = bytes[Self.signedLength...]
-        // Constant time: swift-crypto's comparison of authentication codes.
-        guard secrets.contains(where: { HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: signed, using: SymmetricKey(data: $0)) }) else {
+        // Constant time: swift-crypto's comparison of an authentication code with bytes.
+        guard authenticators.contains(where: { prepared in
+            var authenticator = prepared
+            authenticator.update(data: signed)
+            return authenticator.finalize() == tag
+        }) else {
             return .invalid("the session credential's tag does not verify")
         }
         guard constantTimeEquals(bytes[73..<105], Self.binding(expectation.requestor)) else {
