@@ -1,6 +1,9 @@
 import Foundation
 import IntegrationSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import TokenGate
 
 /// `tokengate check`'s replay store part against real `redis-server` and
@@ -43,6 +46,27 @@ struct CheckReplayStoreTests {
         let problems = CheckCommandTests.problemList(output)
         #expect(problems.count == 1 && problems[0].hasPrefix("  1. redis 127.0.0.1:\(port): ") && problems[0].contains("connection refused"),
                 "\(output)")
+    }
+
+    /// As the image, the hardened unit and a Kubernetes pod run it: another
+    /// user than root, every capability dropped. A socket option that needs
+    /// one (SO_DEBUG wants CAP_NET_ADMIN, and `.socketOption(.tcp_nodelay)`
+    /// is SO_DEBUG: SOL_SOCKET level, TCP_NODELAY's number) fails every
+    /// connection there with "permission denied", where root connects.
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                   "needs root and setpriv (util-linux) to drop to a user without capabilities"))
+    func aGateWithoutCapabilitiesReachesRedis() async throws {
+        try await withRedisServer { redis in
+            let binary = try #require(ExecutableTests.binary)
+            let result = try await offloaded {
+                try Shell.run(["/usr/bin/setpriv", "--reuid", "65532", "--regid", "65532", "--clear-groups",
+                               "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+                               binary.path, "check", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT",
+                               "--replay", "redis://127.0.0.1:\(redis.port)"])
+            }
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("ok       redis 127.0.0.1:\(redis.port): answers"), "\(result.output)")
+        }
     }
 
     @Test func aWrongPasswordIsAProblem() async throws {

@@ -77,7 +77,7 @@ final class RedisConnection: Sendable {
         let load = ConnectionLoad()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(configuration.connectTimeout.timeAmount)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let sslContext { try addTLSHandlers(to: channel.pipeline.syncOperations, sslContext, endpoint) }

@@ -136,7 +136,7 @@ final class SentinelSubscriber: Sendable {
         }
         return ClientBootstrap(group: group)
             .connectTimeout(configuration.connectTimeout.timeAmount)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let sslContext { try RedisConnection.addTLSHandlers(to: channel.pipeline.syncOperations, sslContext, endpoint) }
