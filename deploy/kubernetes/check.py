@@ -13,8 +13,10 @@ only; no Secret shipped with content; the replay URL of the settings naming
 its password by file, never holding one; the Service, the PodDisruptionBudget
 and the NetworkPolicy selecting the Deployment's pods; the NetworkPolicy
 letting in only the gate's port and out only Redis and DNS; a termination
-grace longer than the drain the settings ask for. Prints every problem and
-exits 1, or prints one line and exits 0.
+grace longer than the drain the settings ask for; volumes `podman kube play`
+can mount (no projected volume, no subPath, Secret volumes stating
+`optional: false`). Prints every problem and exits 1, or prints one line and
+exits 0.
 """
 import os
 import re
@@ -248,11 +250,18 @@ def main():
     for volume in volumes.values():
         expect("hostPath" not in volume, f"volume {volume['name']}: hostPath")
         expect("emptyDir" not in volume, f"volume {volume['name']}: a writable emptyDir (the gate writes nothing)")
+        # What `podman kube play` can mount (README.md here, "Try it with podman").
+        expect("projected" not in volume, f"volume {volume['name']}: projected (podman kube play mounts none)")
+        if "secret" in volume:
+            expect(volume["secret"].get("optional") is False,
+                   f"volume {volume['name']}: optional: false is not stated (podman 4.3 fails without it)")
     containers = (pod.get("initContainers") or []) + (pod.get("containers") or [])
     expect(bool(containers), "the pod has no container")
     for container in containers:
         check_container(container, pod_security)
         for mount in container.get("volumeMounts") or []:
+            expect(not mount.get("subPath"), f"container {container.get('name')}: {mount['name']} mounted with subPath "
+                   "(never updated in Kubernetes, not mounted by podman kube play before 4.4)")
             if is_secret_volume(volumes.get(mount["name"], {})):
                 expect(mount.get("readOnly") is True, f"container {container.get('name')}: Secret {mount['name']} mounted writable")
     for volume in volumes.values():

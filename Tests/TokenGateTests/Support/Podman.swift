@@ -15,7 +15,10 @@ import Glibc
 ///   runc's setrlimit for podman's defaults (nofile 1048576, over the hard
 ///   limit) and for an NPROC near the machine's hard limit;
 /// - `--network host` where a container serves: the tests reach it on a free
-///   loopback port, with no port forwarding to set up.
+///   loopback port, with no port forwarding to set up;
+/// - the same ulimits as `default_ulimits` of a containers.conf of the
+///   store's own (`CONTAINERS_CONF`), for what takes no `--ulimit`:
+///   `podman kube play`, and the pod's infra container.
 final class Podman: Sendable {
     static let binary = Browser.find(["podman"])
     static let buildah = Browser.find(["buildah"])
@@ -37,6 +40,15 @@ final class Podman: Sendable {
         // Short: conmon's sockets live under the run root, and a socket's path has 108 bytes at most.
         folder = URL(fileURLWithPath: "/tmp/tg-podman-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (files, processes) = Self.ulimits
+        try "[containers]\ndefault_ulimits = [\"nofile=\(files):\(files)\", \"nproc=\(processes):\(processes)\"]\n"
+            .write(to: configuration, atomically: true, encoding: .utf8)
+    }
+
+    /// The store's containers.conf: read instead of the machine's.
+    var configuration: URL { folder.appendingPathComponent("containers.conf") }
+    var environment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(["CONTAINERS_CONF": configuration.path]) { $1 }
     }
 
     var globalOptions: [String] {
@@ -46,7 +58,19 @@ final class Podman: Sendable {
 
     /// `podman OPTIONS… arguments`, to its end.
     func run(_ arguments: [String], timeout: TimeInterval = 120) throws -> Shell.Result {
-        try Shell.run([Self.binary!] + globalOptions + arguments, timeout: timeout)
+        try Shell.run([Self.binary!] + globalOptions + arguments, environment: environment, timeout: timeout)
+    }
+
+    /// `podman OPTIONS… arguments` for a command that returns while the
+    /// containers it started run on (`kube play`), to its end. Every
+    /// descriptor but the standard three is closed first (bash, then exec):
+    /// conmon would otherwise inherit the one through which Foundation learns
+    /// that its child exited (see ``Attached``), and podman's exit would go
+    /// unseen for as long as the pod runs.
+    func runLeavingContainers(_ arguments: [String], timeout: TimeInterval = 180) throws -> Shell.Result {
+        let closingDescriptors = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done; exec "$@""#
+        return try Shell.run(["/bin/bash", "-c", closingDescriptors, "podman", Self.binary!] + globalOptions + arguments,
+                             environment: environment, timeout: timeout)
     }
 
     /// `podman run arguments` in the foreground, its output in a file, until
@@ -63,6 +87,7 @@ final class Podman: Sendable {
             FileManager.default.createFile(atPath: output.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: Podman.binary!)
             process.arguments = podman.globalOptions + ["run"] + arguments
+            process.environment = podman.environment
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = try FileHandle(forWritingTo: output)
             process.standardError = try FileHandle(forWritingTo: output)
@@ -77,19 +102,25 @@ final class Podman: Sendable {
         }
     }
 
-    /// `--ulimit` options the sandbox accepts, never over the process's own hard limits.
-    static var limits: [String] {
+    /// Open files and processes the sandbox lets runc set, never over the process's own hard limits.
+    static var ulimits: (files: UInt, processes: UInt) {
         func hard(_ resource: Int32, cap: UInt) -> UInt {
             var limit = rlimit()
             guard getrlimit(__rlimit_resource_t(resource), &limit) == 0 else { return cap }
             return min(cap, UInt(limit.rlim_max))
         }
-        let files = hard(Int32(RLIMIT_NOFILE.rawValue), cap: 8192), processes = hard(Int32(__RLIMIT_NPROC.rawValue), cap: 4096)
+        return (hard(Int32(RLIMIT_NOFILE.rawValue), cap: 8192), hard(Int32(__RLIMIT_NPROC.rawValue), cap: 4096))
+    }
+
+    /// ``ulimits`` as `--ulimit` options.
+    static var limits: [String] {
+        let (files, processes) = ulimits
         return ["--ulimit", "nofile=\(files):\(files)", "--ulimit", "nproc=\(processes):\(processes)"]
     }
 
-    /// Every container stopped and removed, then the store.
+    /// Every pod and container stopped and removed, then the store.
     func remove() {
+        _ = try? run(["pod", "rm", "--all", "--force"])
         _ = try? run(["rm", "--all", "--force", "--time", "0"])
         _ = try? run(["rmi", "--all", "--force"])
         try? FileManager.default.removeItem(at: folder)
