@@ -200,7 +200,7 @@ let group = MultiThreadedEventLoopGroup.singleton
 let bootstrap = ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 1024)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+    .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
     .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(LimitHandler(verifier: verifier, expectations: expectations))
