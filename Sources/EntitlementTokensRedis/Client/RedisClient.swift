@@ -146,13 +146,22 @@ public final class RedisClient: Sendable {
 }
 
 /// The client as a swift-service-lifecycle `Service`: put it in the
-/// application's `ServiceGroup` and its connections close when the group
-/// shuts down gracefully or is cancelled. Requests work before `run()` and
-/// fail with `shutDown` after it returns.
+/// application's `ServiceGroup`; while it runs it carries the client's
+/// background work (in Cluster, the topology refresher) as child tasks, and
+/// its connections close when the group shuts down gracefully or is
+/// cancelled. Requests work before `run()` (then each call carries the work
+/// it starts, within its own deadline) and fail with `shutDown` after it
+/// returns (docs/DESIGN.md#the-redis-clients-state-machines).
 extension RedisClient: Service {
     public func run() async throws {
-        // Returns on graceful shutdown; throws CancellationError when cancelled: both end here.
-        try? await gracefulShutdown()
-        await shutdown()
+        await withTaskGroup(of: Void.self) { group in
+            if case .cluster(let router) = route {
+                group.addTask { await router.run() }
+            }
+            // Returns on graceful shutdown; throws CancellationError when cancelled: both end here.
+            try? await gracefulShutdown()
+            // Shutting down ends the routers' work, which the group then awaits.
+            await shutdown()
+        }
     }
 }

@@ -13,48 +13,54 @@ internal import Synchronization
 /// at a time, on `MOVED`, on `CLUSTERDOWN` / `TRYAGAIN` / `NOREPLICAS` /
 /// `MASTERDOWN`, on a node that closes, refuses or times out, and for a slot
 /// with no primary; requests for slots on healthy shards never wait on it.
+///
+/// Every decision is ``ClusterRouterStateMachine``'s; this class only carries
+/// its answers out (pools, sends, the topology reads, the refresher). The
+/// refresher runs in ``run()``, the client's `Service.run()`, while that runs;
+/// without it (a store used with no `ServiceGroup`), in the call that asked
+/// for it, after that call's own answer and within its deadline. Either way
+/// it is child work of a caller: no task outlives what started it
+/// (docs/DESIGN.md#the-redis-clients-state-machines).
 final class ClusterRouter: Sendable {
     /// Refreshes start at most this often, however many requests ask.
     static let refreshInterval = TimeAmount.milliseconds(100)
+    /// Failed topology reads in a row after which, with a map known, the refresher waits to be asked again.
+    static let maxFailedReads = 10
 
     let configuration: RedisClientConfiguration
-    private let seeds: [RedisNodeAddress]
     private let group: any EventLoopGroup
     private let makePool: @Sendable (RedisEndpoint, Int?) -> RedisNodePool
     private let state: Mutex<State>
 
+    /// The machine and what carries its answers out: a pool per node it
+    /// routes to, the refresher, and the promise requests wait on while no map is known.
     private struct State {
-        var topology: ClusterTopology?
-        /// Slots a `MOVED` sent elsewhere since the last refresh.
-        var moved: [Int: RedisNodeAddress] = [:]
+        var machine: ClusterRouterStateMachine
         var pools: [RedisNodeAddress: RedisNodePool] = [:]
-        /// The running refresh; completes with the topology it read.
-        var refresh: EventLoopPromise<ClusterTopology>?
-        var refreshTask: Task<Void, Never>?
-        /// Another refresh was asked for while one ran.
-        var refreshAgain = false
-        var lastFailure: RedisClientError?
-        var isShutDown = false
-        var refreshes = 0
-        var movedFollowed = 0
-        var askFollowed = 0
+        /// Completed by the first read that succeeds after requests began to wait.
+        var topologyWaiters: EventLoopPromise<ClusterTopology>?
+        /// Wakes ``run()``'s refresher while it runs.
+        var runner: AsyncStream<Void>.Continuation?
     }
 
     init(configuration: RedisClientConfiguration, seeds: [RedisNodeAddress], group: any EventLoopGroup,
          makePool: @escaping @Sendable (RedisEndpoint, Int?) -> RedisNodePool) {
         self.configuration = configuration
-        self.seeds = seeds
         self.group = group
         self.makePool = makePool
-        state = Mutex(State())
+        let settings = ClusterRouterStateMachine.Settings(refreshInterval: UInt64(Self.refreshInterval.nanoseconds),
+                                                          maxFailedReads: Self.maxFailedReads)
+        state = Mutex(State(machine: ClusterRouterStateMachine(settings: settings, seeds: seeds)))
     }
 
     /// Topologies read since start, for tests.
-    var refreshCount: Int { state.withLock { $0.refreshes } }
+    var refreshCount: Int { state.withLock { $0.machine.reads } }
     /// Why the last topology read failed, for tests and messages.
-    var lastRefreshFailure: RedisClientError? { state.withLock { $0.lastFailure } }
+    var lastRefreshFailure: RedisClientError? { state.withLock { $0.machine.lastFailure } }
     /// `MOVED` and `ASK` redirections followed since start, for tests.
-    var redirectsFollowed: (moved: Int, ask: Int) { state.withLock { ($0.movedFollowed, $0.askFollowed) } }
+    var redirectsFollowed: (moved: Int, ask: Int) { state.withLock { ($0.machine.movedFollowed, $0.machine.askFollowed) } }
+
+    private static var now: UInt64 { NIODeadline.now().uptimeNanoseconds }
 
     /// The pool of `address`, made on first use.
     private func pool(_ address: RedisNodeAddress, _ state: inout State) -> RedisNodePool {
@@ -71,7 +77,15 @@ final class ClusterRouter: Sendable {
     /// (``ClusterRedirectFollower`` decides), every hop within `deadline`.
     func execute(encoded command: [UInt8], slot: Int?, deadline: NIODeadline,
                  afterReply: AfterReply) async throws(RedisClientError) -> RESPReply {
-        var follower = ClusterRedirectFollower(target: try await owner(of: slot, before: deadline), slot: slot)
+        var refresh = false
+        let first: RedisNodeAddress
+        do {
+            (first, refresh) = try await owner(of: slot, before: deadline)
+        } catch {
+            if error.refreshOwed { await startRefresher(before: deadline) }
+            throw error.error
+        }
+        var follower = ClusterRedirectFollower(target: first, slot: slot)
         while true {
             let pool = state.withLock { self.pool(follower.target, &$0) }
             let step: ClusterRedirectFollower.Step
@@ -82,22 +96,19 @@ final class ClusterRouter: Sendable {
             } catch {
                 step = follower.failed(error)
             }
+            // A refresh this request starts runs after its answer (when no
+            // ``run()`` carries it), so the redirection is followed first.
             switch step {
-            case .answer(let reply, let refresh):
-                if refresh { requestRefresh() }
+            case .answer(let reply, let refreshTopology):
+                if refreshTopology, state.withLock({ $0.machine.requestRefresh() }) { refresh = true }
+                if refresh { await startRefresher(before: deadline) }
                 return reply
             case .follow(let movedSlot):
-                if let movedSlot {
-                    state.withLock { state in
-                        state.moved[movedSlot] = follower.target
-                        state.movedFollowed += 1
-                    }
-                    requestRefresh()
-                } else {
-                    state.withLock { $0.askFollowed += 1 }
-                }
-            case .fail(let error, let refresh):
-                if refresh { requestRefresh() }
+                let target = follower.target
+                if state.withLock({ $0.machine.redirected(movedSlot: movedSlot, to: target) }) { refresh = true }
+            case .fail(let error, let refreshTopology):
+                if refreshTopology, state.withLock({ $0.machine.requestRefresh() }) { refresh = true }
+                if refresh { await startRefresher(before: deadline) }
                 throw error
             }
         }
@@ -105,29 +116,30 @@ final class ClusterRouter: Sendable {
 
     static let askingCommand = RESPCommand("ASKING").encoded()
 
-    /// The primary of `slot` (any primary for nil), reading the topology first when none is known.
-    private func owner(of slot: Int?, before deadline: NIODeadline) async throws(RedisClientError) -> RedisNodeAddress {
-        if state.withLock({ $0.isShutDown }) { throw RedisClientError(.shutDown, "the Redis client was shut down") }
-        let known = state.withLock { state -> RedisNodeAddress?? in
-            guard let topology = state.topology else { return .none }
-            guard let slot else { return .some(topology.primaries.first) }
-            return .some(state.moved[slot] ?? topology.primary(forSlot: slot))
+    /// A routing failure, and whether this request started a refresher it must still run.
+    private struct RouteFailure: Error {
+        let error: RedisClientError
+        let refreshOwed: Bool
+    }
+
+    /// The primary of `slot` (any primary for nil), reading the topology
+    /// first when none is known, and whether this request started the refresher.
+    private func owner(of slot: Int?, before deadline: NIODeadline) async throws(RouteFailure) -> (RedisNodeAddress, Bool) {
+        while true {
+            let route = state.withLock { $0.machine.route(slot: slot, now: Self.now) }
+            switch route {
+            case .send(let address, let start):
+                return (address, start)
+            case .fail(let error, let start):
+                throw RouteFailure(error: error, refreshOwed: start)
+            case .awaitTopology(let start):
+                do throws(RedisClientError) {
+                    _ = try await awaitTopology(before: deadline, started: start)
+                } catch {
+                    throw RouteFailure(error: error, refreshOwed: false)
+                }
+            }
         }
-        let topology: ClusterTopology
-        switch known {
-        case .some(.some(let address)):
-            return address
-        case .some(.none):
-            requestRefresh()
-            throw RedisClientError(.connectionFailed, "no primary serves slot \(slot.map(String.init) ?? "?") now (a shard is down or migrating)")
-        case .none:
-            topology = try await self.topology(before: deadline)
-        }
-        let address = slot.map { topology.primary(forSlot: $0) } ?? topology.primaries.first
-        guard let address else {
-            throw RedisClientError(.connectionFailed, "no primary serves slot \(slot.map(String.init) ?? "?") now (a shard is down or migrating)")
-        }
-        return address
     }
 
     func topology(timeout: Duration) async throws(RedisClientError) -> ClusterTopology {
@@ -136,24 +148,43 @@ final class ClusterRouter: Sendable {
 
     /// The known topology, or the one a refresh reads by `deadline`.
     func topology(before deadline: NIODeadline) async throws(RedisClientError) -> ClusterTopology {
-        let (known, running) = state.withLock { state -> (ClusterTopology?, EventLoopFuture<ClusterTopology>?) in
-            if let topology = state.topology { return (topology, nil) }
-            return (nil, startRefresh(&state))
+        try await awaitTopology(before: deadline, started: nil)
+    }
+
+    /// The known topology, or the next one read, by `deadline`. `started`:
+    /// whether the machine started the refresher for this caller when it
+    /// routed it (nil: not routed, ask now).
+    private func awaitTopology(before deadline: NIODeadline, started: Bool?) async throws(RedisClientError) -> ClusterTopology {
+        enum Known { case topology(ClusterTopology), wait(EventLoopFuture<ClusterTopology>, start: Bool), shutDown }
+        let known = state.withLock { state -> Known in
+            if let topology = state.machine.topology { return .topology(topology) }
+            if state.machine.isShutDown { return .shutDown }
+            let start = started ?? state.machine.requestRefresh()
+            let promise = state.topologyWaiters ?? group.next().makePromise(of: ClusterTopology.self)
+            state.topologyWaiters = promise
+            return .wait(promise.futureResult, start: start)
         }
-        if let known { return known }
-        guard let running else { throw RedisClientError(.shutDown, "the Redis client was shut down") }
-        return try await running.boundedValue(before: deadline, context: "cluster topology") { [self] in
-            let why = self.state.withLock { $0.lastFailure }
-            // The last attempt's code, as in Sentinel: an untrusted certificate
-            // (tlsFailed) or a refused login is a setting to fix, not a wait.
-            return RedisClientError(why?.code ?? .connectionFailed, "no cluster topology yet" + (why.map { ": \($0.message)" } ?? ""))
+        switch known {
+        case .topology(let topology):
+            return topology
+        case .shutDown:
+            throw ClusterRouterStateMachine.shutDownError
+        case .wait(let future, let start):
+            // This caller waits for a map anyway: the refresher it runs may sleep until its deadline.
+            if start { await startRefresher(before: deadline, sleeping: true) }
+            return try await future.boundedValue(before: deadline, context: "cluster topology") { [self] in
+                let why = self.state.withLock { $0.machine.lastFailure }
+                // The last attempt's code, as in Sentinel: an untrusted certificate
+                // (tlsFailed) or a refused login is a setting to fix, not a wait.
+                return RedisClientError(why?.code ?? .connectionFailed, "no cluster topology yet" + (why.map { ": \($0.message)" } ?? ""))
+            }
         }
     }
 
     /// Readiness: at least one primary answers `PING` by `deadline`.
     func pingAnyPrimary(deadline: NIODeadline) async throws(RedisClientError) {
-        let topology = try await topology(before: deadline)
-        let pools = state.withLock { state in topology.primaries.map { self.pool($0, &state) } }
+        _ = try await topology(before: deadline)
+        let pools = state.withLock { state in state.machine.primariesToPing().map { self.pool($0, &state) } }
         let failures = await withTaskGroup(of: RedisClientError?.self) { group in
             for pool in pools {
                 group.addTask {
@@ -176,118 +207,155 @@ final class ClusterRouter: Sendable {
             return failures
         }
         if let failures {
-            requestRefresh()
+            await requestRefresh(before: deadline)
             let first = failures.first ?? RedisClientError(.connectionFailed, "no primary known")
             throw RedisClientError(first.code, "no primary of the cluster answers: " + failures.map(\.message).joined(separator: "; "))
         }
     }
 
     /// Asks for a refresh; one runs at a time, at most one per ``refreshInterval``.
-    func requestRefresh() {
-        state.withLock { state in
-            if state.refresh != nil { state.refreshAgain = true } else { _ = startRefresh(&state) }
+    func requestRefresh(before deadline: NIODeadline) async {
+        if state.withLock({ $0.machine.requestRefresh() }) { await startRefresher(before: deadline) }
+    }
+
+    /// Runs the refresher whenever the machine starts it, until the router
+    /// is shut down or the caller cancelled: the client's `Service.run()`.
+    func run() async {
+        let (wakeups, runner) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let shutDown = state.withLock { state in
+            if !state.machine.isShutDown { state.runner = runner }
+            return state.machine.isShutDown
         }
+        if shutDown { return }
+        for await _ in wakeups {
+            await runRefresher(sleeping: true)
+        }
+        state.withLock { state in state.runner = nil }
     }
 
-    private func startRefresh(_ state: inout State) -> EventLoopFuture<ClusterTopology>? {
-        guard !state.isShutDown else { return nil }
-        if let running = state.refresh { return running.futureResult }
-        let promise = group.next().makePromise(of: ClusterTopology.self)
-        state.refresh = promise
-        state.refreshTask = Task { [self] in await self.refreshLoop(promise) }
-        return promise.futureResult
-    }
-
-    /// Reads the topology until one read succeeds and nobody asked for another meanwhile.
-    private func refreshLoop(_ promise: EventLoopPromise<ClusterTopology>) async {
-        var completed = false
-        while !Task.isCancelled {
-            state.withLock { $0.refreshAgain = false }
-            if let topology = await readTopology() {
-                if !completed { promise.succeed(topology) }
-                completed = true
+    /// The machine started the refresher: ``run()`` carries it when it runs;
+    /// otherwise this call does, until `deadline`; unless `sleeping`, a sleep
+    /// pauses it, and the first request after the interval starts it again.
+    private func startRefresher(before deadline: NIODeadline, sleeping: Bool = false) async {
+        if let runner = state.withLock({ $0.runner }) {
+            runner.yield()
+            return
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.runRefresher(sleeping: sleeping) }
+            group.addTask {
+                let left = (deadline - .now()).nanoseconds
+                if left > 0 { try? await Task.sleep(nanoseconds: UInt64(left)) }
             }
-            try? await Task.sleep(nanoseconds: UInt64(Self.refreshInterval.nanoseconds))
-            let again = state.withLock { state -> Bool in
-                if completed, !state.refreshAgain || state.isShutDown {
-                    state.refresh = nil
-                    state.refreshTask = nil
-                    return false
-                }
-                return !state.isShutDown
-            }
-            if !again { break }
+            await group.next()
+            group.cancelAll()
         }
-        if !completed { promise.fail(RedisClientError(.shutDown, "the Redis client was shut down")) }
     }
 
-    /// Asks the known primaries, then the seeds, for `CLUSTER SHARDS` (or
-    /// `CLUSTER SLOTS` where SHARDS is unknown); installs the first answer.
-    private func readTopology() async -> ClusterTopology? {
-        let candidates = state.withLock { state -> [(RedisNodeAddress, RedisNodePool)] in
-            var addresses = (state.topology?.primaries ?? []).shuffled()
-            for seed in seeds where !addresses.contains(seed) { addresses.append(seed) }
-            return addresses.map { ($0, self.pool($0, &state)) }
-        }
-        for (address, pool) in candidates {
-            let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
-            do throws(RedisClientError) {
-                let shards = try await pool.send(encoded: RESPCommand("CLUSTER", "SHARDS").encoded(), deadline: deadline)
-                var slots: RESPReply?
-                if case .error = shards {
-                    let reply = try await pool.send(encoded: RESPCommand("CLUSTER", "SLOTS").encoded(), deadline: deadline)
-                    if case .error = reply { throw RedisClientError.notExpected("CLUSTER SLOTS", reply) }
-                    slots = reply
+    /// Carries out the machine's refresh steps until it says stop: reads,
+    /// waits (`sleeping`; else it pauses), and after a read that installed a
+    /// map, the waiting requests answered and the retired pools shut down.
+    /// A cancelled caller pauses it.
+    private func runRefresher(sleeping: Bool) async {
+        while true {
+            let step = state.withLock { state -> ClusterRouterStateMachine.RefreshStep? in
+                if Task.isCancelled {
+                    state.machine.refresherPaused()
+                    return nil
                 }
-                let topology: ClusterTopology
-                do throws(RedisReplyShapeError) {
-                    if let slots {
-                        topology = try ClusterTopology(slotsReply: slots, askedHost: address.host)
-                    } else {
-                        topology = try ClusterTopology(shardsReply: shards, askedHost: address.host,
-                                                       tls: configuration.endpoint.usesTLS)
+                let step = state.machine.nextRefreshStep(now: Self.now)
+                if case .sleep = step, !sleeping {
+                    state.machine.refresherPaused()
+                    return nil
+                }
+                return step
+            }
+            switch step {
+            case nil, .stop:
+                return
+            case .sleep(let until):
+                let now = Self.now
+                if until > now { try? await Task.sleep(nanoseconds: until - now) }
+            case .read(let candidates):
+                let result = await readTopology(asking: candidates)
+                let (retired, waiters) = state.withLock { state -> ([RedisNodePool], EventLoopPromise<ClusterTopology>?) in
+                    switch result {
+                    case .success(let topology):
+                        let gone = state.machine.readSucceeded(topology, now: Self.now)
+                        let pools = gone.compactMap { state.pools.removeValue(forKey: $0) }
+                        let waiters = state.topologyWaiters
+                        state.topologyWaiters = nil
+                        return (pools, waiters)
+                    case .failure where Task.isCancelled:
+                        state.machine.readAbandoned()
+                        return ([], nil)
+                    case .failure(let error):
+                        state.machine.readFailed(error, now: Self.now)
+                        return ([], nil)
                     }
-                } catch {
-                    throw RedisClientError(.unexpectedReply, "\(address): \(error.message)")
                 }
-                guard topology.coveredSlotCount > 0 else {
-                    throw RedisClientError(.unexpectedReply, "\(address) serves no slot (not part of a cluster yet?)")
-                }
-                install(topology)
-                return topology
-            } catch {
-                state.withLock { $0.lastFailure = error }
+                if case .success(let topology) = result { waiters?.succeed(topology) }
+                for pool in retired { await pool.shutdown() }
             }
         }
-        return nil
     }
 
-    private func install(_ topology: ClusterTopology) {
-        let retired = state.withLock { state -> [RedisNodePool] in
-            state.topology = topology
-            state.moved = [:]
-            state.lastFailure = nil
-            state.refreshes += 1
-            // Pools of nodes that are neither primaries nor seeds go.
-            let keep = Set(topology.primaries).union(seeds)
-            let gone = state.pools.filter { !keep.contains($0.key) }
-            for address in gone.keys { state.pools[address] = nil }
-            return Array(gone.values)
+    /// Asks `candidates` in turn for `CLUSTER SHARDS` (or `CLUSTER SLOTS`
+    /// where SHARDS is unknown): the first answer, or the last failure.
+    private func readTopology(asking candidates: [RedisNodeAddress]) async -> Result<ClusterTopology, RedisClientError> {
+        var failure = RedisClientError(.connectionFailed, "no node of the cluster to ask")
+        for address in candidates {
+            let pool = state.withLock { self.pool(address, &$0) }
+            do throws(RedisClientError) {
+                return .success(try await readTopology(from: address, pool: pool))
+            } catch {
+                failure = error
+            }
         }
-        if !retired.isEmpty {
-            Task { for pool in retired { await pool.shutdown() } }
+        return .failure(failure)
+    }
+
+    private func readTopology(from address: RedisNodeAddress, pool: RedisNodePool) async throws(RedisClientError) -> ClusterTopology {
+        let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
+        let shards = try await pool.send(encoded: RESPCommand("CLUSTER", "SHARDS").encoded(), deadline: deadline)
+        var slots: RESPReply?
+        if case .error = shards {
+            let reply = try await pool.send(encoded: RESPCommand("CLUSTER", "SLOTS").encoded(), deadline: deadline)
+            if case .error = reply { throw RedisClientError.notExpected("CLUSTER SLOTS", reply) }
+            slots = reply
         }
+        let topology: ClusterTopology
+        do throws(RedisReplyShapeError) {
+            if let slots {
+                topology = try ClusterTopology(slotsReply: slots, askedHost: address.host)
+            } else {
+                topology = try ClusterTopology(shardsReply: shards, askedHost: address.host,
+                                               tls: configuration.endpoint.usesTLS)
+            }
+        } catch {
+            throw RedisClientError(.unexpectedReply, "\(address): \(error.message)")
+        }
+        guard topology.coveredSlotCount > 0 else {
+            throw RedisClientError(.unexpectedReply, "\(address) serves no slot (not part of a cluster yet?)")
+        }
+        return topology
     }
 
     func shutdown() async {
-        let (pools, task) = state.withLock { state -> ([RedisNodePool], Task<Void, Never>?) in
-            state.isShutDown = true
-            let taken = (Array(state.pools.values), state.refreshTask)
+        let (pools, runner, waiters) = state.withLock { state in
+            // The machine names every node with a pool; the dictionary holds them.
+            _ = state.machine.shutDown()
+            let pools = Array(state.pools.values)
             state.pools = [:]
-            return taken
+            let waiters = state.topologyWaiters
+            state.topologyWaiters = nil
+            let runner = state.runner
+            state.runner = nil
+            return (pools, runner, waiters)
         }
-        task?.cancel()
-        await task?.value
+        waiters?.fail(ClusterRouterStateMachine.shutDownError)
+        // ``run()`` returns once its refresher sees the shut-down machine.
+        runner?.finish()
         for pool in pools { await pool.shutdown() }
     }
 }

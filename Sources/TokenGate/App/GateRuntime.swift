@@ -177,7 +177,7 @@ final class GateRuntime: Sendable {
     /// then the replay store's connections, and the last spans last.
     func serviceGroup(port: Int? = nil, signals: [UnixSignal] = [],
                              onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> ServiceGroup {
-        let closeStore = ReplayStoreCloser(shutdown: replay.shutdown)
+        let closeStore = ReplayStoreCloser(serve: replay.serve)
         let drain = DrainService(readiness: readiness, grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)),
                                  logger: logger)
         // The span exporter is told last of all, so the last requests' spans still leave.

@@ -1,15 +1,16 @@
 import Logging
 import ServiceLifecycle
 
-/// Closes the replay store's connections when the gate shuts down. First in
-/// the service group, so it is told last: after the HTTP server has finished
-/// its in-flight requests, which may still be waiting on the store.
+/// Runs the replay store's background work (the Redis client's `run()`: in
+/// Cluster, its topology refresher) and closes its connections when the gate
+/// shuts down. First in the service group, so it is told last: after the
+/// HTTP server has finished its in-flight requests, which may still be waiting on the store.
 struct ReplayStoreCloser: Service {
-    let shutdown: @Sendable () async -> Void
+    /// Returns once the store is closed, after the group's graceful shutdown or cancellation.
+    let serve: @Sendable () async -> Void
 
     func run() async throws {
-        try? await gracefulShutdown()
-        await shutdown()
+        await serve()
     }
 }
 

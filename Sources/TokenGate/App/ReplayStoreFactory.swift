@@ -1,8 +1,9 @@
 import EntitlementTokens
 import EntitlementTokensRedis
+import ServiceLifecycle
 
 /// Makes the replay store `--replay` names, with what the gate needs beside
-/// it: a readiness probe, a start-up check and a way to close it.
+/// it: a readiness probe, a start-up check and the service that runs and closes it.
 enum ReplayStoreFactory {
     struct Made: Sendable {
         var store: (any ReplayStore)?
@@ -10,8 +11,9 @@ enum ReplayStoreFactory {
         var probe: @Sendable () async -> String? = { nil }
         /// Run once before serving; see ``ReplayStartupCheck``.
         var startupCheck: @Sendable () async -> ReplayStartupCheck = { .ready }
-        /// Closes the store's connections, after the HTTP server has stopped.
-        var shutdown: @Sendable () async -> Void = {}
+        /// Runs the store's background work until the gate shuts down, then
+        /// closes its connections (after the HTTP server has stopped).
+        var serve: @Sendable () async -> Void = { try? await gracefulShutdown() }
     }
 
     /// How long the start-up check waits for Redis (connection set-up and
@@ -47,7 +49,7 @@ enum ReplayStoreFactory {
                     }
                 },
                 startupCheck: { await ReplayStartupCheck.redis(url: url) },
-                shutdown: { await store.shutdown() })
+                serve: { try? await store.client.run() })
         }
     }
 }
