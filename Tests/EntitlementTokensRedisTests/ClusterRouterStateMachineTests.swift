@@ -167,3 +167,14 @@ extension ClusterRouterStateMachineTests {
         #expect(machine.route(slot: 1, now: 10 * Self.interval) == .send(Self.a, startRefresher: false), "nothing owed")
     }
 }
+
+extension ClusterRouterStateMachineTests {
+    /// A caller that carries the refresher after its answer never sleeps: it stops, and the read stays owed.
+    @Test func aCallerThatMayNotWaitStopsAtASleepAndTheReadStaysOwed() {
+        var machine = Self.installed(at: 0)
+        #expect(machine.requestRefresh() == true)
+        #expect(machine.nextRefreshStep(now: 10 * Self.ms, mayWait: false) == .stop)
+        #expect(!machine.isRefreshing)
+        #expect(machine.route(slot: 1, now: Self.interval) == .send(Self.a, startRefresher: true))
+    }
+}

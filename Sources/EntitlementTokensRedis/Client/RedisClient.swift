@@ -147,7 +147,8 @@ public final class RedisClient: Sendable {
 
 /// The client as a swift-service-lifecycle `Service`: put it in the
 /// application's `ServiceGroup`; while it runs it carries the client's
-/// background work (in Cluster, the topology refresher) as child tasks, and
+/// background work (Sentinel's discovery, poll and subscription, Cluster's
+/// topology refresher) as child tasks, and
 /// its connections close when the group shuts down gracefully or is
 /// cancelled. Requests work before `run()` (then each call carries the work
 /// it starts, within its own deadline) and fail with `shutDown` after it
@@ -155,8 +156,10 @@ public final class RedisClient: Sendable {
 extension RedisClient: Service {
     public func run() async throws {
         await withTaskGroup(of: Void.self) { group in
-            if case .cluster(let router) = route {
-                group.addTask { await router.run() }
+            switch route {
+            case .standalone: break
+            case .sentinel(let router): group.addTask { await router.run() }
+            case .cluster(let router): group.addTask { await router.run() }
             }
             // Returns on graceful shutdown; throws CancellationError when cancelled: both end here.
             try? await gracefulShutdown()

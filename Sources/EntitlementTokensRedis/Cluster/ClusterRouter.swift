@@ -60,8 +60,6 @@ final class ClusterRouter: Sendable {
     /// `MOVED` and `ASK` redirections followed since start, for tests.
     var redirectsFollowed: (moved: Int, ask: Int) { state.withLock { ($0.machine.movedFollowed, $0.machine.askFollowed) } }
 
-    private static var now: UInt64 { NIODeadline.now().uptimeNanoseconds }
-
     /// The pool of `address`, made on first use.
     private func pool(_ address: RedisNodeAddress, _ state: inout State) -> RedisNodePool {
         if let pool = state.pools[address] { return pool }
@@ -126,7 +124,7 @@ final class ClusterRouter: Sendable {
     /// first when none is known, and whether this request started the refresher.
     private func owner(of slot: Int?, before deadline: NIODeadline) async throws(RouteFailure) -> (RedisNodeAddress, Bool) {
         while true {
-            let route = state.withLock { $0.machine.route(slot: slot, now: Self.now) }
+            let route = state.withLock { $0.machine.route(slot: slot, now: MachineTime.now) }
             switch route {
             case .send(let address, let start):
                 return (address, start)
@@ -241,47 +239,32 @@ final class ClusterRouter: Sendable {
             runner.yield()
             return
         }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.runRefresher(sleeping: sleeping) }
-            group.addTask {
-                let left = (deadline - .now()).nanoseconds
-                if left > 0 { try? await Task.sleep(nanoseconds: UInt64(left)) }
-            }
-            await group.next()
-            group.cancelAll()
-        }
+        await MachineTime.run({ await self.runRefresher(sleeping: sleeping) }, until: deadline)
     }
 
     /// Carries out the machine's refresh steps until it says stop: reads,
     /// waits (`sleeping`; else it pauses), and after a read that installed a
     /// map, the waiting requests answered and the retired pools shut down.
-    /// A cancelled caller pauses it.
     private func runRefresher(sleeping: Bool) async {
         while true {
-            let step = state.withLock { state -> ClusterRouterStateMachine.RefreshStep? in
-                if Task.isCancelled {
-                    state.machine.refresherPaused()
-                    return nil
-                }
-                let step = state.machine.nextRefreshStep(now: Self.now)
-                if case .sleep = step, !sleeping {
-                    state.machine.refresherPaused()
-                    return nil
-                }
-                return step
+            // A cancelled caller pauses it.
+            let step = state.withLock { state in
+                Task.isCancelled ? nil : state.machine.nextRefreshStep(now: MachineTime.now, mayWait: sleeping)
             }
             switch step {
-            case nil, .stop:
+            case nil:
+                state.withLock { $0.machine.refresherPaused() }
+                return
+            case .stop:
                 return
             case .sleep(let until):
-                let now = Self.now
-                if until > now { try? await Task.sleep(nanoseconds: until - now) }
+                await MachineTime.sleep(until: until)
             case .read(let candidates):
                 let result = await readTopology(asking: candidates)
                 let (retired, waiters) = state.withLock { state -> ([RedisNodePool], EventLoopPromise<ClusterTopology>?) in
                     switch result {
                     case .success(let topology):
-                        let gone = state.machine.readSucceeded(topology, now: Self.now)
+                        let gone = state.machine.readSucceeded(topology, now: MachineTime.now)
                         let pools = gone.compactMap { state.pools.removeValue(forKey: $0) }
                         let waiters = state.topologyWaiters
                         state.topologyWaiters = nil
@@ -290,7 +273,7 @@ final class ClusterRouter: Sendable {
                         state.machine.readAbandoned()
                         return ([], nil)
                     case .failure(let error):
-                        state.machine.readFailed(error, now: Self.now)
+                        state.machine.readFailed(error, now: MachineTime.now)
                         return ([], nil)
                     }
                 }

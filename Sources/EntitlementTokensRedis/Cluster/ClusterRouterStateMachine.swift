@@ -155,15 +155,22 @@ struct ClusterRouterStateMachine {
         }
     }
 
-    /// What the refresher does at `now`.
-    mutating func nextRefreshStep(now: UInt64) -> RefreshStep {
+    /// What the refresher does at `now`; unless it `mayWait` (a caller that
+    /// carries it after its answer), a sleep pauses it instead (``refresherPaused()``) and it stops.
+    mutating func nextRefreshStep(now: UInt64, mayWait: Bool = true) -> RefreshStep {
         guard !isShutDown, case .active(pending: true) = refresher else {
             refresher = .idle(owed: false)
             return .stop
         }
         if let lastReadEnded {
             let notBefore = lastReadEnded &+ settings.refreshInterval
-            if now < notBefore { return .sleep(until: notBefore) }
+            if now < notBefore {
+                guard mayWait else {
+                    refresherPaused()
+                    return .stop
+                }
+                return .sleep(until: notBefore)
+            }
         }
         refresher = .active(pending: false)
         // The known primaries first, starting one further each read so one

@@ -29,6 +29,14 @@ internal import Synchronization
 /// failover before the switch is announced), while a primary is known one
 /// sentinel is also asked every ``watchInterval`` whom it names; another
 /// address starts a discovery.
+///
+/// Every decision is ``SentinelRouterStateMachine``'s; this class only
+/// carries its answers out. The discovery, the poll and the subscription run
+/// in ``run()``, the client's `Service.run()`, while that runs. Without it (a
+/// store used with no `ServiceGroup`) the call that needs the first
+/// discovery runs it, within its deadline, and from the first primary on
+/// ``run()``'s body runs in a task of its own, ended by ``shutdown()``
+/// (docs/DESIGN.md#the-redis-clients-state-machines).
 final class SentinelRouter: Sendable {
     static let retryDelay = TimeAmount.milliseconds(100)
     static let defaultWatchInterval = TimeAmount.milliseconds(250)
@@ -39,23 +47,24 @@ final class SentinelRouter: Sendable {
     private let makePool: @Sendable (RedisEndpoint, Int?) -> RedisNodePool
     private let sentinels: [RedisNodePool]
     private let subscriber: SentinelSubscriber
-    private let watchNanoseconds = Atomic<Int64>(SentinelRouter.defaultWatchInterval.nanoseconds)
     private let state: Mutex<State>
 
+    /// The machine and what carries its answers out.
     private struct State {
-        var primary: (address: RedisNodeAddress, pool: RedisNodePool)?
-        /// Completed when the running discovery confirms a primary.
-        var discovery: EventLoopPromise<RedisNodePool>?
-        var discoveryTask: Task<Void, Never>?
-        /// Asks a sentinel every ``watchInterval`` whether the primary moved; started with the first primary.
-        var watchTask: Task<Void, Never>?
-        /// The `+switch-master` subscription; started with the first primary.
-        var subscriptionTask: Task<Void, Never>?
-        var lastFailure: RedisClientError?
-        /// The sentinel that answered last: asked first next time.
-        var preferredSentinel = 0
-        var isShutDown = false
-        var discoveries = 0
+        var machine: SentinelRouterStateMachine
+        /// The confirmed primary's pool.
+        var primaryPool: RedisNodePool?
+        /// Completed when a discovery confirms a primary, for the requests waiting on one.
+        var primaryWaiters: EventLoopPromise<RedisNodePool>?
+        /// Wakes ``run()`` while it runs.
+        var runner: AsyncStream<Wake>.Continuation?
+        /// Without ``run()``: ``run()``'s body in a task of its own, started with the first primary.
+        var background: Task<Void, Never>?
+    }
+
+    private enum Wake: Sendable {
+        case discovery
+        case background(from: Int)
     }
 
     /// `sslContext`: the one every pool uses (`makePool`'s), for the subscription's connections.
@@ -69,14 +78,16 @@ final class SentinelRouter: Sendable {
         sentinels = endpoints.map { makePool($0, 1) }
         subscriber = SentinelSubscriber(sentinels: endpoints, primaryName: settings.primaryName,
                                         configuration: configuration, group: group, sslContext: sslContext)
-        state = Mutex(State())
+        state = Mutex(State(machine: SentinelRouterStateMachine(settings: .init(
+            sentinelCount: endpoints.count, retryDelay: UInt64(Self.retryDelay.nanoseconds),
+            watchInterval: UInt64(Self.defaultWatchInterval.nanoseconds)))))
     }
 
     /// How often the fallback poll asks a sentinel whom it names (tests make
     /// it slow to show what the subscription does alone).
     var watchInterval: TimeAmount {
-        get { .nanoseconds(watchNanoseconds.load(ordering: .relaxed)) }
-        set { watchNanoseconds.store(newValue.nanoseconds, ordering: .relaxed) }
+        get { .nanoseconds(Int64(state.withLock { $0.machine.settings.watchInterval })) }
+        set { state.withLock { $0.machine.settings.watchInterval = UInt64(max(0, newValue.nanoseconds)) } }
     }
 
     /// The sentinel the `+switch-master` subscription is on now, for tests.
@@ -85,12 +96,13 @@ final class SentinelRouter: Sendable {
     var switchMessages: Int { subscriber.switchMessages }
 
     /// The primary now, for tests and messages.
-    var currentPrimary: RedisNodeAddress? { state.withLock { $0.primary?.address } }
+    var currentPrimary: RedisNodeAddress? { state.withLock { $0.machine.primary } }
     /// Discoveries that confirmed a primary since start.
-    var discoveryCount: Int { state.withLock { $0.discoveries } }
+    var discoveryCount: Int { state.withLock { $0.machine.discoveries } }
 
     func execute(encoded command: [UInt8], deadline: NIODeadline, afterReply: AfterReply) async throws(RedisClientError) -> RESPReply {
-        let pool = try await primaryPool(before: deadline)
+        let (pool, address, owed) = try await primaryPool(before: deadline)
+        var discover = owed
         do {
             let reply = try await pool.send(encoded: command, deadline: deadline, afterReply: afterReply)
             // READONLY: the node is a replica now. NOREPLICAS: a primary that
@@ -99,77 +111,153 @@ final class SentinelRouter: Sendable {
             // sentinels again (one discovery at a time); the same answer keeps the node.
             if case .error(let message) = reply,
                message.starts(with: "READONLY".utf8) || message.starts(with: "NOREPLICAS".utf8) {
-                rediscover(after: pool)
+                if state.withLock({ $0.machine.primaryInTrouble(address) }) { discover = true }
             }
+            // A discovery this request starts runs after its answer (when no ``run()`` carries it).
+            if discover { await startDiscovery(before: deadline) }
             return reply
         } catch {
             switch error.code {
             case .connectionClosed, .connectionFailed, .timedOut, .tlsFailed, .protocolError:
-                rediscover(after: pool)
+                if state.withLock({ $0.machine.primaryInTrouble(address) }) { discover = true }
             default:
                 break
             }
+            if discover { await startDiscovery(before: deadline) }
             throw error
         }
     }
 
-    /// The confirmed primary's pool, or the running discovery's, waited for until `deadline`.
-    private func primaryPool(before deadline: NIODeadline) async throws(RedisClientError) -> RedisNodePool {
-        let (known, waitFor) = state.withLock { state -> (RedisNodePool?, EventLoopFuture<RedisNodePool>?) in
-            if let primary = state.primary { return (primary.pool, nil) }
-            return (nil, startDiscovery(&state))
-        }
-        if let known { return known }
-        guard let waitFor else { throw RedisClientError(.shutDown, "the Redis client was shut down") }
-        return try await waitFor.boundedValue(before: deadline, context: "sentinel discovery failed") { [self] in
-            let why = self.state.withLock { $0.lastFailure }
-            // The last attempt's code: a refused sentinel login is authenticationFailed (a setting to fix).
-            return RedisClientError(why?.code ?? .connectionFailed,
-                "no primary of '\(RedisURL.escaped(self.settings.primaryName))' found through the sentinels yet"
-                + (why.map { ": \($0.message)" } ?? ""))
-        }
-    }
-
-    /// Starts discovery when something says `pool` is no longer the primary's.
-    func rediscover(after pool: RedisNodePool) {
-        state.withLock { state in
-            guard state.primary?.pool === pool else { return }
-            _ = startDiscovery(&state)
-        }
-    }
-
-    /// The running discovery's future, starting one if none runs; nil once shut down.
-    private func startDiscovery(_ state: inout State) -> EventLoopFuture<RedisNodePool>? {
-        guard !state.isShutDown else { return nil }
-        if let running = state.discovery { return running.futureResult }
-        let promise = group.next().makePromise(of: RedisNodePool.self)
-        state.discovery = promise
-        state.discoveryTask = Task { [self] in await self.discover(promise) }
-        return promise.futureResult
-    }
-
-    /// Asks the sentinels, in turn, until one names a node that confirms it is the primary.
-    private func discover(_ promise: EventLoopPromise<RedisNodePool>) async {
-        while !Task.isCancelled {
-            let start = state.withLock { $0.preferredSentinel }
-            for step in sentinels.indices {
-                let index = (start + step) % sentinels.count
-                do throws(RedisClientError) {
-                    let pool = try await confirmPrimary(askingSentinel: index)
-                    promise.succeed(pool)
-                    return
-                } catch {
-                    state.withLock { $0.lastFailure = error }
+    /// The confirmed primary's pool and address, or the discovery's, waited
+    /// for until `deadline`; and whether this request must run a discovery left owed.
+    private func primaryPool(before deadline: NIODeadline) async throws(RedisClientError) -> (RedisNodePool, RedisNodeAddress, Bool) {
+        enum Known { case pool(RedisNodePool, RedisNodeAddress, Bool), wait(EventLoopFuture<RedisNodePool>, start: Bool), fail(RedisClientError) }
+        while true {
+            let known = state.withLock { state -> Known in
+                switch state.machine.route(now: MachineTime.now) {
+                case .send(let address, let start):
+                    guard let pool = state.primaryPool else { return .fail(SentinelRouterStateMachine.shutDownError) }
+                    return .pool(pool, address, start)
+                case .fail(let error):
+                    return .fail(error)
+                case .awaitPrimary(let start):
+                    let promise = state.primaryWaiters ?? group.next().makePromise(of: RedisNodePool.self)
+                    state.primaryWaiters = promise
+                    return .wait(promise.futureResult, start: start)
                 }
-                if Task.isCancelled { break }
             }
-            try? await Task.sleep(nanoseconds: UInt64(Self.retryDelay.nanoseconds))
+            switch known {
+            case .pool(let pool, let address, let owed):
+                return (pool, address, owed)
+            case .fail(let error):
+                throw error
+            case .wait(let future, let start):
+                // This caller waits for a primary anyway: the discovery it runs may sleep until its deadline.
+                if start { await startDiscovery(before: deadline, sleeping: true) }
+                _ = try await future.boundedValue(before: deadline, context: "sentinel discovery failed") { [self] in
+                    let why = self.state.withLock { $0.machine.lastFailure }
+                    // The last attempt's code: a refused sentinel login is authenticationFailed (a setting to fix).
+                    return RedisClientError(why?.code ?? .connectionFailed,
+                        "no primary of '\(RedisURL.escaped(self.settings.primaryName))' found through the sentinels yet"
+                        + (why.map { ": \($0.message)" } ?? ""))
+                }
+            }
         }
-        promise.fail(RedisClientError(.shutDown, "the Redis client was shut down"))
     }
 
-    /// Whom sentinel `index` names as the primary (nil: it knows no such name).
-    private func primaryNamed(bySentinel index: Int, deadline: NIODeadline) async throws(RedisClientError) -> RedisNodeAddress? {
+    /// Runs the discovery, the fallback poll and the subscription whenever
+    /// the machine starts them, until the router is shut down or the caller
+    /// cancelled: the client's `Service.run()`.
+    func run() async {
+        await serve(backgroundFrom: nil)
+    }
+
+    /// ``run()``'s body; `backgroundFrom`: start the poll and the subscription at once, from this sentinel.
+    private func serve(backgroundFrom first: Int?) async {
+        let (wakeups, runner) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .unbounded)
+        let started = state.withLock { state -> Bool in
+            // One runner: started before ``run()`` (in a task of its own), it goes on there.
+            guard !state.machine.isShutDown, state.runner == nil else { return false }
+            state.runner = runner
+            return true
+        }
+        guard started else { return }
+        if let first { runner.yield(.background(from: first)) }
+        await withDiscardingTaskGroup { group in
+            for await wake in wakeups {
+                switch wake {
+                case .discovery:
+                    group.addTask { await self.runDiscovery(sleeping: true) }
+                case .background(let first):
+                    group.addTask { await self.watch() }
+                    group.addTask { await self.subscribe(from: first) }
+                }
+            }
+            group.cancelAll()
+        }
+        state.withLock { state in state.runner = nil }
+    }
+
+    /// The machine started a discovery: ``run()`` carries it when it runs;
+    /// otherwise this call does, until `deadline`; unless `sleeping`, a sleep
+    /// pauses it, and the first request after the retry delay starts it again.
+    private func startDiscovery(before deadline: NIODeadline, sleeping: Bool = false) async {
+        if let runner = state.withLock({ $0.runner }) {
+            runner.yield(.discovery)
+            return
+        }
+        await MachineTime.run({ await self.runDiscovery(sleeping: sleeping) }, until: deadline)
+    }
+
+    /// Carries out the machine's discovery steps until it says stop. A
+    /// cancelled caller pauses it; a question it cancelled is asked again on resuming.
+    private func runDiscovery(sleeping: Bool) async {
+        while true {
+            let step = state.withLock { state in
+                Task.isCancelled ? nil : state.machine.nextDiscoveryStep(now: MachineTime.now, mayWait: sleeping)
+            }
+            switch step {
+            case nil:
+                state.withLock { $0.machine.discoveryPaused() }
+                return
+            case .stop:
+                return
+            case .sleep(let until):
+                await MachineTime.sleep(until: until)
+            case .ask(let index):
+                do throws(RedisClientError) {
+                    guard let named = try await primaryNamed(bySentinel: index) else {
+                        let sentinel = sentinels[index].endpoint
+                        throw RedisClientError(.unexpectedReply, "sentinel \(sentinel.host):\(sentinel.port) knows no primary named '\(RedisURL.escaped(settings.primaryName))'")
+                    }
+                    state.withLock { $0.machine.sentinelNamed(named, by: index) }
+                } catch {
+                    failed(error, step: .ask(sentinel: index))
+                }
+            case .confirm(let address, let index):
+                do throws(RedisClientError) {
+                    try await confirm(address, namedBy: index)
+                } catch {
+                    failed(error, step: .confirm(address, namedBy: index))
+                }
+            }
+        }
+    }
+
+    /// A step failed: a failure, or, when the caller running it was cancelled, a step owed again.
+    private func failed(_ error: RedisClientError, step: SentinelRouterStateMachine.DiscoveryStep) {
+        state.withLock { state in
+            if Task.isCancelled {
+                state.machine.askAbandoned(step)
+            } else {
+                state.machine.discoveryFailed(error, now: MachineTime.now)
+            }
+        }
+    }
+
+    /// Whom sentinel `index` names as the primary (nil: it knows no such name), within the connect timeout.
+    private func primaryNamed(bySentinel index: Int) async throws(RedisClientError) -> RedisNodeAddress? {
+        let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
         let sentinel = sentinels[index]
         let reply = try await sentinel.send(
             encoded: RESPCommand("SENTINEL", "get-master-addr-by-name", settings.primaryName).encoded(), deadline: deadline)
@@ -181,88 +269,15 @@ final class SentinelRouter: Sendable {
         }
     }
 
-    /// Every ``watchInterval`` (holding the router only while it asks), until
-    /// cancelled by ``shutdown()``.
-    private static func watch(_ router: SentinelRouter) -> Task<Void, Never> {
-        Task { [weak router] in
-            var skip = 0
-            while !Task.isCancelled {
-                guard let interval = router?.watchInterval else { return }
-                try? await Task.sleep(nanoseconds: UInt64(max(0, interval.nanoseconds)))
-                guard let router else { return }
-                skip = await router.checkPrimaryMoved(skip: skip)
-            }
-        }
-    }
-
-    /// The `+switch-master` subscription, from sentinel `first`, until
-    /// cancelled by ``shutdown()`` or the router is gone (the task holds the
-    /// subscriber, never the router).
-    private static func subscribe(_ router: SentinelRouter, from first: Int) -> Task<Void, Never> {
-        let subscriber = router.subscriber
-        let notify: @Sendable (SentinelSubscriber.Notice) -> Bool = { [weak router] notice in
-            guard let router else { return false }
-            router.heard(notice)
-            return true
-        }
-        return Task { await subscriber.run(from: first, notify: notify) }
-    }
-
-    /// A `+switch-master` for our primary, or a subscription made again after
-    /// one was lost (a switch in the gap went unheard): ask the sentinel that
-    /// spoke first, in a discovery (one at a time; its answer is confirmed
-    /// with `ROLE`, and the same answer keeps the current pool).
-    private func heard(_ notice: SentinelSubscriber.Notice) {
-        let index: Int
-        switch notice {
-        case .switchMaster(let sentinel), .subscribed(let sentinel, again: true):
-            index = sentinel
-        case .subscribed(_, again: false):
-            return  // the first subscription follows a discovery that just confirmed a primary
-        }
-        state.withLock { state in
-            guard !state.isShutDown else { return }
-            state.preferredSentinel = index
-            _ = startDiscovery(&state)
-        }
-    }
-
-    /// While a primary is known and no discovery runs: the sentinel that
-    /// answered last (or, after it failed to answer, the next ones in turn)
-    /// names another node → discover. A sentinel that does not answer changes
-    /// nothing (requests find out for themselves whether the primary still
-    /// takes writes). Returns how many sentinels to skip next time.
-    private func checkPrimaryMoved(skip: Int) async -> Int {
-        let known = state.withLock { state -> (RedisNodeAddress, RedisNodePool, Int)? in
-            guard !state.isShutDown, state.discovery == nil, let primary = state.primary else { return nil }
-            return (primary.address, primary.pool, state.preferredSentinel)
-        }
-        guard let (address, pool, preferred) = known else { return skip }
-        let index = (preferred + skip) % sentinels.count
+    /// Asks `address` for its `ROLE`; `master` makes it the primary, on the
+    /// current pool when the sentinels still name its node (a connection
+    /// dropped, the node did not move), else on a new one.
+    private func confirm(_ address: RedisNodeAddress, namedBy index: Int) async throws(RedisClientError) {
         let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
-        do throws(RedisClientError) {
-            if let named = try await primaryNamed(bySentinel: index, deadline: deadline), named != address {
-                rediscover(after: pool)
-            }
-            return skip
-        } catch {
-            return (skip + 1) % sentinels.count
-        }
-    }
-
-    private func confirmPrimary(askingSentinel index: Int) async throws(RedisClientError) -> RedisNodePool {
-        let sentinel = sentinels[index]
-        let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
-        let named = try await primaryNamed(bySentinel: index, deadline: deadline)
-        guard let address = named else {
-            throw RedisClientError(.unexpectedReply, "sentinel \(sentinel.endpoint.host):\(sentinel.endpoint.port) knows no primary named '\(RedisURL.escaped(settings.primaryName))'")
-        }
-        // The current pool when the sentinels still name its node (a
-        // connection dropped, the node did not move), else a new one.
-        let current = state.withLock { $0.primary }
+        let current = state.withLock { state in state.machine.primary == address ? state.primaryPool : nil }
         let pool: RedisNodePool
-        if let current, current.address == address, !current.pool.isShutDown {
-            pool = current.pool
+        if let current, !current.isShutDown {
+            pool = current
         } else {
             var endpoint = configuration.endpoint
             endpoint.host = address.host
@@ -273,9 +288,10 @@ final class SentinelRouter: Sendable {
             // itself primary. The sentinels are asked again first.
             pool.suspendOnLoss { [weak self, weak pool] in
                 guard let self, let pool else { return }
-                self.rediscover(after: pool)
+                self.lost(pool, address: address)
             }
         }
+        let isNew = pool !== current
         let role: RedisRole
         do throws(RedisClientError) {
             let roleReply = try await pool.send(encoded: RESPCommand("ROLE").encoded(), deadline: deadline, confirming: true)
@@ -286,47 +302,116 @@ final class SentinelRouter: Sendable {
                 throw RedisClientError(.unexpectedReply, "\(address): \(error.message)")
             }
         } catch {
-            if pool !== current?.pool { await pool.shutdown() }
+            if isNew { await pool.shutdown() }
             throw error
         }
         guard role == .primary else {
-            if pool !== current?.pool { await pool.shutdown() }
+            if isNew { await pool.shutdown() }
             throw RedisClientError(.unexpectedReply, "the sentinels name \(address) as the primary, and it answers ROLE \(role.rawValue)")
         }
-        let (replaced, accepted) = state.withLock { state -> (RedisNodePool?, Bool) in
-            guard !state.isShutDown else { return (nil, false) }
-            let old = state.primary?.pool
-            state.primary = (address, pool)
-            state.preferredSentinel = index
-            state.discovery = nil
-            state.discoveryTask = nil
-            state.lastFailure = nil
-            state.discoveries += 1
-            if state.watchTask == nil { state.watchTask = Self.watch(self) }
-            if state.subscriptionTask == nil { state.subscriptionTask = Self.subscribe(self, from: index) }
-            return (old === pool ? nil : old, true)
+        let (accepted, replaced, waiters, background) = state.withLock { state
+            -> (Bool, RedisNodePool?, EventLoopPromise<RedisNodePool>?, Int?) in
+            guard !state.machine.isShutDown else { return (false, nil, nil, nil) }
+            let confirmed = state.machine.primaryConfirmed(address, namedBy: index, now: MachineTime.now)
+            let old = state.primaryPool
+            state.primaryPool = pool
+            let waiters = state.primaryWaiters
+            state.primaryWaiters = nil
+            return (true, old === pool ? nil : old, waiters, confirmed.startBackground)
         }
         guard accepted else {
             await pool.shutdown()
-            throw RedisClientError(.shutDown, "the Redis client was shut down")
+            throw SentinelRouterStateMachine.shutDownError
         }
         pool.resume()
+        waiters?.succeed(pool)
+        if let background { startBackground(from: background) }
         if let replaced { await replaced.shutdown() }
-        return pool
+    }
+
+    /// A connection of `pool` was lost: unless it is no longer the primary's, discover again.
+    private func lost(_ pool: RedisNodePool, address: RedisNodeAddress) {
+        let start = state.withLock { state in state.primaryPool === pool && state.machine.primaryInTrouble(address) }
+        guard start else { return }
+        if let runner = state.withLock({ $0.runner }) {
+            runner.yield(.discovery)
+        }
+        // Without ``run()``: the pool refuses requests until a discovery
+        // confirms the node again, and the next request resumes the owed one.
+        else { state.withLock { $0.machine.discoveryPaused() } }
+    }
+
+    /// The poll and the subscription, from sentinel `first`: children of
+    /// ``run()`` when it runs. Without it they, and the discoveries they
+    /// start, run in the one task of their own this router has, which is
+    /// ``run()``'s body and ends with ``shutdown()``: a store used with no
+    /// `ServiceGroup` still hears `+switch-master` with no request in flight.
+    private func startBackground(from first: Int) {
+        if let runner = state.withLock({ $0.runner }) {
+            runner.yield(.background(from: first))
+            return
+        }
+        state.withLock { state in
+            guard !state.machine.isShutDown, state.background == nil else { return }
+            state.background = Task { await self.serve(backgroundFrom: first) }
+        }
+    }
+
+    /// The fallback poll, until shut down or cancelled.
+    private func watch() async {
+        while !Task.isCancelled {
+            let step = state.withLock { $0.machine.nextWatchStep(now: MachineTime.now) }
+            switch step {
+            case .ask(let index):
+                do throws(RedisClientError) {
+                    let named = try await primaryNamed(bySentinel: index)
+                    if state.withLock({ $0.machine.watchAnswered(named) }) {
+                        await startDiscovery(before: .now() + configuration.connectTimeout.timeAmount)
+                    }
+                } catch {
+                    state.withLock { $0.machine.watchFailed() }
+                }
+            case .sleep(let until):
+                await MachineTime.sleep(until: until)
+            case .stop:
+                return
+            }
+        }
+    }
+
+    /// The `+switch-master` subscription, from sentinel `first`, until
+    /// cancelled or the router is gone.
+    private func subscribe(from first: Int) async {
+        await subscriber.run(from: first) { [weak self] notice in
+            guard let self else { return false }
+            let start = self.state.withLock { $0.machine.heard(notice) }
+            if start {
+                if let runner = self.state.withLock({ $0.runner }) {
+                    runner.yield(.discovery)
+                } else {
+                    // Without ``run()``: owed, resumed by the next request.
+                    self.state.withLock { $0.machine.discoveryPaused() }
+                }
+            }
+            return true
+        }
     }
 
     func shutdown() async {
-        let (primary, tasks) = state.withLock { state -> (RedisNodePool?, [Task<Void, Never>]) in
-            state.isShutDown = true
-            let taken = (state.primary?.pool, [state.discoveryTask, state.watchTask, state.subscriptionTask].compactMap { $0 })
-            state.primary = nil
-            state.discoveryTask = nil
-            state.watchTask = nil
-            state.subscriptionTask = nil
+        let (primary, runner, background, waiters) = state.withLock { state in
+            state.machine.shutDown()
+            let taken = (state.primaryPool, state.runner, state.background, state.primaryWaiters)
+            state.primaryPool = nil
+            state.runner = nil
+            state.background = nil
+            state.primaryWaiters = nil
             return taken
         }
-        for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
+        waiters?.fail(SentinelRouterStateMachine.shutDownError)
+        // ``run()`` ends its children once its wake-ups end.
+        runner?.finish()
+        background?.cancel()
+        await background?.value
         await primary?.shutdown()
         for sentinel in sentinels { await sentinel.shutdown() }
     }
