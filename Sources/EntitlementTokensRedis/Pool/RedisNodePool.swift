@@ -8,7 +8,12 @@ internal import Synchronization
 /// reconnection with bounded exponential backoff, and the client's bound on
 /// outstanding requests. ``RedisClient`` keeps one for a standalone server or
 /// a sentinel's primary, one per primary in Cluster, one per sentinel.
+///
+/// Every decision is ``RedisNodePoolStateMachine``'s; this class only carries
+/// its answers out (connects, closes, the owner's call on a loss).
 final class RedisNodePool: Sendable {
+    typealias Machine = RedisNodePoolStateMachine<RedisConnection, EventLoopFuture<RedisConnection>>
+
     let configuration: RedisClientConfiguration
     let endpoint: RedisEndpoint
     private let group: any EventLoopGroup
@@ -17,38 +22,22 @@ final class RedisNodePool: Sendable {
     private let state: Mutex<State>
 
     private struct State {
-        var slots: [Slot]
-        var nextSlot = 0
-        var isShutDown = false
-        /// A connection was lost and this pool may only reach its node again
-        /// once its owner confirms the node's role (Sentinel): the address may
-        /// now be an empty, restarted server that calls itself primary.
-        var isSuspended = false
+        var machine: Machine
         var onLoss: (@Sendable () -> Void)?
     }
 
     /// After this, a lost connection suspends the pool and calls `onLoss`;
     /// only requests sent with `confirming: true` get through until ``resume()``.
     func suspendOnLoss(_ onLoss: @escaping @Sendable () -> Void) {
-        state.withLock { $0.onLoss = onLoss }
+        state.withLock { state in
+            state.onLoss = onLoss
+            state.machine.suspendsOnLoss = true
+        }
     }
 
     /// The owner confirmed the node's role: requests flow again.
     func resume() {
-        state.withLock { $0.isSuspended = false }
-    }
-
-    private enum Connection {
-        case closed
-        case opening(EventLoopFuture<RedisConnection>)
-        case open(RedisConnection)
-        /// The last attempt failed; the next may start at `retryAt`.
-        case waiting(retryAt: NIODeadline, failure: RedisClientError)
-    }
-
-    private struct Slot {
-        var connection = Connection.closed
-        var consecutiveFailures = 0
+        state.withLock { $0.machine.resume() }
     }
 
     /// `configuration` with `endpoint` as the node; connections open lazily, on the first request.
@@ -61,22 +50,19 @@ final class RedisNodePool: Sendable {
         self.group = group
         self.sslContext = sslContext
         self.budget = budget
-        self.state = Mutex(State(slots: Array(repeating: Slot(), count: connections ?? configuration.maxConnections)))
+        let settings = Machine.Settings(
+            connections: connections ?? configuration.maxConnections,
+            initialReconnectDelay: UInt64(max(0, configuration.initialReconnectDelay.timeAmount.nanoseconds)),
+            maximumReconnectDelay: UInt64(max(0, configuration.maximumReconnectDelay.timeAmount.nanoseconds)),
+            endpointDescription: "\(endpoint)")
+        self.state = Mutex(State(machine: Machine(settings: settings)))
     }
 
-    var isShutDown: Bool { state.withLock { $0.isShutDown } }
+    var isShutDown: Bool { state.withLock { $0.machine.isShutDown } }
 
     /// Closes every connection; later requests fail with ``RedisClientError/Code/shutDown``.
     func shutdown() async {
-        let connections = state.withLock { state -> [RedisConnection] in
-            state.isShutDown = true
-            let open = state.slots.compactMap { slot -> RedisConnection? in
-                if case .open(let connection) = slot.connection { return connection }
-                return nil
-            }
-            for index in state.slots.indices { state.slots[index].connection = .closed }
-            return open
-        }
+        let connections = state.withLock { $0.machine.shutDown() }
         for connection in connections {
             try? await connection.channel.close()
         }
@@ -109,145 +95,84 @@ final class RedisNodePool: Sendable {
         }
     }
 
-    private enum Pick {
-        case ready(RedisConnection)
-        case wait(EventLoopFuture<RedisConnection>)
-        case fail(RedisClientError)
-    }
-
-    /// A slot marked opening under the lock; the connect starts after it is
-    /// released, so no NIO callback can run while the lock is held.
+    /// A connect the machine asked for: marked under the lock, started after
+    /// it is released, so no NIO callback can run while the lock is held.
     private struct Opening {
         let slot: Int
+        let attempt: UInt64
         let promise: EventLoopPromise<RedisConnection>
+    }
+
+    /// What ``Machine/pick(now:confirming:isHolding:)`` answered, with the connect it started.
+    private enum Pick {
+        case ready(RedisConnection)
+        case wait(EventLoopFuture<RedisConnection>, started: Opening?)
+        case fail(RedisClientError)
     }
 
     /// An open connection (round robin), or one being opened, or the last
     /// connect failure while every slot waits out its backoff.
     private func connection(before deadline: NIODeadline, confirming: Bool) async throws(RedisClientError) -> RedisConnection {
-        let now = NIODeadline.now()
-        var started: [Opening] = []
         let pick = state.withLock { state -> Pick in
-            if state.isShutDown { return .fail(RedisClientError(.shutDown, "the Redis client was shut down")) }
-            if state.isSuspended, !confirming {
-                return .fail(RedisClientError(.connectionClosed, "the connection to \(endpoint) was lost; its role is being confirmed"))
+            switch state.machine.pick(now: MachineTime.now, confirming: confirming, isHolding: { $0.load.isHolding }) {
+            case .ready(let connection):
+                return .ready(connection)
+            case .wait(let future):
+                return .wait(future, started: nil)
+            case .fail(let error):
+                return .fail(error)
+            case .open(let slot):
+                let promise = group.next().makePromise(of: RedisConnection.self)
+                let attempt = state.machine.opening(promise.futureResult, slot: slot)
+                return .wait(promise.futureResult, started: Opening(slot: slot, attempt: attempt, promise: promise))
             }
-            let count = state.slots.count
-            // Open connections first, round robin; closed ones start opening now.
-            var opening: EventLoopFuture<RedisConnection>?
-            var lastFailure: RedisClientError?
-            var soonestRetry: NIODeadline?
-            var holdingConnection: RedisConnection?
-            for step in 0..<count {
-                let index = (state.nextSlot + step) % count
-                switch state.slots[index].connection {
-                case .open(let connection):
-                    // One whose WAIT holds its requests only when no other is open.
-                    if connection.load.isHolding {
-                        holdingConnection = holdingConnection ?? connection
-                        continue
-                    }
-                    state.nextSlot = (index + 1) % count
-                    return .ready(connection)
-                case .opening(let future):
-                    opening = opening ?? future
-                case .closed:
-                    if opening == nil { opening = markOpening(slot: index, state: &state, started: &started) }
-                case .waiting(let retryAt, let failure):
-                    if retryAt <= now {
-                        if opening == nil { opening = markOpening(slot: index, state: &state, started: &started) }
-                    } else {
-                        lastFailure = failure
-                        soonestRetry = min(soonestRetry ?? retryAt, retryAt)
-                    }
-                }
-            }
-            if let holdingConnection { return .ready(holdingConnection) }
-            if let opening { return .wait(opening) }
-            let retryIn = soonestRetry.map { ($0 - now).nanoseconds / 1_000_000 } ?? 0
-            let failure = lastFailure ?? RedisClientError(.connectionFailed, "no connection to \(endpoint)")
-            return .fail(RedisClientError(failure.code, "\(failure.message) (next attempt in \(retryIn) ms)"))
         }
-        for opening in started { startOpening(opening) }
         switch pick {
         case .ready(let connection):
             return connection
         case .fail(let error):
             throw error
-        case .wait(let future):
+        case .wait(let future, let started):
+            if let started { startOpening(started) }
             return try await future.boundedValue(before: deadline, context: "cannot connect to \(endpoint)") { [configuration, endpoint] in
                 RedisClientError(.timedOut, "no connection to \(endpoint) within \(configuration.operationTimeout.milliseconds) ms")
             }
         }
     }
 
-    /// Marks `slot` as opening; ``startOpening(_:)`` connects once the lock is released.
-    private func markOpening(slot index: Int, state: inout State, started: inout [Opening]) -> EventLoopFuture<RedisConnection> {
-        let promise = group.next().makePromise(of: RedisConnection.self)
-        state.slots[index].connection = .opening(promise.futureResult)
-        started.append(Opening(slot: index, promise: promise))
-        return promise.futureResult
-    }
-
-    /// Connects for a slot marked opening; the slot records the outcome.
+    /// Connects for a slot the machine marked opening; the machine records the outcome.
     private func startOpening(_ opening: Opening) {
         RedisConnection.open(configuration: configuration, sslContext: sslContext, group: group, budget: budget)
             .cascade(to: opening.promise)
-        let future = opening.promise.futureResult
-        future.whenComplete { [weak self] result in
-            self?.record(result, slot: opening.slot, future: future)
+        opening.promise.futureResult.whenComplete { [weak self] result in
+            self?.record(result, opening)
         }
     }
 
-    private func record(_ result: Result<RedisConnection, any Error>, slot index: Int, future: EventLoopFuture<RedisConnection>) {
-        let stale: RedisConnection? = state.withLock { state in
-            guard case .opening(let current) = state.slots[index].connection, current === future, !state.isShutDown else {
-                return try? result.get()  // shut down meanwhile: close what opened
+    private func record(_ result: Result<RedisConnection, any Error>, _ opening: Opening) {
+        switch result {
+        case .success(let connection):
+            guard state.withLock({ $0.machine.opened(connection, slot: opening.slot, attempt: opening.attempt) }) else {
+                connection.close()  // shut down meanwhile
+                return
             }
-            switch result {
-            case .success(let connection):
-                state.slots[index] = Slot(connection: .open(connection), consecutiveFailures: 0)
-            case .failure(let error):
-                let failure = (error as? RedisClientError)
-                    ?? RedisClientError(.connectionFailed, "cannot connect to \(endpoint): \(ConnectFailureWords.describe(error))")
-                let failures = state.slots[index].consecutiveFailures + 1
-                state.slots[index] = Slot(connection: .waiting(retryAt: .now() + reconnectDelay(afterFailures: failures),
-                                                               failure: failure),
-                                          consecutiveFailures: failures)
-            }
-            return nil
-        }
-        if let stale {
-            stale.close()
-        } else if case .success(let connection) = result {
             // Outside the lock: on a closed channel the callback runs at once.
             connection.channel.closeFuture.whenComplete { [weak self] _ in
-                self?.forget(connection, slot: index)
+                self?.forget(connection, slot: opening.slot)
+            }
+        case .failure(let error):
+            let failure = (error as? RedisClientError)
+                ?? RedisClientError(.connectionFailed, "cannot connect to \(endpoint): \(ConnectFailureWords.describe(error))")
+            state.withLock { state in
+                state.machine.openFailed(failure, slot: opening.slot, attempt: opening.attempt,
+                                         now: MachineTime.now, jitter: Double.random(in: 0...1))
             }
         }
     }
 
-    /// A closed connection leaves its slot; the next request opens a new one at once
-    /// (a failure to do so then starts the backoff).
-    private func forget(_ connection: RedisConnection, slot index: Int) {
-        let onLoss = state.withLock { state -> (@Sendable () -> Void)? in
-            guard case .open(let current) = state.slots[index].connection, current === connection else { return nil }
-            state.slots[index].connection = .closed
-            guard !state.isShutDown, let onLoss = state.onLoss else { return nil }
-            state.isSuspended = true
-            return onLoss
-        }
+    /// A closed connection leaves its slot; the next request opens a new one at once.
+    private func forget(_ connection: RedisConnection, slot: Int) {
+        let onLoss = state.withLock { state in state.machine.closed(connection, slot: slot) ? state.onLoss : nil }
         onLoss?()
-    }
-
-    /// initial × 2^(failures−1), capped, then jittered to 50–100 % so a fleet
-    /// that lost Redis together does not come back in step.
-    private func reconnectDelay(afterFailures failures: Int) -> TimeAmount {
-        let initial = configuration.initialReconnectDelay.timeAmount.nanoseconds
-        let maximum = configuration.maximumReconnectDelay.timeAmount.nanoseconds
-        let exponent = min(failures - 1, 30)
-        let delay = min(maximum, initial.multipliedReportingOverflow(by: Int64(1) << exponent).overflow
-                        ? maximum : initial << exponent)
-        return .nanoseconds(delay / 2 + Int64.random(in: 0...(delay / 2)))
     }
 }
