@@ -141,6 +141,7 @@ struct ClusterRouterStateMachineTests {
         #expect(machine.route(slot: 1, now: 0) == .fail(RedisClientError(.shutDown, ""), startRefresher: false))
         #expect(machine.requestRefresh() == false)
         #expect(machine.nextRefreshStep(now: 10 * Self.interval) == .stop)
+        #expect(machine.primariesToPing().isEmpty, "readiness makes no pool after shutdown")
     }
 }
 

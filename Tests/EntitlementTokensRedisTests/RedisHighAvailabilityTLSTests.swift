@@ -23,67 +23,71 @@ extension RedisIntegrationTests {
             var generator = SeededGenerator(seed: 2101)
 
             let store = try RedisReplayStore(url: group.url, timeout: .seconds(1), trustedCAFile: tls.caFile)
-            #expect(await store.healthFailure() == nil)
-            try await store.checkWriteAccess()
             guard case .sentinel(let router) = store.client.route else { Issue.record("not a sentinel route"); return }
-            #expect(router.currentPrimary == RedisNodeAddress(host: "127.0.0.1", port: group.primary.port))
-            let identities = (0..<50).map { _ in randomIdentity(using: &generator) }
-            for identity in identities {
-                #expect(await store.accept(identity, until: until, now: timestamp()) == .accepted)
-            }
-            for identity in identities {
-                #expect(await store.accept(identity, until: until, now: timestamp()) == .replayed)
-            }
-
-            /// Waits until every sentinel names a replica other than `old`; its server.
-            func newPrimary(after old: Int) throws -> RedisServer {
-                var named: Int?
-                try Integration.waitUntil("every sentinel names the same replica", seconds: 15) {
-                    let ports = try group.sentinels.map { try group.primaryPort(accordingTo: $0) }
-                    named = ports[0]
-                    return ports.allSatisfy { $0 == ports[0] } && ports[0] != old
+            // The poll and the subscription, which follow the switchover, run only in the client's Service.run().
+            let fresh = try await whileRunning(store.client) { () async throws -> ReplayIdentity in
+                #expect(await store.healthFailure() == nil)
+                try await store.checkWriteAccess()
+                #expect(router.currentPrimary == RedisNodeAddress(host: "127.0.0.1", port: group.primary.port))
+                let identities = (0..<50).map { _ in randomIdentity(using: &generator) }
+                for identity in identities {
+                    #expect(await store.accept(identity, until: until, now: timestamp()) == .accepted)
                 }
-                return try #require(group.replicas.first { $0.port == named })
-            }
-            let clock = ContinuousClock()
+                for identity in identities {
+                    #expect(await store.accept(identity, until: until, now: timestamp()) == .replayed)
+                }
 
-            // A switchover (SENTINEL FAILOVER): the old primary stays up and
-            // says master until the sentinels convert it, 8 s or more later;
-            // the store must leave it once the sentinels name the replica (by
-            // the TLS port it announced), not when it is converted.
-            try Integration.redisCLI(tls.cliArguments + ["-p", String(group.sentinels[0].port), "SENTINEL", "FAILOVER", group.primaryName])
-            let promoted = try newPrimary(after: group.primary.port)
-            let namedAt = clock.now
-            var moved = false
-            while !moved, clock.now - namedAt < .seconds(3) {
-                let probe = randomIdentity(using: &generator)
-                let decision = await store.accept(probe, until: until, now: timestamp())
-                moved = router.currentPrimary?.port == promoted.port && decision == .accepted
-                if !moved { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            let switchover = (clock.now - namedAt).inMilliseconds
-            #expect(moved, "the store still writes to \(String(describing: router.currentPrimary)) 3 s after the sentinels named \(promoted.port)")
+                /// Waits until every sentinel names a replica other than `old`; its server.
+                func newPrimary(after old: Int) throws -> RedisServer {
+                    var named: Int?
+                    try Integration.waitUntil("every sentinel names the same replica", seconds: 15) {
+                        let ports = try group.sentinels.map { try group.primaryPort(accordingTo: $0) }
+                        named = ports[0]
+                        return ports.allSatisfy { $0 == ports[0] } && ports[0] != old
+                    }
+                    return try #require(group.replicas.first { $0.port == named })
+                }
+                let clock = ContinuousClock()
 
-            // The new primary killed: the sentinels (talking TLS to each other
-            // and to the nodes) promote the other replica, which they moved to
-            // the new primary during the switchover; the store follows over TLS.
-            promoted.stop()  // SIGKILL
-            let survivor = try newPrimary(after: promoted.port)
-            let fresh = randomIdentity(using: &generator)
-            var decision = ReplayDecision.unavailable("not asked yet")
-            let start = clock.now
-            while decision.isUnavailable, clock.now - start < .seconds(5) {
-                decision = await store.accept(fresh, until: until, now: timestamp())
-                if decision.isUnavailable { try await Task.sleep(for: .milliseconds(50)) }
+                // A switchover (SENTINEL FAILOVER): the old primary stays up and
+                // says master until the sentinels convert it, 8 s or more later;
+                // the store must leave it once the sentinels name the replica (by
+                // the TLS port it announced), not when it is converted.
+                try Integration.redisCLI(tls.cliArguments + ["-p", String(group.sentinels[0].port), "SENTINEL", "FAILOVER", group.primaryName])
+                let promoted = try newPrimary(after: group.primary.port)
+                let namedAt = clock.now
+                var moved = false
+                while !moved, clock.now - namedAt < .seconds(3) {
+                    let probe = randomIdentity(using: &generator)
+                    let decision = await store.accept(probe, until: until, now: timestamp())
+                    moved = router.currentPrimary?.port == promoted.port && decision == .accepted
+                    if !moved { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                let switchover = (clock.now - namedAt).inMilliseconds
+                #expect(moved, "the store still writes to \(String(describing: router.currentPrimary)) 3 s after the sentinels named \(promoted.port)")
+
+                // The new primary killed: the sentinels (talking TLS to each other
+                // and to the nodes) promote the other replica, which they moved to
+                // the new primary during the switchover; the store follows over TLS.
+                promoted.stop()  // SIGKILL
+                let survivor = try newPrimary(after: promoted.port)
+                let fresh = randomIdentity(using: &generator)
+                var decision = ReplayDecision.unavailable("not asked yet")
+                let start = clock.now
+                while decision.isUnavailable, clock.now - start < .seconds(5) {
+                    decision = await store.accept(fresh, until: until, now: timestamp())
+                    if decision.isUnavailable { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                print("sentinel over TLS: the store left the old primary \(Int(switchover)) ms after the sentinels named the new one; after the kill, accepted again \(Int((clock.now - start).inMilliseconds)) ms after they named the next")
+                #expect(decision == .accepted, "\(decision)")
+                #expect(await store.accept(fresh, until: until, now: timestamp()) == .replayed)
+                #expect(router.currentPrimary == RedisNodeAddress(host: "127.0.0.1", port: survivor.port))
+                for identity in identities {
+                    #expect(await store.accept(identity, until: until, now: timestamp()) == .replayed, "replicated over TLS before the failover")
+                }
+                #expect(await store.healthFailure() == nil)
+                return fresh
             }
-            print("sentinel over TLS: the store left the old primary \(Int(switchover)) ms after the sentinels named the new one; after the kill, accepted again \(Int((clock.now - start).inMilliseconds)) ms after they named the next")
-            #expect(decision == .accepted, "\(decision)")
-            #expect(await store.accept(fresh, until: until, now: timestamp()) == .replayed)
-            #expect(router.currentPrimary == RedisNodeAddress(host: "127.0.0.1", port: survivor.port))
-            for identity in identities {
-                #expect(await store.accept(identity, until: until, now: timestamp()) == .replayed, "replicated over TLS before the failover")
-            }
-            #expect(await store.healthFailure() == nil)
             await store.shutdown()
 
             // Verification is never off: the system's store, another CA.

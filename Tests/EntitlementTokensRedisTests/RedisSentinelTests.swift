@@ -131,7 +131,8 @@ extension RedisIntegrationTests {
             for store in stores + [store] { await store.shutdown() }
         }
 
-        /// The poll slowed to 60 s, so only the `+switch-master` subscription can
+        /// The client's `run()` runs (the subscription's only home), the poll
+        /// slowed to 60 s, so only the `+switch-master` subscription can
         /// move the store within the test: `SENTINEL FAILOVER` asked of the
         /// sentinel the store is subscribed to (so that one announces the switch
         /// itself, not seconds later through the others' hellos), and the store
@@ -152,55 +153,58 @@ extension RedisIntegrationTests {
             let store = try RedisReplayStore(url: url, timeout: .seconds(1))
             guard case .sentinel(let router) = store.client.route else { Issue.record("not a sentinel route"); return }
             router.watchInterval = .seconds(60)
-            await store.warmUp()
-            #expect(router.currentPrimary?.port == group.primary.port)
-            let clock = ContinuousClock()
-            func waitFor(_ what: String, seconds: Int, _ condition: () -> Bool) async throws {
-                let start = clock.now
-                while !condition() {
-                    guard clock.now - start < .seconds(seconds) else { throw NotInTime(what: what, seconds: seconds) }
-                    try await Task.sleep(for: .milliseconds(5))
+            // The poll and the subscription run only in the client's Service.run().
+            try await whileRunning(store.client) {
+                await store.warmUp()
+                #expect(router.currentPrimary?.port == group.primary.port)
+                let clock = ContinuousClock()
+                func waitFor(_ what: String, seconds: Int, _ condition: () -> Bool) async throws {
+                    let start = clock.now
+                    while !condition() {
+                        guard clock.now - start < .seconds(seconds) else { throw NotInTime(what: what, seconds: seconds) }
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
                 }
-            }
-            try await waitFor("the subscription is up", seconds: 5) { router.subscribedSentinel != nil }
-            var subscribed = try #require(router.subscribedSentinel)
-            if killSubscribedSentinel {
-                let killed = subscribed
-                group.sentinels[killed].stop()  // SIGKILL
-                let killedAt = clock.now
-                try await waitFor("the subscription moves to another sentinel", seconds: 5) {
-                    router.subscribedSentinel.map { $0 != killed } ?? false
+                try await waitFor("the subscription is up", seconds: 5) { router.subscribedSentinel != nil }
+                var subscribed = try #require(router.subscribedSentinel)
+                if killSubscribedSentinel {
+                    let killed = subscribed
+                    group.sentinels[killed].stop()  // SIGKILL
+                    let killedAt = clock.now
+                    try await waitFor("the subscription moves to another sentinel", seconds: 5) {
+                        router.subscribedSentinel.map { $0 != killed } ?? false
+                    }
+                    subscribed = try #require(router.subscribedSentinel)
+                    print("+switch-master subscription: the subscribed sentinel killed, subscribed to another \(Int((clock.now - killedAt).inMilliseconds)) ms later")
                 }
-                subscribed = try #require(router.subscribedSentinel)
-                print("+switch-master subscription: the subscribed sentinel killed, subscribed to another \(Int((clock.now - killedAt).inMilliseconds)) ms later")
-            }
-            let sentinel = group.sentinels[subscribed]
-            let oldPort = group.primary.port
-            try Integration.waitUntil("the sentinel starts a failover", seconds: 10) {
-                try Integration.redisCLI(["-p", String(sentinel.port), "--no-auth-warning", "-a", "sentinel-pw",
-                                          "SENTINEL", "FAILOVER", group.primaryName]).hasPrefix("OK")
-            }
-            let asked = clock.now
-            var movedAt: Date?
-            while movedAt == nil, clock.now - asked < .seconds(12) {
-                if let port = router.currentPrimary?.port, port != oldPort { movedAt = Date() } else {
-                    try await Task.sleep(for: .milliseconds(5))
+                let sentinel = group.sentinels[subscribed]
+                let oldPort = group.primary.port
+                try Integration.waitUntil("the sentinel starts a failover", seconds: 10) {
+                    try Integration.redisCLI(["-p", String(sentinel.port), "--no-auth-warning", "-a", "sentinel-pw",
+                                              "SENTINEL", "FAILOVER", group.primaryName]).hasPrefix("OK")
                 }
+                let asked = clock.now
+                var movedAt: Date?
+                while movedAt == nil, clock.now - asked < .seconds(12) {
+                    if let port = router.currentPrimary?.port, port != oldPort { movedAt = Date() } else {
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                }
+                let moved = try #require(movedAt, "the store did not move within 12 s of SENTINEL FAILOVER")
+                let promoted = try #require(router.currentPrimary)
+                #expect(group.replicas.contains { $0.port == promoted.port })
+                let log = sentinel.log
+                let switchedAt = try #require(Self.loggedAt(log, "+switch-master \(group.primaryName) "), "no +switch-master in the sentinel's log")
+                let namingAt = Self.loggedAt(log, "+failover-state-reconf-slaves master \(group.primaryName) ")
+                let afterSwitch = moved.timeIntervalSince(switchedAt) * 1000
+                print("+switch-master subscription\(killSubscribedSentinel ? " (after a sentinel was killed)" : ""): the store named the new primary \(Int(afterSwitch)) ms after the sentinel logged +switch-master"
+                      + (namingAt.map { "; the sentinel named the new primary (reconf-slaves) \(Int(switchedAt.timeIntervalSince($0) * 1000)) ms before it announced the switch" } ?? ""))
+                #expect(afterSwitch < 1000, "the store moved \(Int(afterSwitch)) ms after +switch-master")
+                #expect(router.switchMessages >= 1)
+                let fresh = randomIdentity(using: &generator)
+                #expect(await store.accept(fresh, until: until, now: timestamp()) == .accepted)
+                #expect(await store.accept(fresh, until: until, now: timestamp()) == .replayed)
             }
-            let moved = try #require(movedAt, "the store did not move within 12 s of SENTINEL FAILOVER")
-            let promoted = try #require(router.currentPrimary)
-            #expect(group.replicas.contains { $0.port == promoted.port })
-            let log = sentinel.log
-            let switchedAt = try #require(Self.loggedAt(log, "+switch-master \(group.primaryName) "), "no +switch-master in the sentinel's log")
-            let namingAt = Self.loggedAt(log, "+failover-state-reconf-slaves master \(group.primaryName) ")
-            let afterSwitch = moved.timeIntervalSince(switchedAt) * 1000
-            print("+switch-master subscription\(killSubscribedSentinel ? " (after a sentinel was killed)" : ""): the store named the new primary \(Int(afterSwitch)) ms after the sentinel logged +switch-master"
-                  + (namingAt.map { "; the sentinel named the new primary (reconf-slaves) \(Int(switchedAt.timeIntervalSince($0) * 1000)) ms before it announced the switch" } ?? ""))
-            #expect(afterSwitch < 1000, "the store moved \(Int(afterSwitch)) ms after +switch-master")
-            #expect(router.switchMessages >= 1)
-            let fresh = randomIdentity(using: &generator)
-            #expect(await store.accept(fresh, until: until, now: timestamp()) == .accepted)
-            #expect(await store.accept(fresh, until: until, now: timestamp()) == .replayed)
             await store.shutdown()
         }
 

@@ -37,6 +37,7 @@ struct SentinelRouterStateMachineTests {
 
     @Test func discoveryAsksTheSentinelsInTurnPastOneThatIsDown() {
         var machine = Self.machine()
+        #expect(machine.runStarted() == nil, "no primary yet: the poll and the subscription wait for the first")
         #expect(machine.route(now: 0) == .awaitPrimary(startDiscovery: true))
         #expect(machine.route(now: 0) == .awaitPrimary(startDiscovery: false), "one discovery at a time")
         #expect(machine.nextDiscoveryStep(now: 0) == .ask(sentinel: 0))
@@ -82,9 +83,30 @@ struct SentinelRouterStateMachineTests {
         machine.sentinelNamed(Self.new, by: 2)
         #expect(machine.nextDiscoveryStep(now: 2) == .confirm(Self.new, namedBy: 2))
         #expect(machine.primaryConfirmed(Self.new, namedBy: 2, now: 3) == .init(replaced: Self.old, startBackground: nil),
-                "the old primary's pool goes; the background runs already")
+                "the old primary's pool goes")
         #expect(machine.route(now: 3) == .send(Self.new, startDiscovery: false))
         #expect(machine.heard(.subscribed(sentinel: 1, again: true)) == true, "a subscription made again asks (a switch may have gone unheard)")
+    }
+
+    @Test func thePollAndTheSubscriptionRunOnlyWhileServiceRunRuns() {
+        var machine = Self.confirmed(through: 2)
+        #expect(machine.runStarted() == 2, "run() after the first primary starts them at once, at the sentinel that answered")
+        #expect(machine.heard(.switchMaster(sentinel: 1)) == true)
+        #expect(machine.nextDiscoveryStep(now: 1) == .ask(sentinel: 1))
+        machine.sentinelNamed(Self.new, by: 1)
+        #expect(machine.nextDiscoveryStep(now: 1) == .confirm(Self.new, namedBy: 1))
+        #expect(machine.primaryConfirmed(Self.new, namedBy: 1, now: 2).startBackground == nil, "they run already")
+        machine.runEnded()
+        #expect(machine.runStarted() == 1, "run() again: started again, at the sentinel that answered last")
+        machine.runEnded()
+        #expect(machine.primaryInTrouble(Self.new) == true, "without run() a request's trouble still starts a discovery")
+        #expect(machine.nextDiscoveryStep(now: 3) == .ask(sentinel: 1))
+        machine.sentinelNamed(Self.old, by: 1)
+        #expect(machine.nextDiscoveryStep(now: 3) == .confirm(Self.old, namedBy: 1))
+        #expect(machine.primaryConfirmed(Self.old, namedBy: 1, now: 4) == .init(replaced: Self.new, startBackground: nil),
+                "without run() no primary starts them")
+        machine.shutDown()
+        #expect(machine.runStarted() == nil)
     }
 
     @Test func troubleOnTheOldPrimaryAfterAMoveStartsNothing() {

@@ -14,7 +14,15 @@ internal import Synchronization
 /// `WAIT`, and for discovery `SENTINEL get-master-addr-by-name`, `ROLE`,
 /// `CLUSTER SHARDS` / `SLOTS`), though ``send(_:)`` takes any command that
 /// answers with one reply (in Cluster, routed by its first argument as the
-/// key). Safe to share: one client per process is the intended use. Call
+/// key). Safe to share: one client per process is the intended use.
+///
+/// Run it: the client is a swift-service-lifecycle `Service`, and its
+/// ``run()`` is the only place its background work runs (Sentinel's
+/// `+switch-master` subscription and poll, the Cluster map refresher). Put
+/// it in the application's `ServiceGroup`; ``run()`` shuts it down when the
+/// group ends. A client never run still answers correctly, only slower to
+/// follow a failover: it finds a moved primary or slot by the trouble a
+/// request meets, and that request is unavailable. Without ``run()`` call
 /// ``shutdown()`` when done.
 public final class RedisClient: Sendable {
     public let configuration: RedisClientConfiguration
@@ -148,11 +156,14 @@ public final class RedisClient: Sendable {
 /// The client as a swift-service-lifecycle `Service`: put it in the
 /// application's `ServiceGroup`; while it runs it carries the client's
 /// background work (Sentinel's discovery, poll and subscription, Cluster's
-/// topology refresher) as child tasks, and
-/// its connections close when the group shuts down gracefully or is
-/// cancelled. Requests work before `run()` (then each call carries the work
-/// it starts, within its own deadline) and fail with `shutDown` after it
-/// returns (docs/DESIGN.md#the-redis-clients-state-machines).
+/// topology refresher) as child tasks, and its connections close when the
+/// group shuts down gracefully or is cancelled. No other task of the client
+/// exists. Requests work before `run()`, or with no `run()` at all: each call
+/// then carries the discovery or refresh it starts, within its own deadline,
+/// and a Sentinel client has neither subscription nor poll, so it follows a
+/// switchover only when the old primary refuses writes (`NOREPLICAS`,
+/// `READONLY`). After `run()` returns requests fail with `shutDown`
+/// (docs/DESIGN.md#the-redis-clients-state-machines).
 extension RedisClient: Service {
     public func run() async throws {
         await withTaskGroup(of: Void.self) { group in

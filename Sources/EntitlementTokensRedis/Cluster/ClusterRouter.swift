@@ -155,8 +155,9 @@ final class ClusterRouter: Sendable {
     private func awaitTopology(before deadline: NIODeadline, started: Bool?) async throws(RedisClientError) -> ClusterTopology {
         enum Known { case topology(ClusterTopology), wait(EventLoopFuture<ClusterTopology>, start: Bool), shutDown }
         let known = state.withLock { state -> Known in
-            if let topology = state.machine.topology { return .topology(topology) }
+            // Shut down first: the map outlives shutdown, and a caller given it would make pools again.
             if state.machine.isShutDown { return .shutDown }
+            if let topology = state.machine.topology { return .topology(topology) }
             let start = started ?? state.machine.requestRefresh()
             let promise = state.topologyWaiters ?? group.next().makePromise(of: ClusterTopology.self)
             state.topologyWaiters = promise

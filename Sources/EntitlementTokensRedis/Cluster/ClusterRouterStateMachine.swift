@@ -131,8 +131,10 @@ struct ClusterRouterStateMachine {
         return requestRefresh()
     }
 
-    /// The primaries whose pools readiness pings (made now if new).
+    /// The primaries whose pools readiness pings (made now if new); none once
+    /// shut down, when a pool made now would outlive the client.
     mutating func primariesToPing() -> [RedisNodeAddress] {
+        guard !isShutDown else { return [] }
         let primaries = topology?.primaries ?? []
         pooled.formUnion(primaries)
         return primaries

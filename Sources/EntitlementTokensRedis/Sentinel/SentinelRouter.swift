@@ -32,10 +32,12 @@ internal import Synchronization
 ///
 /// Every decision is ``SentinelRouterStateMachine``'s; this class only
 /// carries its answers out. The discovery, the poll and the subscription run
-/// in ``run()``, the client's `Service.run()`, while that runs. Without it (a
-/// store used with no `ServiceGroup`) the call that needs the first
-/// discovery runs it, within its deadline, and from the first primary on
-/// ``run()``'s body runs in a task of its own, ended by ``shutdown()``
+/// in ``run()``, the client's `Service.run()`, while that runs: it is the only
+/// home of background work. Without it (a store used with no `ServiceGroup`)
+/// the call that needs a discovery runs it, within its deadline, and there is
+/// neither poll nor subscription: the store follows a failover only by the
+/// trouble a request meets (a lost or refused connection, a timeout,
+/// `READONLY`, `NOREPLICAS`), each such request `.unavailable`
 /// (docs/DESIGN.md#the-redis-clients-state-machines).
 final class SentinelRouter: Sendable {
     static let retryDelay = TimeAmount.milliseconds(100)
@@ -58,8 +60,6 @@ final class SentinelRouter: Sendable {
         var primaryWaiters: EventLoopPromise<RedisNodePool>?
         /// Wakes ``run()`` while it runs.
         var runner: AsyncStream<Wake>.Continuation?
-        /// Without ``run()``: ``run()``'s body in a task of its own, started with the first primary.
-        var background: Task<Void, Never>?
     }
 
     private enum Wake: Sendable {
@@ -167,21 +167,19 @@ final class SentinelRouter: Sendable {
 
     /// Runs the discovery, the fallback poll and the subscription whenever
     /// the machine starts them, until the router is shut down or the caller
-    /// cancelled: the client's `Service.run()`.
+    /// cancelled: the client's `Service.run()`. The poll and the subscription
+    /// start at once when a primary is known, else with the first one; they
+    /// end with this call, the subscription's connection closed.
     func run() async {
-        await serve(backgroundFrom: nil)
-    }
-
-    /// ``run()``'s body; `backgroundFrom`: start the poll and the subscription at once, from this sentinel.
-    private func serve(backgroundFrom first: Int?) async {
         let (wakeups, runner) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .unbounded)
-        let started = state.withLock { state -> Bool in
-            // One runner: started before ``run()`` (in a task of its own), it goes on there.
-            guard !state.machine.isShutDown, state.runner == nil else { return false }
+        enum Start { case no, yes(background: Int?) }
+        let start = state.withLock { state -> Start in
+            // One runner at a time.
+            guard !state.machine.isShutDown, state.runner == nil else { return .no }
             state.runner = runner
-            return true
+            return .yes(background: state.machine.runStarted())
         }
-        guard started else { return }
+        guard case .yes(let first) = start else { return }
         if let first { runner.yield(.background(from: first)) }
         await withDiscardingTaskGroup { group in
             for await wake in wakeups {
@@ -195,7 +193,10 @@ final class SentinelRouter: Sendable {
             }
             group.cancelAll()
         }
-        state.withLock { state in state.runner = nil }
+        state.withLock { state in
+            state.runner = nil
+            state.machine.runEnded()
+        }
     }
 
     /// The machine started a discovery: ``run()`` carries it when it runs;
@@ -342,19 +343,9 @@ final class SentinelRouter: Sendable {
     }
 
     /// The poll and the subscription, from sentinel `first`: children of
-    /// ``run()`` when it runs. Without it they, and the discoveries they
-    /// start, run in the one task of their own this router has, which is
-    /// ``run()``'s body and ends with ``shutdown()``: a store used with no
-    /// `ServiceGroup` still hears `+switch-master` with no request in flight.
+    /// ``run()``, the only place they run (the machine starts them only while it runs).
     private func startBackground(from first: Int) {
-        if let runner = state.withLock({ $0.runner }) {
-            runner.yield(.background(from: first))
-            return
-        }
-        state.withLock { state in
-            guard !state.machine.isShutDown, state.background == nil else { return }
-            state.background = Task { await self.serve(backgroundFrom: first) }
-        }
+        state.withLock { $0.runner }?.yield(.background(from: first))
     }
 
     /// The fallback poll, until shut down or cancelled.
@@ -389,7 +380,7 @@ final class SentinelRouter: Sendable {
                 if let runner = self.state.withLock({ $0.runner }) {
                     runner.yield(.discovery)
                 } else {
-                    // Without ``run()``: owed, resumed by the next request.
+                    // ``run()`` is ending: owed, resumed by the next request.
                     self.state.withLock { $0.machine.discoveryPaused() }
                 }
             }
@@ -398,20 +389,17 @@ final class SentinelRouter: Sendable {
     }
 
     func shutdown() async {
-        let (primary, runner, background, waiters) = state.withLock { state in
+        let (primary, runner, waiters) = state.withLock { state in
             state.machine.shutDown()
-            let taken = (state.primaryPool, state.runner, state.background, state.primaryWaiters)
+            let taken = (state.primaryPool, state.runner, state.primaryWaiters)
             state.primaryPool = nil
             state.runner = nil
-            state.background = nil
             state.primaryWaiters = nil
             return taken
         }
         waiters?.fail(SentinelRouterStateMachine.shutDownError)
         // ``run()`` ends its children once its wake-ups end.
         runner?.finish()
-        background?.cancel()
-        await background?.value
         await primary?.shutdown()
         for sentinel in sentinels { await sentinel.shutdown() }
     }

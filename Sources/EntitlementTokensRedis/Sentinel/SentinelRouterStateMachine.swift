@@ -18,7 +18,10 @@ internal import RedisRESP
 /// **Who runs it.** As for the Cluster refresher: the client's `Service.run()`
 /// while it runs; otherwise the call that needs it, within its deadline
 /// (``discoveryPaused()``, ``askAbandoned()``); what it leaves is owed, and
-/// the first request routed after the retry delay starts it again.
+/// the first request routed after the retry delay starts it again. The
+/// fallback poll and the subscription run only in `Service.run()`: they
+/// start when it starts (or with the first primary, if none is known yet)
+/// and end with it (``runStarted()``, ``runEnded()``).
 struct SentinelRouterStateMachine {
     struct Settings {
         var sentinelCount: Int
@@ -58,7 +61,7 @@ struct SentinelRouterStateMachine {
     struct Confirmed: Equatable {
         /// The primary it replaces (its pool goes); nil when the same node stays.
         var replaced: RedisNodeAddress?
-        /// The first primary: start the fallback poll and the subscription, from this sentinel.
+        /// The first primary while `Service.run()` runs: start the fallback poll and the subscription, from this sentinel.
         var startBackground: Int?
     }
 
@@ -77,6 +80,8 @@ struct SentinelRouterStateMachine {
     private(set) var lastFailure: RedisClientError?
     private(set) var isShutDown = false
     private(set) var discoveries = 0
+    /// Whether the client's `Service.run()` runs: the only home of the poll and the subscription.
+    private var runs = false
     private var backgroundStarted = false
     /// The poll's next question: how many sentinels past the preferred one, and not before when.
     private var watchSkip = 0
@@ -225,7 +230,7 @@ struct SentinelRouterStateMachine {
         watchSkip = 0
         watchDue = now &+ settings.watchInterval
         var confirmed = Confirmed(replaced: old == address ? nil : old, startBackground: nil)
-        if !backgroundStarted {
+        if runs, !backgroundStarted {
             backgroundStarted = true
             confirmed.startBackground = index
         }
@@ -250,6 +255,26 @@ struct SentinelRouterStateMachine {
         }
         discovery = .running(round)
         discoveryPaused()
+    }
+
+    // MARK: Service.run()
+
+    /// The client's `Service.run()` started: start the poll and the
+    /// subscription now, from the sentinel that answered last, when a primary
+    /// is known (nil: with the first primary, ``Confirmed/startBackground``).
+    mutating func runStarted() -> Int? {
+        guard !isShutDown else { return nil }
+        runs = true
+        guard primary != nil, !backgroundStarted else { return nil }
+        backgroundStarted = true
+        return preferredSentinel
+    }
+
+    /// `Service.run()` ended, and the poll and the subscription with it.
+    /// Requests still find a moved primary by its trouble, only later.
+    mutating func runEnded() {
+        runs = false
+        backgroundStarted = false
     }
 
     // MARK: The fallback poll

@@ -96,7 +96,8 @@ final class SentinelSubscriber: Sendable {
                         return
                     }
                 }
-                channel.close(promise: nil)
+                // Awaited: a cancelled run (the client's `Service.run()` ending) leaves no connection behind.
+                try? await channel.close()
                 state.withLock { $0.subscribedSentinel = nil }
             }
             guard !Task.isCancelled else { break }

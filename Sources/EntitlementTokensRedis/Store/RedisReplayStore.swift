@@ -29,8 +29,19 @@ public enum RedisDurability: String, Sendable, Hashable, CaseIterable {
 /// let store = try RedisReplayStore(url: "redis://:secret@redis.internal:6379/0")
 /// let verifier = TokenVerifier(signature: .trustedKeys(ring),
 ///     policy: VerificationPolicy(requestorID: "TNT", replayStore: store))
-/// // readiness: await store.ping(); at exit: await store.shutdown()
+/// // in the application's ServiceGroup: store.client (it shuts down with the group)
+/// // readiness: await store.ping()
 /// ```
+///
+/// The store's background work (with Sentinel, the `+switch-master`
+/// subscription and the poll; with Cluster, the map refresher) runs only in
+/// ``client``'s `Service.run()`. A store whose client is never run still
+/// decides correctly, only slower to follow a failover: the request that
+/// meets a lost or refused connection, a timeout, `READONLY` or `NOREPLICAS`
+/// is `.unavailable` and starts the rediscovery itself. It also follows a
+/// Sentinel switchover only when the old primary refuses writes, and what
+/// that node accepts until then is lost when it resyncs (docs/REDIS.md):
+/// run the client. Without a `ServiceGroup`, call ``shutdown()`` at exit.
 ///
 /// `PXAT` is compared with the Redis server's clock, and `until` comes from
 /// the verifier's: keep both on NTP (docs/REDIS.md).
