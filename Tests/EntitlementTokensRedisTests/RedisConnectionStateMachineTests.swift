@@ -12,8 +12,20 @@ struct RedisConnectionStateMachineTests {
     typealias Machine = RedisConnectionStateMachine<Int>
     static let ms: UInt64 = 1_000_000
 
+    /// A start-up of `PING` alone, with no deadline to speak of.
+    static let pingOnly = RedisConnectionStartup(
+        steps: [.init(command: RESPCommand("PING"), failure: .unexpectedReply)],
+        waitsForTLSHandshake: false, hasPassword: false, deadline: .max)
+
+    /// A machine past its start-up (connected, `PING` answered).
     static func machine(maxQueued: Int = 64, stallMilliseconds: UInt64 = 1000) -> Machine {
-        Machine(limits: .init(maxQueued: maxQueued, stallTimeout: stallMilliseconds * ms), endpointDescription: "redis test:6379")
+        var machine = Machine(limits: .init(maxQueued: maxQueued, stallTimeout: stallMilliseconds * ms),
+                              endpointDescription: "redis test:6379", startup: pingOnly)
+        var actions: [Machine.Action] = []
+        machine.connected(now: 0, into: &actions)
+        machine.received(.simpleString(Array("PONG".utf8)), now: 0, into: &actions)
+        precondition(machine.isReady)
+        return machine
     }
 
     /// Which promises each list of actions completes, and how.
@@ -256,10 +268,14 @@ struct RESPConnectionHandlerTests {
 
         init(loop: EmbeddedEventLoop = EmbeddedEventLoop(), maxQueued: Int = 64, stall: TimeAmount = .seconds(1)) throws {
             budget = OutstandingBudget(maxRequests: 1000, maxBytes: 1 << 20)
-            handler = RESPConnectionHandler(endpointDescription: "redis test:6379", stalledTimeout: stall, maxQueued: maxQueued,
-                                            replyLimits: .default, budget: budget)
+            handler = RESPConnectionHandler(endpointDescription: "redis test:6379", startup: RedisConnectionStateMachineTests.pingOnly,
+                                            stalledTimeout: stall, maxQueued: maxQueued, replyLimits: .default, budget: budget)
             channel = EmbeddedChannel(handler: handler, loop: loop)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 6379)).wait()
+            // The start-up: PING, answered.
+            loop.run()
+            #expect(try channel.outboundText() == "*1\r\n$4\r\nPING\r\n")
+            try channel.writeInbound(ByteBuffer(string: "+PONG\r\n"))
         }
 
         /// Sends `command` with this deadline, counted in the budget like a caller's request.

@@ -2,6 +2,7 @@ import IntegrationSupport
 import EntitlementTokens
 @testable import EntitlementTokensRedis
 import Foundation
+import NIOPosix
 import RedisRESP
 import Testing
 import TokenTestSupport
@@ -99,6 +100,20 @@ extension RedisIntegrationTests {
                 #expect(!(await wrong.ping()))
                 let decision = await wrong.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
                 #expect(decision.isUnavailable && decision.reason.contains("authenticationFailed"), "\(decision)")
+
+                // A connection is handed out only once its start-up is over:
+                // one refused at login never opens (its pool backs off).
+                let budget = OutstandingBudget(maxRequests: 10, maxBytes: 1000)
+                let refusedLogin = try RedisClientConfiguration(url: "redis://:wrong@127.0.0.1:\(server.port)")
+                let openFailure = await #expect(throws: RedisClientError.self) {
+                    try await RedisConnection.open(configuration: refusedLogin, sslContext: nil,
+                                                   group: MultiThreadedEventLoopGroup.singleton, budget: budget).get()
+                }
+                #expect(openFailure?.code == .authenticationFailed)
+                let opened = try await RedisConnection.open(
+                    configuration: RedisClientConfiguration(url: "redis://:s3cret%20pass@127.0.0.1:\(server.port)"),
+                    sslContext: nil, group: MultiThreadedEventLoopGroup.singleton, budget: budget).get()
+                opened.close()
 
                 let none = try makeStore(server.url, timeout: .seconds(1))
                 let noneFailure = try #require(await none.healthFailure(), "no password, yet PING answered")

@@ -1,6 +1,7 @@
 internal import Synchronization
 internal import NIOCore
 internal import NIOSSL
+internal import NIOTLS
 internal import RedisRESP
 
 /// Whether a connection holds new requests back (a `WAIT` is out), readable
@@ -12,9 +13,10 @@ final class ConnectionLoad: Sendable {
 }
 
 /// The NIO end of one connection: it feeds ``RedisConnectionStateMachine``
-/// the events (a request, a decoded reply, the one timer, a cancellation,
-/// the channel closing) and carries out its actions (write, complete a
-/// promise, arm the timer, close). Every decision is the machine's.
+/// the events (the channel active, the TLS handler's handshake-completed
+/// event, a request, a decoded reply, the one timer, a cancellation, the
+/// channel closing) and carries out its actions (write, complete a promise,
+/// arm the timer, report the start-up, close). Every decision is the machine's.
 final class RESPConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -31,6 +33,10 @@ final class RESPConnectionHandler: ChannelInboundHandler {
     private var flushScheduled = false
     private let budget: OutstandingBudget
     private let endpointDescription: String
+    /// Completed when the start-up is over: logged in, or closed and why.
+    private var started: EventLoopPromise<Void>?
+    /// The start-up's outcome; read on the event loop, once the handler is in a pipeline.
+    private(set) var startedFuture: EventLoopFuture<Void>?
 
     /// Why the connection closed, readable from any thread: a channel can
     /// close (a TLS handshake refused at once) before its opener gets to the
@@ -43,14 +49,14 @@ final class RESPConnectionHandler: ChannelInboundHandler {
         var value: RedisClientError? { reason.withLock { $0 } }
     }
 
-    init(endpointDescription: String, stalledTimeout: TimeAmount, maxQueued: Int,
+    init(endpointDescription: String, startup: RedisConnectionStartup, stalledTimeout: TimeAmount, maxQueued: Int,
          replyLimits: RESPLimits, budget: OutstandingBudget, firstCloseReason: CloseReason = CloseReason(), load: ConnectionLoad = ConnectionLoad()) {
         self.firstCloseReason = firstCloseReason
         self.load = load
         self.decoder = RESPDecoder(limits: replyLimits)
         self.endpointDescription = endpointDescription
         self.machine = StateMachine(limits: .init(maxQueued: maxQueued, stallTimeout: UInt64(max(0, stalledTimeout.nanoseconds))),
-                                    endpointDescription: endpointDescription)
+                                    endpointDescription: endpointDescription, startup: startup)
         self.budget = budget
         actions.reserveCapacity(8)
     }
@@ -62,12 +68,35 @@ final class RESPConnectionHandler: ChannelInboundHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        let started = context.eventLoop.makePromise(of: Void.self)
+        self.started = started
+        startedFuture = started.futureResult
+        if context.channel.isActive {
+            machine.connected(now: now, into: &actions)
+            run()
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         machine.closed(RedisClientError(.connectionClosed, "the connection to \(endpointDescription) closed"), into: &actions)
         run()
         self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        machine.connected(now: now, into: &actions)
+        run()
+        context.fireChannelActive()
+    }
+
+    /// The TLS handler's (or, with `tls-server-name=`, ``TLSServerNameCheck``'s,
+    /// once the name is checked) word that the handshake is done.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted = event as? TLSUserEvent {
+            machine.tlsHandshakeCompleted(now: now, into: &actions)
+            run()
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     private var now: UInt64 {
@@ -163,8 +192,15 @@ final class RESPConnectionHandler: ChannelInboundHandler {
                 timer = nil
             case .setHolding(let holding):
                 load.setHolding(holding)
+            case .loggedIn:
+                started?.succeed()
+                started = nil
             case .closeChannel:
-                if let reason = machine.closeReason { firstCloseReason.record(reason) }
+                if let reason = machine.closeReason {
+                    firstCloseReason.record(reason)
+                    started?.fail(reason)
+                    started = nil
+                }
                 context?.close(promise: nil)
             }
         }

@@ -63,8 +63,9 @@ final class RedisConnection: Sendable {
         channel.close(promise: nil)
     }
 
-    /// Connects, sets up TLS, logs in (`AUTH`) and selects the database, all
-    /// within the configuration's connect timeout.
+    /// Connects and has the connection's state machine set up TLS, log in
+    /// (`AUTH`), select the database and `PING` (``RedisConnectionStartup``),
+    /// all within the configuration's connect timeout.
     static func open(
         configuration: RedisClientConfiguration,
         sslContext: NIOSSLContext?,
@@ -72,7 +73,9 @@ final class RedisConnection: Sendable {
         budget: OutstandingBudget
     ) -> EventLoopFuture<RedisConnection> {
         let endpoint = configuration.endpoint
-        let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
+        let startup = RedisConnectionStartup(
+            endpoint: endpoint, tls: sslContext != nil,
+            deadline: (NIODeadline.now() + configuration.connectTimeout.timeAmount).uptimeNanoseconds)
         let closeReason = RESPConnectionHandler.CloseReason()
         let load = ConnectionLoad()
         let bootstrap = ClientBootstrap(group: group)
@@ -83,8 +86,9 @@ final class RedisConnection: Sendable {
                     if let sslContext { try addTLSHandlers(to: channel.pipeline.syncOperations, sslContext, endpoint) }
                     try channel.pipeline.syncOperations.addHandler(RESPConnectionHandler(
                         endpointDescription: endpoint.description,
+                        startup: startup,
                         stalledTimeout: configuration.stalledConnectionTimeout.timeAmount,
-                        // The budget bounds callers; 16 more for the connection's own AUTH/SELECT/PING and ASKING preludes.
+                        // The budget bounds callers; 16 more for the `ASKING` preludes sent with them.
                         maxQueued: configuration.maxOutstandingRequests + 16,
                         replyLimits: configuration.replyLimits,
                         budget: budget,
@@ -97,55 +101,22 @@ final class RedisConnection: Sendable {
                 throw RedisClientError(.connectionFailed, "cannot connect to \(endpoint): \(ConnectFailureWords.describe(error))")
             }
             .flatMap { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    do {
-                        let handler = try channel.pipeline.syncOperations.handler(type: RESPConnectionHandler.self)
-                        return RedisConnection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), load: load)
-                    } catch {
-                        // The channel closed between connecting and here, its
-                        // handlers gone: say why it closed (TLS refused…).
-                        throw closeReason.value
-                            ?? RedisClientError(.connectionClosed, "the connection to \(endpoint) closed as it opened")
-                    }
+                let connection: RedisConnection
+                let started: EventLoopFuture<Void>
+                do {
+                    let handler = try channel.pipeline.syncOperations.handler(type: RESPConnectionHandler.self)
+                    guard let future = handler.startedFuture else { throw ChannelPipelineError.notFound }
+                    connection = RedisConnection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), load: load)
+                    started = future
+                } catch {
+                    // The channel closed between connecting and here, its
+                    // handlers gone: say why it closed (TLS refused…).
+                    return channel.eventLoop.makeFailedFuture(closeReason.value
+                        ?? RedisClientError(.connectionClosed, "the connection to \(endpoint) closed as it opened"))
                 }
+                // The machine closes the channel itself when the start-up fails.
+                return started.map { connection }
             }
-            .flatMap { (connection: RedisConnection) -> EventLoopFuture<RedisConnection> in
-                connection.logIn(endpoint, deadline: deadline).flatMapThrowing { @Sendable () throws -> RedisConnection in
-                    connection
-                }.flatMapErrorThrowing { @Sendable error throws -> RedisConnection in
-                    connection.close()
-                    throw error
-                }
-            }
-    }
-
-    /// `AUTH`, `SELECT` and a `PING`, pipelined: the connection counts as
-    /// open only once the server has answered through it (TLS handshake,
-    /// login and database included).
-    private func logIn(_ endpoint: RedisEndpoint, deadline: NIODeadline) -> EventLoopFuture<Void> {
-        var steps: [EventLoopFuture<Void>] = []
-        func step(_ command: RESPCommand, failure: RedisClientError.Code) {
-            steps.append(send(command.encoded(), budgetedBytes: nil, deadline: deadline).flatMapThrowing { reply in
-                if case .error(let message) = reply,
-                   message.starts(with: "NOAUTH".utf8) || message.starts(with: "WRONGPASS".utf8) {
-                    throw RedisClientError(.authenticationFailed, endpoint.password == nil
-                        ? "\(endpoint) wants a password (give one with password-file=, or in the URL): \(reply.summary)"
-                        : "\(endpoint) refused the login: \(reply.summary)")
-                }
-                guard reply.isOK || (command.name == "PING" && reply == .simpleString(Array("PONG".utf8))) else {
-                    throw RedisClientError(failure, "\(endpoint) refused \(command.name): \(reply.summary)")
-                }
-            })
-        }
-        if let password = endpoint.password {
-            step(endpoint.username.map { RESPCommand("AUTH", $0, password) } ?? RESPCommand("AUTH", password),
-                 failure: .authenticationFailed)
-        }
-        if endpoint.database != 0 {
-            step(RESPCommand("SELECT", String(endpoint.database)), failure: .databaseSelectionFailed)
-        }
-        step(RESPCommand("PING"), failure: .unexpectedReply)
-        return EventLoopFuture.andAllSucceed(steps, on: channel.eventLoop)
     }
 
     /// TLS to `endpoint`, one rule for every connection, sentinel subscriptions

@@ -13,8 +13,8 @@ enum AfterReply: Sendable {
 
 /// Every decision of one Redis connection, with no I/O and no NIO
 /// (docs/DESIGN.md#state-machines-and-thin-handlers, after postgres-nio's `ConnectionStateMachine`): events go in
-/// (a request to send, a reply, the timer, a cancellation, the channel
-/// closing), actions come out, and ``RESPConnectionHandler`` only carries
+/// (the channel active, the TLS handshake done, a request to send, a reply,
+/// the timer, a cancellation, the channel closing), actions come out, and ``RESPConnectionHandler`` only carries
 /// them out. `Promise` is whatever completes a caller (an `EventLoopPromise`
 /// in the handler, a plain value in tests); time is nanoseconds on the
 /// connection's monotonic clock, given with each event.
@@ -24,6 +24,17 @@ enum AfterReply: Sendable {
 /// caller is cancelled) is failed at once but stays in the queue until its
 /// reply arrives, so the replies after it still meet their own requests; it
 /// keeps its bytes in the client's budget until then.
+///
+/// **Start-up.** connecting → (TLS handshake, when there is TLS) → logging
+/// in → ready → closed. Once the channel is active (and its TLS handshake
+/// done, name check included) the machine writes ``RedisConnectionStartup``'s
+/// `AUTH`, `SELECT` and `PING` in one write and checks their replies in
+/// order; the first refused one closes the connection with its typed error
+/// (a wrong password, a database that does not exist, a server still
+/// loading). After `PING`'s answer it says ``Action/loggedIn`` and writes
+/// the requests that came meanwhile, held in the same bounded queue as
+/// behind a `WAIT`. A reply before the login was written is a protocol
+/// error; the start-up's one deadline, passed, closes it as `timedOut`.
 ///
 /// **One timer per connection.** The machine asks for one wake-up at the
 /// earliest instant anything can happen (a request's deadline, or the oldest
@@ -56,15 +67,27 @@ struct RedisConnectionStateMachine<Promise> {
         case cancelTimer
         /// Whether a `WAIT` holds new requests back (the pool sends elsewhere first).
         case setHolding(Bool)
-        /// Close the channel; every request has been failed already.
+        /// The start-up is over: the server answered `PING`; the connection may be handed out.
+        case loggedIn
+        /// Close the channel; every request has been failed already, and ``closeReason`` says why.
         case closeChannel
+    }
+
+    private enum Phase {
+        /// The channel is not active yet.
+        case connecting
+        /// Active; the TLS handshake (and its name check) not yet done.
+        case tlsHandshake
+        /// The start-up commands are written; these still wait for their replies, in order.
+        case loggingIn(FIFO<RedisConnectionStartup.Step>)
+        case ready
     }
 
     private struct Request {
         let id: RequestID
         /// nil for a prelude (`ASKING`), whose reply nobody awaits.
         let promise: Promise?
-        /// Bytes held in the client's budget; nil for the connection's own set-up commands.
+        /// Bytes held in the client's budget; nil for what the budget does not count (a prelude, the client's own commands).
         let budgetedBytes: Int?
         var sentAt: UInt64
         let deadline: UInt64
@@ -75,7 +98,7 @@ struct RedisConnectionStateMachine<Promise> {
         var isSettled = false
     }
 
-    /// A request not yet written because a `WAIT` is out on this connection.
+    /// A request not yet written: the start-up is not over, or a `WAIT` is out on this connection.
     private struct Held {
         var request: Request
         let bytes: [UInt8]
@@ -85,6 +108,9 @@ struct RedisConnectionStateMachine<Promise> {
     let limits: Limits
     /// Names the server in messages ("redis 10.0.0.5:6379").
     let endpointDescription: String
+    let startup: RedisConnectionStartup
+    /// Closed is ``closeReason`` set, whatever the phase was.
+    private var phase = Phase.connecting
     private var pending = FIFO<Request>()
     private var held = FIFO<Held>()
     /// `WAIT`s written and not yet answered.
@@ -93,9 +119,15 @@ struct RedisConnectionStateMachine<Promise> {
     /// Set once, by the first reason the connection closed for.
     private(set) var closeReason: RedisClientError?
 
-    init(limits: Limits, endpointDescription: String) {
+    init(limits: Limits, endpointDescription: String, startup: RedisConnectionStartup) {
         self.limits = limits
         self.endpointDescription = endpointDescription
+        self.startup = startup
+    }
+
+    /// Whether the start-up is over (and the connection not closed).
+    var isReady: Bool {
+        if closeReason == nil, case .ready = phase { true } else { false }
     }
 
     /// Requests queued, answered by deadline or not.
@@ -105,6 +137,24 @@ struct RedisConnectionStateMachine<Promise> {
     var armedTimerInstant: UInt64? { armedTimer }
 
     // MARK: Events
+
+    /// The channel is active: arm the start-up deadline, then wait for the
+    /// TLS handshake or log in at once.
+    mutating func connected(now: UInt64, into actions: inout [Action]) {
+        guard closeReason == nil, case .connecting = phase else { return }
+        armTimer(atOrBefore: startup.deadline, into: &actions)
+        if startup.waitsForTLSHandshake {
+            phase = .tlsHandshake
+        } else {
+            logIn(into: &actions)
+        }
+    }
+
+    /// The TLS handshake completed and the certificate's name was checked: log in.
+    mutating func tlsHandshakeCompleted(now: UInt64, into actions: inout [Action]) {
+        guard closeReason == nil, case .tlsHandshake = phase else { return }
+        logIn(into: &actions)
+    }
 
     /// A caller's request: `command` (after `prelude`, in the same write, so
     /// nothing comes between them) to be answered by `deadline`.
@@ -123,9 +173,10 @@ struct RedisConnectionStateMachine<Promise> {
         }
         let request = Request(id: id, promise: promise, budgetedBytes: budgetedBytes, sentAt: now, deadline: deadline,
                               afterReply: afterReply)
-        if waitsOut > 0 {
-            // A WAIT blocks this connection on the server: what is written now
-            // would wait behind it. Hold it here until WAIT answers.
+        if waitsOut > 0 || !isReady {
+            // Before the login is over nothing but the login may reach the
+            // server; a WAIT blocks this connection on the server: what is
+            // written now would wait behind it. Hold it here until then.
             held.append(Held(request: request, bytes: (prelude ?? []) + command, hasPrelude: prelude != nil))
         } else {
             if let prelude {
@@ -143,13 +194,36 @@ struct RedisConnectionStateMachine<Promise> {
     /// One decoded reply: it answers the oldest request.
     mutating func received(_ reply: RESPReply, now: UInt64, into actions: inout [Action]) {
         guard closeReason == nil else { return }
+        switch phase {
+        case .connecting, .tlsHandshake:
+            return close(RedisClientError(.protocolError, "\(endpointDescription) sent a reply before the login was sent"),
+                         into: &actions)
+        case .loggingIn(var steps):
+            let step = steps.popFirst()!
+            if let refusal = step.refusal(of: reply, endpointDescription: endpointDescription, hasPassword: startup.hasPassword) {
+                return close(refusal, into: &actions)
+            }
+            if steps.isEmpty {
+                phase = .ready
+                actions.append(.loggedIn)
+                writeHeld(now: now, into: &actions)
+            } else {
+                phase = .loggingIn(steps)
+            }
+            return
+        case .ready:
+            break
+        }
         guard let request = pending.popFirst() else {
             return close(RedisClientError(.protocolError, "\(endpointDescription) sent a reply no request asked for"), into: &actions)
         }
         if let first = request.firstReply {
             waitsOut -= 1
             complete(request, .success(.array([first, reply])), into: &actions)
-            if waitsOut == 0 { releaseHeld(now: now, into: &actions) }
+            if waitsOut == 0 {
+                actions.append(.setHolding(false))
+                writeHeld(now: now, into: &actions)
+            }
         } else if case .waitForReplicas(let replicas) = request.afterReply, reply.isOK {
             sendWait(replicas: replicas, after: reply, for: request, now: now, into: &actions)
         } else {
@@ -171,6 +245,11 @@ struct RedisConnectionStateMachine<Promise> {
         guard closeReason == nil else { return }
         let timedOut = self.timedOut
         var next: UInt64?
+        if !isReady {
+            // The start-up's one deadline covers the TLS handshake and the login.
+            if startup.deadline <= now { return close(timedOut, into: &actions) }
+            next = startup.deadline
+        }
         for index in pending.indices where !pending[index].isSettled {
             if pending[index].deadline <= now {
                 Self.settle(&pending[index], with: timedOut, into: &actions)
@@ -272,10 +351,9 @@ struct RedisConnectionStateMachine<Promise> {
         actions.append(.write(RESPCommand("WAIT", String(replicas), String(milliseconds)).encoded(), flushNow: true))
     }
 
-    /// WAIT answered and no other is out: write what was held, skipping what
-    /// its deadline or its caller already settled.
-    private mutating func releaseHeld(now: UInt64, into actions: inout [Action]) {
-        actions.append(.setHolding(false))
+    /// The start-up is over, or WAIT answered and no other is out: write what
+    /// was held, skipping what its deadline or its caller already settled.
+    private mutating func writeHeld(now: UInt64, into actions: inout [Action]) {
         while waitsOut == 0, var next = held.popFirst() {
             if next.request.isSettled {
                 if let bytes = next.request.budgetedBytes { actions.append(.release(bytes: bytes)) }
@@ -289,6 +367,18 @@ struct RedisConnectionStateMachine<Promise> {
             pending.append(next.request)
             actions.append(.write(next.bytes, flushNow: false))
         }
+    }
+
+    /// The channel is active (and its TLS done): the start-up commands, in one write.
+    private mutating func logIn(into actions: inout [Action]) {
+        var bytes: [UInt8] = []
+        var steps = FIFO<RedisConnectionStartup.Step>()
+        for step in startup.steps {
+            step.command.encode(into: &bytes)
+            steps.append(step)
+        }
+        phase = .loggingIn(steps)
+        actions.append(.write(bytes, flushNow: true))
     }
 
     /// Fails every queued request with the first reason and closes the channel.
