@@ -95,8 +95,10 @@ extension RedisIntegrationTests {
                 let refused = try RedisReplayStore(url: group.url, timeout: .milliseconds(500), trustedCAFile: caFile)
                 let failure = await refused.healthFailure()
                 #expect(failure?.code == .tlsFailed, "CA \(caFile ?? "none"): \(String(describing: failure))")
-                #expect(await refused.accept(randomIdentity(using: &generator), until: until, now: timestamp()).isUnavailable)
-                await refused.shutdown()
+                let identity = randomIdentity(using: &generator)
+                try await whileRunning(refused.client) {
+                    #expect(await refused.accept(identity, until: until, now: timestamp()).isUnavailable)
+                }
             }
             // The CA named in the URL (tls-ca-file=, as a gate names it), with a
             // name the certificate holds. (swift-nio-ssl also accepts an IP SAN
@@ -104,8 +106,9 @@ extension RedisIntegrationTests {
             let named = try RedisReplayStore(url: group.url.replacingOccurrences(of: "#", with: "?tls-server-name=localhost&tls-ca-file=\(tls.caFile)#"),
                                              timeout: .seconds(1))
             #expect(await named.healthFailure() == nil)
-            #expect(await named.accept(fresh, until: until, now: timestamp()) == .replayed)
-            await named.shutdown()
+            try await whileRunning(named.client) {
+                #expect(await named.accept(fresh, until: until, now: timestamp()) == .replayed)
+            }
         }
 
         @Test("rediss-cluster://: keys on every shard accepted exactly once; the TLS ports from CLUSTER SHARDS, CLUSTER SLOTS and MOVED; readiness and the write check on every primary; an untrusted CA refused")

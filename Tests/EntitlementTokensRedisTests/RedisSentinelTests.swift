@@ -36,6 +36,7 @@ extension RedisIntegrationTests {
 
             // Exactly once through two stores (two clients, two discoveries).
             let stores = try (0..<2).map { _ in try RedisReplayStore(url: url, timeout: .seconds(1)) }
+            let running = try await RunningClients(stores.map(\.client))
             var generator = SeededGenerator(seed: 21)
             let warm = (0..<400).map { _ in randomIdentity(using: &generator) }
             await expectEachAcceptedOnce(warm, through: stores, until: until)
@@ -44,6 +45,7 @@ extension RedisIntegrationTests {
 
             // Under load (4 tasks, fresh identities, 200 ms deadline), kill -9 the primary.
             let store = try RedisReplayStore(url: url, timeout: .milliseconds(200))
+            let runningLoad = try await RunningClients([store.client])
             await store.warmUp()
             let clock = ContinuousClock()
             let shared = LoadState()
@@ -128,7 +130,8 @@ extension RedisIntegrationTests {
             // More than that means a second failover (or a lost sync): the sentinels' own account of the run says which.
             let switches = group.sentinels.flatMap { $0.log.split(separator: "\n").filter { $0.contains("+switch-master") || $0.contains("+failover-end") || $0.contains("+sdown master") } }
             #expect(doubleAllows <= 100, "only writes not yet replicated at the kill can be lost: \(doubleAllows); the sentinels logged:\n\(switches.joined(separator: "\n"))")
-            for store in stores + [store] { await store.shutdown() }
+            await running.stop()
+            await runningLoad.stop()
         }
 
         /// The client's `run()` runs (the subscription's only home), the poll
@@ -229,7 +232,12 @@ extension RedisIntegrationTests {
             let failure = try #require(await wrong.healthFailure())
             #expect(failure.message.contains("mymaster") && !failure.message.contains("hunter2"), "\(failure)")
             #expect(failure.code == .authenticationFailed, "a wrong sentinel password is a setting to fix: \(failure)")
-            #expect(await wrong.accept(ReplayIdentity(digest: Array(repeating: 1, count: 32)), until: timestamp(plus: 60_000), now: timestamp()).isUnavailable)
+            let notRunning = await wrong.accept(ReplayIdentity(digest: Array(repeating: 1, count: 32)), until: timestamp(plus: 60_000), now: timestamp())
+            #expect(notRunning.reason.contains("[notRunning]"), "a Sentinel store whose client does not run decides nothing: \(notRunning)")
+            try await whileRunning(wrong.client) {
+                let refused = await wrong.accept(ReplayIdentity(digest: Array(repeating: 1, count: 32)), until: timestamp(plus: 60_000), now: timestamp())
+                #expect(refused.reason.contains("[authenticationFailed]"), "\(refused)")
+            }
             let unknown = try RedisReplayStore(url: "redis-sentinel://\(sentinel)?sentinel-password=sentinel-pw#nosuch", timeout: .milliseconds(500))
             let unknownFailure = try #require(await unknown.healthFailure())
             #expect(unknownFailure.message.contains("no primary named 'nosuch'"), "\(unknownFailure)")

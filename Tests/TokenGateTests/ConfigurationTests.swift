@@ -80,6 +80,25 @@ import Testing
         #expect(made.store != nil)
     }
 
+    /// A Sentinel client decides nothing until its run() runs (docs/DESIGN.md#the-redis-clients-state-machines):
+    /// /readyz says so until the gate's ServiceGroup runs it, then names the real trouble (nothing listens on port 1).
+    @Test func aSentinelStoreIsNotReadyUntilTheGateRunsItsClient() async throws {
+        let made = try ReplayStoreFactory.make(.redis("redis-sentinel://127.0.0.1:1#mymaster"), timeout: .milliseconds(50))
+        let before = await made.probe()
+        #expect(before?.contains("[notRunning]") == true, "\(before ?? "ready")")
+        let whileServing = await withTaskGroup(of: Void.self) { group -> String? in
+            group.addTask { await made.serve() }
+            var reason = await made.probe()
+            for _ in 0..<200 where reason?.contains("[notRunning]") == true {
+                try? await Task.sleep(for: .milliseconds(10))
+                reason = await made.probe()
+            }
+            group.cancelAll()
+            return reason
+        }
+        #expect(whileServing != nil && whileServing?.contains("[notRunning]") == false, "\(whileServing ?? "ready")")
+    }
+
     @Test func theLabelledDoorsOpen() throws {
         let configuration = try GateConfiguration(ServeOptions.parse(["--key", key, "--allow-any-requestor", "--allow-any-resource"]))
         #expect(configuration.requestorID == nil)

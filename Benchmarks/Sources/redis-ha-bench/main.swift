@@ -84,9 +84,19 @@ func milliseconds(_ duration: Duration) -> Double {
 func run(_ options: Options) async throws -> String {
     let store = try RedisReplayStore(url: options.url, timeout: .milliseconds(options.timeoutMilliseconds),
                                      durability: options.durability)
-    defer { Task { await store.shutdown() } }
+    // The client's run() carries Sentinel's poll and subscription (a Sentinel
+    // store decides nothing without it); cancelled, it shuts the client down.
+    return try await withThrowingTaskGroup(of: Void.self) { service in
+        service.addTask { try await store.client.run() }
+        defer { service.cancelAll() }
+        return try await measure(store, options)
+    }
+}
+
+func measure(_ store: RedisReplayStore, _ options: Options) async throws -> String {
     let started = ContinuousClock.now
-    while !(await store.ping()) {
+    while true {
+        if store.client.notFollowingSwitchovers == nil, await store.ping() { break }
         guard ContinuousClock.now - started < .seconds(10) else { throw Usage(message: "the store did not answer within 10 s") }
         try await Task.sleep(for: .milliseconds(20))
     }

@@ -20,10 +20,13 @@ internal import Synchronization
 /// ``run()`` is the only place its background work runs (Sentinel's
 /// `+switch-master` subscription and poll, the Cluster map refresher). Put
 /// it in the application's `ServiceGroup`; ``run()`` shuts it down when the
-/// group ends. A client never run still answers correctly, only slower to
-/// follow a failover: it finds a moved primary or slot by the trouble a
-/// request meets, and that request is unavailable. Without ``run()`` call
-/// ``shutdown()`` when done.
+/// group ends. A standalone or Cluster client never run still answers
+/// correctly, only slower to follow a failover: it finds a moved slot by the
+/// trouble a request meets, and that request is unavailable. A Sentinel
+/// client cannot: a switchover whose old primary still answers as one would
+/// go unnoticed, so while its ``run()`` is not running it says so in
+/// ``notFollowingSwitchovers`` and the replay store decides nothing.
+/// Without ``run()`` call ``shutdown()`` when done.
 public final class RedisClient: Sendable {
     public let configuration: RedisClientConfiguration
     private let budget: OutstandingBudget
@@ -153,6 +156,22 @@ public final class RedisClient: Sendable {
     }
 }
 
+extension RedisClient {
+    /// Non-nil while a Sentinel client's ``run()`` is not running. Only its
+    /// poll and its `+switch-master` subscription tell it of a switchover whose
+    /// old primary still answers as a primary (`SENTINEL FAILOVER`, or a
+    /// primary the sentinels lost and the client did not); every write that
+    /// node takes meanwhile is lost when it resyncs, and a token accepted there
+    /// would play again. So ``RedisReplayStore`` answers unavailable, and a
+    /// readiness probe can say why (docs/DESIGN.md#the-redis-clients-state-machines).
+    /// nil in the other modes, which meet every failover as a request's trouble.
+    public var notFollowingSwitchovers: RedisClientError? {
+        guard case .sentinel(let router) = route, !router.isRunning else { return nil }
+        return RedisClientError(.notRunning, "the Sentinel client for '\(configuration.target)' is not running: "
+            + "without its run() it cannot follow a switchover, so it decides nothing; run it in the ServiceGroup")
+    }
+}
+
 /// The client as a swift-service-lifecycle `Service`: put it in the
 /// application's `ServiceGroup`; while it runs it carries the client's
 /// background work (Sentinel's discovery, poll and subscription, Cluster's
@@ -160,9 +179,8 @@ public final class RedisClient: Sendable {
 /// group shuts down gracefully or is cancelled. No other task of the client
 /// exists. Requests work before `run()`, or with no `run()` at all: each call
 /// then carries the discovery or refresh it starts, within its own deadline,
-/// and a Sentinel client has neither subscription nor poll, so it follows a
-/// switchover only when the old primary refuses writes (`NOREPLICAS`,
-/// `READONLY`). After `run()` returns requests fail with `shutDown`
+/// and a Sentinel client, which has neither subscription nor poll, is
+/// ``notFollowingSwitchovers``. After `run()` returns requests fail with `shutDown`
 /// (docs/DESIGN.md#the-redis-clients-state-machines).
 extension RedisClient: Service {
     public func run() async throws {

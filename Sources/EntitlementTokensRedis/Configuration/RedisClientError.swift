@@ -86,7 +86,10 @@ extension ErrorCode where Domain == RedisClientError {
     public static var notReplicated: Self { Self("notReplicated") }
     /// The caller's task was cancelled before the answer came: its deadline is the one deadline.
     public static var cancelled: Self { Self("cancelled") }
+    /// A Sentinel client whose `run()` is not running: it could not learn of a
+    /// switchover, so the replay store decides nothing until it runs.
+    public static var notRunning: Self { Self("notRunning") }
 
     /// Every code this version of the client gives.
-    public static var allCases: [Self] { [.invalidURL, .invalidConfiguration, .connectionFailed, .tlsFailed, .authenticationFailed, .databaseSelectionFailed, .timedOut, .overloaded, .connectionClosed, .errorReply, .protocolError, .unexpectedReply, .shutDown, .notReplicated, .cancelled] }
+    public static var allCases: [Self] { [.invalidURL, .invalidConfiguration, .connectionFailed, .tlsFailed, .authenticationFailed, .databaseSelectionFailed, .timedOut, .overloaded, .connectionClosed, .errorReply, .protocolError, .unexpectedReply, .shutDown, .notReplicated, .cancelled, .notRunning] }
 }

@@ -45,7 +45,7 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
             throw invalid("query strings and fragments are not supported")
         }
         let parts = try RedisAuthority(rest, invalid: invalid)
-        var authority = parts.hosts
+        let authority = parts.hosts
         database = parts.database
         switch parts.credentials {
         case .none:

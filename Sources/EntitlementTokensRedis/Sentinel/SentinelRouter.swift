@@ -95,6 +95,9 @@ final class SentinelRouter: Sendable {
     /// `+switch-master` messages for our primary heard since start, for tests.
     var switchMessages: Int { subscriber.switchMessages }
 
+    /// Whether ``run()`` runs now: the poll and the subscription exist only then.
+    var isRunning: Bool { state.withLock { $0.runner != nil && !$0.machine.isShutDown } }
+
     /// The primary now, for tests and messages.
     var currentPrimary: RedisNodeAddress? { state.withLock { $0.machine.primary } }
     /// Discoveries that confirmed a primary since start.
@@ -171,7 +174,9 @@ final class SentinelRouter: Sendable {
     /// start at once when a primary is known, else with the first one; they
     /// end with this call, the subscription's connection closed.
     func run() async {
-        let (wakeups, runner) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .unbounded)
+        // The machine starts one discovery at a time and the background once per
+        // run, so no more than two wake-ups ever wait; eight bounds it regardless.
+        let (wakeups, runner) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingOldest(8))
         enum Start { case no, yes(background: Int?) }
         let start = state.withLock { state -> Start in
             // One runner at a time.

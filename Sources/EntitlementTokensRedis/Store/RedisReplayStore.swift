@@ -35,13 +35,14 @@ public enum RedisDurability: String, Sendable, Hashable, CaseIterable {
 ///
 /// The store's background work (with Sentinel, the `+switch-master`
 /// subscription and the poll; with Cluster, the map refresher) runs only in
-/// ``client``'s `Service.run()`. A store whose client is never run still
-/// decides correctly, only slower to follow a failover: the request that
-/// meets a lost or refused connection, a timeout, `READONLY` or `NOREPLICAS`
-/// is `.unavailable` and starts the rediscovery itself. It also follows a
-/// Sentinel switchover only when the old primary refuses writes, and what
-/// that node accepts until then is lost when it resyncs (docs/REDIS.md):
-/// run the client. Without a `ServiceGroup`, call ``shutdown()`` at exit.
+/// ``client``'s `Service.run()`. A standalone or Cluster store whose client
+/// is never run still decides correctly, only slower to follow a failover:
+/// the request that meets a lost or refused connection, a timeout,
+/// `READONLY` or a redirect is `.unavailable` or redirected and starts the
+/// rediscovery itself. A Sentinel store is `.unavailable` for every token
+/// until its client runs (``RedisClient/notFollowingSwitchovers``): it could
+/// not otherwise follow a switchover whose old primary keeps answering
+/// (docs/REDIS.md). Without a `ServiceGroup`, call ``shutdown()`` at exit.
 ///
 /// `PXAT` is compared with the Redis server's clock, and `until` comes from
 /// the verifier's: keep both on NTP (docs/REDIS.md).
@@ -98,6 +99,7 @@ public final class RedisReplayStore: ReplayStore {
 
     private func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
                         deadline: NIODeadline) async -> ReplayDecision {
+        if let notFollowing = client.notFollowingSwitchovers { return .unavailable(notFollowing.description) }
         let key = ReplayKey.bytes(prefix: keyPrefixBytes, identity: identity)
         // PXAT must be positive; an entry that would already be gone cannot
         // stop a replay, so keep it at least a millisecond past `now`.

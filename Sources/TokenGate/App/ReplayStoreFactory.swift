@@ -40,6 +40,8 @@ enum ReplayStoreFactory {
             return Made(
                 store: store,
                 probe: {
+                    // A Sentinel client decides nothing until the gate's ServiceGroup runs it.
+                    if let notFollowing = store.client.notFollowingSwitchovers { return notFollowing.description }
                     do throws(RedisClientError) {
                         try await store.checkHealth()
                         return nil

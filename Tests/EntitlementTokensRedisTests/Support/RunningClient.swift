@@ -4,9 +4,14 @@
 /// of its background work: Sentinel's poll and subscription, the Cluster
 /// refresher), then ends `run()` by cancellation and waits for it: the client
 /// is shut down when this returns (docs/DESIGN.md#the-redis-clients-state-machines).
-func whileRunning<T>(_ client: RedisClient, _ body: () async throws -> T) async throws -> T {
+/// Waits (up to 5 s) until `run()` has started, so that a Sentinel store decides.
+func whileRunning<T>(_ clients: RedisClient..., body: () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await client.run() }
+        for client in clients { group.addTask { try await client.run() } }
+        let clock = ContinuousClock(), start = clock.now
+        while clients.contains(where: { $0.notFollowingSwitchovers != nil }), clock.now - start < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(1))
+        }
         do {
             let result = try await body()
             group.cancelAll()
@@ -17,5 +22,25 @@ func whileRunning<T>(_ client: RedisClient, _ body: () async throws -> T) async 
             try? await group.waitForAll()
             throw error
         }
+    }
+}
+
+/// The same for a test whose body does not fit one closure: each client's
+/// `run()` in a task of its own from `init` (which returns once they run)
+/// until ``stop()``, which cancels and awaits them.
+final class RunningClients: Sendable {
+    private let runs: [Task<Void, Never>]
+
+    init(_ clients: [RedisClient]) async throws {
+        runs = clients.map { client in Task { try? await client.run() } }
+        let clock = ContinuousClock(), start = clock.now
+        while clients.contains(where: { $0.notFollowingSwitchovers != nil }), clock.now - start < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    func stop() async {
+        for run in runs { run.cancel() }
+        for run in runs { await run.value }
     }
 }
