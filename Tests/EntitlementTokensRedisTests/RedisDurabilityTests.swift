@@ -20,7 +20,9 @@ extension RedisIntegrationTests {
                 let identity = ReplayIdentity(digest: Array(repeating: 7, count: 32))
                 let (decision, elapsed) = await milliseconds { await lonely.accept(identity, until: until, now: timestamp()) }
                 #expect(decision.isUnavailable && decision.reason.contains("notReplicated") || decision.reason.contains("timedOut"), "\(decision)")
-                #expect(elapsed >= 80 && elapsed <= 400, "WAIT waits out the deadline, no longer: \(elapsed) ms")
+                // No longer than the deadline plus what a loaded machine adds to a timer; a WAIT
+                // sent with 0 (forever) or in seconds would be caught by the 1 s bound all the same.
+                #expect(elapsed >= 80 && elapsed <= 1000, "WAIT waits out the deadline, no longer: \(elapsed) ms")
                 #expect(await lonely.accept(identity, until: until, now: timestamp()) == .replayed, "a 503 after OK has spent the token")
                 let admin = try adminClient(primary.url)
                 #expect(try await admin.integer("DBSIZE") == 1)
