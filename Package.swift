@@ -190,6 +190,7 @@ let package = Package(
                 "RedisRESP",
                 "IntegrationSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             // The table of hostile strings the Swift escaping and the debugger's script are both checked against.
             exclude: ["Fixtures"]

@@ -98,7 +98,7 @@ public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConver
 
 /// Proleptic Gregorian calendar arithmetic (H. Hinnant's days-from-civil), so
 /// dates convert exactly and fast without Foundation's calendars.
-enum CivilDate {
+package enum CivilDate {
     static func toDays(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -108,7 +108,7 @@ enum CivilDate {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func fromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    package static func fromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

@@ -150,11 +150,13 @@ final class GateRuntime: Sendable {
         let metrics = self.metrics
         let executor = configuration.executor
         let readiness = self.readiness
+        let answerAtOnce: @Sendable (HTTPRequest) -> HTTPResponse? = { [responder] in responder.answerAtOnce($0) }
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in
                 LimitedHTTP1Channel(responder: responder, configuration: ServerLimits.http1, requestTimeout: requestTimeout,
-                                    limiter: limiter, metrics: metrics, executor: executor, readiness: readiness)
+                                    limiter: limiter, metrics: metrics, executor: executor, readiness: readiness,
+                                    answerAtOnce: answerAtOnce)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
                                                     serverName: nil),

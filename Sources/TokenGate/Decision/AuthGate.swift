@@ -54,8 +54,39 @@ final class AuthGate: Sendable {
 
     /// Decides one request.
     func decide(_ request: GateRequest) async -> GateDecision {
+        switch opening(request) {
+        case .decided(let answer): return answer
+        case .verify(let pending): return await verify(request, pending)
+        }
+    }
+
+    /// Decides one request when that needs no wait: a playback session, or
+    /// an answer reached before any token or CAT is verified (steps 1, 2, 4
+    /// and 5 of the order above). Nil when a token or a CAT must be verified,
+    /// which may ask the replay store: then ``decide(_:)``.
+    func decideAtOnce(_ request: GateRequest) -> GateDecision? {
+        if case .decided(let answer) = opening(request) { return answer }
+        return nil
+    }
+
+    /// Where a request stands after the steps that never wait.
+    private enum Opening {
+        case decided(GateDecision)
+        case verify(Pending)
+    }
+
+    /// What the steps that verify a token or a CAT carry on with.
+    private struct Pending {
+        let resource: String?
+        let cookiePath: String
+        /// One set of secrets for the whole request, though a reload may replace it meanwhile.
+        let sessions: PlaybackSessions?
+        let sessionFailure: GateDecision?
+    }
+
+    private func opening(_ request: GateRequest) -> Opening {
         if let ambiguity = ambiguity(of: request) {
-            return GateDecision(status: .badRequest, reason: ambiguity, kindLabel: "none")
+            return .decided(GateDecision(status: .badRequest, reason: ambiguity, kindLabel: "none"))
         }
         let resource: String?
         switch configuration.resource {
@@ -63,9 +94,9 @@ final class AuthGate: Sendable {
         case .any: resource = nil
         case .header(let name):
             guard let fromProxy = request.resource else {
-                return GateDecision(status: .noExpectedResource,
-                                  reason: "the request has no \(name) header: the proxy must set it for this location",
-                                  kindLabel: "none")
+                return .decided(GateDecision(status: .noExpectedResource,
+                                             reason: "the request has no \(name) header: the proxy must set it for this location",
+                                             kindLabel: "none"))
             }
             resource = fromProxy
         }
@@ -73,9 +104,9 @@ final class AuthGate: Sendable {
         var cookiePath = "/"
         if sessions != nil, let path = request.cookiePath {
             guard Self.isCookiePath(path, of: request.originalPath) else {
-                return GateDecision(status: .badCookiePath,
-                                  reason: "X-Token-Cookie-Path is not a plain path prefix of the original URI's path: the site must send one",
-                                  kindLabel: "none")
+                return .decided(GateDecision(status: .badCookiePath,
+                                             reason: "X-Token-Cookie-Path is not a plain path prefix of the original URI's path: the site must send one",
+                                             kindLabel: "none"))
             }
             cookiePath = path
         }
@@ -92,9 +123,9 @@ final class AuthGate: Sendable {
                 let failure: (rank: Int, answer: GateDecision)
                 switch sessions.check(candidate.value.utf8, against: expectation, trusts: { trusted.contains($0) }) {
                 case .valid(let expires):
-                    return GateDecision(status: .validSession, reason: "valid playback session (\(candidate.carrier))",
-                                      allowance: Allowance(sessionFor: resource, requestor: configuration.requestorID, expires: expires),
-                                      kindLabel: "session")
+                    return .decided(GateDecision(status: .validSession, reason: "valid playback session (\(candidate.carrier))",
+                                                 allowance: Allowance(sessionFor: resource, requestor: configuration.requestorID, expires: expires),
+                                                 kindLabel: "session"))
                 case .expired:
                     failure = (0, GateDecision(status: .sessionExpired, reason: "the playback session has expired (\(candidate.carrier))",
                                              kindLabel: "session"))
@@ -108,24 +139,35 @@ final class AuthGate: Sendable {
             }
         }
 
+        let readsCAT = cat != nil && !request.cats.isEmpty
+        guard readsCAT || !request.tokens.isEmpty else { return .decided(noCredential(sessionFailure: sessionFailure?.answer)) }
+        return .verify(Pending(resource: resource, cookiePath: cookiePath, sessions: sessions, sessionFailure: sessionFailure?.answer))
+    }
+
+    /// Steps 3 to 5 for a request that carries a token or a CAT to verify.
+    private func verify(_ request: GateRequest, _ pending: Pending) async -> GateDecision {
         var catFailure: GateDecision? = nil
         if let cat, let credential = request.cats.first {
-            let answer = await cat.decide(credential, request: request, resource: resource)
+            let answer = await cat.decide(credential, request: request, resource: pending.resource)
             if answer.status.isAllowed { return answer }
             catFailure = answer
         }
 
         guard let token = request.tokens.first else {
-            return catFailure ?? sessionFailure?.answer
-                ?? GateDecision(status: .noToken, reason: "the request carries no token and no session: looked for \(lookedFor)",
-                              kindLabel: "none")
+            return catFailure ?? noCredential(sessionFailure: pending.sessionFailure)
         }
-        var answer = await decide(token: token.value.utf8, resource: resource, deviceID: request.deviceID, now: request.now,
-                                  sessions: sessions)
-        if let session = answer.session, let lifetime = sessions?.lifetimeMilliseconds {
-            answer.setCookie = setCookie(session, path: cookiePath, maxAge: lifetime / 1000, secure: request.forwardedProto != "http")
+        var answer = await decide(token: token.value.utf8, resource: pending.resource, deviceID: request.deviceID, now: request.now,
+                                  sessions: pending.sessions)
+        if let session = answer.session, let lifetime = pending.sessions?.lifetimeMilliseconds {
+            answer.setCookie = setCookie(session, path: pending.cookiePath, maxAge: lifetime / 1000, secure: request.forwardedProto != "http")
         }
         return answer
+    }
+
+    /// No token and no CAT allowed the request: the best session failure, else `NO_TOKEN`.
+    private func noCredential(sessionFailure: GateDecision?) -> GateDecision {
+        sessionFailure ?? GateDecision(status: .noToken, reason: "the request carries no token and no session: looked for \(lookedFor)",
+                                       kindLabel: "none")
     }
 
     /// The `Set-Cookie` value of a new session (docs/DESIGN.md#the-session-cookie). `Secure` unless the

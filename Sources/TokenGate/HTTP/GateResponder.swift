@@ -25,6 +25,8 @@ struct GateResponder: HTTPResponder {
     /// With `--otlp-endpoint`: where each decision's span goes (docs/DESIGN.md#span-export).
     var spans: SpanExporter? = nil
     let logger: Logger
+    /// The `Date` of the answers written from the event loop.
+    let dates = HTTPDate()
 
     static let extAuthzPrefix = "/v1/ext-authz"
 
@@ -71,95 +73,150 @@ struct GateResponder: HTTPResponder {
         let path = request.uri.path
         let endpoint: GateMetrics.Endpoint
         let response: Response
-        switch path {
-        case "/v1/auth-request":
-            endpoint = .authRequest
-            response = await authorize(request, originalURI: request.headers[Header.originalURI]?[...], endpoint: endpoint,
-                                       methods: Self.readMethods)
-        case "/v1/forward-auth":
-            endpoint = .forwardAuth
-            response = await authorize(request, originalURI: request.headers[Header.forwardedURI]?[...], endpoint: endpoint,
-                                       methods: Self.readMethods)
-        case "/v1/verify":
-            endpoint = .verify
-            response = await reports.verify(request)
-        case "/v1/inspect":
-            endpoint = .inspect
-            response = await reports.inspect(request)
-        case "/v1/playback" where playback != nil:
-            endpoint = .playback
-            let (outcome, answer) = await playback!.respond(request)
-            if let outcome {
-                record(outcome)
-                if spans != nil, let span = RequestTrace.current?.span {
-                    span.decided(SpanDecision(method: request.method.rawValue, route: Self.route(of: endpoint),
-                                       status: outcome.decision.status.rawValue, reason: outcome.decision.reason,
-                                       resource: outcome.decision.allowance?.resource, tokenID: outcome.decision.tokenID,
-                                       kind: outcome.decision.kindLabel, profile: outcome.profile))
+        if let auth = AuthRoute(path: path[...], head: request.head) {
+            endpoint = auth.endpoint
+            response = await authorize(request.head, auth)
+        } else {
+            switch path {
+            case "/v1/verify":
+                endpoint = .verify
+                response = await reports.verify(request)
+            case "/v1/inspect":
+                endpoint = .inspect
+                response = await reports.inspect(request)
+            case "/v1/playback" where playback != nil:
+                endpoint = .playback
+                let (outcome, answer) = await playback!.respond(request)
+                if let outcome {
+                    record(outcome)
+                    if spans != nil, let span = RequestTrace.current?.span {
+                        span.decided(SpanDecision(method: request.method.rawValue, route: Self.route(of: endpoint),
+                                           status: outcome.decision.status.rawValue, reason: outcome.decision.reason,
+                                           resource: outcome.decision.allowance?.resource, tokenID: outcome.decision.tokenID,
+                                           kind: outcome.decision.kindLabel, profile: outcome.profile))
+                    }
                 }
+                response = answer
+            case _ where Self.probes.contains(path) && !Self.readMethods.contains(request.method):
+                endpoint = .other
+                response = Self.methodNotAllowed(allow: "GET, HEAD")
+            case "/healthz":
+                endpoint = .healthz
+                response = Self.plain(.ok, "ok\n")
+            case "/readyz":
+                endpoint = .readyz
+                if let reason = await readiness.notReadyReason() {
+                    response = Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
+                } else {
+                    // Still ready with a sample key trusted, or after a failed reload, but the body says so
+                    // (docs/DESIGN.md#sample-keys, docs/DESIGN.md#key-reloads).
+                    response = Self.json(.ok, readiness.warning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
+                                             ?? "{\"ready\":true}\n")
+                }
+            case "/metrics":
+                endpoint = .metrics
+                response = Response(status: .ok,
+                                    headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                                    body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
+            case _ where mounted?.handles(path) == true:
+                endpoint = .debugger
+                response = await mounted!.respond(to: request)
+            default:
+                endpoint = .other
+                response = Self.plain(.notFound, "not found\n")
             }
-            response = answer
-        case _ where Self.probes.contains(path) && !Self.readMethods.contains(request.method):
-            endpoint = .other
-            response = Self.methodNotAllowed(allow: "GET, HEAD")
-        case "/healthz":
-            endpoint = .healthz
-            response = Self.plain(.ok, "ok\n")
-        case "/readyz":
-            endpoint = .readyz
-            if let reason = await readiness.notReadyReason() {
-                response = Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
-            } else {
-                // Still ready with a sample key trusted, or after a failed reload, but the body says so
-                // (docs/DESIGN.md#sample-keys, docs/DESIGN.md#key-reloads).
-                response = Self.json(.ok, readiness.warning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
-                                         ?? "{\"ready\":true}\n")
-            }
-        case "/metrics":
-            endpoint = .metrics
-            response = Response(status: .ok,
-                                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                                body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
-        case _ where mounted?.handles(path) == true:
-            endpoint = .debugger
-            response = await mounted!.respond(to: request)
-        case _ where path == Self.extAuthzPrefix || path.hasPrefix(Self.extAuthzPrefix + "/"):
-            endpoint = .extAuthz
-            // Envoy appends the original path (and query) to the prefix, and
-            // checks any method: the original request's.
-            let target = request.head.path ?? path
-            let original = target.dropFirst(Self.extAuthzPrefix.count)
-            response = await authorize(request, originalURI: original.isEmpty ? "/" : original, endpoint: endpoint, methods: nil)
-        default:
-            endpoint = .other
-            response = Self.plain(.notFound, "not found\n")
         }
         metrics.inFlight.decrement()
         metrics.recordDuration(endpoint, ContinuousClock.now - start)
         return response
     }
 
-    private func authorize(_ request: Request, originalURI: Substring?, endpoint: GateMetrics.Endpoint,
-                           methods: Set<HTTPRequest.Method>?) async -> Response {
-        if let methods, !methods.contains(request.method) {
+    /// An auth endpoint (docs/DESIGN.md#endpoints-and-answers) and what it reads the original request from.
+    struct AuthRoute {
+        let endpoint: GateMetrics.Endpoint
+        let originalURI: Substring?
+        /// GET and HEAD only (the proxies' subrequests); else any method (Envoy checks the original request's).
+        let readsOnly: Bool
+
+        /// Whether it answers `method`.
+        func answers(_ method: HTTPRequest.Method) -> Bool { !readsOnly || method == .get || method == .head }
+
+        /// `path`: the request's path without its query.
+        init?(path: Substring, head: HTTPRequest) {
+            switch path {
+            case "/v1/auth-request":
+                (endpoint, originalURI, readsOnly) = (.authRequest, head.headerFields[Header.originalURI]?[...], true)
+            case "/v1/forward-auth":
+                (endpoint, originalURI, readsOnly) = (.forwardAuth, head.headerFields[Header.forwardedURI]?[...], true)
+            case _ where path == GateResponder.extAuthzPrefix || path.hasPrefix(GateResponder.extAuthzPrefix + "/"):
+                // Envoy appends the original path (and query) to the prefix, and
+                // checks any method: the original request's.
+                let original = (head.path ?? String(path)).dropFirst(GateResponder.extAuthzPrefix.count)
+                (endpoint, originalURI, readsOnly) = (.extAuthz, original.isEmpty ? "/" : original, false)
+            default:
+                return nil
+            }
+        }
+    }
+
+    private func authorize(_ head: HTTPRequest, _ route: AuthRoute) async -> Response {
+        guard route.answers(head.method) else {
             return Self.methodNotAllowed(allow: "GET, HEAD")
         }
-        // Envoy (methods nil) forwards the original request's method; the
-        // other conventions report it in X-Forwarded-Method.
-        let gateRequest = reader.read(originalURI: originalURI, headers: request.headers, now: gate.clock(),
-                                      method: methods == nil ? request.method.rawValue : nil)
-        let answer = await gate.decide(gateRequest)
-        record(answer, endpoint: endpoint, request: request)
+        let gateRequest = read(head, route)
+        return conclude(await gate.decide(gateRequest), of: gateRequest, route: route, head: head)
+    }
+
+    /// The gate's reading of an auth request. Envoy (any method) forwards
+    /// the original request's method; the other conventions report it in X-Forwarded-Method.
+    private func read(_ head: HTTPRequest, _ route: AuthRoute) -> GateRequest {
+        reader.read(originalURI: route.originalURI, headers: head.headerFields, now: gate.clock(),
+                    method: route.readsOnly ? nil : head.method.rawValue)
+    }
+
+    /// An auth answer's metrics, log line and span, and the answer.
+    private func conclude(_ answer: GateDecision, of gateRequest: GateRequest, route: AuthRoute, head: HTTPRequest) -> Response {
+        record(answer, endpoint: route.endpoint, headers: head.headerFields)
         if spans != nil, let span = RequestTrace.current?.span {
-            span.decided(SpanDecision(method: request.method.rawValue, route: Self.route(of: endpoint), status: answer.status.rawValue,
+            span.decided(SpanDecision(method: head.method.rawValue, route: Self.route(of: route.endpoint), status: answer.status.rawValue,
                                reason: answer.reason, resource: answer.allowance?.resource ?? expectedResource(gateRequest),
                                tokenID: answer.tokenID, kind: answer.kindLabel))
         }
         return Self.render(answer)
     }
 
+    /// The answer of an auth endpoint when the gate decides it without
+    /// waiting (``AuthGate/decideAtOnce(_:)``: a playback session, or a
+    /// refusal before any verification), with everything ``respond(to:context:)``
+    /// does around it: the trace, the span, the metrics, the log line. Nil for
+    /// every other request, which takes the framework's way. For
+    /// ``DirectAnswerHandler``, on the connection's event loop
+    /// (docs/DESIGN.md#answers-written-from-the-event-loop).
+    func answerAtOnce(_ head: HTTPRequest) -> HTTPResponse? {
+        let target = head.path ?? ""
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
+        guard let route = AuthRoute(path: path, head: head), route.answers(head.method),
+              !reader.mayCarryTokenOrCAT(originalURI: route.originalURI, headers: head.headerFields) else { return nil }
+        let start = ContinuousClock.now
+        let gateRequest = read(head, route)
+        guard let answer = gate.decideAtOnce(gateRequest) else { return nil }
+        metrics.inFlight.increment()
+        metrics.directAnswers.increment()
+        let trace = RequestTrace(traceParents: head.headerFields[values: Self.traceParent],
+                                 traceStates: spans == nil ? [] : head.headerFields[values: Self.traceState], recordsSpan: spans != nil)
+        let response = RequestTrace.$current.withValue(trace) { conclude(answer, of: gateRequest, route: route, head: head) }
+        if let spans, let span = trace.span?.finished(identity: trace.spanIdentity, httpStatus: Int(response.status.code)) {
+            spans.submit(span)
+        }
+        metrics.inFlight.decrement()
+        metrics.recordDuration(route.endpoint, ContinuousClock.now - start)
+        var head = response.head
+        head.headerFields[.date] = dates.text(at: TokenTimestamp.now())
+        return head
+    }
+
     /// Metrics for every answer; one log line for every refusal, never with the token or the URI that carries it.
-    private func record(_ answer: GateDecision, endpoint: GateMetrics.Endpoint, request: Request) {
+    private func record(_ answer: GateDecision, endpoint: GateMetrics.Endpoint, headers: HTTPFields) {
         metrics.countVerdict(answer.status, kind: answer.kindLabel)
         switch answer.status {
         case .validSession: metrics.countSession(.valid)
@@ -183,8 +240,8 @@ struct GateResponder: HTTPResponder {
             "endpoint": .string(endpoint.rawValue),
         ]
         if endpoint == .forwardAuth {
-            if let method = request.headers[Header.forwardedMethod] { metadata["method"] = .string(HeaderValue.encode(method)) }
-            if let host = request.headers[Header.forwardedHost] { metadata["host"] = .string(HeaderValue.encode(host)) }
+            if let method = headers[Header.forwardedMethod] { metadata["method"] = .string(HeaderValue.encode(method)) }
+            if let host = headers[Header.forwardedHost] { metadata["host"] = .string(HeaderValue.encode(host)) }
         }
         logger.notice("refused", metadata: metadata)
     }
