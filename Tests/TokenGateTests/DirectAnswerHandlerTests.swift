@@ -120,6 +120,17 @@ import Testing
         #expect(connection.asked.isEmpty, "a request with a body never reaches the responder here")
     }
 
+    /// A peer that reads no answers: past the watermark, requests go to the
+    /// framework, whose writer waits; nothing more is queued here.
+    @Test func aConnectionThatIsNotWritableHandsOn() throws {
+        let connection = try Channel()
+        connection.channel.isWritable = false
+        try connection.read([.head(Self.request("/at-once/unread")), .end(nil)])
+        #expect(try connection.handedOn().count == 2)
+        #expect(try connection.answered().isEmpty)
+        #expect(connection.asked.isEmpty)
+    }
+
     @Test func connectionCloseClosesAfterTheAnswerAndReadsNothingMore() throws {
         let connection = try Channel()
         try connection.read([.head(Self.request("/at-once/last", [.connection: "close"])), .end(nil),

@@ -8,6 +8,11 @@ import NIOHTTPTypes
 /// (docs/DESIGN.md#answers-written-from-the-event-loop). Every other request,
 /// and every request with a body, goes on to the framework unchanged.
 ///
+/// A peer that sends requests and reads no answers gets the framework's
+/// back-pressure: once the connection is not writable (the answers queued
+/// reach the high watermark) requests are handed on, and the framework's
+/// writer waits, and its reader stops reading.
+///
 /// HTTP/1.1 answers in order: a request is answered here only while no
 /// request handed to the framework on this connection is still unanswered
 /// (its answer's end has not passed on the way out); otherwise it is handed
@@ -42,7 +47,9 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let part = unwrapInboundIn(data)
         if handingOn { return handOn(context, part, data) }
         switch part {
-        case .head(let head) where unansweredOnward == 0 && Self.hasNoBody(head):
+        // Not while the peer leaves answers unread: behind the framework's async writer, a
+        // connection that stops reading stops being read, so answers queue only to the watermark.
+        case .head(let head) where unansweredOnward == 0 && context.channel.isWritable && Self.hasNoBody(head):
             held = (head, data)
         case .head:
             handOn(context, part, data)
