@@ -8,10 +8,7 @@
 func whileRunning<T>(_ clients: RedisClient..., body: () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: Void.self) { group in
         for client in clients { group.addTask { try await client.run() } }
-        let clock = ContinuousClock(), start = clock.now
-        while clients.contains(where: { $0.notFollowingSwitchovers != nil }), clock.now - start < .seconds(5) {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await waitUntilRunning(clients)
         do {
             let result = try await body()
             group.cancelAll()
@@ -33,14 +30,19 @@ final class RunningClients: Sendable {
 
     init(_ clients: [RedisClient]) async throws {
         runs = clients.map { client in Task { try? await client.run() } }
-        let clock = ContinuousClock(), start = clock.now
-        while clients.contains(where: { $0.notFollowingSwitchovers != nil }), clock.now - start < .seconds(5) {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await waitUntilRunning(clients)
     }
 
     func stop() async {
         for run in runs { run.cancel() }
         for run in runs { await run.value }
+    }
+}
+
+/// Waits (up to 5 s) until every client's `run()` has started: a Sentinel store decides only then.
+private func waitUntilRunning(_ clients: [RedisClient]) async throws {
+    let clock = ContinuousClock(), start = clock.now
+    while clients.contains(where: { $0.notFollowingSwitchovers != nil }), clock.now - start < .seconds(5) {
+        try await Task.sleep(for: .milliseconds(1))
     }
 }
