@@ -50,22 +50,27 @@ struct GateResponder: HTTPResponder {
     /// what is logged about it names the caller's `traceparent`, or a new trace.
     /// With span export, the span is finished when the answer is ready.
     func respond(to request: Request, context: Context) async throws -> Response {
-        guard let spans else {
-            return await RequestTrace.$current.withValue(RequestTrace(traceParents: request.headers[values: Self.traceParent])) {
-                await route(request)
-            }
-        }
-        let trace = RequestTrace(traceParents: request.headers[values: Self.traceParent],
-                                 traceStates: request.headers[values: Self.traceState], recordsSpan: true)
+        let trace = trace(of: request.headers)
         let response = await RequestTrace.$current.withValue(trace) { await route(request) }
-        if let span = trace.span?.finished(identity: trace.spanIdentity, httpStatus: Int(response.status.code)) {
-            spans.submit(span)
-        }
+        finish(trace, status: response.status)
         return response
     }
 
     static let traceParent = HTTPField.Name("traceparent")!
     static let traceState = HTTPField.Name("tracestate")!
+
+    /// A request's trace: the caller's `traceparent` (and `tracestate`, kept only for an exported span).
+    private func trace(of headers: HTTPFields) -> RequestTrace {
+        RequestTrace(traceParents: headers[values: Self.traceParent],
+                     traceStates: spans == nil ? [] : headers[values: Self.traceState], recordsSpan: spans != nil)
+    }
+
+    /// With span export, the request's span is finished with the answer's status and sent.
+    private func finish(_ trace: RequestTrace, status: HTTPResponse.Status) {
+        if let spans, let span = trace.span?.finished(identity: trace.spanIdentity, httpStatus: Int(status.code)) {
+            spans.submit(span)
+        }
+    }
 
     private func route(_ request: Request) async -> Response {
         let start = ContinuousClock.now
@@ -202,12 +207,9 @@ struct GateResponder: HTTPResponder {
         guard let answer = gate.decideAtOnce(gateRequest) else { return nil }
         metrics.inFlight.increment()
         metrics.directAnswers.increment()
-        let trace = RequestTrace(traceParents: head.headerFields[values: Self.traceParent],
-                                 traceStates: spans == nil ? [] : head.headerFields[values: Self.traceState], recordsSpan: spans != nil)
+        let trace = trace(of: head.headerFields)
         let response = RequestTrace.$current.withValue(trace) { conclude(answer, of: gateRequest, route: route, head: head) }
-        if let spans, let span = trace.span?.finished(identity: trace.spanIdentity, httpStatus: Int(response.status.code)) {
-            spans.submit(span)
-        }
+        finish(trace, status: response.status)
         metrics.inFlight.decrement()
         metrics.recordDuration(route.endpoint, ContinuousClock.now - start)
         var head = response.head
