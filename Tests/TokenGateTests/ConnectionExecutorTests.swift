@@ -28,7 +28,7 @@ import Testing
             server: HTTPServerBuilder { responder in
                 LimitedHTTP1Channel(responder: responder, configuration: ServerLimits.http1, requestTimeout: .seconds(5),
                                     limiter: limiter, metrics: metrics, executor: executor,
-                                    readiness: Readiness(replayProbe: { nil }), answerAtOnce: { _ in nil })
+                                    readiness: Readiness(replayProbe: { nil }), answerDirectly: { _ in nil })
             },
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0))
         )

@@ -3,6 +3,7 @@ import HTTPTypes
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
+import Synchronization
 import Testing
 @testable import TokenGate
 
@@ -10,7 +11,9 @@ import Testing
 /// what it hands on, and that HTTP/1.1's order of answers holds either way
 /// (docs/DESIGN.md#answers-written-from-the-event-loop).
 @Suite struct DirectAnswerHandlerTests {
-    /// A request the stand-in responder answers at once (its path says so); any other is handed on.
+    /// A request the stand-in responder answers at once, or after a verification
+    /// that ends at once or waits until the test lets it go (its path says which);
+    /// any other is handed on.
     static func request(_ path: String, _ fields: HTTPFields = [:]) -> HTTPRequest {
         HTTPRequest(method: .get, scheme: nil, authority: "gate", path: path, headerFields: fields)
     }
@@ -18,15 +21,32 @@ import Testing
     final class Channel {
         let channel = EmbeddedChannel()
         var asked: [String] = []
+        /// Where a verification that waited resumes: run by the test, on its thread.
+        let executor = ManualExecutor()
+        /// The verifications waiting for the test, by path.
+        let waits = Waits()
+        /// Reads asked of the channel and closes that reached it.
+        let reads = OutboundEvents()
 
         init() throws {
-            let handler = DirectAnswerHandler { [unowned self] head in
-                asked.append(head.path ?? "")
-                guard head.path?.hasPrefix("/at-once") == true else { return nil }
-                return HTTPResponse(status: .ok, headerFields: [HTTPField.Name("X-Path")!: head.path!])
-            }
-            try channel.pipeline.syncOperations.addHandler(handler)
+            let waits = waits
+            let handler = DirectAnswerHandler(answer: { [unowned self] head in
+                let path = head.path ?? ""
+                asked.append(path)
+                let response = HTTPResponse(status: .ok, headerFields: [HTTPField.Name("X-Path")!: path])
+                if path.hasPrefix("/at-once") { return .now(response) }
+                if path.hasPrefix("/verified") { return .afterVerifying { response } }
+                if path.hasPrefix("/waits") { return .afterVerifying { await waits.wait(path); return response } }
+                return nil
+            }, executor: { [executor] _ in executor })
+            try channel.pipeline.syncOperations.addHandlers([reads, handler])
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8089)).wait()
+        }
+
+        /// Lets the verification of `path` go on, and runs what resumes.
+        func release(_ path: String) {
+            waits.release(path)
+            executor.runAll()
         }
 
         /// `parts` arrive in one read.
@@ -51,6 +71,53 @@ import Testing
         func frameworkAnswers(_ path: String) throws {
             try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .accepted, headerFields: [HTTPField.Name("X-Path")!: path])))
             try channel.writeOutbound(HTTPResponsePart.end(nil))
+        }
+    }
+
+    /// A task executor whose jobs wait until the test runs them, so an
+    /// embedded channel is only ever touched from the test's thread.
+    final class ManualExecutor: TaskExecutor {
+        private let jobs = Mutex<[UnownedJob]>([])
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            jobs.withLock { $0.append(job) }
+        }
+
+        func runAll() {
+            while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+                job.runSynchronously(on: asUnownedTaskExecutor())
+            }
+        }
+    }
+
+    /// Verifications held until the test releases them.
+    final class Waits: Sendable {
+        private let held = Mutex<[String: CheckedContinuation<Void, Never>]>([:])
+
+        func wait(_ path: String) async {
+            await withCheckedContinuation { continuation in held.withLock { $0[path] = continuation } }
+        }
+
+        func release(_ path: String) {
+            held.withLock { $0.removeValue(forKey: path) }?.resume()
+        }
+    }
+
+    /// Counts the reads and closes that pass on towards the socket.
+    final class OutboundEvents: ChannelOutboundHandler, @unchecked Sendable {
+        typealias OutboundIn = Any
+        var reads = 0
+        var closes = 0
+
+        func read(context: ChannelHandlerContext) {
+            reads += 1
+            context.read()
+        }
+
+        func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+            closes += 1
+            context.close(mode: mode, promise: promise)
         }
     }
 
@@ -157,5 +224,73 @@ import Testing
         _ = try connection.answered()
         try connection.read([.head(Self.request("/at-once/next")), .end(nil)])
         #expect(Self.paths(try connection.answered()) == ["/at-once/next"])
+    }
+
+    @Test func aVerificationThatEndsAtOnceIsAnsweredInTheSameRead() throws {
+        let connection = try Channel()
+        try connection.read([.head(Self.request("/verified/1")), .end(nil), .head(Self.request("/at-once/2")), .end(nil)])
+        #expect(try connection.handedOn().isEmpty)
+        #expect(Self.paths(try connection.answered()) == ["/verified/1", "/at-once/2"])
+    }
+
+    /// A verification that waits for the store: what the same read brought
+    /// waits behind it, neither answered nor handed on, and no read is asked
+    /// for; once it ends, its answer goes first and the rest follow in order.
+    @Test func whatFollowsAVerificationThatWaitsWaitsBehindIt() throws {
+        let connection = try Channel()
+        let readsBefore = connection.reads.reads
+        try connection.read([.head(Self.request("/waits/1")), .end(nil), .head(Self.request("/at-once/2")), .end(nil),
+                             .head(Self.request("/verify/3")), .end(nil), .head(Self.request("/at-once/4")), .end(nil)])
+        connection.channel.read()
+        #expect(try connection.answered().isEmpty)
+        #expect(try connection.handedOn().isEmpty)
+        #expect(connection.asked == ["/waits/1"])
+        #expect(connection.reads.reads == readsBefore, "no read while an answer waits")
+        connection.release("/waits/1")
+        #expect(Self.paths(try connection.answered()) == ["/waits/1", "/at-once/2"])
+        let handedOn = try connection.handedOn()
+        #expect(handedOn.count == 4, "the request that must go to the framework, and the one behind it: \(handedOn)")
+        #expect(connection.reads.reads == readsBefore + 1, "the read withheld is asked for once the answer is written")
+        try connection.frameworkAnswers("/verify/3")
+        try connection.frameworkAnswers("/at-once/4")
+        #expect(Self.paths(try connection.answered()) == ["/verify/3", "/at-once/4"])
+    }
+
+    /// Two verifications that wait, one behind the other: each answer in turn.
+    @Test func verificationsThatWaitAreAnsweredInTurn() throws {
+        let connection = try Channel()
+        try connection.read([.head(Self.request("/waits/a")), .end(nil), .head(Self.request("/waits/b")), .end(nil)])
+        #expect(connection.asked == ["/waits/a"])
+        connection.release("/waits/b")  // not asked yet: nothing to release
+        connection.release("/waits/a")
+        #expect(Self.paths(try connection.answered()) == ["/waits/a"])
+        #expect(connection.asked == ["/waits/a", "/waits/b"])
+        connection.release("/waits/b")
+        #expect(Self.paths(try connection.answered()) == ["/waits/b"])
+    }
+
+    /// The server's idle timeout or a shutdown asks for a close while an
+    /// answer waits: it comes after the answer is written.
+    @Test func aCloseWaitsForTheAnswer() throws {
+        let connection = try Channel()
+        try connection.read([.head(Self.request("/waits/1")), .end(nil)])
+        let closed = connection.channel.eventLoop.makePromise(of: Void.self)
+        connection.channel.pipeline.close(promise: closed)
+        #expect(connection.channel.isActive)
+        #expect(connection.reads.closes == 0)
+        connection.release("/waits/1")
+        #expect(Self.paths(try connection.answered()) == ["/waits/1"])
+        #expect(connection.reads.closes == 1)
+        #expect(!connection.channel.isActive)
+    }
+
+    @Test func connectionCloseAfterAVerificationThatWaitedClosesAndReadsNothingMore() throws {
+        let connection = try Channel()
+        try connection.read([.head(Self.request("/waits/last", [.connection: "close"])), .end(nil),
+                             .head(Self.request("/at-once/after")), .end(nil)])
+        connection.release("/waits/last")
+        #expect(Self.paths(try connection.answered()) == ["/waits/last"])
+        #expect(try connection.handedOn().isEmpty)
+        #expect(!connection.channel.isActive)
     }
 }

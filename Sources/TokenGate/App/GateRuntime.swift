@@ -150,13 +150,13 @@ final class GateRuntime: Sendable {
         let metrics = self.metrics
         let executor = configuration.executor
         let readiness = self.readiness
-        let answerAtOnce: @Sendable (HTTPRequest) -> HTTPResponse? = { [responder] in responder.answerAtOnce($0) }
+        let answerDirectly: @Sendable (HTTPRequest) -> DirectAnswerHandler.Answer? = { [responder] in responder.answerDirectly($0) }
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in
                 LimitedHTTP1Channel(responder: responder, configuration: ServerLimits.http1, requestTimeout: requestTimeout,
                                     limiter: limiter, metrics: metrics, executor: executor, readiness: readiness,
-                                    answerAtOnce: answerAtOnce)
+                                    answerDirectly: answerDirectly)
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
                                                     serverName: nil),

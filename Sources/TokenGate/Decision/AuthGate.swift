@@ -54,37 +54,31 @@ final class AuthGate: Sendable {
 
     /// Decides one request.
     func decide(_ request: GateRequest) async -> GateDecision {
-        switch opening(request) {
+        switch open(request) {
         case .decided(let answer): return answer
         case .verify(let pending): return await verify(request, pending)
         }
     }
 
-    /// Decides one request when that needs no wait: a playback session, or
-    /// an answer reached before any token or CAT is verified (steps 1, 2, 4
-    /// and 5 of the order above). Nil when a token or a CAT must be verified,
-    /// which may ask the replay store: then ``decide(_:)``.
-    func decideAtOnce(_ request: GateRequest) -> GateDecision? {
-        if case .decided(let answer) = opening(request) { return answer }
-        return nil
-    }
-
-    /// Where a request stands after the steps that never wait.
-    private enum Opening {
+    /// Where a request stands after the steps that never wait (1, 2, 4 and 5
+    /// of the order above): decided — a playback session, or an answer reached
+    /// before any token or CAT is verified — or a token or a CAT to verify,
+    /// which may ask the replay store (``verify(_:_:)``).
+    enum Opening: Sendable {
         case decided(GateDecision)
         case verify(Pending)
     }
 
     /// What the steps that verify a token or a CAT carry on with.
-    private struct Pending {
-        let resource: String?
-        let cookiePath: String
+    struct Pending: Sendable {
+        fileprivate let resource: String?
+        fileprivate let cookiePath: String
         /// One set of secrets for the whole request, though a reload may replace it meanwhile.
-        let sessions: PlaybackSessions?
-        let sessionFailure: GateDecision?
+        fileprivate let sessions: PlaybackSessions?
+        fileprivate let sessionFailure: GateDecision?
     }
 
-    private func opening(_ request: GateRequest) -> Opening {
+    func open(_ request: GateRequest) -> Opening {
         if let ambiguity = ambiguity(of: request) {
             return .decided(GateDecision(status: .badRequest, reason: ambiguity, kindLabel: "none"))
         }
@@ -145,7 +139,7 @@ final class AuthGate: Sendable {
     }
 
     /// Steps 3 to 5 for a request that carries a token or a CAT to verify.
-    private func verify(_ request: GateRequest, _ pending: Pending) async -> GateDecision {
+    func verify(_ request: GateRequest, _ pending: Pending) async -> GateDecision {
         var catFailure: GateDecision? = nil
         if let cat, let credential = request.cats.first {
             let answer = await cat.decide(credential, request: request, resource: pending.resource)

@@ -2,22 +2,28 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
-/// Writes the answers the gate decides without waiting — a playback session,
-/// or a refusal reached before any verification (``GateResponder/answerAtOnce(_:)``)
-/// — from the connection's event loop, in the read that brought the request
-/// (docs/DESIGN.md#answers-written-from-the-event-loop). Every other request,
-/// and every request with a body, goes on to the framework unchanged.
+/// Writes the auth endpoints' answers from the connection's event loop
+/// (``GateResponder/answerDirectly(_:)``, docs/DESIGN.md#answers-written-from-the-event-loop):
+/// those decided without waiting in the read that brought the request; those
+/// that verify a token or a CAT from a task started on the loop
+/// (`Task.immediate`), which runs to the end in that read unless the replay
+/// store makes it wait, and then resumes on the loop with the store's reply.
+/// Every other request, and every request with a body, goes on to the
+/// framework unchanged.
+///
+/// HTTP/1.1 answers in order. A request is answered here only while no
+/// request handed to the framework on this connection is still unanswered
+/// (its answer's end has not passed on the way out); otherwise it is handed
+/// on too. While an answer here waits for the store, nothing more is read
+/// from the connection, and what the last read brought waits behind it. An
+/// answer to a request that said `Connection: close` closes the connection
+/// once written, as the framework does; a close asked for while an answer
+/// waits (the server's idle timeout, a shutdown) comes after that answer.
 ///
 /// A peer that sends requests and reads no answers gets the framework's
 /// back-pressure: once the connection is not writable (the answers queued
 /// reach the high watermark) requests are handed on, and the framework's
 /// writer waits, and its reader stops reading.
-///
-/// HTTP/1.1 answers in order: a request is answered here only while no
-/// request handed to the framework on this connection is still unanswered
-/// (its answer's end has not passed on the way out); otherwise it is handed
-/// on too. An answer to a request that said `Connection: close` closes the
-/// connection once written, as the framework does.
 ///
 /// After the request deadline's and the drain's handlers (so both see these
 /// answers as they see the framework's) and before the framework's own.
@@ -27,22 +33,59 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private let answer: (HTTPRequest) -> HTTPResponse?
+    /// How a request is answered here.
+    enum Answer {
+        /// Decided without waiting.
+        case now(HTTPResponse)
+        /// After a verification, which may wait for the replay store.
+        case afterVerifying(@Sendable () async -> HTTPResponse)
+    }
+
+    private let answer: (HTTPRequest) -> Answer?
+    /// Where a verification resumes after a wait: the connection's event
+    /// loop (``ConnectionExecutor``), or nil for Swift's pool (`TOKENGATE_EXECUTOR=pool`).
+    private let makeExecutor: ((any EventLoop) -> any TaskExecutor)?
+    private var executor: (any TaskExecutor)?
     /// Requests handed to the framework whose answers have not ended yet.
     private var unansweredOnward = 0
     /// The parts after a head handed on go the same way, up to its end.
     private var handingOn = false
     /// A bodiless head held for its end, to be answered here if it can be; and as it came.
     private var held: (head: HTTPRequest, data: NIOAny)?
+    /// An answer here waits for its verification.
+    private var verifying = false
+    /// What arrived while an answer waited, in order: at most what one read brought,
+    /// since no read is asked for meanwhile.
+    private var waiting = CircularBuffer<NIOAny>()
+    /// A read asked for while an answer waited, asked for once it is written.
+    private var readWithheld = false
+    /// A close asked for while an answer waited, done once it is written.
+    private var closeWithheld: (mode: CloseMode, promise: EventLoopPromise<Void>?)?
+    /// Inside `channelRead`: an answer written now is flushed at the read's end.
+    private var reading = false
+    /// A part went on to the framework while what waited was taken: it hears of a read's end.
+    private var handedOn = false
     private var closing = false
     private var written = false
 
-    init(answer: @escaping (HTTPRequest) -> HTTPResponse?) {
+    init(answer: @escaping (HTTPRequest) -> Answer?, executor: ((any EventLoop) -> any TaskExecutor)? = nil) {
         self.answer = answer
+        makeExecutor = executor
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        executor = makeExecutor?(context.eventLoop)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }  // after `Connection: close`, as the framework: nothing more is read
+        if verifying { return waiting.append(data) }
+        reading = true
+        defer { reading = false }
+        take(context, data)
+    }
+
+    private func take(_ context: ChannelHandlerContext, _ data: NIOAny) {
         // What is handed on goes as it came (`data`), not unwrapped and wrapped again.
         let part = unwrapInboundIn(data)
         if handingOn { return handOn(context, part, data) }
@@ -59,22 +102,75 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             handOn(context, part, data)
         case .end:
             guard let (head, _) = held else { return handOn(context, part, data) }
-            guard var response = answer(head) else {
+            switch answer(head) {
+            case nil:
                 handOnHeld(context)
-                return handOn(context, part, data)
+                handOn(context, part, data)
+            case .now(let response):
+                held = nil
+                write(context, response, to: head)
+            case .afterVerifying(let verification):
+                held = nil
+                verify(context, head, verification)
             }
-            held = nil
-            response.headerFields[.contentLength] = "0"
-            context.write(wrapOutboundOut(.head(response)), promise: nil)
-            if head.headerFields[.connection] == "close" {
-                closing = true
-                let ended = context.eventLoop.makePromise(of: Void.self)
-                ended.futureResult.whenComplete { _ in context.close(promise: nil) }
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: ended)
+        }
+    }
+
+    /// Runs the verification on a task of its own that starts here, in this
+    /// read: with the in-memory store it ends before `Task.immediate` returns.
+    private func verify(_ context: ChannelHandlerContext, _ head: HTTPRequest,
+                        _ verification: @escaping @Sendable () async -> HTTPResponse) {
+        verifying = true
+        let loop = context.eventLoop
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
+        Task.immediate(executorPreference: executor) {
+            let response = await verification()
+            if loop.inEventLoop {
+                bound.value.handler.verified(bound.value.context, response, to: head)
             } else {
-                context.write(wrapOutboundOut(.end(nil)), promise: nil)
-                written = true
+                loop.execute { bound.value.handler.verified(bound.value.context, response, to: head) }
             }
+        }
+    }
+
+    /// The answer after its verification: written, then what waited behind it taken in order.
+    private func verified(_ context: ChannelHandlerContext, _ response: HTTPResponse, to head: HTTPRequest) {
+        verifying = false
+        write(context, response, to: head)
+        guard !reading else { return }  // ended in the read that brought it: the read's end flushes
+        handedOn = false
+        // As in a read: an answer that ends at once is flushed below, not re-entering here.
+        reading = true
+        while !verifying, !closing, let data = waiting.popFirst() { take(context, data) }
+        reading = false
+        if closing { waiting.removeAll() }
+        if handedOn { context.fireChannelReadComplete() }
+        if written {
+            written = false
+            context.flush()
+        }
+        guard !verifying else { return }
+        if let (mode, promise) = closeWithheld {
+            closeWithheld = nil
+            context.close(mode: mode, promise: promise)
+        } else if readWithheld {
+            readWithheld = false
+            context.read()
+        }
+    }
+
+    private func write(_ context: ChannelHandlerContext, _ answer: HTTPResponse, to head: HTTPRequest) {
+        var response = answer
+        response.headerFields[.contentLength] = "0"
+        context.write(wrapOutboundOut(.head(response)), promise: nil)
+        if head.headerFields[.connection] == "close" {
+            closing = true
+            let ended = context.eventLoop.makePromise(of: Void.self)
+            ended.futureResult.whenComplete { _ in context.close(promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: ended)
+        } else {
+            context.write(wrapOutboundOut(.end(nil)), promise: nil)
+            written = true
         }
     }
 
@@ -84,6 +180,31 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.flush()
         }
         context.fireChannelReadComplete()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        waiting.removeAll()
+        context.fireChannelInactive()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        guard !verifying else {
+            readWithheld = true
+            return
+        }
+        context.read()
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard verifying, context.channel.isActive else { return context.close(mode: mode, promise: promise) }
+        guard let withheld = closeWithheld else { return closeWithheld = (mode, promise) }
+        let widest: CloseMode = withheld.mode == .all || mode == .all ? .all : withheld.mode
+        if let promise, let earlier = withheld.promise {
+            earlier.futureResult.cascade(to: promise)
+            closeWithheld = (widest, earlier)
+        } else {
+            closeWithheld = (widest, withheld.promise ?? promise)
+        }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -108,6 +229,7 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .body:
             break
         }
+        handedOn = true
         context.fireChannelRead(data)
     }
 

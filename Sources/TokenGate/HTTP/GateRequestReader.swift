@@ -21,9 +21,6 @@ struct GateRequestReader: Sendable {
     private let singleFields: [HTTPField.Name]
     /// The query parameters read: the token's names, then the session's where sessions are issued.
     private let queryNames: [String]
-    /// `name=` of each query parameter and cookie that carries a token or a CAT, for ``mayCarryTokenOrCAT(originalURI:headers:)``.
-    private let tokenOrCATQueryMarks: [String]
-    private let tokenOrCATCookieMarks: [String]
 
     static let originalURI = HTTPField.Name("X-Original-URI")!
     static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
@@ -52,37 +49,6 @@ struct GateRequestReader: Sendable {
         singleFields = single
         queryNames = configuration.tokenParams + (configuration.sessionSecretPaths.isEmpty ? [] : [configuration.sessionParam])
             + (readsCATs ? [CATOrigin.parameterName] : [])
-        tokenOrCATQueryMarks = (configuration.tokenParams + (readsCATs ? [CATOrigin.parameterName] : [])).map { $0 + "=" }
-        tokenOrCATCookieMarks = ([configuration.tokenCookie].compactMap { $0 } + (readsCATs ? [CATOrigin.cookieName] : [])).map { $0 + "=" }
-    }
-
-    /// A quick look, without reading the request: false only when ``read(originalURI:headers:now:method:)``
-    /// would find no token and no CAT, so that the decision needs no verification
-    /// (docs/DESIGN.md#answers-written-from-the-event-loop). It may say true of a
-    /// request that carries neither (`?xtoken=1`): such a request only takes the framework's way.
-    func mayCarryTokenOrCAT(originalURI: Substring?, headers: HTTPFields) -> Bool {
-        if let tokenHeader, headers[tokenHeader] != nil { return true }
-        if readsCATs, headers[Self.catHeader] != nil { return true }
-        if !tokenOrCATCookieMarks.isEmpty {
-            for field in headers where field.name == .cookie && tokenOrCATCookieMarks.contains(where: { Self.contains(field.value.utf8[...], $0) }) {
-                return true
-            }
-        }
-        guard let originalURI, let query = originalURI.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
-        let rest = originalURI.utf8[query...]
-        return tokenOrCATQueryMarks.contains { Self.contains(rest, $0) }
-    }
-
-    /// Whether `mark` occurs in `text`: a plain scan, since the generic `firstRange(of:)`
-    /// stood out in a media token's profile (docs/PERFORMANCE.md#answers-from-the-event-loop-issue-33-item-3-2026-11-28).
-    private static func contains(_ text: Substring.UTF8View, _ mark: String) -> Bool {
-        guard let first = mark.utf8.first else { return true }
-        var index = text.startIndex
-        while let found = text[index...].firstIndex(of: first) {
-            if text[found...].starts(with: mark.utf8) { return true }
-            index = text.index(after: found)
-        }
-        return false
     }
 
     /// The request whose original URI (path and query as the client sent it)

@@ -190,28 +190,43 @@ struct GateResponder: HTTPResponder {
         return Self.render(answer)
     }
 
-    /// The answer of an auth endpoint when the gate decides it without
-    /// waiting (``AuthGate/decideAtOnce(_:)``: a playback session, or a
-    /// refusal before any verification), with everything ``respond(to:context:)``
-    /// does around it: the trace, the span, the metrics, the log line. Nil for
-    /// every other request, which takes the framework's way. For
-    /// ``DirectAnswerHandler``, on the connection's event loop
-    /// (docs/DESIGN.md#answers-written-from-the-event-loop).
-    func answerAtOnce(_ head: HTTPRequest) -> HTTPResponse? {
+    /// The answer of an auth endpoint, for ``DirectAnswerHandler`` on the
+    /// connection's event loop (docs/DESIGN.md#answers-written-from-the-event-loop),
+    /// with everything ``respond(to:context:)`` does around it: the trace, the
+    /// span, the metrics, the log line. At once when the gate decides without
+    /// waiting (a playback session, or a refusal before any verification);
+    /// after the verification when a token or a CAT must be verified, which
+    /// may ask the replay store. Nil for every other request (another path, a
+    /// method the endpoint does not answer), which takes the framework's way.
+    func answerDirectly(_ head: HTTPRequest) -> DirectAnswerHandler.Answer? {
         let target = head.path ?? ""
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
-        guard let route = AuthRoute(path: path, head: head), route.answers(head.method),
-              !reader.mayCarryTokenOrCAT(originalURI: route.originalURI, headers: head.headerFields) else { return nil }
+        guard let route = AuthRoute(path: path, head: head), route.answers(head.method) else { return nil }
         let start = ContinuousClock.now
-        let gateRequest = read(head, route)
-        guard let answer = gate.decideAtOnce(gateRequest) else { return nil }
         metrics.inFlight.increment()
         metrics.directAnswers.increment()
+        let gateRequest = read(head, route)
         let trace = trace(of: head.headerFields)
-        let response = RequestTrace.$current.withValue(trace) { conclude(answer, of: gateRequest, route: route, head: head) }
+        switch gate.open(gateRequest) {
+        case .decided(let answer):
+            let response = RequestTrace.$current.withValue(trace) { conclude(answer, of: gateRequest, route: route, head: head) }
+            return .now(directly(response, trace: trace, endpoint: route.endpoint, since: start))
+        case .verify(let pending):
+            return .afterVerifying { [self] in
+                let response = await RequestTrace.$current.withValue(trace) {
+                    conclude(await gate.verify(gateRequest, pending), of: gateRequest, route: route, head: head)
+                }
+                return directly(response, trace: trace, endpoint: route.endpoint, since: start)
+            }
+        }
+    }
+
+    /// A direct answer's head, once its span, gauge and duration are done: the framework's fields and a `Date`.
+    private func directly(_ response: Response, trace: RequestTrace, endpoint: GateMetrics.Endpoint,
+                          since start: ContinuousClock.Instant) -> HTTPResponse {
         finish(trace, status: response.status)
         metrics.inFlight.decrement()
-        metrics.recordDuration(route.endpoint, ContinuousClock.now - start)
+        metrics.recordDuration(endpoint, ContinuousClock.now - start)
         var head = response.head
         head.headerFields[.date] = dates.text(at: TokenTimestamp.now())
         return head

@@ -8,8 +8,8 @@ import NIOCore
 /// accepted connection is admitted by the ``ConnectionLimiter`` (or closed at
 /// once), gets a ``RequestDeadline`` before and after the HTTP decoder, and
 /// a ``DrainingConnectionHandler`` that closes it after its answer once the
-/// gate drains, and a ``DirectAnswerHandler`` that writes the answers decided
-/// without waiting from the event loop. Everything else — decoding, keep-alive, the idle timeout, the responder —
+/// gate drains, and a ``DirectAnswerHandler`` that writes the auth endpoints' answers
+/// from the event loop. Everything else — decoding, keep-alive, the idle timeout, the responder —
 /// is Hummingbird's, unchanged.
 struct LimitedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
@@ -22,13 +22,13 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     let executor: RequestExecutor
     /// Whether the gate drains (SIGTERM), read per answer.
     let readiness: Readiness
-    /// ``GateResponder/answerAtOnce(_:)``: the answer written from the event loop, or nil.
-    let answerAtOnce: @Sendable (HTTPRequest) -> HTTPResponse?
+    /// ``GateResponder/answerDirectly(_:)``: the answer written from the event loop, or nil.
+    let answerDirectly: @Sendable (HTTPRequest) -> DirectAnswerHandler.Answer?
     private let handling: HTTP1Channel
 
     init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration,
          requestTimeout: TimeAmount, limiter: ConnectionLimiter, metrics: GateMetrics, executor: RequestExecutor,
-         readiness: Readiness, answerAtOnce: @escaping @Sendable (HTTPRequest) -> HTTPResponse?) {
+         readiness: Readiness, answerDirectly: @escaping @Sendable (HTTPRequest) -> DirectAnswerHandler.Answer?) {
         self.responder = responder
         self.configuration = configuration
         self.requestTimeout = requestTimeout
@@ -36,7 +36,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         self.metrics = metrics
         self.executor = executor
         self.readiness = readiness
-        self.answerAtOnce = answerAtOnce
+        self.answerDirectly = answerDirectly
         handling = HTTP1Channel(responder: responder, configuration: configuration)
     }
 
@@ -57,9 +57,15 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         var perConnection = configuration
         let others = configuration.additionalChannelHandlers
         let readiness = readiness
-        let answerAtOnce = answerAtOnce
+        let answerDirectly = answerDirectly
+        // A verification that waits resumes where the framework's requests run.
+        let executor: (@Sendable (any EventLoop) -> any TaskExecutor)? = switch self.executor {
+        case .eventLoop: { ConnectionExecutor(eventLoop: $0) }
+        case .pool: nil
+        }
         perConnection.additionalChannelHandlers = { [bound] in
-            [bound.value, DrainingConnectionHandler(readiness: readiness), DirectAnswerHandler(answer: answerAtOnce)] + others()
+            [bound.value, DrainingConnectionHandler(readiness: readiness), DirectAnswerHandler(answer: answerDirectly, executor: executor)]
+                + others()
         }
         return HTTP1Channel(responder: responder, configuration: perConnection).setup(channel: channel, logger: logger)
     }
