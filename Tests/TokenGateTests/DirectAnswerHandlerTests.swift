@@ -26,7 +26,7 @@ import Testing
         /// The verifications waiting for the test, by path.
         let waits = Waits()
         /// Reads asked of the channel and closes that reached it.
-        let reads = OutboundEvents()
+        let outbound = OutboundEvents()
 
         init() throws {
             let waits = waits
@@ -39,7 +39,7 @@ import Testing
                 if path.hasPrefix("/waits") { return .afterVerifying { await waits.wait(path); return response } }
                 return nil
             }, executor: { [executor] _ in executor })
-            try channel.pipeline.syncOperations.addHandlers([reads, handler])
+            try channel.pipeline.syncOperations.addHandlers([outbound, handler])
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8089)).wait()
         }
 
@@ -238,19 +238,19 @@ import Testing
     /// for; once it ends, its answer goes first and the rest follow in order.
     @Test func whatFollowsAVerificationThatWaitsWaitsBehindIt() throws {
         let connection = try Channel()
-        let readsBefore = connection.reads.reads
+        let readsBefore = connection.outbound.reads
         try connection.read([.head(Self.request("/waits/1")), .end(nil), .head(Self.request("/at-once/2")), .end(nil),
                              .head(Self.request("/verify/3")), .end(nil), .head(Self.request("/at-once/4")), .end(nil)])
         connection.channel.read()
         #expect(try connection.answered().isEmpty)
         #expect(try connection.handedOn().isEmpty)
         #expect(connection.asked == ["/waits/1"])
-        #expect(connection.reads.reads == readsBefore, "no read while an answer waits")
+        #expect(connection.outbound.reads == readsBefore, "no read while an answer waits")
         connection.release("/waits/1")
         #expect(Self.paths(try connection.answered()) == ["/waits/1", "/at-once/2"])
         let handedOn = try connection.handedOn()
         #expect(handedOn.count == 4, "the request that must go to the framework, and the one behind it: \(handedOn)")
-        #expect(connection.reads.reads == readsBefore + 1, "the read withheld is asked for once the answer is written")
+        #expect(connection.outbound.reads == readsBefore + 1, "the read withheld is asked for once the answer is written")
         try connection.frameworkAnswers("/verify/3")
         try connection.frameworkAnswers("/at-once/4")
         #expect(Self.paths(try connection.answered()) == ["/verify/3", "/at-once/4"])
@@ -277,10 +277,10 @@ import Testing
         let closed = connection.channel.eventLoop.makePromise(of: Void.self)
         connection.channel.pipeline.close(promise: closed)
         #expect(connection.channel.isActive)
-        #expect(connection.reads.closes == 0)
+        #expect(connection.outbound.closes == 0)
         connection.release("/waits/1")
         #expect(Self.paths(try connection.answered()) == ["/waits/1"])
-        #expect(connection.reads.closes == 1)
+        #expect(connection.outbound.closes == 1)
         #expect(!connection.channel.isActive)
     }
 

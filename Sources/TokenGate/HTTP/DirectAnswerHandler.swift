@@ -101,16 +101,15 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             handOnHeld(context)
             handOn(context, part, data)
         case .end:
-            guard let (head, _) = held else { return handOn(context, part, data) }
+            guard let (head, headData) = held else { return handOn(context, part, data) }
+            held = nil
             switch answer(head) {
             case nil:
-                handOnHeld(context)
+                handOn(context, .head(head), headData)
                 handOn(context, part, data)
             case .now(let response):
-                held = nil
                 write(context, response, to: head)
             case .afterVerifying(let verification):
-                held = nil
                 verify(context, head, verification)
             }
         }
@@ -145,10 +144,7 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         reading = false
         if closing { waiting.removeAll() }
         if handedOn { context.fireChannelReadComplete() }
-        if written {
-            written = false
-            context.flush()
-        }
+        flushWritten(context)
         guard !verifying else { return }
         if let (mode, promise) = closeWithheld {
             closeWithheld = nil
@@ -175,11 +171,15 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        if written {
-            written = false
-            context.flush()
-        }
+        flushWritten(context)
         context.fireChannelReadComplete()
+    }
+
+    /// One flush for the answers written since the last.
+    private func flushWritten(_ context: ChannelHandlerContext) {
+        guard written else { return }
+        written = false
+        context.flush()
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -131,8 +131,7 @@ struct GateResponder: HTTPResponder {
                 response = Self.plain(.notFound, "not found\n")
             }
         }
-        metrics.inFlight.decrement()
-        metrics.recordDuration(endpoint, ContinuousClock.now - start)
+        metrics.requestEnded(endpoint, since: start)
         return response
     }
 
@@ -225,8 +224,7 @@ struct GateResponder: HTTPResponder {
     private func directly(_ response: Response, trace: RequestTrace, endpoint: GateMetrics.Endpoint,
                           since start: ContinuousClock.Instant) -> HTTPResponse {
         finish(trace, status: response.status)
-        metrics.inFlight.decrement()
-        metrics.recordDuration(endpoint, ContinuousClock.now - start)
+        metrics.requestEnded(endpoint, since: start)
         var head = response.head
         head.headerFields[.date] = dates.text(at: TokenTimestamp.now())
         return head

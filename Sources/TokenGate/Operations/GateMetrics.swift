@@ -190,8 +190,10 @@ final class GateMetrics: Sendable {
         counters[index].increment()
     }
 
-    func recordDuration(_ endpoint: Endpoint, _ duration: Duration) {
-        durations[endpoint]?.recordNanoseconds(duration.nanoseconds)
+    /// A request counted in `inFlight` since `start` has its answer: out of the gauge, its time recorded.
+    func requestEnded(_ endpoint: Endpoint, since start: ContinuousClock.Instant) {
+        inFlight.decrement()
+        durations[endpoint]?.recordNanoseconds((ContinuousClock.now - start).nanoseconds)
     }
 
     func countReplay(_ decision: ReplayDecision) {
