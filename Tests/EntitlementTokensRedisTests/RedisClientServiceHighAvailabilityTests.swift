@@ -35,7 +35,8 @@ extension RedisIntegrationTests {
             let subscribed = try await whileRunning(client) { () async throws -> Int in
                 try await client.ping()
                 #expect(router.currentPrimary?.port == group.primary.port)
-                try Integration.waitUntil("the subscription is up", seconds: 5) { router.subscribedSentinel != nil }
+                // Only the precondition: quiet it takes milliseconds, under CI's whole parallel suite it once took more than 5 s.
+                try Integration.waitUntil("the subscription is up", seconds: 20) { router.subscribedSentinel != nil }
                 let subscribed = try #require(router.subscribedSentinel)
                 let sentinel = group.sentinels[subscribed]
                 #expect(try subscriptions(on: sentinel) == 1, "the sentinel lists the client's subscription")
