@@ -68,7 +68,6 @@ let package = Package(
             dependencies: [
                 "EntitlementTokens",
                 "CDNTokens",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // RESP2 replies and commands over bytes; no I/O, no dependency.

@@ -1,4 +1,3 @@
-import ArgumentParser
 import CDNTokens
 
 /// What reading a CDN token back needs beside `--key`, `--now` and
@@ -6,25 +5,30 @@ import CDNTokens
 /// a profile (or the key's id and a secure-link expression) and the request
 /// the edge saw. Given for any other INPUT, they are a usage error: an option
 /// that would be silently ignored is worse than none.
-struct CDNOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "CDN tokens: a CDN profile (as tokengate --cdn-profile reads it), which gives the kind, the keys, the token name and the secure-link expression.",
-        valueName: "FILE"), completion: .file())
-    var profile: String?
+struct CDNOptions {
+    static let options: [OptionSpec] = [
+        .option("profile", "FILE", help: "CDN tokens: a CDN profile (as tokengate --cdn-profile reads it), which gives the kind, the keys, the token name and the secure-link expression.",
+                completion: .file),
+        .option("url", "URL", help: "CDN tokens: the URL the edge was asked for. (default: the pasted URL)"),
+        .option("client-ip", "IP", help: "CDN tokens: the viewer's IP address, for a token bound to one."),
+        .option("key-id", "ID", help: "CDN tokens: the Key-Pair-Id (cloudfront) or kid (cat) the --key answers to. (default: the token's)"),
+        .option("secure-link-md5", "EXPRESSION", help: "CDN tokens: the edge's secure_link_md5 expression, the secret written $secret, for an nginx-secure-link --key (the secret file)."),
+    ]
 
-    @Option(help: ArgumentHelp("CDN tokens: the URL the edge was asked for. (default: the pasted URL)", valueName: "URL"))
-    var url: String?
+    let profile: String?
+    let url: String?
+    let clientIP: String?
+    let keyID: String?
+    let secureLinkMd5: String?
 
-    @Option(help: ArgumentHelp("CDN tokens: the viewer's IP address, for a token bound to one.", valueName: "IP"))
-    var clientIP: String?
-
-    @Option(help: ArgumentHelp("CDN tokens: the Key-Pair-Id (cloudfront) or kid (cat) the --key answers to. (default: the token's)", valueName: "ID"))
-    var keyID: String?
-
-    @Option(help: ArgumentHelp(
-        "CDN tokens: the edge's secure_link_md5 expression, the secret written $secret, for an nginx-secure-link --key (the secret file).",
-        valueName: "EXPRESSION"))
-    var secureLinkMd5: String?
+    init(_ parsed: ParsedArguments) throws {
+        profile = parsed.string("profile")
+        url = parsed.string("url")
+        clientIP = parsed.string("client-ip")
+        keyID = parsed.string("key-id")
+        secureLinkMd5 = parsed.string("secure-link-md5")
+        try validate()
+    }
 
     func validate() throws {
         if let url {

@@ -1,4 +1,3 @@
-import ArgumentParser
 import CDNTokens
 import EntitlementTokens
 #if canImport(Glibc)

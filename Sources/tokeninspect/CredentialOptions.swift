@@ -1,4 +1,3 @@
-import ArgumentParser
 import CDNTokens
 import EntitlementTokens
 
@@ -6,25 +5,29 @@ import EntitlementTokens
 /// detection should not decide (docs/DESIGN.md#telling-the-kinds-apart). Bare Base64 is read as a signed
 /// requestor ID only under `--kind signed-requestor-id`; a CDN kind reads every
 /// INPUT as that CDN's token (docs/DESIGN.md#reading-cdn-tokens-back).
-struct CredentialOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Read every INPUT as this kind: software-statement, signed-requestor-id, user-metadata, or a CDN token: akamai, cloudfront, cat, nginx-secure-link. (default: detected from the form)",
-        valueName: "KIND"))
-    var kind: InputKindArgument?
+struct CredentialOptions {
+    static let options: [OptionSpec] = [
+        .choice("kind", "KIND", InputKindArgument.self, help: "Read every INPUT as this kind: software-statement, signed-requestor-id, user-metadata, or a CDN token: akamai, cloudfront, cat, nginx-secure-link. (default: detected from the form)"),
+        .choice("digest", "DIGEST", RequestorIDDigestArgument.self,
+                help: "The digest of a signed requestor ID's RSA PKCS#1 v1.5 signature: sha256, or sha1 for old registrations.", default: .sha256),
+    ]
 
-    @Option(help: ArgumentHelp(
-        "The digest of a signed requestor ID's RSA PKCS#1 v1.5 signature: sha256, or sha1 for old registrations.",
-        valueName: "DIGEST"))
-    var digest: RequestorIDDigestArgument = .sha256
+    let kind: InputKindArgument?
+    let digest: RequestorIDDigestArgument
+
+    init(_ parsed: ParsedArguments) {
+        kind = parsed.choice("kind", as: InputKindArgument.self)
+        digest = parsed.choice("digest", as: RequestorIDDigestArgument.self) ?? .sha256
+    }
 }
 
-enum RequestorIDDigestArgument: String, ExpressibleByArgument, CaseIterable {
+enum RequestorIDDigestArgument: String, CaseIterable {
     case sha256, sha1
 
     var value: RequestorIDDigest { RequestorIDDigest(rawValue: rawValue)! }
 }
 
-enum InputKindArgument: String, ExpressibleByArgument, CaseIterable {
+enum InputKindArgument: String, CaseIterable {
     case softwareStatement = "software-statement"
     case signedRequestorID = "signed-requestor-id"
     case userMetadata = "user-metadata"

@@ -6,7 +6,7 @@ import Darwin
 
 /// Shell completion of an INPUT: after `@`, the paths of files (`@PATH`,
 /// docs/DESIGN.md#inputs-and-streaming), kept behind their `@`. Called by the completion scripts through
-/// ArgumentParser's custom completion; a token being typed gets nothing.
+/// `tokeninspect ---complete` (ShellCompletion); a token being typed gets nothing.
 enum InputCompletion {
     /// Most candidates offered: a directory of a million files must not stall the shell.
     static let maxCandidates = 1000

@@ -1,34 +1,44 @@
-import ArgumentParser
 import EntitlementTokens
 
-struct InspectCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "inspect",
+struct InspectCommand {
+    static let command = CommandSpec(
+        name: "inspect",
         abstract: "Decode and show every token, with no judgement (verifies too when --key is given).",
         discussion: """
             CDN tokens (a URL, a Cookie or Set-Cookie line, a CTA-Common-Access-Token line, a bare \
             EdgeAuth token or CAT) are detected and every field shown, a CAT also in CBOR diagnostic \
             notation; with --key or --profile they are verified too. Exit status 0 when every token \
             decoded, 1 when one did not, 2 when nothing was usable.
-            """
+            """,
+        options: InputOptions.options + KeyOptions.options + JobOptions.options + CredentialOptions.options + CDNOptions.options + [
+            .flag("repair-plus", help: "Read a Base64 token whose '+' arrived as a space (an unencoded query string) as if repaired, with a warning."),
+            .choice("emit", "WHAT", Emission.self, help: "What to write: report (the decoded fields, as --format says) or xml (each decoded token as it is, for xmllint; with --show-signed-bytes only the exact bytes the signature covers, for openssl dgst -verify).",
+                    default: .report),
+        ],
+        arguments: InputOptions.arguments,
+        run: { try InspectCommand($0).run() }
     )
 
-    @OptionGroup var input: InputOptions
-    @OptionGroup var keys: KeyOptions
-    @OptionGroup var jobs: JobOptions
-    @OptionGroup var credentials: CredentialOptions
-    @OptionGroup var cdn: CDNOptions
+    let input: InputOptions
+    let keys: KeyOptions
+    let jobs: JobOptions
+    let credentials: CredentialOptions
+    let cdn: CDNOptions
+    let repairPlus: Bool
+    let emit: Emission
 
-    @Flag(help: "Read a Base64 token whose '+' arrived as a space (an unencoded query string) as if repaired, with a warning.")
-    var repairPlus = false
-
-    @Option(help: ArgumentHelp(
-        "What to write: report (the decoded fields, as --format says) or xml (each decoded token as it is, for xmllint; with --show-signed-bytes only the exact bytes the signature covers, for openssl dgst -verify).",
-        valueName: "WHAT"))
-    var emit: Emission = .report
-
-    enum Emission: String, CaseIterable, ExpressibleByArgument {
+    enum Emission: String, CaseIterable {
         case report, xml
+    }
+
+    init(_ parsed: ParsedArguments) throws {
+        input = try InputOptions(parsed)
+        keys = try KeyOptions(parsed)
+        jobs = try JobOptions(parsed)
+        credentials = CredentialOptions(parsed)
+        cdn = try CDNOptions(parsed)
+        repairPlus = parsed.flag("repair-plus")
+        emit = parsed.choice("emit", as: Emission.self) ?? .report
     }
 
     func run() throws {

@@ -1,4 +1,3 @@
-import ArgumentParser
 import EntitlementTokens
 #if canImport(Glibc)
 import Glibc
@@ -9,9 +8,9 @@ import Darwin
 /// `metadata`: shows user metadata (docs/DESIGN.md#user-metadata) and, with the programmer's
 /// private key, decrypts its encrypted values, each beside its ciphertext.
 /// Decryption is local: the gate and the debugger never decrypt.
-struct MetadataCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "metadata",
+struct MetadataCommand {
+    static let command = CommandSpec(
+        name: "metadata",
         abstract: "Show user metadata and decrypt its encrypted values with the programmer's private key.",
         discussion: """
             INPUT is the metadata JSON in any pasted form (raw, quoted, Base64, in a URL or JSON body), \
@@ -23,23 +22,30 @@ struct MetadataCommand: ParsableCommand {
 
             Exit status: 0 decoded (and every value decrypted), 1 not metadata or a value did not \
             decrypt, 2 unreadable input or key.
-            """
+            """,
+        options: [
+            .option("decrypt-key", "FILE", help: "The programmer's private key (PEM, DER, encrypted PEM, PKCS#12).", completion: .file),
+            .option("key-password-file", "FILE", help: "A file whose first line is the key's password.", completion: .file),
+            .choice("format", "format", MetadataFormat.self, help: "Output format: text or json.", default: .text),
+        ],
+        arguments: [ArgumentSpec(valueName: "INPUT", help: "The metadata, @PATH, or - for stdin.", defaultValue: "-")],
+        run: { try MetadataCommand($0).run() }
     )
 
-    @Option(help: ArgumentHelp("The programmer's private key (PEM, DER, encrypted PEM, PKCS#12).", valueName: "FILE"),
-            completion: .file())
-    var decryptKey: String?
+    let decryptKey: String?
+    let keyPasswordFile: String?
+    let format: MetadataFormat
+    let input: String
 
-    @Option(help: ArgumentHelp("A file whose first line is the key's password.", valueName: "FILE"), completion: .file())
-    var keyPasswordFile: String?
+    enum MetadataFormat: String, CaseIterable { case text, json }
 
-    @Option(help: "Output format: text or json.")
-    var format: MetadataFormat = .text
-
-    @Argument(help: ArgumentHelp("The metadata, @PATH, or - for stdin.", valueName: "INPUT"))
-    var input: String = "-"
-
-    enum MetadataFormat: String, ExpressibleByArgument, CaseIterable { case text, json }
+    init(_ parsed: ParsedArguments) throws {
+        decryptKey = parsed.string("decrypt-key")
+        keyPasswordFile = parsed.string("key-password-file")
+        format = parsed.choice("format", as: MetadataFormat.self) ?? .text
+        input = parsed.arguments[0]
+        try validate()
+    }
 
     func validate() throws {
         if keyPasswordFile != nil && decryptKey == nil {

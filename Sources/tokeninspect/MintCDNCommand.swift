@@ -1,4 +1,3 @@
-import ArgumentParser
 import CDNTokens
 import EntitlementTokens
 #if canImport(Glibc)
@@ -10,37 +9,47 @@ import Glibc
 /// each cookie as `Set-Cookie: …`, each header as `Name: value`. The same
 /// profile file and the same issuing code as the gate's exchange, so an
 /// operator can check an edge's settings before any viewer does.
-struct MintCDNCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "cdn",
+struct MintCDNCommand {
+    static let command = CommandSpec(
+        name: "cdn",
         abstract: "Print what the gate's CDN exchange hands out for a profile and a resource (signed URL, cookies, header).",
         discussion: """
             The profile is the file tokengate's --cdn-profile reads; a relative key path in it is read under \
             $CREDENTIALS_DIRECTORY when that is set, else from the working directory. Exits 2 when the profile \
             cannot be used, naming the setting and its line.
-            """
+            """,
+        options: [
+            .option("profile", "FILE", help: "A CDN profile file (as tokengate --cdn-profile reads).", required: true, completion: .file),
+            .option("resource", "ID", help: "The resource whose URL the profile names.", required: true),
+            .option("now", "TIME", help: "Issue as at this time: ISO 8601, or epoch seconds or milliseconds (default: now)."),
+            .option("client-ip", "IP", help: "The viewer's IP address, for a profile with bind-ip = true."),
+            .option("requestor", "ID", help: "The requestor id a CAT names as its issuer when the profile sets no issuer."),
+            .option("lifetime", "SECONDS", help: "The lifetime in seconds when the profile sets none (the gate uses its session lifetime).",
+                    value: .integer, default: "14400"),
+            .option("leeway", "SECONDS", help: "How far an edge's clock may run behind, in seconds (the gate's --leeway).", value: .integer,
+                    default: "30"),
+        ],
+        run: { try MintCDNCommand($0).run() }
     )
 
-    @Option(help: ArgumentHelp("A CDN profile file (as tokengate --cdn-profile reads).", valueName: "FILE"), completion: .file())
-    var profile: String
+    let profile: String
+    let resource: String
+    let now: String?
+    let clientIP: String?
+    let requestor: String?
+    let lifetime: Int64
+    let leeway: Int64
 
-    @Option(help: ArgumentHelp("The resource whose URL the profile names.", valueName: "ID"))
-    var resource: String
-
-    @Option(help: ArgumentHelp("Issue as at this time: ISO 8601, or epoch seconds or milliseconds (default: now).", valueName: "TIME"))
-    var now: String?
-
-    @Option(help: ArgumentHelp("The viewer's IP address, for a profile with bind-ip = true.", valueName: "IP"))
-    var clientIP: String?
-
-    @Option(help: ArgumentHelp("The requestor id a CAT names as its issuer when the profile sets no issuer.", valueName: "ID"))
-    var requestor: String?
-
-    @Option(help: ArgumentHelp("The lifetime in seconds when the profile sets none (the gate uses its session lifetime).", valueName: "SECONDS"))
-    var lifetime: Int64 = 14_400
-
-    @Option(help: ArgumentHelp("How far an edge's clock may run behind, in seconds (the gate's --leeway).", valueName: "SECONDS"))
-    var leeway: Int64 = 30
+    init(_ parsed: ParsedArguments) throws {
+        profile = parsed.required("profile")
+        resource = parsed.required("resource")
+        now = parsed.string("now")
+        clientIP = parsed.string("client-ip")
+        requestor = parsed.string("requestor")
+        lifetime = parsed.integer("lifetime") ?? 14_400
+        leeway = parsed.integer("leeway") ?? 30
+        try validate()
+    }
 
     func validate() throws {
         guard (1...CDNProfileSettings.maximumLifetime).contains(lifetime) else {

@@ -1,10 +1,8 @@
-import ArgumentParser
-
 /// `mint`: issue signed tokens and credentials for tests, samples and staging.
 /// A group whose default is `mint token`, so the token form needs no subcommand name.
-struct MintCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "mint",
+enum MintCommand {
+    static let command = CommandSpec(
+        name: "mint",
         abstract: "Issue a signed token or credential (for tests, samples and staging servers).",
         usage: """
             tokeninspect mint [token] --key <PRIVATE_PEM> --requestor <ID> --resource <ID> [<options>]
@@ -15,7 +13,8 @@ struct MintCommand: ParsableCommand {
             tokeninspect mint cdn --profile <FILE> --resource <ID> [--now <TIME>] [--client-ip <IP>]
             """,
         discussion: "Without a subcommand, mint issues a token (mint token).",
-        subcommands: [MintTokenCommand.self, MintSoftwareStatementCommand.self, MintSignedRequestorIDCommand.self, MintMetadataCommand.self, MintCDNCommand.self],
-        defaultSubcommand: MintTokenCommand.self
+        subcommands: [MintTokenCommand.command, MintSoftwareStatementCommand.command, MintSignedRequestorIDCommand.command,
+                      MintMetadataCommand.command, MintCDNCommand.command],
+        defaultSubcommand: "token"
     )
 }

@@ -1,35 +1,41 @@
-import ArgumentParser
 import EntitlementTokens
 
 /// `mint metadata`: user metadata for tests and samples (docs/DESIGN.md#user-metadata), the chosen
 /// `data` members encrypted to the programmer's public key or certificate.
-struct MintMetadataCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "metadata",
+struct MintMetadataCommand {
+    static let command = CommandSpec(
+        name: "metadata",
         abstract: "Issue user metadata with chosen members encrypted to a public key or certificate.",
         discussion: """
             Each --data NAME=VALUE is a member of data, in order: VALUE as JSON when it is a JSON number, \
             true, false, null, array or object, else as a string. Each --encrypt NAME encrypts that member \
             (a string's UTF-8, any other value's JSON) with --scheme (default: jwe-rsa-oaep-256-a256gcm).
-            """
+            """,
+        options: [
+            .option("encrypt-to", "PUBLIC_PEM", help: "The public key or certificate the encrypted members are encrypted to.", completion: .file),
+            .repeating("data", "NAME=VALUE", help: "A data member, NAME=VALUE. Repeatable."),
+            .repeating("encrypt", "NAME", help: "A data member to encrypt. Repeatable."),
+            .option("updated", "SECONDS", help: "updated: epoch seconds. (default: the current time)", value: .integer),
+            .option("scheme", "SCHEME", help: "How values are encrypted: rsa-pkcs1, rsa-oaep, rsa-oaep-256, or jwe-<alg>-<enc> such as jwe-rsa-oaep-256-a256gcm, jwe-rsa1_5-a128cbc-hs256.",
+                    default: "jwe-rsa-oaep-256-a256gcm"),
+        ],
+        run: { try MintMetadataCommand($0).run() }
     )
 
-    @Option(help: ArgumentHelp("The public key or certificate the encrypted members are encrypted to.", valueName: "PUBLIC_PEM"),
-            completion: .file())
-    var encryptTo: String?
+    let encryptTo: String?
+    let data: [String]
+    let encrypt: [String]
+    let updated: Int64?
+    let scheme: String
 
-    @Option(help: ArgumentHelp("A data member, NAME=VALUE. Repeatable.", valueName: "NAME=VALUE"))
-    var data: [String] = []
-
-    @Option(help: ArgumentHelp("A data member to encrypt. Repeatable.", valueName: "NAME"))
-    var encrypt: [String] = []
-
-    @Option(help: ArgumentHelp("updated: epoch seconds. (default: the current time)", valueName: "SECONDS"))
-    var updated: Int64?
-
-    @Option(help: ArgumentHelp("How values are encrypted: rsa-pkcs1, rsa-oaep, rsa-oaep-256, or jwe-<alg>-<enc> such as jwe-rsa-oaep-256-a256gcm, jwe-rsa1_5-a128cbc-hs256.",
-                               valueName: "SCHEME"))
-    var scheme: String = "jwe-rsa-oaep-256-a256gcm"
+    init(_ parsed: ParsedArguments) throws {
+        encryptTo = parsed.string("encrypt-to")
+        data = parsed.strings("data")
+        encrypt = parsed.strings("encrypt")
+        updated = parsed.integer("updated")
+        scheme = parsed.required("scheme")
+        try validate()
+    }
 
     static func parseScheme(_ text: String) -> MetadataEncryptionScheme? {
         switch text {

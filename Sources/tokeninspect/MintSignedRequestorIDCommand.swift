@@ -1,4 +1,3 @@
-import ArgumentParser
 import EntitlementTokens
 #if canImport(Glibc)
 import Glibc
@@ -6,27 +5,35 @@ import Glibc
 
 /// `mint signed-requestor-id`: the requestor ID signed with the programmer's
 /// private key, as the SDK's `setRequestor:signedRequestorID:` takes it (docs/DESIGN.md#signed-requestor-ids).
-struct MintSignedRequestorIDCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "signed-requestor-id",
+struct MintSignedRequestorIDCommand {
+    static let command = CommandSpec(
+        name: "signed-requestor-id",
         abstract: "Sign a requestor ID with the programmer's RSA private key (PKCS#1 v1.5, SHA-256 or SHA-1); prints its Base64.",
         discussion: """
             The key is PEM, DER, encrypted PEM or PKCS#12; its password comes from --key-password-file, \
             else TOKENINSPECT_KEY_PASSWORD, else a prompt on a terminal, else is empty.
-            """
+            """,
+        options: [
+            .option("key", "FILE", help: "The programmer's private key (PEM, DER, encrypted PEM, PKCS#12).", required: true, completion: .file),
+            .option("key-password-file", "FILE", help: "A file whose first line is the key's password.", completion: .file),
+            .option("requestor", "ID", help: "The requestor ID to sign.", required: true),
+            .choice("digest", "DIGEST", RequestorIDDigestArgument.self, help: "The signature's digest: sha256, or sha1 for old registrations.",
+                    default: .sha256),
+        ],
+        run: { try MintSignedRequestorIDCommand($0).run() }
     )
 
-    @Option(help: ArgumentHelp("The programmer's private key (PEM, DER, encrypted PEM, PKCS#12).", valueName: "FILE"), completion: .file())
-    var key: String
+    let key: String
+    let keyPasswordFile: String?
+    let requestor: String
+    let digest: RequestorIDDigestArgument
 
-    @Option(help: ArgumentHelp("A file whose first line is the key's password.", valueName: "FILE"), completion: .file())
-    var keyPasswordFile: String?
-
-    @Option(help: ArgumentHelp("The requestor ID to sign.", valueName: "ID"))
-    var requestor: String
-
-    @Option(help: ArgumentHelp("The signature's digest: sha256, or sha1 for old registrations.", valueName: "DIGEST"))
-    var digest: RequestorIDDigestArgument = .sha256
+    init(_ parsed: ParsedArguments) {
+        key = parsed.required("key")
+        keyPasswordFile = parsed.string("key-password-file")
+        requestor = parsed.required("requestor")
+        digest = parsed.choice("digest", as: RequestorIDDigestArgument.self) ?? .sha256
+    }
 
     func run() throws {
         let privateKey = try MintSignedRequestorIDCommand.loadKey(key, passwordFile: keyPasswordFile)

@@ -1,15 +1,21 @@
-import ArgumentParser
 import EntitlementTokens
 
 /// The private key every `mint` subcommand that signs with the key ring's
 /// rules takes (a token, a software statement), loaded one way: a key the
 /// library refuses is exit 2 with its message.
-struct MintSigningKeyOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The private key (PEM or DER PKCS#8).", valueName: "PRIVATE_PEM"), completion: .file())
-    var key: String
+struct MintSigningKeyOptions {
+    static let options: [OptionSpec] = [
+        .option("key", "PRIVATE_PEM", help: "The private key (PEM or DER PKCS#8).", required: true, completion: .file),
+        .flag("allow-insecure-keys", help: "Accept RSA keys under 2048 bits."),
+    ]
 
-    @Flag(help: "Accept RSA keys under 2048 bits.")
-    var allowInsecureKeys = false
+    let key: String
+    let allowInsecureKeys: Bool
+
+    init(_ parsed: ParsedArguments) {
+        key = parsed.required("key")
+        allowInsecureKeys = parsed.flag("allow-insecure-keys")
+    }
 
     func load() throws -> SigningKey {
         do {

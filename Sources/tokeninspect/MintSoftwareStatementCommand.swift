@@ -1,4 +1,3 @@
-import ArgumentParser
 import EntitlementTokens
 #if canImport(Glibc)
 import Glibc
@@ -7,53 +6,59 @@ import Glibc
 /// `mint software-statement`: a JWS (docs/DESIGN.md#software-statements) signed with a private key, for
 /// tests and staging registration servers. The key decides `alg` (RSA → RS256,
 /// P-256 → ES256, Ed25519 → EdDSA).
-struct MintSoftwareStatementCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "software-statement",
+struct MintSoftwareStatementCommand {
+    static let command = CommandSpec(
+        name: "software-statement",
         abstract: "Issue a signed software statement (a JWS: RS256 with an RSA key, ES256 with a P-256 key, EdDSA with Ed25519).",
         discussion: """
             Claims are written in this order: software_id, software_version, iss, sub, aud, iat, exp, jti, \
             then every --claim as given. --jwks-out writes the JWKS that verifies the statement \
             (give it to verify with --key).
-            """
+            """,
+        options: MintSigningKeyOptions.options + [
+            .option("kid", "KID", help: "The key id written in the header (kid)."),
+            .option("software-id", "ID", help: "The software_id claim."),
+            .option("software-version", "VERSION", help: "The software_version claim."),
+            .option("iss", "ISSUER", help: "The iss claim."),
+            .option("sub", "SUBJECT", help: "The sub claim."),
+            .repeating("aud", "AUDIENCE", help: "An aud value. Repeatable (several make an array)."),
+            .option("issue-time", "TIME", help: "The iat claim: ISO 8601 or epoch seconds. (default: the current time)"),
+            .option("ttl", "TTL", help: "Lifetime from iat, for exp: seconds, or a number with s, min, h or d. (default: no exp)"),
+            .option("jti", "ID", help: "The jti claim. (default: none)"),
+            .repeating("claim", "NAME=VALUE", help: "Another claim, NAME=VALUE: VALUE as JSON when it is a JSON number, true, false, null, array or object, else as a string. Repeatable."),
+            .option("jwks-out", "PATH", help: "Also write the JWKS of the public key (with --kid) to this file.", completion: .file),
+        ],
+        run: { try MintSoftwareStatementCommand($0).run() }
     )
 
-    @OptionGroup var signing: MintSigningKeyOptions
+    let signing: MintSigningKeyOptions
+    let kid: String?
+    let softwareId: String?
+    let softwareVersion: String?
+    let iss: String?
+    let sub: String?
+    let aud: [String]
+    let issueTime: String?
+    let ttl: String?
+    let jti: String?
+    let claims: [String]
+    let jwksOut: String?
 
-    @Option(help: ArgumentHelp("The key id written in the header (kid).", valueName: "KID"))
-    var kid: String?
-
-    @Option(help: ArgumentHelp("The software_id claim.", valueName: "ID"))
-    var softwareId: String?
-
-    @Option(help: ArgumentHelp("The software_version claim.", valueName: "VERSION"))
-    var softwareVersion: String?
-
-    @Option(help: ArgumentHelp("The iss claim.", valueName: "ISSUER"))
-    var iss: String?
-
-    @Option(help: ArgumentHelp("The sub claim.", valueName: "SUBJECT"))
-    var sub: String?
-
-    @Option(help: ArgumentHelp("An aud value. Repeatable (several make an array).", valueName: "AUDIENCE"))
-    var aud: [String] = []
-
-    @Option(help: ArgumentHelp("The iat claim: ISO 8601 or epoch seconds. (default: the current time)", valueName: "TIME"))
-    var issueTime: String?
-
-    @Option(help: ArgumentHelp("Lifetime from iat, for exp: seconds, or a number with s, min, h or d. (default: no exp)", valueName: "TTL"))
-    var ttl: String?
-
-    @Option(help: ArgumentHelp("The jti claim. (default: none)", valueName: "ID"))
-    var jti: String?
-
-    @Option(name: .customLong("claim"), help: ArgumentHelp(
-        "Another claim, NAME=VALUE: VALUE as JSON when it is a JSON number, true, false, null, array or object, else as a string. Repeatable.",
-        valueName: "NAME=VALUE"))
-    var claims: [String] = []
-
-    @Option(help: ArgumentHelp("Also write the JWKS of the public key (with --kid) to this file.", valueName: "PATH"), completion: .file())
-    var jwksOut: String?
+    init(_ parsed: ParsedArguments) throws {
+        signing = MintSigningKeyOptions(parsed)
+        kid = parsed.string("kid")
+        softwareId = parsed.string("software-id")
+        softwareVersion = parsed.string("software-version")
+        iss = parsed.string("iss")
+        sub = parsed.string("sub")
+        aud = parsed.strings("aud")
+        issueTime = parsed.string("issue-time")
+        ttl = parsed.string("ttl")
+        jti = parsed.string("jti")
+        claims = parsed.strings("claim")
+        jwksOut = parsed.string("jwks-out")
+        try validate()
+    }
 
     func validate() throws {
         guard ttl.map({ Self.seconds($0) != nil }) ?? true else {

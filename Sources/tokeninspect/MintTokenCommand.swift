@@ -1,11 +1,10 @@
-import ArgumentParser
 import EntitlementTokens
 
 /// `mint token`, also what a bare `mint` runs (the group's default), so
 /// `tokeninspect mint --key … --requestor …` works as it always has.
-struct MintTokenCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "token",
+struct MintTokenCommand {
+    static let command = CommandSpec(
+        name: "token",
         abstract: "Issue a signed token (for tests, samples and staging servers).",
         usage: """
             tokeninspect mint --key <PRIVATE_PEM> --requestor <ID> --resource <ID> [<options>]
@@ -14,55 +13,63 @@ struct MintTokenCommand: ParsableCommand {
         discussion: """
             Signs the token element's exact bytes with the private key, like a real issuer. \
             --resource is required for media and authorization tokens.
-            """
+            """,
+        options: MintSigningKeyOptions.options + [
+            .choice("kind", "kind", TokenKindArgument.self, help: "The kind of token.", default: .media),
+            .option("root", "root", help: "Root element of a media token: authToken (what servers send) or shortAuthorizationToken.", default: "authToken"),
+            .option("requestor", "ID", help: "The requestor id.", required: true),
+            .option("resource", "ID", help: "The resource: a bare id or a Media RSS document (required for media and authorization tokens)."),
+            .option("mvpd", "ID", help: "The MVPD id."),
+            .option("proxy-mvpd", "ID", help: "The proxy MVPD id (media tokens)."),
+            .option("session-guid", "GUID", help: "The session GUID (media) or authentication GUID. (default: a fresh random one, as issuers write)"),
+            .option("ttl", "TTL", help: "Lifetime from the issue time: milliseconds, or a number with ms, s, min or h. (default: 7min, as servers issue them)"),
+            .option("issue-time", "TIME", help: "Issue time: any token date shape, ISO 8601 or epoch milliseconds. (default: the current time)"),
+            .option("fingerprint", "FP", help: "Device fingerprint, lowercase hex (authN/authZ)."),
+            .option("device-id", "ID", help: "Device id, hashed with SHA-256 into the fingerprint (authN/authZ)."),
+            .repeating("field", "PATH=VALUE", help: "An extra element, PATH=VALUE. Repeatable."),
+            .flag("closed-signature", help: "Write <signatureInfo>…</signatureInfo> instead of the legacy unclosed form real servers emit."),
+            .choice("encoding", "encoding", EncodingArgument.self, help: "How to write the token.", default: .raw),
+            .flag("pretty", help: "Write the token element one field per line (the signature covers those exact bytes)."),
+        ],
+        run: { try MintTokenCommand($0).run() }
     )
 
-    @OptionGroup var signing: MintSigningKeyOptions
+    let signing: MintSigningKeyOptions
+    let kind: TokenKindArgument
+    let root: String
+    let requestor: String
+    let resource: String?
+    let mvpd: String?
+    let proxyMvpd: String?
+    let sessionGuid: String?
+    let ttl: String?
+    let issueTime: String?
+    let fingerprint: String?
+    let deviceId: String?
+    let fields: [String]
+    let closedSignature: Bool
+    let encoding: EncodingArgument
+    let pretty: Bool
 
-    @Option(help: "The kind of token.")
-    var kind: TokenKindArgument = .media
-
-    @Option(help: "Root element of a media token: authToken (what servers send) or shortAuthorizationToken.")
-    var root: String = "authToken"
-
-    @Option(help: ArgumentHelp("The requestor id.", valueName: "ID"))
-    var requestor: String
-
-    @Option(help: ArgumentHelp("The resource: a bare id or a Media RSS document (required for media and authorization tokens).", valueName: "ID"))
-    var resource: String?
-
-    @Option(help: ArgumentHelp("The MVPD id.", valueName: "ID"))
-    var mvpd: String?
-
-    @Option(help: ArgumentHelp("The proxy MVPD id (media tokens).", valueName: "ID"))
-    var proxyMvpd: String?
-
-    @Option(help: ArgumentHelp("The session GUID (media) or authentication GUID. (default: a fresh random one, as issuers write)", valueName: "GUID"))
-    var sessionGuid: String?
-
-    @Option(help: ArgumentHelp("Lifetime from the issue time: milliseconds, or a number with ms, s, min or h. (default: 7min, as servers issue them)", valueName: "TTL"))
-    var ttl: String?
-
-    @Option(help: ArgumentHelp("Issue time: any token date shape, ISO 8601 or epoch milliseconds. (default: the current time)", valueName: "TIME"))
-    var issueTime: String?
-
-    @Option(help: ArgumentHelp("Device fingerprint, lowercase hex (authN/authZ).", valueName: "FP"))
-    var fingerprint: String?
-
-    @Option(help: ArgumentHelp("Device id, hashed with SHA-256 into the fingerprint (authN/authZ).", valueName: "ID"))
-    var deviceId: String?
-
-    @Option(name: .customLong("field"), help: ArgumentHelp("An extra element, PATH=VALUE. Repeatable.", valueName: "PATH=VALUE"))
-    var fields: [String] = []
-
-    @Flag(help: "Write <signatureInfo>…</signatureInfo> instead of the legacy unclosed form real servers emit.")
-    var closedSignature = false
-
-    @Option(help: "How to write the token.")
-    var encoding: EncodingArgument = .raw
-
-    @Flag(help: "Write the token element one field per line (the signature covers those exact bytes).")
-    var pretty = false
+    init(_ parsed: ParsedArguments) throws {
+        signing = MintSigningKeyOptions(parsed)
+        kind = parsed.choice("kind", as: TokenKindArgument.self) ?? .media
+        root = parsed.required("root")
+        requestor = parsed.required("requestor")
+        resource = parsed.string("resource")
+        mvpd = parsed.string("mvpd")
+        proxyMvpd = parsed.string("proxy-mvpd")
+        sessionGuid = parsed.string("session-guid")
+        ttl = parsed.string("ttl")
+        issueTime = parsed.string("issue-time")
+        fingerprint = parsed.string("fingerprint")
+        deviceId = parsed.string("device-id")
+        fields = parsed.strings("field")
+        closedSignature = parsed.flag("closed-signature")
+        encoding = parsed.choice("encoding", as: EncodingArgument.self) ?? .raw
+        pretty = parsed.flag("pretty")
+        try validate()
+    }
 
     func validate() throws {
         guard Self.milliseconds(ttl ?? Self.defaultTTL) != nil else { throw ValidationError("--ttl must be milliseconds, or a number with ms, s, min or h") }
@@ -131,12 +138,12 @@ struct MintTokenCommand: ParsableCommand {
     }
 }
 
-enum TokenKindArgument: String, ExpressibleByArgument, CaseIterable {
+enum TokenKindArgument: String, CaseIterable {
     case media, authentication, authorization
     var value: TokenKind { TokenKind(rawValue: rawValue)! }
 }
 
-enum EncodingArgument: String, ExpressibleByArgument, CaseIterable {
+enum EncodingArgument: String, CaseIterable {
     case raw, base64, base64url
     var value: MintRequest.Encoding { MintRequest.Encoding(rawValue: rawValue)! }
 }

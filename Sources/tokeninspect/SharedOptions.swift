@@ -1,4 +1,3 @@
-import ArgumentParser
 import EntitlementTokens
 #if canImport(Glibc)
 import Glibc
@@ -7,24 +6,33 @@ import Darwin
 #endif
 
 /// INPUTs and how to print the results, shared by `inspect` and `verify`.
-struct InputOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("Tokens, @PATH files, or - for stdin.", valueName: "INPUT"),
-              completion: .custom(InputCompletion.candidates))
-    var inputs: [String] = []
+struct InputOptions {
+    static let arguments = [
+        ArgumentSpec(valueName: "INPUT", help: "Tokens, @PATH files, or - for stdin.", isRepeating: true, completion: .input),
+    ]
+    static let options: [OptionSpec] = [
+        .choice("format", "format", OutputFormat.self, help: "Output: text for people, json (one array) or jsonl (one object per line).",
+                default: .text),
+        .flag("show-signed-bytes", help: "Also print the exact bytes the signature covers."),
+        .choice("color", "color", ColorChoice.self,
+                help: "Colour the text output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.", default: .auto),
+        .repeating("param", "NAME", help: "The query parameter that holds the token when a whole URL or query string is given. Repeatable. (default: token, then auth)"),
+    ]
 
-    @Option(help: "Output: text for people, json (one array) or jsonl (one object per line).")
-    var format: OutputFormat = .text
+    let inputs: [String]
+    let format: OutputFormat
+    let showSignedBytes: Bool
+    let color: ColorChoice
+    let parameterNames: [String]
 
-    @Flag(help: "Also print the exact bytes the signature covers.")
-    var showSignedBytes = false
-
-    @Option(help: "Colour the text output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.")
-    var color: ColorChoice = .auto
-
-    @Option(name: .customLong("param"), help: ArgumentHelp(
-        "The query parameter that holds the token when a whole URL or query string is given. Repeatable. (default: token, then auth)",
-        valueName: "NAME"))
-    var parameterNames: [String] = []
+    init(_ parsed: ParsedArguments) throws {
+        inputs = parsed.arguments
+        format = parsed.choice("format", as: OutputFormat.self) ?? .text
+        showSignedBytes = parsed.flag("show-signed-bytes")
+        color = parsed.choice("color", as: ColorChoice.self) ?? .auto
+        parameterNames = parsed.strings("param")
+        try validate()
+    }
 
     func validate() throws {
         if inputs.contains("@") { throw ValidationError("'@' names no file: write @PATH") }
@@ -53,40 +61,41 @@ struct InputOptions: ParsableArguments {
     }
 }
 
-extension OutputFormat: ExpressibleByArgument {}
-
 /// Trusted keys and the clock, shared by `inspect` and `verify`.
-struct KeyOptions: ParsableArguments {
-    @Option(name: .customLong("key"), help: ArgumentHelp(
-        "A trusted public key or certificate (PEM or DER), or a directory of them; for the SDK's other credentials also a JWKS or a PKCS#12 file. Repeatable.", valueName: "PATH"),
-            completion: .file())
-    var keys: [String] = []
+struct KeyOptions {
+    static let options: [OptionSpec] = [
+        .repeating("key", "PATH", help: "A trusted public key or certificate (PEM or DER), or a directory of them; for the SDK's other credentials also a JWKS or a PKCS#12 file. Repeatable.",
+                   completion: .file),
+        .option("key-password-file", "FILE", help: "A file whose first line is the password of a PKCS#12 --key (software statements and signed requestor IDs only; else TOKENINSPECT_KEY_PASSWORD, a prompt on a terminal, or empty).",
+                completion: .file),
+        .flag("allow-insecure-keys", help: "Accept RSA keys under 2048 bits (old deployments used RSA-1024)."),
+        .flag("rsa-pss", help: "Verify with RSA keys as RSA-PSS (SHA-256) instead of PKCS#1 v1.5."),
+        .flag("list-keys", help: "List the trusted keys loaded (type, file, SHA-256 fingerprint) on stderr."),
+        .option("now", "TIME", help: "The time to check against: ISO 8601, or an epoch number (up to 11 digits seconds, as date +%s prints, more milliseconds). (default: the current time)"),
+        // `--leeway -5` must reach the range check, not be taken for an option.
+        .option("leeway", "SECONDS", help: "Tolerated clock skew each way, in seconds. (default: 30)", value: .number, takesDashedValue: true),
+    ]
 
-    @Option(help: ArgumentHelp(
-        "A file whose first line is the password of a PKCS#12 --key (software statements and signed requestor IDs only; else TOKENINSPECT_KEY_PASSWORD, a prompt on a terminal, or empty).",
-        valueName: "FILE"), completion: .file())
-    var keyPasswordFile: String?
+    let keys: [String]
+    let keyPasswordFile: String?
+    let allowInsecureKeys: Bool
+    let rsaPss: Bool
+    let listKeys: Bool
+    let now: String?
+    let leewayOption: Double?
 
-    @Flag(help: "Accept RSA keys under 2048 bits (old deployments used RSA-1024).")
-    var allowInsecureKeys = false
+    init(_ parsed: ParsedArguments) throws {
+        keys = parsed.strings("key")
+        keyPasswordFile = parsed.string("key-password-file")
+        allowInsecureKeys = parsed.flag("allow-insecure-keys")
+        rsaPss = parsed.flag("rsa-pss")
+        listKeys = parsed.flag("list-keys")
+        now = parsed.string("now")
+        leewayOption = parsed.number("leeway")
+        try validate()
+    }
 
-    @Flag(help: "Verify with RSA keys as RSA-PSS (SHA-256) instead of PKCS#1 v1.5.")
-    var rsaPss = false
-
-    @Flag(help: "List the trusted keys loaded (type, file, SHA-256 fingerprint) on stderr.")
-    var listKeys = false
-
-    @Option(help: ArgumentHelp(
-        "The time to check against: ISO 8601, or an epoch number (up to 11 digits seconds, as date +%s prints, more milliseconds). (default: the current time)",
-        valueName: "TIME"))
-    var now: String?
-
-    // Unconditional: `--leeway -5` must reach the range check, not be taken for an option.
-    @Option(name: .customLong("leeway"), parsing: .unconditional,
-            help: ArgumentHelp("Tolerated clock skew each way, in seconds. (default: 30)", valueName: "SECONDS"))
-    var leewayOption: Double?
-
-    /// Optional above only so that help writes the default once, as people say it.
+    /// Declared without a default so that help writes it once, as people say it.
     var leeway: Double { leewayOption ?? 30 }
 
     func validate() throws {
@@ -161,9 +170,19 @@ struct KeyOptions: ParsableArguments {
     }
 }
 
-struct JobOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Verify with N threads (1 to 256); output stays in input order.", valueName: "N"))
-    var jobs: Int = 1
+struct JobOptions {
+    static let options: [OptionSpec] = [
+        .option("jobs", "N", help: "Verify with N threads (1 to 256); output stays in input order.", value: .integer, default: "1",
+                takesDashedValue: true),
+    ]
+
+    let jobs: Int
+
+    init(_ parsed: ParsedArguments) throws {
+        // Past Int's range is out of 1...256 as well.
+        jobs = parsed.integer("jobs").map { Int(clamping: $0) } ?? 1
+        try validate()
+    }
 
     func validate() throws {
         guard (1...256).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 256") }

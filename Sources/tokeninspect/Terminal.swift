@@ -1,4 +1,3 @@
-import ArgumentParser
 import EntitlementTokens
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +6,7 @@ import Darwin
 #endif
 
 /// `--color`: when to colour the text output.
-enum ColorChoice: String, CaseIterable, Sendable, ExpressibleByArgument {
+enum ColorChoice: String, CaseIterable, Sendable {
     case auto, always, never
 }
 

@@ -1,10 +1,14 @@
-import ArgumentParser
 import EntitlementTokens
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 @main
-struct TokenInspect: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "tokeninspect",
+enum TokenInspect {
+    static let command = CommandSpec(
+        name: "tokeninspect",
         abstract: "Decode, verify and mint TV Everywhere entitlement tokens.",
         discussion: """
             INPUT is a token (raw XML, Base64, Base64url, percent-encoded, or a REST JSON \
@@ -13,7 +17,10 @@ struct TokenInspect: ParsableCommand {
 
 
             """ + ExitStatus.table.helpText,
-        version: ProductVersion.version,
-        subcommands: [InspectCommand.self, VerifyCommand.self, MintCommand.self, MetadataCommand.self]
+        subcommands: [InspectCommand.command, VerifyCommand.command, MintCommand.command, MetadataCommand.command]
     )
+
+    static func main() {
+        exit(CommandLineRunner.run(Array(CommandLine.arguments.dropFirst()), root: command, version: ProductVersion.version))
+    }
 }

@@ -1,9 +1,8 @@
-import ArgumentParser
 import EntitlementTokens
 
-struct VerifyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "verify",
+struct VerifyCommand {
+    static let command = CommandSpec(
+        name: "verify",
         abstract: "Give every token a verdict: VALID_TOKEN or the first check it failed.",
         discussion: """
             Checks run in this order and the first failure decides: format, signature, expiry, \
@@ -12,36 +11,48 @@ struct VerifyCommand: ParsableCommand {
             CTA-Common-Access-Token line, a bare EdgeAuth token or CAT) are checked as their edge \
             would, with --key or --profile, against --url, --now and --client-ip. Exit status 0 \
             when every token is valid, 1 when one is not.
-            """
+            """,
+        options: InputOptions.options + KeyOptions.options + [
+            .option("resource", "ID", help: "The resource the token must be for (a bare id or a Media RSS document)."),
+            .option("requestor", "ID", help: "The requestor the token must be for."),
+            .repeating("mvpd", "ID", help: "An allowed MVPD. Repeatable."),
+            .option("fingerprint", "FP", help: "The device fingerprint the token must be bound to (lowercase hex)."),
+            .option("device-id", "ID", help: "The device id the token must be bound to (hashed like the token's fingerprint)."),
+            .flag("reject-replays", help: "Accept each media token once; later copies get TOKEN_REPLAYED."),
+            .flag("insecure-skip-signature", help: "Check everything but the signature (never for deciding playback)."),
+        ] + JobOptions.options + CredentialOptions.options + CDNOptions.options,
+        arguments: InputOptions.arguments,
+        run: { try VerifyCommand($0).run() }
     )
 
-    @OptionGroup var input: InputOptions
-    @OptionGroup var keys: KeyOptions
+    let input: InputOptions
+    let keys: KeyOptions
+    let resource: String?
+    let requestor: String?
+    let mvpds: [String]
+    let fingerprint: String?
+    let deviceId: String?
+    let rejectReplays: Bool
+    let insecureSkipSignature: Bool
+    let jobs: JobOptions
+    let credentials: CredentialOptions
+    let cdn: CDNOptions
 
-    @Option(help: ArgumentHelp("The resource the token must be for (a bare id or a Media RSS document).", valueName: "ID"))
-    var resource: String?
-
-    @Option(help: ArgumentHelp("The requestor the token must be for.", valueName: "ID"))
-    var requestor: String?
-
-    @Option(name: .customLong("mvpd"), help: ArgumentHelp("An allowed MVPD. Repeatable.", valueName: "ID"))
-    var mvpds: [String] = []
-
-    @Option(help: ArgumentHelp("The device fingerprint the token must be bound to (lowercase hex).", valueName: "FP"))
-    var fingerprint: String?
-
-    @Option(help: ArgumentHelp("The device id the token must be bound to (hashed like the token's fingerprint).", valueName: "ID"))
-    var deviceId: String?
-
-    @Flag(help: "Accept each media token once; later copies get TOKEN_REPLAYED.")
-    var rejectReplays = false
-
-    @Flag(help: "Check everything but the signature (never for deciding playback).")
-    var insecureSkipSignature = false
-
-    @OptionGroup var jobs: JobOptions
-    @OptionGroup var credentials: CredentialOptions
-    @OptionGroup var cdn: CDNOptions
+    init(_ parsed: ParsedArguments) throws {
+        input = try InputOptions(parsed)
+        keys = try KeyOptions(parsed)
+        resource = parsed.string("resource")
+        requestor = parsed.string("requestor")
+        mvpds = parsed.strings("mvpd")
+        fingerprint = parsed.string("fingerprint")
+        deviceId = parsed.string("device-id")
+        rejectReplays = parsed.flag("reject-replays")
+        insecureSkipSignature = parsed.flag("insecure-skip-signature")
+        jobs = try JobOptions(parsed)
+        credentials = CredentialOptions(parsed)
+        cdn = try CDNOptions(parsed)
+        try validate()
+    }
 
     func validate() throws {
         if fingerprint != nil && deviceId != nil {
@@ -51,12 +62,7 @@ struct VerifyCommand: ParsableCommand {
         if let fingerprint, !fingerprint.utf8.allSatisfy(Self.isASCIIHexDigit) || ![32, 40, 64].contains(fingerprint.utf8.count) {
             throw ValidationError("--fingerprint must be 32, 40 or 64 hex digits (0-9, a-f)")
         }
-    }
-
-    /// Which keys to trust: checked in `run()`, not `validate()`, because
-    /// ArgumentParser reports an unknown option only after `validate()`
-    /// succeeds, and `verify --kye K` must hear "did you mean '--key'".
-    private func checkKeyChoice() throws {
+        // Which keys to trust.
         if keys.keys.isEmpty && cdn.profile == nil && !insecureSkipSignature {
             throw ValidationError("verify needs at least one --key, or --profile for CDN tokens (or --insecure-skip-signature to check everything else)")
         }
@@ -70,18 +76,6 @@ struct VerifyCommand: ParsableCommand {
     }
 
     func run() throws {
-        // A usage error with verify's own usage line (a ValidationError thrown
-        // from run() would get the root command's).
-        do {
-            try checkKeyChoice()
-        } catch {
-            let errors = OutputStream.standardError
-            errors.write("Error: \(String(describing: error))\n")
-            errors.write("Usage: \(TokenInspect.usageString(for: VerifyCommand.self))\n")
-            errors.write("  See 'tokeninspect verify --help' for more information.\n")
-            errors.flush()
-            throw ExitCode(64)
-        }
         // Software statements, signed requestor IDs and user metadata (docs/DESIGN.md#the-sdks-other-credentials) take their own run.
         let sources: [InputSource]
         switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind, cdn: cdn, verifying: true,

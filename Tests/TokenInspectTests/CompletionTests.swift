@@ -14,23 +14,56 @@ import Testing
                 "regenerate: tokeninspect --generate-completion-script \(shell) > \(path)")
     }
 
-    @Test func atPathCompletesFilesKeepingTheAt() throws {
-        // zsh and fish hand over the whole word, '@' included.
-        let whole = try CLI.run(["---completion", "verify", "--", "positional@0", "2", "12", "tokeninspect", "verify", "@Samples/tok"],
-                                environment: ["SAP_SHELL": "zsh"])
-        #expect(whole.stdout.split(separator: "\n").contains("@Samples/tokens/"), "\(whole.stdout)\(whole.stderr)")
-        // bash splits '@' into a word of its own.
-        let split = try CLI.run(["---completion", "verify", "--", "positional@0", "3", "11", "tokeninspect", "verify", "@", "Samples/tok"],
-                                environment: ["SAP_SHELL": "bash"])
-        #expect(split.stdout.split(separator: "\n").contains("@Samples/tokens/"), "\(split.stdout)\(split.stderr)")
-        // A token being typed is not a path.
-        let token = try CLI.run(["---completion", "verify", "--", "positional@0", "2", "3", "tokeninspect", "verify", "PHN"],
-                                environment: ["SAP_SHELL": "zsh"])
-        #expect(token.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+    /// The binary's answer (`---complete CWORD WORD...`), which every script offers.
+    static func candidates(_ cword: Int, _ words: [String]) throws -> [String] {
+        let result = try CLI.run(["---complete", String(cword)] + words)
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").map(String.init)
     }
 
-    /// `bash` under tmux (a pty, readline, the real completion machinery).
-    @Test func bashCompletesKeyAndAtPathAtARealTerminal() throws {
+    @Test func atPathCompletesFilesKeepingTheAt() throws {
+        // zsh and fish hand over the whole word, '@' included.
+        #expect(try Self.candidates(2, ["tokeninspect", "verify", "@Samples/tok"]) == [":words", "@Samples/tokens/"])
+        // bash splits '@' into a word of its own.
+        #expect(try Self.candidates(3, ["tokeninspect", "verify", "@", "Samples/tok"]) == [":words", "@Samples/tokens/"])
+        // A token being typed is not a path.
+        #expect(try Self.candidates(2, ["tokeninspect", "verify", "PHN"]) == [":words"])
+    }
+
+    @Test func optionsValuesAndSubcommandsComeFromTheCommandsOwnDeclarations() throws {
+        #expect(try Self.candidates(2, ["tokeninspect", "verify", "--fo"]) == [":words", "--format"])
+        #expect(try Self.candidates(3, ["tokeninspect", "verify", "--format", "j"]) == [":words", "json", "jsonl"])
+        #expect(try Self.candidates(3, ["tokeninspect", "verify", "--key", "Sam"]) == [":files"])
+        // An option that takes one value is not offered again; a repeatable one is.
+        let again = try Self.candidates(4, ["tokeninspect", "verify", "--now", "1", "--"])
+        #expect(!again.contains("--now") && again.contains("--key") && again.contains("--help"), "\(again)")
+        #expect(try Self.candidates(1, ["tokeninspect", "m"]) == [":words", "mint", "metadata"])
+        // mint's default subcommand: its options without naming it, beside the subcommands.
+        #expect(try Self.candidates(2, ["tokeninspect", "mint", "s"]) == [":words", "software-statement", "signed-requestor-id"])
+        #expect(try Self.candidates(2, ["tokeninspect", "mint", "--req"]) == [":words", "--requestor"])
+        #expect(try Self.candidates(3, ["tokeninspect", "mint", "cdn", "--pro"]) == [":words", "--profile"])
+        // bash splits `--format=` at '='.
+        #expect(try Self.candidates(4, ["tokeninspect", "verify", "--format", "=", "t"]) == [":words", "text"])
+    }
+
+    /// fish's own completion machinery (`complete -C`), without a terminal.
+    @Test func fishCompletesOptionsKeyPathsAndAtPaths() throws {
+        let fish = "/usr/bin/fish"
+        try #require(FileManager.default.isExecutableFile(atPath: fish), "fish is needed (apt-get install fish)")
+        let bin = CLI.binary.deletingLastPathComponent().path
+        func completed(_ typed: String) throws -> [String] {
+            let script = "set PATH '\(bin)' $PATH; source completions/tokeninspect.fish; complete -C'\(typed)'"
+            let result = try CLI.run([], shell: [fish, "--no-config", "-c", script])
+            return result.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
+        }
+        #expect(try completed("tokeninspect verify --fo") == ["--format"])
+        #expect(try completed("tokeninspect verify --format js").contains("json"))
+        #expect(try completed("tokeninspect verify --key Samples/ke").contains("Samples/keys/"))
+        #expect(try completed("tokeninspect verify @Samples/tok").contains("@Samples/tokens/"))
+    }
+
+    /// bash and zsh under tmux (a pty, the line editor, the real completion machinery).
+    @Test(arguments: ["bash", "zsh"]) func completesKeyAndAtPathAtARealTerminal(shell: String) throws {
         let tmux = "/usr/bin/tmux"
         try #require(FileManager.default.isExecutableFile(atPath: tmux), "tmux is needed (apt-get install tmux)")
         let socket = "tokeninspect-test-\(UUID().uuidString.prefix(8))"
@@ -65,9 +98,14 @@ import Testing
         }
         defer { _ = try? run(["kill-server"]) }
         let bin = CLI.binary.deletingLastPathComponent().path
+        let root = CLI.packageRoot.path
+        let (program, setUp) = shell == "bash"
+            ? ("bash --norc --noprofile", "source completions/tokeninspect.bash")
+            : ("zsh -f", "fpath=('\(root)/completions' $fpath) && autoload -U compinit && compinit -u -D")
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/\(shell)"), "\(shell) is needed (apt-get install \(shell))")
         try run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "10",
-                 "env -i PATH=\(bin):/usr/bin:/bin HOME=/tmp TERM=xterm bash --norc --noprofile"])
-        try run(["send-keys", "-t", "t", "cd '\(CLI.packageRoot.path)' && source completions/tokeninspect.bash && clear", "Enter"])
+                 "env -i PATH=\(bin):/usr/bin:/bin HOME=/tmp TERM=xterm \(program)"])
+        try run(["send-keys", "-t", "t", "cd '\(root)' && \(setUp) && clear", "Enter"])
 
         func completed(_ typed: String, expecting: String) throws -> String {
             try run(["send-keys", "-t", "t", "C-u", typed])
