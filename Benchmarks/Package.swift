@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "tokenbench", targets: ["tokenbench"]),
         // docs/DESIGN.md#the-figures-that-decide: `swift build -c release --package-path Benchmarks --product limit-server`.
         .executable(name: "limit-server", targets: ["limit-server"]),
+        .executable(name: "replay-store-pauses", targets: ["replay-store-pauses"]),
         // Benchmarks/redis-ha: the replay store's throughput in each Redis mode.
         .executable(name: "redis-ha-bench", targets: ["redis-ha-bench"]),
         // docs/PERFORMANCE.md, "Routes where Hummingbird users look": Hummingbird's
@@ -26,6 +27,10 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "tokenbench",
+            dependencies: [.product(name: "EntitlementTokens", package: "tokeninspect")]
+        ),
+        .executableTarget(
+            name: "replay-store-pauses",
             dependencies: [.product(name: "EntitlementTokens", package: "tokeninspect")]
         ),
         .executableTarget(

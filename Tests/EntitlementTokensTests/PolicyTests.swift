@@ -284,6 +284,40 @@ import Testing
         #expect(store.count == 1)
     }
 
+    /// A large store is kept in shards (docs/PERFORMANCE.md: one table's rehash was
+    /// the gate's p99); together they hold exactly the capacity, and each forgets
+    /// its entries closest to expiring first.
+    @Test func aLargeStoreIsShardedAndKeepsItsCapacityAndItsLatestEntries() {
+        #expect(InMemoryReplayStore(capacity: 2047).shardCount == 1)
+        #expect(InMemoryReplayStore(capacity: 2048).shardCount == 2)
+        #expect(InMemoryReplayStore().shardCount == 64)
+        let store = InMemoryReplayStore(capacity: 65_536)
+        #expect(store.shardCount == 64)
+        // SplitMix64: digests as evenly spread as SHA-256's.
+        func identity(_ number: Int) -> ReplayIdentity {
+            var state = UInt64(number) &+ 0x9E37_79B9_7F4A_7C15
+            var bytes: [UInt8] = []
+            for _ in 0..<4 {
+                state = state &+ 0x9E37_79B9_7F4A_7C15
+                var mixed = (state ^ (state >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+                mixed ^= mixed >> 31
+                bytes += withUnsafeBytes(of: mixed.bigEndian, Array.init)
+            }
+            return ReplayIdentity(digest: bytes)
+        }
+        let now = Minting.issued
+        func decisions(_ numbers: Range<Int>) -> [ReplayDecision: Int] {
+            numbers.reduce(into: [:]) { counts, number in
+                counts[store.acceptWithoutWaiting(identity(number), until: Minting.at(1_000 + Int64(number)), now: now)!, default: 0] += 1
+            }
+        }
+        #expect(decisions(0..<100_000) == [.accepted: 100_000])
+        #expect(store.count == 65_536)
+        // The latest are kept in every shard: each evicted only entries that expire sooner.
+        #expect(decisions(99_000..<100_000) == [.replayed: 1_000])
+    }
+
     /// The store keeps a SHA-256 identity's first 128 bits: each of those 16
     /// bytes counts (digests differing in one are two tokens), and a digest
     /// of another length is kept apart from the 32-byte one it prefixes.

@@ -133,9 +133,16 @@ private final class DeadlineRace<Value: Sendable>: Sendable {
 /// An in-process replay store: bounded, forgets entries after their tokens
 /// expire, safe under concurrent use.
 ///
-/// When full of unexpired entries it evicts the one closest to expiring,
-/// which is the entry whose loss allows the shortest replay window; size the
-/// capacity above your peak of (tokens accepted per second × token lifetime).
+/// A store of at least 2,048 entries is kept in up to 64 shards by the
+/// identity's hash, each with its own lock and an equal part of the capacity.
+/// A hash table grows by rehashing every entry it holds, under its lock; one
+/// table for a gate's hundreds of thousands of tokens stopped every request
+/// for milliseconds each time it doubled, and that was the gate's p99
+/// (docs/PERFORMANCE.md). A shard grows alone, a 64th of the work.
+///
+/// When a shard is full of unexpired entries it evicts its entry closest to
+/// expiring, which is the entry whose loss allows the shortest replay window;
+/// size the capacity above your peak of (tokens accepted per second × token lifetime).
 public final class InMemoryReplayStore: ReplayStore {
     /// An identity as this store keeps it: the first 128 bits of the SHA-256,
     /// inline. The store holds every token accepted within its lifetime, most
@@ -169,18 +176,39 @@ public final class InMemoryReplayStore: ReplayStore {
         var heap: [(expiry: Int64, key: Key)] = []
     }
 
+    private final class Shard: Sendable {
+        let state = Mutex(State())
+    }
+
     /// Most identities remembered at once.
     public let capacity: Int
-    private let state = Mutex(State())
+    private let shards: [Shard]
+    /// Each shard's part of the capacity; the parts add up to at most `capacity`.
+    private let shardCapacity: Int
+    private let shardMask: UInt64
+
+    static let maximumShards = 64
+    /// A shard holds at least this many entries, so that a small store keeps
+    /// its capacity exactly (one shard) and a shard's share of a skewed hash
+    /// stays a small part of what it holds.
+    static let minimumShardCapacity = 1024
 
     /// A store for one process, holding at most `capacity` identities.
     public init(capacity: Int = 1_000_000) {
         precondition(capacity > 0, "capacity must be positive")
         self.capacity = capacity
+        var count = 1
+        while count < Self.maximumShards, capacity / (count * 2) >= Self.minimumShardCapacity { count *= 2 }
+        shards = (0..<count).map { _ in Shard() }
+        shardCapacity = capacity / count
+        shardMask = UInt64(count - 1)
     }
 
     /// Entries currently remembered.
-    public var count: Int { state.withLock { $0.expiries.count } }
+    public var count: Int { shards.reduce(0) { sum, shard in sum + shard.state.withLock { $0.expiries.count } } }
+
+    /// How many shards the store is kept in (1 below 2,048 entries of capacity).
+    var shardCount: Int { shards.count }
 
     /// Accepts `identity` unless it is remembered, and remembers it until `until`.
     public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
@@ -194,10 +222,12 @@ public final class InMemoryReplayStore: ReplayStore {
 
     private func decide(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) -> ReplayDecision {
         let key = Key(identity)
-        return state.withLock { state in
+        // The key is a SHA-256 prefix: its low bits are as even as a hash.
+        let shard = shards[Int(key.low & shardMask)]
+        return shard.state.withLock { state in
             Self.forgetExpired(&state, now: now.millisecondsSince1970)
             if state.expiries[key] != nil { return .replayed }
-            while state.expiries.count >= capacity, let oldest = Self.popMin(&state.heap) {
+            while state.expiries.count >= shardCapacity, let oldest = Self.popMin(&state.heap) {
                 state.expiries[oldest.key] = nil
             }
             state.expiries[key] = until.millisecondsSince1970
