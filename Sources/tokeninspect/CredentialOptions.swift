@@ -17,7 +17,7 @@ struct CredentialOptions {
 
     init(_ parsed: ParsedArguments) {
         kind = parsed.choice("kind", as: InputKindArgument.self)
-        digest = parsed.choice("digest", as: RequestorIDDigestArgument.self) ?? .sha256
+        digest = parsed.choice("digest")
     }
 }
 

@@ -38,7 +38,7 @@ struct InspectCommand {
         credentials = CredentialOptions(parsed)
         cdn = try CDNOptions(parsed)
         repairPlus = parsed.flag("repair-plus")
-        emit = parsed.choice("emit", as: Emission.self) ?? .report
+        emit = parsed.choice("emit")
     }
 
     func run() throws {

@@ -42,7 +42,7 @@ struct MetadataCommand {
     init(_ parsed: ParsedArguments) throws {
         decryptKey = parsed.string("decrypt-key")
         keyPasswordFile = parsed.string("key-password-file")
-        format = parsed.choice("format", as: MetadataFormat.self) ?? .text
+        format = parsed.choice("format")
         input = parsed.arguments[0]
         try validate()
     }

@@ -46,8 +46,8 @@ struct MintCDNCommand {
         now = parsed.string("now")
         clientIP = parsed.string("client-ip")
         requestor = parsed.string("requestor")
-        lifetime = parsed.integer("lifetime") ?? 14_400
-        leeway = parsed.integer("leeway") ?? 30
+        lifetime = parsed.requiredInteger("lifetime")
+        leeway = parsed.requiredInteger("leeway")
         try validate()
     }
 

@@ -32,7 +32,7 @@ struct MintSignedRequestorIDCommand {
         key = parsed.required("key")
         keyPasswordFile = parsed.string("key-password-file")
         requestor = parsed.required("requestor")
-        digest = parsed.choice("digest", as: RequestorIDDigestArgument.self) ?? .sha256
+        digest = parsed.choice("digest")
     }
 
     func run() throws {

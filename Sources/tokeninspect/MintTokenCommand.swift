@@ -53,7 +53,7 @@ struct MintTokenCommand {
 
     init(_ parsed: ParsedArguments) throws {
         signing = MintSigningKeyOptions(parsed)
-        kind = parsed.choice("kind", as: TokenKindArgument.self) ?? .media
+        kind = parsed.choice("kind")
         root = parsed.required("root")
         requestor = parsed.required("requestor")
         resource = parsed.string("resource")
@@ -66,7 +66,7 @@ struct MintTokenCommand {
         deviceId = parsed.string("device-id")
         fields = parsed.strings("field")
         closedSignature = parsed.flag("closed-signature")
-        encoding = parsed.choice("encoding", as: EncodingArgument.self) ?? .raw
+        encoding = parsed.choice("encoding")
         pretty = parsed.flag("pretty")
         try validate()
     }

@@ -27,9 +27,9 @@ struct InputOptions {
 
     init(_ parsed: ParsedArguments) throws {
         inputs = parsed.arguments
-        format = parsed.choice("format", as: OutputFormat.self) ?? .text
+        format = parsed.choice("format")
         showSignedBytes = parsed.flag("show-signed-bytes")
-        color = parsed.choice("color", as: ColorChoice.self) ?? .auto
+        color = parsed.choice("color")
         parameterNames = parsed.strings("param")
         try validate()
     }
@@ -180,7 +180,7 @@ struct JobOptions {
 
     init(_ parsed: ParsedArguments) throws {
         // Past Int's range is out of 1...256 as well.
-        jobs = parsed.integer("jobs").map { Int(clamping: $0) } ?? 1
+        jobs = Int(clamping: parsed.requiredInteger("jobs"))
         try validate()
     }
 

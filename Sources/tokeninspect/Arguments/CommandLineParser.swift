@@ -23,8 +23,7 @@ enum CommandLineParser {
             let group = path[path.count - 1]
             if index < words.count {
                 let word = words[index]
-                if word == "-h" || word == "--help" { return .help(path) }
-                if word == "--version" { return .version }
+                if let request = helpOrVersion(word, path: path) { return request }
                 if path.count == 1, word == "help" { return .help(try helpPath(Array(words[(index + 1)...]), root: root)) }
                 if let subcommand = group.subcommand(named: word) {
                     path.append(subcommand)
@@ -37,15 +36,22 @@ enum CommandLineParser {
                 continue
             }
             if index == words.count { return .help(path) }
-            throw UsageError(path: path, message: "Unexpected argument \(quoted(words[index]))")
+            throw UsageError(path: path, message: "Unexpected argument \(TerminalText.quoted(words[index]))")
         }
         let words = words[index...]
         // Help and the version win over anything else on the line, as people expect of -h.
         for word in words.prefix(while: { $0 != "--" }) {
-            if word == "-h" || word == "--help" { return .help(path) }
-            if word == "--version" { return .version }
+            if let request = helpOrVersion(word, path: path) { return request }
         }
         return .run(try options(words, path: path))
+    }
+
+    private static func helpOrVersion(_ word: String, path: [CommandSpec]) -> Request? {
+        switch word {
+        case "-h", "--help": .help(path)
+        case "--version": .version
+        default: nil
+        }
     }
 
     /// `tokeninspect help mint token`: the path the names lead to.
@@ -53,7 +59,7 @@ enum CommandLineParser {
         var path = [root]
         for name in names {
             guard let subcommand = path[path.count - 1].subcommand(named: name) else {
-                throw UsageError(path: path, message: "Unknown subcommand \(quoted(name))")
+                throw UsageError(path: path, message: "Unknown subcommand \(TerminalText.quoted(name))")
             }
             path.append(subcommand)
         }
@@ -70,7 +76,7 @@ enum CommandLineParser {
             index += 1
             if optionsEnded || word == "-" || !word.hasPrefix("-") {
                 guard let argument = command.arguments.first, argument.isRepeating || parsed.positionals.isEmpty else {
-                    throw UsageError(path: path, message: "Unexpected argument \(quoted(word))")
+                    throw UsageError(path: path, message: "Unexpected argument \(TerminalText.quoted(word))")
                 }
                 parsed.addPositional(word)
                 continue
@@ -89,7 +95,7 @@ enum CommandLineParser {
             switch option.kind {
             case .flag:
                 if let inlineValue {
-                    throw UsageError(path: path, message: "The option '--\(name)' does not take any value, but \(quoted(inlineValue)) was specified.")
+                    throw UsageError(path: path, message: "The option '--\(name)' does not take any value, but \(TerminalText.quoted(inlineValue)) was specified.")
                 }
                 if !parsed.isGiven(name) { parsed.add("", for: option) }
             case .single, .repeating:
@@ -125,12 +131,12 @@ enum CommandLineParser {
             guard allowed.contains(value) else {
                 let listed = allowed.map { "'\($0)'" }
                 let choices = listed.count > 1 ? listed.dropLast().joined(separator: ", ") + " or " + listed[listed.count - 1] : listed.joined()
-                throw UsageError(path: path, message: "The value \(quoted(value)) is invalid for '\(option.label)'. Please provide one of \(choices).",
+                throw UsageError(path: path, message: "The value \(TerminalText.quoted(value)) is invalid for '\(option.label)'. Please provide one of \(choices).",
                                  option: option)
             }
             valid = true
         }
-        if !valid { throw UsageError(path: path, message: "The value \(quoted(value)) is invalid for '\(option.label)'", option: option) }
+        if !valid { throw UsageError(path: path, message: "The value \(TerminalText.quoted(value)) is invalid for '\(option.label)'", option: option) }
     }
 
     /// "Unknown option '--kye'. Did you mean '--key'?": the nearest option
@@ -140,12 +146,9 @@ enum CommandLineParser {
         let nearest = names.map { (name: $0, distance: editDistance($0, written)) }
             .filter { $0.distance < 4 }
             .min { $0.distance < $1.distance }
-        guard let nearest else { return "Unknown option \(quoted(written))" }
-        return "Unknown option \(quoted(written)). Did you mean '\(nearest.name)'?"
+        guard let nearest else { return "Unknown option \(TerminalText.quoted(written))" }
+        return "Unknown option \(TerminalText.quoted(written)). Did you mean '\(nearest.name)'?"
     }
-
-    /// A word of the command line in quotes, escaped for the terminal it is written to.
-    static func quoted(_ word: some StringProtocol) -> String { "'\(TerminalText(escaping: word).rendered)'" }
 
     /// Levenshtein distance over characters; two rows, so linear memory.
     static func editDistance(_ left: String, _ right: String) -> Int {

@@ -17,12 +17,12 @@ enum CommandLineRunner {
             guard words.count == 2, let script = ShellCompletion.script(for: words[1], root: root) else {
                 return reportUsage("--generate-completion-script takes one of: \(ShellCompletion.shells.joined(separator: ", "))", path: [root])
             }
-            return print(script)
+            return write(script)
         case ShellCompletion.requestWord:
             let candidates = ShellCompletion.candidates(Array(words.dropFirst()), root: root)
-            return print(candidates.map { $0 + "\n" }.joined())
+            return write(candidates.map { $0 + "\n" }.joined())
         case "--experimental-dump-help":
-            return print(HelpDump.json(root) + "\n")
+            return write(HelpDump.json(root) + "\n")
         default:
             break
         }
@@ -34,9 +34,9 @@ enum CommandLineRunner {
         }
         switch request {
         case .help(let path):
-            return print(HelpText.help(path) + "\n")
+            return write(HelpText.help(path) + "\n")
         case .version:
-            return print(version + "\n")
+            return write(version + "\n")
         case .run(let parsed):
             do {
                 try parsed.command.run?(parsed)
@@ -53,7 +53,7 @@ enum CommandLineRunner {
         }
     }
 
-    private static func print(_ text: String) -> Int32 {
+    private static func write(_ text: String) -> Int32 {
         // The program's own text (help, scripts), or completion candidates,
         // which a shell reads, not a person: a file name must reach it unchanged.
         OutputStream.standardOutput.write(TerminalText(stringLiteral: text))

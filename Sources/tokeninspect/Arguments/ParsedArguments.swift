@@ -31,9 +31,17 @@ struct ParsedArguments: Sendable {
         return values[option.name]?.last ?? option.defaultValue
     }
 
-    /// A required option's value: the parser refused a command line without it.
+    /// The value of an option that always has one: it is required (the parser
+    /// refused a command line without it) or declared with a default, which
+    /// is then written once, in the declaration.
     func required(_ name: String) -> String {
-        guard let value = string(name) else { preconditionFailure("tokeninspect \(command.name): --\(name) is required") }
+        guard let value = string(name) else { preconditionFailure("tokeninspect \(command.name): --\(name) has no value and no default") }
+        return value
+    }
+
+    /// An `.integer` option that always has a value (checked when it was read).
+    func requiredInteger(_ name: String) -> Int64 {
+        guard let value = Int64(required(name)) else { preconditionFailure("tokeninspect \(command.name): --\(name) is not an integer") }
         return value
     }
 
@@ -49,6 +57,12 @@ struct ParsedArguments: Sendable {
     /// A `.oneOf` option as the enumeration whose raw values it lists.
     func choice<Choice: RawRepresentable>(_ name: String, as _: Choice.Type) -> Choice? where Choice.RawValue == String {
         string(name).flatMap { Choice(rawValue: $0) }
+    }
+
+    /// A `.oneOf` option that always has a value, as its enumeration.
+    func choice<Choice: RawRepresentable>(_ name: String) -> Choice where Choice.RawValue == String {
+        guard let value = Choice(rawValue: required(name)) else { preconditionFailure("tokeninspect \(command.name): --\(name) lists a value its type lacks") }
+        return value
     }
 
     /// The positional arguments, or the declared default when none was given.
