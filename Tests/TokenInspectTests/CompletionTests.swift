@@ -30,6 +30,17 @@ import Testing
         #expect(try Self.candidates(2, ["tokeninspect", "verify", "PHN"]) == [":words"])
     }
 
+    @Test func aMalformedRequestGetsNothingAndAnUnknownShellAUsageError() throws {
+        // What a shell passes is input too: a cursor that is not a number or lies past the words offers nothing.
+        #expect(try Self.candidates(9, ["tokeninspect", "verify"]) == [":words"])
+        #expect(try CLI.run(["---complete", "x", "tokeninspect", "--"]).stdout == ":words\n")
+        #expect(try CLI.run(["---complete"]).stdout == ":words\n")
+        let shell = try CLI.run(["--generate-completion-script", "tcsh"])
+        #expect(shell.status == 64)
+        #expect(shell.stderr.contains("--generate-completion-script takes one of: bash, zsh, fish"), "\(shell.stderr)")
+        #expect(try CLI.run(["--generate-completion-script"]).status == 64)
+    }
+
     @Test func optionsValuesAndSubcommandsComeFromTheCommandsOwnDeclarations() throws {
         #expect(try Self.candidates(2, ["tokeninspect", "verify", "--fo"]) == [":words", "--format"])
         #expect(try Self.candidates(3, ["tokeninspect", "verify", "--format", "j"]) == [":words", "json", "jsonl"])
