@@ -9,8 +9,9 @@ import PackageDescription
 // FuzzRESP reads EntitlementTokensRedis's NIO-free RESP decoder (RedisRESP);
 // FuzzTopology its readings of sentinel, ROLE, redirection and cluster replies.
 let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata",
-               // The CDN formats (CDNTokens): EdgeAuth, CloudFront, the Common Access Token, secure_link.
-               "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink"]
+               // The CDN formats (CDNTokens): EdgeAuth, CloudFront, the Common Access Token, secure_link,
+               // and the one reading of a request path every scope is judged against.
+               "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath"]
 
 let package = Package(
     name: "tokeninspect-fuzz",

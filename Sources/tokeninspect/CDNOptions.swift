@@ -24,6 +24,7 @@ struct CDNOptions {
     init(_ parsed: ParsedArguments) throws {
         profile = parsed.string("profile")
         url = parsed.string("url")
+        requestURL = url.map { text in Result { () throws(CDNRefusal) in try CDNURL(parsing: text) } }
         clientIP = parsed.string("client-ip")
         keyID = parsed.string("key-id")
         secureLinkMd5 = parsed.string("secure-link-md5")
@@ -31,8 +32,8 @@ struct CDNOptions {
     }
 
     func validate() throws {
-        if let url {
-            do { _ = try CDNURL(parsing: url) } catch { throw ValidationError("--url: \(error.reason)") }
+        if case .failure(let refusal)? = requestURL, refusal.status != .invalidURL {
+            throw ValidationError("--url: \(refusal.reason)")
         }
         if let clientIP, CDNIPAddress(clientIP) == nil {
             throw ValidationError("--client-ip takes an IPv4 or IPv6 address")
@@ -48,6 +49,8 @@ struct CDNOptions {
             .compactMap { $0.0 == nil ? nil : $0.1 }
     }
 
-    /// `--url`, read (validate() has checked it).
-    var requestURL: CDNURL? { url.flatMap { try? CDNURL(parsing: $0) } }
+    /// `--url`, read: a URL, or the refusal of a path the one reading refuses
+    /// (docs/DESIGN.md#one-reading-of-a-path), which every token's report then carries
+    /// as `INVALID_URL`; validate() has refused every other failure as a usage error.
+    let requestURL: Result<CDNURL, CDNRefusal>?
 }

@@ -71,9 +71,15 @@ struct CDNRun {
             if let profile = keys.profile { reading = try profile.read(paste.text) } else { reading = try CDNReading(text: paste.text, kind: kind) }
         } catch {
             return CDNReadingReport(input: index, source: source, line: paste.line, reading: nil, refusal: error,
-                                    verifiedWith: nil, url: options.requestURL)
+                                    verifiedWith: nil, url: try? options.requestURL?.get())
         }
-        let url = options.requestURL ?? reading.url
+        let url: CDNURL?
+        switch options.requestURL {
+        case .failure(let refused)?:
+            return CDNReadingReport(input: index, source: source, line: paste.line, reading: reading, refusal: refused, verifiedWith: nil, url: nil)
+        case .success(let given)?: url = given
+        case nil: url = reading.url
+        }
         guard let verificationKeys = try keys.forKind(reading.kind) else {
             return CDNReadingReport(input: index, source: source, line: paste.line, reading: reading, refusal: nil, verifiedWith: nil, url: url)
         }

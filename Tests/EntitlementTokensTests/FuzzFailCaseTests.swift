@@ -46,7 +46,7 @@ struct FuzzFailCaseTests {
 /// The replay, run inside each exit test's child process.
 enum FailCaseReplay {
     static let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata",
-                          "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink"]
+                          "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath"]
     static let fuzzDirectory: String = {
         var path = #filePath
         for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
@@ -82,6 +82,7 @@ enum FailCaseReplay {
         case "FuzzCloudFront": check = CDNCloudFrontOracle(keyPath: fuzzDirectory + "/../Samples/keys/test-rsa2048.pem").check
         case "FuzzCAT": check = CDNCATOracle().check
         case "FuzzSecureLink": check = CDNSecureLinkOracle().check
+        case "FuzzRequestPath": check = RequestPathOracle().check
         default: fatalError("unknown target \(target)")
         }
         for path in paths {

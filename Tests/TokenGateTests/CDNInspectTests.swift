@@ -121,6 +121,23 @@ struct CDNInspectTests {
         }
     }
 
+    /// A `url` whose path leaves the scope (a dot segment in any spelling, an encoded `/`) makes every paste
+    /// `INVALID_URL`: the reader never resolves it, so it never calls such a URL covered.
+    @Test func aURLThatLeavesTheScopeIsInvalidURLForEveryKind() async throws {
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let runtime = try GateFixtures.runtime(try Self.sampleProfiles(in: directory).flatMap { ["--cdn-profile", $0] })
+        try await runtime.application().test(.router) { client in
+            for kind in Self.kinds {
+                for path in ["/hls/tnt/../cnn/seg-1.ts", "/hls/tnt/%2E%2E/cnn/seg-1.ts", "/hls/tnt/..;/cnn/seg-1.ts", "/hls/tnt/..%5Ccnn/seg-1.ts"] {
+                    let (response, reports) = try await inspect(client, Self.query(url: "https://edge.example.test" + path), try Self.sample(kind.file))
+                    #expect(response.status == .ok, "\(kind.file) \(path)")
+                    #expect(reports.first?["status"] as? String == "INVALID_URL", "\(kind.file) \(path): \(String(buffer: response.body))")
+                }
+            }
+        }
+    }
+
     /// A profile's own `token-name` is read as its edge reads it: the kinds' reader knows only their default names.
     @Test func aProfilesOwnTokenNameIsRead() async throws {
         let directory = GateFixtures.temporaryDirectory()

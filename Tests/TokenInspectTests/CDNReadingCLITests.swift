@@ -101,6 +101,28 @@ import Testing
         #expect(object["url"] as? String == elsewhere)
     }
 
+    /// A URL whose path leaves the token's folder by a dot segment (in any spelling) or an
+    /// encoded `/` is `INVALID_URL`, as `--url` and as the pasted URL: never resolved, never matched.
+    @Test(arguments: kinds)
+    func aPathThatLeavesTheScopeIsInvalidURLNeverCovered(kind: Kind) throws {
+        let paste = try Self.minted(kind)
+        let first = String(paste.split(separator: "\n")[0])
+        let host = try #require(URL(string: first)?.host)
+        for path in ["/hls/tnt/../cnn/seg-1.ts", "/hls/tnt/%2e%2E/cnn/seg-1.ts", "/hls/tnt/.%2e/cnn/seg-1.ts", "/hls/tnt/..;/cnn/seg-1.ts",
+                     "/hls/tnt/..%2fcnn/seg-1.ts"] {
+            let given = try CLI.run(["verify", "--format", "jsonl", "--profile", kind.profile, "--url", "https://\(host)\(path)"] + Self.checked,
+                                    stdin: paste)
+            #expect(given.status == 1, "\(path): \(given.stdout)\(given.stderr)")
+            #expect(try Self.object(given)["status"] as? String == "INVALID_URL", "\(kind) \(path): \(given.stdout)")
+            // The same token pasted on that URL (its own query kept).
+            let query = first.split(separator: "?", maxSplits: 1).dropFirst().first.map { "?\($0)" } ?? ""
+            let moved = ["https://\(host)\(path)\(query)"] + paste.split(separator: "\n").dropFirst().map(String.init)
+            let pasted = try CLI.run(["verify", "--format", "jsonl", "--profile", kind.profile] + Self.checked, stdin: moved.joined(separator: "\n"))
+            #expect(pasted.status == 1, "\(path)")
+            #expect(try Self.object(pasted)["status"] as? String == "INVALID_URL", "\(kind) \(path): \(pasted.stdout)")
+        }
+    }
+
     @Test func expiredNotYetValidAndIPMismatch() throws {
         let akamai = try Self.minted(Self.kinds[0])
         let expired = try CLI.run(["verify", "--format", "jsonl", "--profile", Self.kinds[0].profile, "--now", "2026-01-15T17:00:00Z"], stdin: akamai)

@@ -89,7 +89,7 @@ extension EdgeAuthToken {
 
     private func checkScope(_ url: CDNURL?) throws(CDNRefusal) -> EdgeAuthACL? {
         guard let acl, let url else { return nil }
-        if let covering = acl.first(where: { $0.covers(path: url.path) }) { return covering }
+        if let covering = acl.first(where: { $0.covers(path: url.scopePath) }) { return covering }
         let written = acl.map(\.text).joined(separator: "!")
         throw CDNRefusal(.urlNotCovered, "the EdgeAuth acl '\(written)' does not cover \(url)")
     }

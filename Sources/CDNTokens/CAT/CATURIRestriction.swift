@@ -25,9 +25,10 @@ public enum CATURIComponent: Int64, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// This component of `url`, as the bytes an edge compares.
+    /// This component of `url`, as the bytes an edge compares: the path and
+    /// its parts from ``RequestPath``'s one reading (``CDNURL/scopePath``).
     public func value(of url: CDNURL) -> String {
-        let path = url.path
+        let path = url.scopePath
         let lastSlash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
         let filename = lastSlash.map { String(path[path.index(after: $0)...]) } ?? path
         let lastDot = filename.utf8.lastIndex(of: UInt8(ascii: "."))

@@ -73,7 +73,7 @@ extension CloudFrontToken {
                 throw CDNRefusal(.ipMismatch, "the policy is bound to \(range.text), not \(client)")
             }
         }
-        if let requested, !CloudFrontResourcePattern(policy.resource).matches(requested.description) {
+        if let requested, !CloudFrontResourcePattern(policy.resource).matches(requested.scopeURL) {
             throw CDNRefusal(.urlNotCovered, "the Resource \(policy.resource) does not cover \(requested.description)")
         }
         return VerifiedCloudFrontToken(policy: policy, signedPolicy: signed, keyPairID: keyPairID, hashAlgorithm: digest, token: self)

@@ -10,17 +10,18 @@ public enum CDNScope: String, Sendable, Hashable, CaseIterable {
     public func coveredPath(of url: CDNURL) -> String {
         switch self {
         case .folder: url.folderPath
-        case .url: url.path
+        case .url: url.scopePath
         }
     }
 
     /// True when a request for `requested` falls inside this scope of `granted`:
-    /// the same origin, and the path under the folder or equal to the URL's.
+    /// the same origin, and the path under the folder or equal to the URL's,
+    /// each path as ``RequestPath`` reads it.
     public func covers(_ requested: CDNURL, grantedFor granted: CDNURL) -> Bool {
         guard requested.origin == granted.origin else { return false }
         switch self {
-        case .folder: return requested.path.hasPrefix(granted.folderPath)
-        case .url: return requested.path == granted.path
+        case .folder: return requested.scopePath.hasPrefix(granted.folderPath)
+        case .url: return requested.scopePath == granted.scopePath
         }
     }
 }

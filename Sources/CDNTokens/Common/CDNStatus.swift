@@ -7,6 +7,9 @@ public enum CDNStatus: String, Sendable, Hashable, CaseIterable {
     case invalidSignature = "INVALID_SIGNATURE"
     /// The token's scope does not cover the URL the edge was asked for.
     case urlNotCovered = "URL_NOT_COVERED"
+    /// The URL's path could be read two ways (a dot segment in any spelling,
+    /// an encoded `/`, a control byte: ``RequestPath``): refused, never matched.
+    case invalidURL = "INVALID_URL"
     case ipMismatch = "IP_MISMATCH"
     /// A claim restricts the request in a way this reader does not judge; it
     /// is refused by name, never ignored.

@@ -9,8 +9,13 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
     public let host: String
     /// The port when written (`:8443`), else nil.
     public let port: Int?
-    /// The path, from its first `/`, percent escapes as written.
+    /// The path, from its first `/`, percent escapes as written: what a
+    /// signature covers (an EdgeAuth `url=`, nginx's `$uri` before decoding).
     public let path: String
+    /// The path every scope is judged against: ``RequestPath``'s one reading
+    /// of ``path`` (unreserved escapes decoded). A URL whose path that reading
+    /// refuses is not a `CDNURL`.
+    public let scopePath: String
     /// The query after `?`, as written, or nil when there is none.
     public let query: String?
 
@@ -61,6 +66,7 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
         let queryStart = rest.firstIndex(of: UInt8(ascii: "?"))
         var path = String(decoding: rest[..<(queryStart ?? rest.endIndex)], as: UTF8.self)
         if path.isEmpty { path = "/" }
+        self.scopePath = try RequestPath.read(path.utf8)
         self.scheme = scheme
         self.host = String(decoding: hostPart, as: UTF8.self).lowercased()
         self.port = port
@@ -82,13 +88,18 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
     /// The path with its query, as a request line names it.
     public var pathAndQuery: String { path + (query.map { "?\($0)" } ?? "") }
 
-    /// The folder the path lies in, ending in `/` (`/hls/tnt/` for `/hls/tnt/master.m3u8`).
+    /// The folder the path lies in, ending in `/` (`/hls/tnt/` for `/hls/tnt/master.m3u8`),
+    /// as the one reading of the path (``scopePath``) has it.
     public var folderPath: String {
-        guard let slash = path.lastIndex(of: "/") else { return "/" }
-        return String(path[...slash])
+        guard let slash = scopePath.lastIndex(of: "/") else { return "/" }
+        return String(scopePath[...slash])
     }
 
     public var description: String { origin + pathAndQuery }
+
+    /// The URL with ``scopePath`` for its path: what a pattern over the whole
+    /// URL (a CloudFront `Resource`) is judged against.
+    public var scopeURL: String { origin + scopePath + (query.map { "?\($0)" } ?? "") }
 }
 
 extension UInt8 {

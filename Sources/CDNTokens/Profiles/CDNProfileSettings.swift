@@ -96,6 +96,10 @@ public struct CDNProfileSettings: Sendable, Hashable {
                 do { url = try CDNURL(parsing: String(words[1])) } catch {
                     throw CDNProfileError("\(place): the URL of \(Self.printable(id)): \(error.reason)")
                 }
+                // One spelling in the configuration: what is issued is what every scope is judged by.
+                guard url.path == url.scopePath else {
+                    throw CDNProfileError("\(place): the URL of \(Self.printable(id)) escapes a letter, digit, '-', '.', '_' or '~'; write it as \(url.scopePath)")
+                }
                 resources.append(ResourceLine(id: id, url: url))
             default:
                 if let earlier = single[name] { throw CDNProfileError("\(place): \(name) is set twice (first on line \(earlier.line))") }

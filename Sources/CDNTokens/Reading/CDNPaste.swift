@@ -54,7 +54,8 @@ public struct CDNPaste: Sendable, Hashable {
             case .url:
                 guard url == nil else { throw .format("two URLs in one paste (line \(number)); paste one request at a time") }
                 do { url = try CDNURL(parsing: String(decoding: line, as: UTF8.self)) } catch {
-                    throw .format("the URL on line \(number): \(error.reason)")
+                    // A path refused by the one reading stays INVALID_URL: the token may be fine, the request is not.
+                    throw CDNRefusal(error.status, "the URL on line \(number): \(error.reason)")
                 }
                 pairs += CloudFrontSignedURL.queryPairs(of: url!).map { Pair(name: $0.name, value: $0.value, carrier: .query) }
             case .header(let name, let value):

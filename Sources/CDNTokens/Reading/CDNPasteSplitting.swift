@@ -74,7 +74,16 @@ extension CDNPaste {
             case .header(let name, _):
                 if ["cookie", "set-cookie", catHeader].contains(name.lowercased()) { return true }
             case .url:
-                guard let url = try? CDNURL(parsing: String(decoding: Array(line).trimmingASCIIWhitespace(), as: UTF8.self)) else { continue }
+                let text = String(decoding: Array(line).trimmingASCIIWhitespace(), as: UTF8.self)
+                let url: CDNURL
+                do throws(CDNRefusal) { url = try CDNURL(parsing: text) } catch {
+                    // A token on a URL whose path is refused is still a CDN paste: the reader answers INVALID_URL for it.
+                    guard error.status == .invalidURL else { continue }
+                    let query = text.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
+                    let names = query.split(separator: "&").map { String($0.prefix { $0 != "=" }) }
+                    if CDNTokenLocator.showsCDNToken(queryNames: Set(names)) { return true }
+                    continue
+                }
                 if CDNTokenLocator.showsCDNToken(queryNames: Set(CloudFrontSignedURL.queryPairs(of: url).map(\.name))) { return true }
             case .bare(let token):
                 if CDNTokenLocator.bareKind(token) != nil { return true }

@@ -28,7 +28,7 @@ extension SecureLinkToken {
     @discardableResult
     public func verify(expression: SecureLinkExpression, secret: [UInt8], facts: CDNRequestFacts,
                        folder: String? = nil) throws(CDNRefusal) -> VerifiedSecureLinkToken {
-        let path = facts.url.map { URLEscaping.percentDecoded($0.path.utf8) }
+        let path = facts.url.map { URLEscaping.percentDecoded($0.scopePath.utf8) }
         if expression.uses(.uri), path == nil {
             throw CDNRefusal(.urlNotCovered, "the secure_link_md5 expression signs $uri; no URL was given to check it against")
         }

@@ -82,6 +82,9 @@ final class AuthGate: Sendable {
         if let ambiguity = ambiguity(of: request) {
             return .decided(GateDecision(status: .badRequest, reason: ambiguity, kindLabel: "none"))
         }
+        if let refusal = request.unreadablePath {
+            return .decided(GateDecision(status: .invalidRequest, reason: "the original URI: \(refusal.reason)", kindLabel: "none"))
+        }
         let resource: String?
         switch configuration.resource {
         case .fixed(let fixed): resource = fixed

@@ -102,6 +102,7 @@ struct CATOrigin: Sendable {
         case .invalidSignature: .verdict(.invalidSignature)
         case .invalidTokenFormat: .verdict(.invalidTokenFormat)
         case .urlNotCovered: .urlNotCovered
+        case .invalidURL: .invalidRequest
         case .ipMismatch: .ipMismatch
         case .unsupportedClaim: .unsupportedClaim
         }
@@ -175,7 +176,8 @@ struct CATOrigin: Sendable {
         do {
             return .success(try CDNURL(parsing: "\(scheme)://\(host ?? "origin.invalid")\(target)"))
         } catch {
-            return .failure(CDNRefusal(.invalidTokenFormat, "the original URI cannot be read as one URL for catu: \(error.reason)"))
+            return .failure(CDNRefusal(error.status == .invalidURL ? .invalidURL : .invalidTokenFormat,
+                                       "the original URI cannot be read as one URL for catu: \(error.reason)"))
         }
     }
 

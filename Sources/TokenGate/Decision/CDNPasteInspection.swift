@@ -26,6 +26,9 @@ struct CDNPasteInspection: Sendable {
         var url: CDNURL?
         var now: TokenTimestamp
         var clientIP: String?
+        /// The URL asked for, when its path is one the one reading refuses
+        /// (docs/DESIGN.md#one-reading-of-a-path): every paste is then `INVALID_URL`.
+        var refusedURL: CDNRefusal? = nil
     }
 
     /// True when `text` is read as CDN tokens: a kind was asked for, or its first paste
@@ -55,6 +58,9 @@ struct CDNPasteInspection: Sendable {
                                         verifiedWith: nil, url: facts.url)
             }
             reading = found
+        }
+        if let refused = facts.refusedURL {
+            return CDNReadingReport(input: input, source: source, line: paste.line, reading: reading, refusal: refused, verifiedWith: nil, url: nil)
         }
         let url = facts.url ?? reading.url
         let sameKind = candidates.filter { $0.kind == reading.kind }

@@ -1,3 +1,4 @@
+import CDNTokens
 import EntitlementTokens
 
 /// What the proxy reported about one request, unjudged: the value the HTTP
@@ -48,6 +49,9 @@ struct GateRequest: Sendable {
     var doubledFields: [String] = []
     /// The path of the original URI (before `?` or `#`), raw.
     var originalPath: Substring = "/"
+    /// Why the original URI's path cannot be judged (docs/DESIGN.md#one-reading-of-a-path):
+    /// a dot segment, an encoded `/`, a control byte. Refused before anything else is read.
+    var unreadablePath: CDNRefusal?
     /// The one `X-Forwarded-Proto` value, when exactly one field line came.
     var forwardedProto: String?
     /// `X-Token-Cookie-Path`: where the site wants the session cookie to apply.

@@ -15,6 +15,10 @@ enum GateStatus: Sendable, Hashable {
     /// The request reads two ways (docs/DESIGN.md#the-gates-reading-of-a-request: a doubled field, two different
     /// tokens, two session parameters): 400, never a merge.
     case badRequest
+    /// The original URI's path could be resolved to another place (a dot
+    /// segment in any spelling, an encoded `/`, a control byte:
+    /// docs/DESIGN.md#one-reading-of-a-path): 400, judged by no scope, as an nginx edge refuses it.
+    case invalidRequest
     /// `X-Token-Cookie-Path` is not a path prefix of the original URI the
     /// gate can put in a cookie: the site is misconfigured (500).
     case badCookiePath
@@ -41,6 +45,7 @@ enum GateStatus: Sendable, Hashable {
         case .sessionExpired: "SESSION_EXPIRED"
         case .noExpectedResource: "NO_EXPECTED_RESOURCE"
         case .badRequest: "BAD_REQUEST"
+        case .invalidRequest: "INVALID_REQUEST"
         case .badCookiePath: "BAD_COOKIE_PATH"
         case .cdnIssueFailed: "CDN_ISSUE_FAILED"
         case .urlNotCovered: "URL_NOT_COVERED"
@@ -50,7 +55,7 @@ enum GateStatus: Sendable, Hashable {
     }
 
     static let allCases: [GateStatus] = VerificationStatus.allCases.map(GateStatus.verdict)
-        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .badCookiePath, .cdnIssueFailed,
+        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .invalidRequest, .badCookiePath, .cdnIssueFailed,
            .urlNotCovered, .ipMismatch, .unsupportedClaim]
 
     /// The HTTP status of docs/DESIGN.md#endpoints-and-answers: 200 allow; 401 no usable credential; 403 a
@@ -66,7 +71,7 @@ enum GateStatus: Sendable, Hashable {
              .urlNotCovered, .ipMismatch, .unsupportedClaim: 403
         case .verdict(.replayCheckUnavailable): 503
         case .noExpectedResource, .badCookiePath, .cdnIssueFailed: 500
-        case .badRequest: 400
+        case .badRequest, .invalidRequest: 400
         }
     }
 

@@ -1,3 +1,4 @@
+import CDNTokens
 import EntitlementTokens
 import HTTPTypes
 
@@ -68,6 +69,7 @@ struct GateRequestReader: Sendable {
         request.cookiePath = headers[Self.cookiePath]
         if let originalURI {
             request.originalPath = originalURI.prefix { $0 != "?" && $0 != "#" }
+            do { _ = try RequestPath.read(originalURI.utf8) } catch { request.unreadablePath = error }
         }
         if let clientIPHeader { request.clientIP = CredentialLocator.header(clientIPHeader, in: headers).map(String.init) }
 

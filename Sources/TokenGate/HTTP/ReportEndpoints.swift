@@ -160,7 +160,9 @@ struct ReportEndpoints: Sendable {
         var facts = CDNPasteInspection.Facts(url: nil, now: now, clientIP: nil)
         if let url = query["url"] {
             do { facts.url = try CDNURL(parsing: String(url)) } catch {
-                return Self.failure(.badRequest("url: \(error.reason)"))
+                // A path that could be resolved elsewhere is the readers' INVALID_URL; other garbage is a bad request.
+                guard error.status == .invalidURL else { return Self.failure(.badRequest("url: \(error.reason)")) }
+                facts.refusedURL = error
             }
         }
         if let ip = query["client-ip"] {
