@@ -91,14 +91,18 @@ struct PlaybackExchange: Sendable {
             guard request.clientIPs.count <= 1 else {
                 return refuse(.badRequest, "the request has more than one \(profile.settings.ipHeader) field: it reads two ways")
             }
-            guard let ip = request.clientIPs.first, CDNIPAddress(ip) != nil else {
+            guard let ip = request.clientIPs.first, let address = CDNIPAddress(ip) else {
                 return refuse(.badRequest, "the profile \(profile.name) binds the viewer's IP, and the request has no usable \(profile.settings.ipHeader)")
             }
-            clientIP = ip
+            // Its canonical text (`[2001:DB8::1]` is `2001:db8::1`, `::ffff:192.0.2.7` is `192.0.2.7`):
+            // what every issuer takes and what an edge compares, so no spelling is refused after the token is spent.
+            clientIP = address.description
         }
-        // Refused before the token is spent: a profile that cannot issue for
-        // this resource (an ACL or URL it would have to escape) is a
-        // configuration error, and the load already tried each resource.
+        // Nothing the request sent can make the issuer refuse now: the profile,
+        // the resource and the IP are checked above, and the load already
+        // tried each resource (an ACL or URL it would have to escape is a
+        // configuration error). What remains (OpenSSL out of randomness) is the
+        // operator's 500 below.
         var decision = await gate.decide(token: Substring(request.token).utf8, resource: chosen.resource,
                                          deviceID: request.deviceID, now: request.now, issuesSession: false)
         guard decision.status == .verdict(.validToken), let allowance = decision.allowance else {
