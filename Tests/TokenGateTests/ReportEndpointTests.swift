@@ -70,6 +70,26 @@ import Testing
         }
     }
 
+    /// The report routes read text, a vendor's JSON or bytes, as their OpenAPI description says; a body of
+    /// another type (a form, multipart) is 415 naming what is read. Unlabelled, the body is read as text.
+    @Test func aBodyOfAnotherMediaTypeIs415() async throws {
+        let runtime = try GateFixtures.runtime(clock: clock)
+        let media = GateFixtures.token()
+        try await runtime.application().test(.router) { client in
+            for route in ["/v1/verify", "/v1/inspect"] {
+                for type in ["application/x-www-form-urlencoded", "multipart/form-data; boundary=b", "image/png"] {
+                    let answer = try await client.executeRequest(uri: route, method: .post, headers: [.contentType: type], body: ByteBuffer(string: media))
+                    #expect(answer.status == .unsupportedMediaType, "\(route) \(type)")
+                    #expect(String(buffer: answer.body).contains("text/plain"), "\(route) \(type)")
+                }
+                for type in ["text/plain; charset=utf-8", "Application/Octet-Stream", "application/json"] {
+                    let answer = try await client.executeRequest(uri: route, method: .post, headers: [.contentType: type], body: ByteBuffer(string: media))
+                    #expect(answer.status == .ok, "\(route) \(type)")
+                }
+            }
+        }
+    }
+
     @Test func badAndOversizedBodiesAreRefused() async throws {
         let runtime = try GateFixtures.runtime(clock: clock)
         try await runtime.application().test(.router) { client in

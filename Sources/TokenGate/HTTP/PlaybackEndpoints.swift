@@ -118,6 +118,9 @@ struct PlaybackEndpoints: Sendable {
     }
 
     static func readPost(_ request: Request, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) async -> Read {
+        if let refusal = BodyMediaType.refusal(request.headers, accepting: BodyMediaType.json, absentIsAccepted: false) {
+            return .refusal(.unsupportedMediaType, refusal)
+        }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
             return .refusal(.contentTooLarge, "the body is \(length) bytes; at most \(maximumBodyBytes) are read")
         }

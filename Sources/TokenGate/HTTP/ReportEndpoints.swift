@@ -40,6 +40,7 @@ struct ReportEndpoints: Sendable {
     func verify(_ request: Request) async -> Response {
         // The method first: a GET with a bad query is a wrong method, not a bad request.
         guard request.method == .post else { return GateResponder.methodNotAllowed(allow: "POST") }
+        if let unsupported = Self.unsupportedBody(request) { return unsupported }
         let query = request.uri.queryParameters
         let expectations: RequestExpectations
         let now: TokenTimestamp?
@@ -77,6 +78,7 @@ struct ReportEndpoints: Sendable {
     func inspect(_ request: Request) async -> Response {
         // The method before the query: a GET with a bad `kind` is 405, not 400.
         guard request.method == .post else { return GateResponder.methodNotAllowed(allow: "POST") }
+        if let unsupported = Self.unsupportedBody(request) { return unsupported }
         let query = request.uri.queryParameters
         let kind: CredentialKind?
         let cdnKind: CDNTokenKind?
@@ -213,6 +215,14 @@ struct ReportEndpoints: Sendable {
         let reports = await build(records)
         return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                         body: .init(byteBuffer: ByteBuffer(bytes: TokenReport.jsonArray(reports))))
+    }
+
+    /// 415 for a body of a type these routes do not read (a request without
+    /// `Content-Type` is read as text, as `tokeninspect` reads a file).
+    static func unsupportedBody(_ request: Request) -> Response? {
+        BodyMediaType.refusal(request.headers, accepting: BodyMediaType.tokens, absentIsAccepted: true).map { reason in
+            GateResponder.json(.unsupportedMediaType, "{\"error\":\(JSONText.quoted(reason))}\n")
+        }
     }
 
     static func failure(_ failure: Failure) -> Response {
