@@ -6,8 +6,10 @@ _tokeninspect() {
     # mapfile, not reply=($(…)): a candidate is one line, never split or globbed.
     mapfile -t reply < <("${COMP_WORDS[0]}" ---complete "${COMP_CWORD}" "${COMP_WORDS[@]}" 2>/dev/null)
     if [[ "${reply[0]}" == ":files" ]]; then
-        compopt -o filenames
-        mapfile -t COMPREPLY < <(compgen -f -- "${COMP_WORDS[COMP_CWORD]}")
+        # readline's own file completion: one candidate a file, quoted as it
+        # inserts it (compgen's lines would split a name holding a newline).
+        COMPREPLY=()
+        compopt -o default 2>/dev/null
         return
     fi
     COMPREPLY=("${reply[@]:1}")

@@ -30,6 +30,36 @@ import Testing
         #expect(try Self.candidates(2, ["tokeninspect", "verify", "PHN"]) == [":words"])
     }
 
+    /// A file name holding a newline, an escape sequence, a C1 control or bytes that are not UTF-8 is
+    /// never offered: one candidate per file, and no control byte reaches the terminal or the command line.
+    @Test func hostileFileNamesAreSkippedOneCandidatePerFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("completion-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let hostile = ["a\n--insecure-skip-signature", "b\u{1B}]52;c;ZXZpbA==\u{07}", "c\u{9B}31m", "d\rx", "e\u{7F}"]
+        for name in hostile + ["plain.txt", "é-accent.txt"] {
+            #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent(name).path, contents: Data()), "\(name)")
+        }
+        // Bytes that are not UTF-8 (0xFF): made through the C library, as Foundation writes names as UTF-8.
+        let raw = directory.path + "/f"
+        let invalid = Array(raw.utf8) + [0xFF, 0]
+        let fd = invalid.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o600) }
+        #expect(fd >= 0)
+        close(fd)
+        let offered = try Self.candidates(2, ["tokeninspect", "verify", "@\(directory.path)/"])
+        #expect(offered == [":words", "@\(directory.path)/plain.txt", "@\(directory.path)/é-accent.txt"], "\(offered)")
+        // The reply holds no control byte at all.
+        let reply = try CLI.run(["---complete", "2", "tokeninspect", "verify", "@\(directory.path)/"]).stdout
+        #expect(!reply.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || ($0.value >= 0x7F && $0.value <= 0x9F) }, "\(reply.debugDescription)")
+    }
+
+    /// bash's script hands an option's path to readline's own file completion (one candidate a file,
+    /// quoted by readline) instead of splitting compgen's lines.
+    @Test func bashLeavesPathsToReadline() throws {
+        let script = try String(contentsOf: CLI.packageRoot.appendingPathComponent("completions/tokeninspect.bash"), encoding: .utf8)
+        #expect(script.contains("compopt -o default") && !script.contains("compgen -f"), "\(script)")
+    }
+
     @Test func aMalformedRequestGetsNothingAndAnUnknownShellAUsageError() throws {
         // What a shell passes is input too: a cursor that is not a number or lies past the words offers nothing.
         #expect(try Self.candidates(9, ["tokeninspect", "verify"]) == [":words"])
