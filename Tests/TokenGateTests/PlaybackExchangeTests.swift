@@ -71,7 +71,9 @@ struct PlaybackExchangeTests {
     }
 
     static func post(_ client: some TestClientProtocol, _ body: String, headers: HTTPFields = [:]) async throws -> TestResponse {
-        try await client.executeRequest(uri: "/v1/playback", method: .post, headers: headers, body: ByteBuffer(string: body))
+        var headers = headers
+        if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        return try await client.executeRequest(uri: "/v1/playback", method: .post, headers: headers, body: ByteBuffer(string: body))
     }
 
     static func json(_ response: TestResponse) -> [String: Any] {
@@ -260,6 +262,68 @@ struct PlaybackExchangeTests {
             let large = try await Self.post(client, "{\"token\":\"" + String(repeating: "A", count: 20_000) + "\"}")
             #expect(large.status == .contentTooLarge)
             #expect(large.headers[.init("X-Token-Status")!] == "BAD_REQUEST")
+        }
+    }
+
+    /// The exchange reads JSON only, as its OpenAPI description says: a JSON body labelled as text or a
+    /// form, or unlabelled, is 415 and spends nothing; a charset parameter and any case are fine.
+    @Test func aBodyThatIsNotLabelledJSONIs415AndSpendsNothing() async throws {
+        let profiles = try Profiles()
+        defer { try? FileManager.default.removeItem(at: profiles.directory) }
+        let runtime = try Self.runtime([try #require(profiles.paths["cat"])])
+        try await runtime.application().test(.router) { client in
+            let token = GateFixtures.token()
+            let body = "{\"token\":\"\(token)\",\"resource\":\"TNT\"}"
+            for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"] {
+                let answer = try await Self.post(client, body, headers: [.contentType: type])
+                #expect(answer.status == .unsupportedMediaType, "\(type)")
+                #expect(answer.headers[.init("X-Token-Status")!] == "BAD_REQUEST", "\(type)")
+                #expect((Self.json(answer)["reason"] as? String)?.contains("application/json") == true, "\(type)")
+            }
+            let unlabelled = try await client.executeRequest(uri: "/v1/playback", method: .post, headers: [:], body: ByteBuffer(string: body))
+            #expect(unlabelled.status == .unsupportedMediaType)
+            var two = HTTPFields()
+            two.append(HTTPField(name: .contentType, value: "application/json"))
+            two.append(HTTPField(name: .contentType, value: "text/plain"))
+            let doubled = try await client.executeRequest(uri: "/v1/playback", method: .post, headers: two, body: ByteBuffer(string: body))
+            #expect(doubled.status == .unsupportedMediaType)
+            let played = try await Self.post(client, body, headers: [.contentType: "Application/JSON; charset=utf-8"])
+            #expect(played.status == .ok, "\(String(buffer: played.body))")
+        }
+    }
+
+    /// Every spelling of the viewer's IP a proxy may send is read to its canonical text before the token is
+    /// judged: no kind's issuer refuses it after the token is spent (a bracketed IPv6 address once burned the
+    /// token with a 500), and an address no kind can use is 400 with the token whole.
+    @Test(arguments: ["akamai", "cloudfront", "cat", "nginx-secure-link"])
+    func everyIPSpellingIsReadBeforeTheTokenIsSpent(kind: String) async throws {
+        let profiles = try Profiles()
+        defer { try? FileManager.default.removeItem(at: profiles.directory) }
+        // secure_link binds the IP through $remote_addr in its expression.
+        let original = try String(contentsOfFile: try #require(profiles.paths[kind]), encoding: .utf8)
+            .replacingOccurrences(of: "$secure_link_expires$folder $secret", with: "$secure_link_expires$folder$remote_addr $secret")
+        let bound = try profiles.write("bound-\(kind).profile", original + "\nbind-ip = true\n")
+        let runtime = try Self.runtime([bound])
+        try await runtime.application().test(.router) { client in
+            for (spelling, canonical) in [("[2001:db8::1]", "2001:db8::1"), ("2001:DB8:0:0:0:0:0:1", "2001:db8::1"),
+                                          ("::ffff:192.0.2.7", "192.0.2.7"), ("192.0.2.7", "192.0.2.7")] {
+                let token = GateFixtures.token()
+                let answer = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\"}", headers: [.init("X-Real-IP")!: spelling])
+                #expect(answer.status == .ok, "\(kind) \(spelling): \(String(buffer: answer.body))")
+                if kind == "akamai" {
+                    let value = (Self.json(answer)["cookies"] as? [[String: Any]])?.first?["value"] as? String ?? ""
+                    #expect(value.hasPrefix("ip=\(canonical)~"), "\(spelling): \(value)")
+                }
+                let again = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\"}", headers: [.init("X-Real-IP")!: canonical])
+                #expect(again.headers[.init("X-Token-Status")!] == "TOKEN_REPLAYED", "\(kind) \(spelling)")
+            }
+            let token = GateFixtures.token()
+            for unusable in ["[192.0.2.7]x", "2001:db8::1%eth0", "192.0.2.256", "192.0.2.7, 198.51.100.1"] {
+                let refused = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\"}", headers: [.init("X-Real-IP")!: unusable])
+                #expect(refused.status == .badRequest, "\(kind) \(unusable)")
+            }
+            let played = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\"}", headers: [.init("X-Real-IP")!: "192.0.2.7"])
+            #expect(played.status == .ok, "\(kind): the token was spent by a refusal: \(String(buffer: played.body))")
         }
     }
 

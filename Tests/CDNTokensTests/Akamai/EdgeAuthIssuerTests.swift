@@ -37,7 +37,7 @@ import Testing
     @Test("a path the ACL would have to escape is refused, not mangled", arguments: [
         "https://cdn.example.test/a*b/x.ts", "https://cdn.example.test/a!b/x.ts", "https://cdn.example.test/a~b/x.ts",
         "https://cdn.example.test/a;b/x.ts", "https://cdn.example.test/a,b/x.ts", "https://cdn.example.test/a\"b/x.ts",
-        "https://cdn.example.test/a\\b/x.ts", "https://cdn.example.test/a&b/x.ts",
+        "https://cdn.example.test/a&b/x.ts",
     ])
     func unwritablePath(_ url: String) throws {
         let parameters = try Self.parameters(url)
