@@ -265,6 +265,37 @@ struct PlaybackExchangeTests {
         }
     }
 
+    /// A metric label takes a configured value or `-`, never what a client sent: 1,000 random profile names
+    /// (300 characters among them) add one series, and every refusal is counted, those refused before the
+    /// exchange (HEAD, a doubled parameter, a doubled member, a body that is not JSON) too.
+    @Test func profileLabelsComeFromTheConfigurationAndEveryRefusalIsCounted() async throws {
+        let profiles = try Profiles()
+        defer { try? FileManager.default.removeItem(at: profiles.directory) }
+        let runtime = try Self.runtime([try #require(profiles.paths["cat"])])
+        @Sendable func series() -> [Substring] {
+            String(decoding: runtime.metrics.render(), as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("tokengate_cdn_exchanges_total{") }
+        }
+        try await runtime.application().test(.router) { client in
+            var generator = SystemRandomNumberGenerator()
+            for index in 0..<1000 {
+                let length = index % 10 == 0 ? 300 : Int.random(in: 1...24, using: &generator)
+                let name = String((0..<length).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789-".randomElement(using: &generator)! })
+                let answer = try await Self.post(client, "{\"token\":\"x\",\"profile\":\"\(name)\"}")
+                #expect(answer.status == .badRequest)
+            }
+            #expect(series() == [#"tokengate_cdn_exchanges_total{profile="-",kind="-",status="BAD_REQUEST"} 1000"#], "\(series())")
+            let token = GateFixtures.token()
+            _ = try await client.executeRequest(uri: "/v1/playback?token=\(token)", method: .head, headers: [:], body: nil)
+            _ = try await client.executeRequest(uri: "/v1/playback?token=\(token)&token=\(token)", method: .get, headers: [:], body: nil)
+            _ = try await Self.post(client, "{\"token\":\"\(token)\",\"token\":\"\(token)\"}")
+            _ = try await Self.post(client, "{\"token\":\"\(token)\"}", headers: [.contentType: "text/plain"])
+            let played = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\"}")
+            #expect(played.status == .ok)
+            #expect(Set(series()) == [#"tokengate_cdn_exchanges_total{profile="-",kind="-",status="BAD_REQUEST"} 1004"#,
+                                      #"tokengate_cdn_exchanges_total{profile="cat-edge",kind="cat",status="VALID_TOKEN"} 1"#], "\(series())")
+        }
+    }
+
     /// The exchange reads JSON only, as its OpenAPI description says: a JSON body labelled as text or a
     /// form, or unlabelled, is 415 and spends nothing; a charset parameter and any case are fine.
     @Test func aBodyThatIsNotLabelledJSONIs415AndSpendsNothing() async throws {

@@ -25,11 +25,19 @@ struct PlaybackExchange: Sendable {
     }
 
     /// The answer: the token's decision, and the grant when it was allowed.
+    /// `profile` and `kind` are metric labels, so they come from the
+    /// configuration only: a configured profile's name and kind, or `-` when
+    /// the request named none that exists (never the name a client sent).
     struct Outcome: Sendable {
         var decision: GateDecision
         var profile: String
         var kind: String
         var grant: CDNGrant?
+
+        /// A request refused before any profile was chosen.
+        static func refused(_ decision: GateDecision) -> Outcome {
+            Outcome(decision: decision, profile: "-", kind: "-", grant: nil)
+        }
     }
 
     /// The profile and resource a request names, or why not.
@@ -76,7 +84,7 @@ struct PlaybackExchange: Sendable {
         let chosen: (profile: CDNProfile, resource: String)
         switch choose(request) {
         case .chosen(let profile, let resource): chosen = (profile, resource)
-        case .refused(let refusal): return Outcome(decision: refusal, profile: request.profile ?? "-", kind: "-", grant: nil)
+        case .refused(let refusal): return .refused(refusal)
         }
         let profile = chosen.profile
         func refuse(_ status: GateStatus, _ reason: String) -> Outcome {

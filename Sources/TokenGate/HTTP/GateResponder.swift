@@ -92,14 +92,12 @@ struct GateResponder: HTTPResponder {
             case "/v1/playback" where playback != nil:
                 endpoint = .playback
                 let (outcome, answer) = await playback!.respond(request)
-                if let outcome {
-                    record(outcome)
-                    if spans != nil, let span = RequestTrace.current?.span {
-                        span.decided(SpanDecision(method: request.method.rawValue, route: Self.route(of: endpoint),
-                                           status: outcome.decision.status.rawValue, reason: outcome.decision.reason,
-                                           resource: outcome.decision.allowance?.resource, tokenID: outcome.decision.tokenID,
-                                           kind: outcome.decision.kindLabel, profile: outcome.profile))
-                    }
+                record(outcome)
+                if spans != nil, let span = RequestTrace.current?.span {
+                    span.decided(SpanDecision(method: request.method.rawValue, route: Self.route(of: endpoint),
+                                       status: outcome.decision.status.rawValue, reason: outcome.decision.reason,
+                                       resource: outcome.decision.allowance?.resource, tokenID: outcome.decision.tokenID,
+                                       kind: outcome.decision.kindLabel, profile: outcome.profile))
                 }
                 response = answer
             case _ where Self.probes.contains(path) && !Self.readMethods.contains(request.method):

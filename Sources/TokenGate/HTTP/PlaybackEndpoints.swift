@@ -26,17 +26,23 @@ struct PlaybackEndpoints: Sendable {
         case refusal(HTTPResponse.Status, String)
     }
 
-    func respond(_ request: Request) async -> (PlaybackExchange.Outcome?, Response) {
+    /// Every request has an outcome, so every refusal is counted with its
+    /// status, those refused before the exchange (a wrong method, a doubled
+    /// parameter, a body that is not JSON) too.
+    func respond(_ request: Request) async -> (PlaybackExchange.Outcome, Response) {
         let read: Read
         switch request.method {
         case .post: read = await Self.readPost(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
         case .get: read = Self.readGet(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
         // Not HEAD: a link checker's HEAD would spend the viewer's token.
-        default: return (nil, GateResponder.methodNotAllowed(allow: "GET, POST"))
+        default:
+            let refusal = GateDecision(status: .badRequest, reason: "the method is not GET or POST", kindLabel: "none")
+            return (.refused(refusal), GateResponder.methodNotAllowed(allow: "GET, POST"))
         }
         switch read {
         case .refusal(let status, let reason):
-            return (nil, Self.refusal(status: status, tokenStatus: GateStatus.badRequest.rawValue, reason: reason))
+            let refusal = GateDecision(status: .badRequest, reason: reason, kindLabel: "none")
+            return (.refused(refusal), Self.refusal(status: status, tokenStatus: GateStatus.badRequest.rawValue, reason: reason))
         case .request(let exchangeRequest):
             let outcome = await exchange.exchange(exchangeRequest)
             return (outcome, render(outcome, redirect: request.method != .post))
