@@ -64,6 +64,11 @@ struct MintCDNCommand {
         do {
             let set = try CDNProfileSet.load(paths: [profile], defaults: CDNProfileDefaults(lifetime: lifetime, leeway: leeway),
                                              credentialsDirectory: getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) })
+            // The gate signs a CAT's iss with its requestor id when the profile names no issuer; without one here
+            // the answer would not be what the gate hands out.
+            if set.profiles[0].kind == .cat, set.profiles[0].settings.issuer == nil, requestor == nil {
+                throw ValidationError("--requestor: the CAT profile sets no issuer, and the gate writes its requestor id (tokengate --requestor) as iss")
+            }
             grant = try set.profiles[0].issue(resource: resource, now: at.millisecondsSince1970 / 1000, clientIP: clientIP, requestor: requestor)
         } catch let error as CDNProfileError {
             OutputStream.standardError.write("tokeninspect: error: \(TerminalText(escaping: error.message))\n")

@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import IntegrationSupport
 @testable import TokenGate
 
 /// The CDN exchange, `POST` and `GET /v1/playback` (docs/DESIGN.md#the-cdn-exchange):
@@ -216,6 +217,10 @@ struct PlaybackExchangeTests {
             // A media token for another resource than the one asked for: the token's check, not the profile's.
             let cnn = try await Self.post(client, "{\"token\":\"\(GateFixtures.token(GateFixtures.request(resource: "CNN")))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}")
             #expect(cnn.headers[.init("X-Token-Status")!] == "INVALID_RESOURCE_ID")
+            // An authentication token is the wrong request, 400, not a refused resource (it names none).
+            let authentication = try await Self.post(client, "{\"token\":\"\(GateFixtures.token(GateFixtures.request(.authentication)))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}")
+            #expect(authentication.status == .badRequest, "\(String(buffer: authentication.body))")
+            #expect((Self.json(authentication)["reason"] as? String)?.contains("authentication token is not exchanged") == true)
             // An authorization token is not exchanged: it is not one-time.
             let authorization = try await Self.post(client, "{\"token\":\"\(GateFixtures.token(GateFixtures.request(.authorization)))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}")
             #expect(authorization.status == .badRequest)
@@ -264,6 +269,74 @@ struct PlaybackExchangeTests {
             #expect(large.headers[.init("X-Token-Status")!] == "BAD_REQUEST")
         }
     }
+
+    /// `tokeninspect mint cdn` hands out what the exchange hands out, through the same code and defaults:
+    /// with one clock, the URL, every cookie and every header are the same bytes (a CAT's claims but its
+    /// random `cti`), and a CAT's `iss` is the gate's requestor id when the profile names no issuer.
+    @Test(arguments: ["akamai", "cloudfront", "cat", "nginx-secure-link"])
+    func mintCDNPrintsWhatTheExchangeHandsOut(kind: String) async throws {
+        let profiles = try Profiles()
+        defer { try? FileManager.default.removeItem(at: profiles.directory) }
+        // The CAT profile without its issuer: the gate's requestor id (TNT) is then the iss.
+        let text = try String(contentsOfFile: try #require(profiles.paths[kind]), encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("issuer = ") }.joined(separator: "\n")
+        let path = try profiles.write("same-\(kind).profile", text.contains("lifetime") ? text : text + "\nlifetime = 900\n")
+        let clock = GateFixtures.Clock()
+        let runtime = try Self.runtime([path], clock: clock)
+        let seconds = clock.read().millisecondsSince1970 / 1000
+        let tokeninspect = try #require(Self.tokeninspect, "the tokeninspect binary beside the tests")
+        let minted = try Subprocess.run(tokeninspect, ["mint", "cdn", "--profile", path, "--resource", "TNT", "--now", String(seconds),
+                                                       "--requestor", "TNT"], separateErrors: true)
+        #expect(minted.status == 0, "\(minted.errorText)")
+        let lines = minted.text.split(separator: "\n").map(String.init)
+        try await runtime.application().test(.router) { client in
+            let answer = try await Self.post(client, "{\"token\":\"\(GateFixtures.token())\",\"resource\":\"TNT\"}")
+            #expect(answer.status == .ok, "\(String(buffer: answer.body))")
+            let body = Self.json(answer)
+            #expect(lines.first == body["url"] as? String, "\(lines) \(body)")
+            let cookies = (body["cookies"] as? [[String: Any]]) ?? []
+            for cookie in cookies {
+                let name = try #require(cookie["name"] as? String), value = try #require(cookie["value"] as? String)
+                #expect(lines.contains { $0.hasPrefix("Set-Cookie: \(name)=\(value);") }, "\(kind): \(name) differs: \(lines)")
+            }
+            let headers = (body["headers"] as? [String: String]) ?? [:]
+            #expect(lines.count == 1 + cookies.count + headers.count, "\(lines)")
+            for (name, value) in headers {
+                let printed = try #require(lines.first { $0.hasPrefix("\(name): ") }, "\(lines)")
+                let mintedCAT = try UnverifiedCommonAccessToken(text: String(printed.dropFirst(name.count + 2)))
+                let handedCAT = try UnverifiedCommonAccessToken(text: value)
+                #expect(handedCAT.token.issuer == "TNT", "the requestor id is the iss")
+                #expect(mintedCAT.token.claims.filter { $0.key != .integer(7) } == handedCAT.token.claims.filter { $0.key != .integer(7) })
+                #expect(mintedCAT.message.protectedHeader == handedCAT.message.protectedHeader)
+            }
+            if kind != "cat" { #expect(lines.joined(separator: "\n") == Self.printed(body), "\(kind)") }
+        }
+        if kind == "cat" {
+            // No issuer and no requestor: a usage error naming the option, never the profile's name as iss.
+            let unnamed = try Subprocess.run(tokeninspect, ["mint", "cdn", "--profile", path, "--resource", "TNT"], separateErrors: true)
+            #expect(unnamed.status == 64 && unnamed.errorText.contains("--requestor"), "\(unnamed.status) \(unnamed.errorText)")
+        }
+    }
+
+    /// The lines `mint cdn` prints for an exchange's answer: the URL, then each cookie as the gate's `Set-Cookie`.
+    static func printed(_ body: [String: Any]) -> String {
+        let cookies = ((body["cookies"] as? [[String: Any]]) ?? []).map { cookie in
+            "Set-Cookie: \(cookie["name"]!)=\(cookie["value"]!); Domain=\(cookie["domain"]!); Path=\(cookie["path"]!); Max-Age=\(cookie["maxAge"]!)"
+                + ((cookie["secure"] as? Bool) == true ? "; Secure" : "") + "; HttpOnly; SameSite=\(cookie["sameSite"]!)"
+        }
+        return ([body["url"] as? String ?? ""] + cookies).joined(separator: "\n")
+    }
+
+    /// The `tokeninspect` SwiftPM built beside this test bundle.
+    static let tokeninspect: String? = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("tokeninspect").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }()
 
     /// A metric label takes a configured value or `-`, never what a client sent: 1,000 random profile names
     /// (300 characters among them) add one series, and every refusal is counted, those refused before the

@@ -139,7 +139,11 @@ public struct CDNProfile: Sendable {
             pairs = issued.cookies
             signedURL = issued.signedURL
         case .cat(let keys):
-            pairs = [CDNField(tokenName, try CommonAccessTokenIssuer.issue(parameters, issuer: settings.issuer ?? requestor ?? name, key: keys[0]))]
+            // iss: the profile's issuer, else the requestor id, as the gate signs it; never a guess.
+            guard let issuer = settings.issuer ?? requestor else {
+                throw .format("the CAT profile \(name) sets no issuer, and no requestor id was given for the iss claim")
+            }
+            pairs = [CDNField(tokenName, try CommonAccessTokenIssuer.issue(parameters, issuer: issuer, key: keys[0]))]
         case .secureLink(let expression, let secrets):
             let token = try SecureLinkIssuer.issue(parameters, expression: expression, secret: secrets[0])
             pairs = settings.carrier == .cookie ? try token.cookies(tokenName: tokenName) : token.fields

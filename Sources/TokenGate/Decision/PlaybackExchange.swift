@@ -113,12 +113,16 @@ struct PlaybackExchange: Sendable {
         // operator's 500 below.
         var decision = await gate.decide(token: Substring(request.token).utf8, resource: chosen.resource,
                                          deviceID: request.deviceID, now: request.now, issuesSession: false)
-        guard decision.status == .verdict(.validToken), let allowance = decision.allowance else {
+        // The kind first, valid or not: an authentication or authorization token is the wrong
+        // request (400), not a refused credential (its resource check would say 403).
+        let tokenKind = decision.allowance?.kind ?? decision.kindLabel
+        if tokenKind != TokenKind.media.rawValue, TokenKind(rawValue: tokenKind) != nil {
+            decision.status = .badRequest
+            decision.allowance = nil
+            decision.reason = "a \(tokenKind) token is not exchanged: the exchange takes a short media token, which it spends once"
             return Outcome(decision: decision, profile: profile.name, kind: profile.kind.rawValue, grant: nil)
         }
-        guard allowance.kind == TokenKind.media.rawValue else {
-            decision.status = .badRequest
-            decision.reason = "a \(allowance.kind) token is not exchanged: the exchange takes a short media token, which it spends once"
+        guard decision.status == .verdict(.validToken), let allowance = decision.allowance else {
             return Outcome(decision: decision, profile: profile.name, kind: profile.kind.rawValue, grant: nil)
         }
         do {
