@@ -236,7 +236,7 @@ enum CredentialDispatch {
     /// `inspect` (verifies only when keys are given).
     static func run(input: InputOptions, keys: KeyOptions, kind: InputKindArgument?, cdn: CDNOptions, verifying: Bool,
                     insecureSkipSignature: Bool = false, detailed: Bool, configuration: DecoderConfiguration,
-                    requestor: String? = nil, digest: RequestorIDDigest = .sha256) throws -> Outcome {
+                    requestor: String? = nil, digest: RequestorIDDigest = .sha256, tokenOptionsGiven: [String] = []) throws -> Outcome {
         let errors = OutputStream.standardError
         func usage(_ message: TerminalText) -> Outcome {
             errors.write("tokeninspect: error: \(message)\n")
@@ -262,6 +262,11 @@ enum CredentialDispatch {
             // CDN tokens (docs/DESIGN.md#reading-cdn-tokens-back): keys are read as each kind needs them.
             if insecureSkipSignature {
                 return usage("--insecure-skip-signature is not for CDN tokens: give --key or --profile, or use inspect")
+            }
+            // An option the run would ignore is worse than none: a CAT of another iss would come back valid under --requestor.
+            if let first = tokenOptionsGiven.first {
+                return usage("\(first) is for entitlement tokens, and the INPUT is CDN tokens (akamai, cloudfront, cat, nginx-secure-link); "
+                             + "their checks are --url, --client-ip, --now and the key's or profile's")
             }
             keys.announceNow()
             let run = CDNRun(inputs: sorted.cdn, kind: kind?.cdnKind, options: cdn, keyPaths: keys.keys, verifying: verifying,

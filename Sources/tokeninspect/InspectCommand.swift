@@ -52,7 +52,7 @@ struct InspectCommand {
         // Software statements, signed requestor IDs and user metadata (docs/DESIGN.md#the-sdks-other-credentials) take their own run.
         let sources: [InputSource]
         switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind, cdn: cdn, verifying: false,
-                                          detailed: true, configuration: configuration) {
+                                          detailed: true, configuration: configuration, tokenOptionsGiven: repairPlus ? ["--repair-plus"] : []) {
         case .finished(let status):
             if status != 0 { throw ExitCode(status) }
             return

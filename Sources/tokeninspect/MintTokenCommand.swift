@@ -87,13 +87,15 @@ struct MintTokenCommand {
         }
         if fingerprint != nil && deviceId != nil { throw ValidationError("give --fingerprint or --device-id, not both") }
         if let issueTime {
-            do { _ = try TokenDateParser.parse(issueTime) } catch { throw ValidationError("--issue-time: \(error)") }
+            // Read as --now is (its help's promise): a token date shape, ISO 8601, or an epoch number
+            // (seconds up to 11 digits, milliseconds beyond).
+            do { _ = try TokenDateParser.parseNow(issueTime) } catch { throw ValidationError("--issue-time: \(error)") }
         }
     }
 
     func run() throws {
         let signingKey = try signing.load()
-        let issued = try issueTime.map { try TokenDateParser.parse($0).timestamp } ?? TokenTimestamp.now()
+        let issued = try issueTime.map { try TokenDateParser.parseNow($0).timestamp } ?? TokenTimestamp.now()
         var request = MintRequest(kind: kind.value, requestorID: requestor, resourceID: resource, issueTime: issued)
         request.mediaRoot = MediaToken.Root(rawValue: root) ?? .authToken
         request.mvpdID = mvpd

@@ -54,6 +54,12 @@ struct VerifyCommand {
         try validate()
     }
 
+    /// The options that judge an entitlement token, as given: a usage error on a run of CDN tokens.
+    var tokenOptionsGiven: [String] {
+        [(resource != nil, "--resource"), (requestor != nil, "--requestor"), (!mvpds.isEmpty, "--mvpd"), (fingerprint != nil, "--fingerprint"),
+         (deviceId != nil, "--device-id"), (rejectReplays, "--reject-replays")].filter(\.0).map(\.1)
+    }
+
     func validate() throws {
         if fingerprint != nil && deviceId != nil {
             throw ValidationError("give --fingerprint or --device-id, not both")
@@ -81,7 +87,7 @@ struct VerifyCommand {
         switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind, cdn: cdn, verifying: true,
                                           insecureSkipSignature: insecureSkipSignature, detailed: false,
                                           configuration: input.decoderConfiguration(),
-                                          requestor: requestor, digest: credentials.digest.value) {
+                                          requestor: requestor, digest: credentials.digest.value, tokenOptionsGiven: tokenOptionsGiven) {
         case .finished(let status):
             if status != 0 { throw ExitCode(status) }
             return

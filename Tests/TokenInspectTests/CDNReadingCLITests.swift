@@ -123,6 +123,20 @@ import Testing
         }
     }
 
+    /// An entitlement token's option on a run of CDN tokens would be ignored: a CAT whose iss is not the
+    /// --requestor came back valid. Each is a usage error naming it, as the CDN options are on other INPUTs.
+    @Test func entitlementTokenOptionsOnCDNTokensAreUsageErrors() throws {
+        let paste = try Self.minted(Self.kinds[2])
+        for option in [["--requestor", "evil.example"], ["--resource", "CNN"], ["--mvpd", "X"], ["--device-id", "d"],
+                       ["--fingerprint", String(repeating: "a", count: 64)], ["--reject-replays"]] {
+            let result = try CLI.run(["verify", "--profile", Self.kinds[2].profile] + option + Self.checked, stdin: paste)
+            #expect(result.status == 64, "\(option): \(result.stdout)")
+            #expect(result.stderr.contains("\(option[0]) is for entitlement tokens"), "\(result.stderr)")
+        }
+        let repaired = try CLI.run(["inspect", "--repair-plus"], stdin: paste)
+        #expect(repaired.status == 64 && repaired.stderr.contains("--repair-plus"), "\(repaired.stderr)")
+    }
+
     @Test func expiredNotYetValidAndIPMismatch() throws {
         let akamai = try Self.minted(Self.kinds[0])
         let expired = try CLI.run(["verify", "--format", "jsonl", "--profile", Self.kinds[0].profile, "--now", "2026-01-15T17:00:00Z"], stdin: akamai)

@@ -51,6 +51,23 @@ import Testing
         #expect(object["root"] as? String == "shortAuthorizationToken")
     }
 
+    /// `--issue-time` takes what its help says: a token date shape, ISO 8601 or epoch milliseconds (and
+    /// epoch seconds, read by magnitude as `--now` is); each gives the same token date.
+    @Test func issueTimeTakesEpochMillisecondsAsItsHelpSays() throws {
+        let help = try CLI.run(["mint", "token", "--help"]).stdout
+        #expect(help.contains("epoch\n") || help.contains("epoch milliseconds"), "\(help)")
+        var issued: [String] = []
+        for time in ["2026-01-15T12:00:00Z", "1768478400000", "1768478400"] {
+            let minted = try CLI.run(["mint", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT", "--resource", "TNT",
+                                      "--issue-time", time, "--ttl", "600"])
+            #expect(minted.status == 0, "\(time): \(minted.stderr)")
+            let inspected = try CLI.run(["inspect", "--format", "jsonl", minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
+            let object = try #require(try CLI.jsonLines(inspected.stdout).first)
+            issued.append(object["issuedAt"] as? String ?? "\(object)")
+        }
+        #expect(Set(issued).count == 1, "\(issued)")
+    }
+
     @Test func mintRefusesWhatItCannotIssue() throws {
         let base = ["mint", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT"]
         #expect(try CLI.run(base).status == 64)                                   // media needs --resource

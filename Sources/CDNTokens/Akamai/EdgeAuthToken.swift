@@ -87,8 +87,10 @@ public struct EdgeAuthToken: Sendable, Hashable {
         data = values["data"]
         startTime = try values["st"].map { (text) throws(CDNRefusal) in try Self.seconds(text, field: "st") }
         expires = try Self.seconds(expiresText, field: "exp")
-        if let startTime, expires <= startTime {
-            throw .format("an EdgeAuth token whose exp (\(expires)) is not after its st (\(startTime))")
+        // exp == st is a token valid for no second (akamai-edgeauth's generators write one for a window
+        // of 0): well formed, and never valid (see the verifier); exp before st is malformed.
+        if let startTime, expires < startTime {
+            throw .format("an EdgeAuth token whose exp (\(expires)) is before its st (\(startTime))")
         }
         acl = try values["acl"].map { (text) throws(CDNRefusal) in
             var patterns: [EdgeAuthACL] = []

@@ -79,6 +79,14 @@ extension EdgeAuthToken {
 
     private func checkTimes(_ facts: CDNRequestFacts) throws(CDNRefusal) {
         let leeway = max(facts.leeway, 0)
+        // A window of no second is valid at no time, as Akamai's edge judges it: before it, not yet
+        // valid; from it on, expired. The leeway widens a window, it does not make one.
+        if let startTime, startTime == expires {
+            if facts.now.addingSaturating(leeway) < startTime {
+                throw CDNRefusal(.tokenNotYetValid, "the EdgeAuth token starts at \(startTime) (st) and expires then (exp): it is valid for no second")
+            }
+            throw CDNRefusal(.tokenExpired, "the EdgeAuth token expires at \(expires) (exp), the second it starts (st): it is valid for no second")
+        }
         if let startTime, facts.now.addingSaturating(leeway) < startTime {
             throw CDNRefusal(.tokenNotYetValid, "the EdgeAuth token starts at \(startTime) (st); now is \(facts.now), leeway \(leeway) s")
         }

@@ -38,7 +38,7 @@ import Testing
         ("exp=1e3~hmac=\(mac)", "'exp' is not a positive number"),
         ("exp=9223372036854775808~hmac=\(mac)", "'exp' is not a positive number"),
         ("st=x~exp=1~hmac=\(mac)", "'st' is not a positive number"),
-        ("st=5~exp=5~hmac=\(mac)", "is not after its st"),
+        ("st=6~exp=5~hmac=\(mac)", "is before its st"),
         ("exp=1~acl=/a!!/b~hmac=\(mac)", "an empty ACL"),
         ("exp=1~acl=/a!~hmac=\(mac)", "an empty ACL"),
         ("exp=1~acl=/a%2~hmac=\(mac)", "not a %XX escape"),

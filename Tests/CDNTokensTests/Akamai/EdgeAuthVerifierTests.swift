@@ -33,6 +33,31 @@ import Testing
         #expect(try Self.token().verify(key: Self.key, facts: Self.facts(nil)).coveringACL == nil)
     }
 
+    /// Akamai's EdgeAuth-Token-Node, test/test_local.json ("atk1", "atk2", "atk4"; key
+    /// 7a5c2be9…a5a5): its generator writes `st == exp` when no window is given. Such a token is
+    /// well formed and valid at no second: expired from `st` on (whatever the leeway), not yet valid before.
+    @Test("the node generator's vectors: st == exp is expired, never malformed; the others verify")
+    func nodeGeneratorVectors() throws {
+        let key = try EdgeAuthKey(hex: "7a5c2be9f42a1f32cd889d1cf775f05d0cd162bd2871d00fe705ab28c9bba5a5")
+        let zero = try EdgeAuthToken(parsing: "st=1492404013~exp=1492404013~acl=/*~hmac=a77d3cd18e2a08adbc45f844203bb88a9d5057a4e465551b6861f98fb6fecbec")
+        RefusalExpectation.expect(.tokenExpired, naming: "valid for no second") {
+            try zero.verify(key: key, facts: Self.facts("/a.ts", now: 1_492_404_013))
+        }
+        RefusalExpectation.expect(.tokenExpired, naming: "valid for no second") {
+            try zero.verify(key: key, facts: Self.facts("/a.ts", now: 1_492_404_000, leeway: 30))
+        }
+        RefusalExpectation.expect(.tokenNotYetValid, naming: "valid for no second") {
+            try zero.verify(key: key, facts: Self.facts("/a.ts", now: 1_492_403_000))
+        }
+        // Its signature is right: another key says so first.
+        RefusalExpectation.expect(.invalidSignature) { try zero.verify(key: Self.key, facts: Self.facts("/a.ts", now: 1_492_404_013)) }
+        let week = try EdgeAuthToken(parsing: "st=1492404013~exp=1493008813~acl=/*~hmac=57cef6aa3c30939b3f599ee7b1bda3bd63c58937ff713d605d5139e449e09a3c")
+        try week.verify(key: key, facts: Self.facts("/any/thing.ts", now: 1_492_500_000))
+        let two = try EdgeAuthToken(parsing: "st=1492404013~exp=1492405000~acl=/path1!/path2~hmac=918aa0dbc9a471967c4996b66e9c7e32b75f9784e4cec520fb45c4c1a56f8253")
+        try two.verify(key: key, facts: Self.facts("/path2", now: 1_492_404_500))
+        RefusalExpectation.expect(.urlNotCovered) { try two.verify(key: key, facts: Self.facts("/path3", now: 1_492_404_500)) }
+    }
+
     @Test("another key, a changed field, another salt or digest: INVALID_SIGNATURE")
     func invalidSignature() throws {
         let other = try EdgeAuthKey(hex: "62a152a152a152a152a152a152a152a1")
