@@ -20,6 +20,8 @@ struct CDNRun {
     var format: OutputFormat
     var now: TokenTimestamp
     var leeway: Int64
+    /// `--allow-insecure-keys`: a CloudFront key under 2048 bits is read (reading only), with a warning.
+    var keyOptions = KeyLoadingOptions()
     var color: ColorChoice
     var terminal = Terminal.current
 
@@ -110,12 +112,15 @@ struct CDNRun {
         let key: (path: String, bytes: [UInt8])?
         let keyID: String?
         let secureLinkExpression: String?
+        let keyOptions: KeyLoadingOptions
         private var loaded: [CDNTokenKind: CDNVerificationKeys] = [:]
 
-        init(profile: CDNProfile?, key: (path: String, bytes: [UInt8])?, keyID: String?, secureLinkExpression: String?) {
+        init(profile: CDNProfile?, key: (path: String, bytes: [UInt8])?, keyID: String?, secureLinkExpression: String?,
+             keyOptions: KeyLoadingOptions) {
             self.profile = profile
             self.key = key
             self.keyID = keyID
+            self.keyOptions = keyOptions
             self.secureLinkExpression = secureLinkExpression
         }
 
@@ -127,7 +132,8 @@ struct CDNRun {
             if let done = loaded[kind] { return done }
             do {
                 let keys = try CDNVerificationKeys(kind: kind, keyFile: key.bytes, source: key.path, keyID: keyID,
-                                                   secureLinkExpression: secureLinkExpression)
+                                                   secureLinkExpression: secureLinkExpression, keyOptions: keyOptions)
+                InsecureKeyWarning.write(keys.insecureKeys.map { (source: key.path, description: $0) })
                 loaded[kind] = keys
                 return keys
             } catch {
@@ -178,6 +184,6 @@ struct CDNRun {
         let profileKeyFiles = (profile?.settings.keys ?? []).map { SecretFileBytes.path($0.path, credentialsDirectory: credentialsDirectory) }
         SampleKeyWarning.write((key.map { [$0] } ?? []).map { SampleKeyWarning.Key(name: SampleKeys.name(ofKeyFile: $0.bytes), source: $0.path) }
             + profileKeyFiles.map { SampleKeyWarning.Key(name: (try? KeyFiles.read($0)).flatMap(SampleKeys.name(ofKeyFile:)), source: $0) })
-        return Keys(profile: profile, key: key, keyID: options.keyID, secureLinkExpression: options.secureLinkMd5)
+        return Keys(profile: profile, key: key, keyID: options.keyID, secureLinkExpression: options.secureLinkMd5, keyOptions: keyOptions)
     }
 }

@@ -270,7 +270,8 @@ enum CredentialDispatch {
             }
             keys.announceNow()
             let run = CDNRun(inputs: sorted.cdn, kind: kind?.cdnKind, options: cdn, keyPaths: keys.keys, verifying: verifying,
-                             format: input.format, now: keys.nowTimestamp, leeway: Int64(keys.leeway), color: input.color)
+                             format: input.format, now: keys.nowTimestamp, leeway: Int64(keys.leeway),
+                             keyOptions: KeyLoadingOptions(allowsInsecureKeySizes: keys.allowInsecureKeys), color: input.color)
             return .finished(try run.run())
         }
         if let first = cdn.given.first {

@@ -156,6 +156,8 @@ struct KeyOptions {
         }
         errors.flush()
         SampleKeyWarning.write(ring.keys.map { SampleKeyWarning.Key(name: SampleKeys.name(of: $0), source: $0.source) })
+        InsecureKeyWarning.write(ring.keys.filter { $0.bits < KeyLoadingOptions.minimumRSABits && $0.description.hasPrefix("RSA") }
+            .map { (source: $0.source, description: "RSA-\($0.bits)") })
         if listKeys {
             for (index, key) in ring.keys.enumerated() {
                 var line = "tokeninspect: key \(index + 1) of \(ring.keys.count): \(key.description)"

@@ -137,6 +137,32 @@ import Testing
         #expect(repaired.status == 64 && repaired.stderr.contains("--repair-plus"), "\(repaired.stderr)")
     }
 
+    /// AWS's own CloudFront signer tests (aws-sdk-rust, aws-sdk-cloudfront-url-signer's tests: its
+    /// TEST_RSA_KEY, a 512-bit RSA key, copied to Tests/CDNTokensTests/Fixtures/CloudFront) sign with keys
+    /// under 2048 bits. `--allow-insecure-keys` reaches CloudFront verification and reads them, with a warning;
+    /// without it the refusal names the flag. The signature is made here by the openssl CLI, over the canned
+    /// policy AWS's test signs (image.jpg, APKAEXAMPLE, 1767290400).
+    @Test func allowInsecureKeysReachesCloudFrontVerification() throws {
+        let key = "Tests/CDNTokensTests/Fixtures/CloudFront/aws-sdk-rust-test-rsa512.pem"
+        let resource = "https://d111111abcdef8.cloudfront.net/image.jpg"
+        let policy = #"{"Statement":[{"Resource":"\#(resource)","Condition":{"DateLessThan":{"AWS:EpochTime":1767290400}}}]}"#
+        let signed = try CLI.run([], shell: ["/bin/sh", "-c", "printf '%s' '\(policy)' | openssl dgst -sha1 -sign \(key) | base64 -w0"])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let signature = signed.stdout.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "=", with: "_")
+            .replacingOccurrences(of: "/", with: "~")
+        let url = "\(resource)?Expires=1767290400&Signature=\(signature)&Key-Pair-Id=APKAEXAMPLE"
+        let now = ["--now", "2026-01-01T00:00:00Z", "--format", "jsonl"]
+        let allowed = try CLI.run(["verify", "--key", key, "--allow-insecure-keys"] + now, stdin: url)
+        #expect(allowed.status == 0, "\(allowed.stdout)\(allowed.stderr)")
+        #expect(try Self.object(allowed)["status"] as? String == "VALID_TOKEN", "\(allowed.stdout)")
+        #expect(allowed.stderr.contains("is RSA-512, under 2048 bits, read because of --allow-insecure-keys"), "\(allowed.stderr)")
+        let expired = try CLI.run(["verify", "--key", key, "--allow-insecure-keys", "--now", "2026-01-02T00:00:00Z", "--format", "jsonl"], stdin: url)
+        #expect(try Self.object(expired)["status"] as? String == "TOKEN_EXPIRED")
+        let refused = try CLI.run(["verify", "--key", key] + now, stdin: url)
+        #expect(refused.status == 2, "\(refused.stdout)")
+        #expect(refused.stderr.contains("--allow-insecure-keys"), "\(refused.stderr)")
+    }
+
     @Test func expiredNotYetValidAndIPMismatch() throws {
         let akamai = try Self.minted(Self.kinds[0])
         let expired = try CLI.run(["verify", "--format", "jsonl", "--profile", Self.kinds[0].profile, "--now", "2026-01-15T17:00:00Z"], stdin: akamai)

@@ -19,6 +19,8 @@ public struct CDNVerificationKeys: Sendable {
     /// How a report names the keys: the key file, or the profile.
     public let label: String
     let material: Material
+    /// The keys read under 2048 bits because the caller allowed it (`RSA-1024`), for a warning.
+    public private(set) var insecureKeys: [String] = []
 
     init(kind: CDNTokenKind, label: String, material: Material) {
         self.kind = kind
@@ -32,8 +34,12 @@ public struct CDNVerificationKeys: Sendable {
     /// any `kid` (the key was named for this token). `secureLinkExpression` is
     /// the edge's `secure_link_md5`, the secret written `$secret`.
     /// Throws `INVALID_TOKEN_FORMAT` naming the file and what it lacks.
+    /// `keyOptions` reach the PEM keys (CloudFront's): `allowsInsecureKeySizes`
+    /// reads an RSA key under 2048 bits, for reading tokens only; issuing
+    /// keeps RSA ≥ 2048 and P-256 (``CloudFrontIssuer``). Such keys are named
+    /// in ``insecureKeys`` so a front end can warn.
     public init(kind: CDNTokenKind, keyFile bytes: [UInt8], source: String, keyID: String? = nil,
-                secureLinkExpression: String? = nil) throws(CDNRefusal) {
+                secureLinkExpression: String? = nil, keyOptions: KeyLoadingOptions = .init()) throws(CDNRefusal) {
         func failed(_ reason: String) -> CDNRefusal { .format("\(source): \(reason)") }
         switch kind {
         case .akamai:
@@ -42,9 +48,10 @@ public struct CDNVerificationKeys: Sendable {
             do { material = .cat([try CATKey(keyFile: bytes, id: keyID, source: source)], issuer: nil) } catch { throw failed(error.reason) }
         case .cloudfront:
             let keys: [PublicKey]
-            do { keys = try Self.publicKeys(bytes, source: source) } catch { throw failed(error.message) }
+            do { keys = try Self.publicKeys(bytes, source: source, options: keyOptions) } catch { throw failed(error.message) }
             guard keys.count == 1 else { throw failed("holds \(keys.count) keys; give the one CloudFront key") }
             let key = keys[0]
+            if key.bits < KeyLoadingOptions.minimumRSABits, key.description.hasPrefix("RSA") { insecureKeys = ["RSA-\(key.bits)"] }
             if let keyID { try CloudFrontToken.checkKeyPairID(keyID, field: "the key id") }
             material = .cloudfront(named: keyID.map { [$0: key] } ?? [:], unnamed: keyID == nil ? key : nil)
         case .nginxSecureLink:
@@ -62,9 +69,9 @@ public struct CDNVerificationKeys: Sendable {
     }
 
     /// A private key's public half, or the public keys or certificate a file holds.
-    private static func publicKeys(_ bytes: [UInt8], source: String) throws(KeyError) -> [PublicKey] {
-        do { return [try SigningKey(bytes: bytes, source: source).publicKey] } catch where error.code == .notAPrivateKey {
-            return try PublicKey.keys(from: bytes, source: source)
+    private static func publicKeys(_ bytes: [UInt8], source: String, options: KeyLoadingOptions) throws(KeyError) -> [PublicKey] {
+        do { return [try SigningKey(bytes: bytes, source: source, options: options).publicKey] } catch where error.code == .notAPrivateKey {
+            return try PublicKey.keys(from: bytes, source: source, options: options)
         }
     }
 }
