@@ -13,6 +13,7 @@ struct CDNOptions {
         .option("client-ip", "IP", help: "CDN tokens: the viewer's IP address, for a token bound to one."),
         .option("key-id", "ID", help: "CDN tokens: the Key-Pair-Id (cloudfront) or kid (cat) the --key answers to. (default: the token's)"),
         .option("secure-link-md5", "EXPRESSION", help: "CDN tokens: the edge's secure_link_md5 expression, the secret written $secret, for an nginx-secure-link --key (the secret file)."),
+        .option("cat-audience", "AUD", help: "CDN tokens: the audience a CAT's aud must name, for a cat --key (a profile's is its audience setting)."),
     ]
 
     let profile: String?
@@ -20,6 +21,7 @@ struct CDNOptions {
     let clientIP: String?
     let keyID: String?
     let secureLinkMd5: String?
+    let catAudience: String?
 
     init(_ parsed: ParsedArguments) throws {
         profile = parsed.string("profile")
@@ -28,6 +30,7 @@ struct CDNOptions {
         clientIP = parsed.string("client-ip")
         keyID = parsed.string("key-id")
         secureLinkMd5 = parsed.string("secure-link-md5")
+        catAudience = parsed.string("cat-audience")
         try validate()
     }
 
@@ -38,14 +41,17 @@ struct CDNOptions {
         if let clientIP, CDNIPAddress(clientIP) == nil {
             throw ValidationError("--client-ip takes an IPv4 or IPv6 address")
         }
-        if profile != nil, keyID != nil || secureLinkMd5 != nil {
-            throw ValidationError("--profile holds the keys, their ids and the secure-link expression; give --profile, or --key with --key-id and --secure-link-md5")
+        if profile != nil, keyID != nil || secureLinkMd5 != nil || catAudience != nil {
+            throw ValidationError("--profile holds the keys, their ids, the secure-link expression and a CAT's audience; "
+                                  + "give --profile, or --key with --key-id, --secure-link-md5 and --cat-audience")
         }
+        if catAudience?.isEmpty == true { throw ValidationError("--cat-audience is empty") }
     }
 
     /// The options given, by name, for the error that says they are for CDN tokens only.
     var given: [String] {
-        [(profile, "--profile"), (url, "--url"), (clientIP, "--client-ip"), (keyID, "--key-id"), (secureLinkMd5, "--secure-link-md5")]
+        [(profile, "--profile"), (url, "--url"), (clientIP, "--client-ip"), (keyID, "--key-id"), (secureLinkMd5, "--secure-link-md5"),
+         (catAudience, "--cat-audience")]
             .compactMap { $0.0 == nil ? nil : $0.1 }
     }
 

@@ -113,10 +113,12 @@ struct CDNRun {
         let keyID: String?
         let secureLinkExpression: String?
         let keyOptions: KeyLoadingOptions
+        let catAudience: String?
         private var loaded: [CDNTokenKind: CDNVerificationKeys] = [:]
 
         init(profile: CDNProfile?, key: (path: String, bytes: [UInt8])?, keyID: String?, secureLinkExpression: String?,
-             keyOptions: KeyLoadingOptions) {
+             keyOptions: KeyLoadingOptions, catAudience: String?) {
+            self.catAudience = catAudience
             self.profile = profile
             self.key = key
             self.keyID = keyID
@@ -132,7 +134,8 @@ struct CDNRun {
             if let done = loaded[kind] { return done }
             do {
                 let keys = try CDNVerificationKeys(kind: kind, keyFile: key.bytes, source: key.path, keyID: keyID,
-                                                   secureLinkExpression: secureLinkExpression, keyOptions: keyOptions)
+                                                   secureLinkExpression: secureLinkExpression, keyOptions: keyOptions,
+                                                   catAudience: catAudience)
                 InsecureKeyWarning.write(keys.insecureKeys.map { (source: key.path, description: $0) })
                 loaded[kind] = keys
                 return keys
@@ -177,13 +180,14 @@ struct CDNRun {
                 throw ExitCode(2)
             }
         }
-        if key == nil, options.keyID != nil || options.secureLinkMd5 != nil {
-            try usage("--key-id and --secure-link-md5 describe a --key, and none is given")
+        if key == nil, options.keyID != nil || options.secureLinkMd5 != nil || options.catAudience != nil {
+            try usage("--key-id, --secure-link-md5 and --cat-audience describe a --key, and none is given")
         }
         // The profile's key files were read to load it; they are read again here only to be recognised.
         let profileKeyFiles = (profile?.settings.keys ?? []).map { SecretFileBytes.path($0.path, credentialsDirectory: credentialsDirectory) }
         SampleKeyWarning.write((key.map { [$0] } ?? []).map { SampleKeyWarning.Key(name: SampleKeys.name(ofKeyFile: $0.bytes), source: $0.path) }
             + profileKeyFiles.map { SampleKeyWarning.Key(name: (try? KeyFiles.read($0)).flatMap(SampleKeys.name(ofKeyFile:)), source: $0) })
-        return Keys(profile: profile, key: key, keyID: options.keyID, secureLinkExpression: options.secureLinkMd5, keyOptions: keyOptions)
+        return Keys(profile: profile, key: key, keyID: options.keyID, secureLinkExpression: options.secureLinkMd5, keyOptions: keyOptions,
+                    catAudience: options.catAudience)
     }
 }

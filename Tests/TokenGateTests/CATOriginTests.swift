@@ -106,6 +106,26 @@ import Testing
         }
     }
 
+    /// `--cat-audience` names the audience this origin answers as: a CAT whose aud names it passes, one for
+    /// another audience is refused, and without the option any aud is UNSUPPORTED_CLAIM (RFC 8392 §3.1.3).
+    @Test func catAudienceJudgesTheAudClaim() async throws {
+        let forUs = CATGateFixtures.token(now: now, [CATGateFixtures.claim(.aud, .array([.text("origin.example"), .text("other")]))])
+        let forOthers = CATGateFixtures.token(now: now, [CATGateFixtures.claim(.aud, .text("other.example"))])
+        try await withGate(["--cat-audience", "origin.example"]) { client, _ in
+            let named = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: forUs])
+            #expect(named.tokenStatus == "VALID_TOKEN", "\(named["X-Token-Reason"] ?? "")")
+            let other = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: forOthers])
+            #expect(other.status == .forbidden && other.tokenStatus == "INVALID_SIGNATURE", "\(other["X-Token-Reason"] ?? "")")
+            let plain = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: CATGateFixtures.token(now: now)])
+            #expect(plain.tokenStatus == "VALID_TOKEN", "a CAT without aud is for any audience")
+        }
+        try await withGate { client, _ in
+            let unnamed = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: forUs])
+            #expect(unnamed.tokenStatus == "UNSUPPORTED_CLAIM", "\(unnamed["X-Token-Reason"] ?? "")")
+        }
+        #expect(throws: (any Error).self) { try GateFixtures.configuration(["--cat-audience", "x"]) }
+    }
+
     @Test func catuIsMatchedAgainstTheOriginalURIWithoutTheCATParameter() async throws {
         try await withGate { client, _ in
             let exact = CATGateFixtures.token(now: now, [

@@ -163,6 +163,25 @@ import Testing
         #expect(refused.stderr.contains("--allow-insecure-keys"), "\(refused.stderr)")
     }
 
+    /// RFC 8392's signed example (A.3) carries aud: `--cat-audience` names the audience this edge answers as,
+    /// and the example verifies; without it the aud is refused by name, as RFC 8392 §3.1.3 asks.
+    @Test func catAudienceLetsRFC8392sExampleVerify() throws {
+        let hex = "d28443a10126a104524173796d6d657472696345434453413235365850a70175636f61703a2f2f61732e6578616d706c652e636f6d"
+            + "02656572696b77037818636f61703a2f2f6c696768742e6578616d706c652e636f6d041a5612aeb0051a5610d9f0061a5610d9f007420b71"
+            + "58405427c1ff28d23fbad1f29c4c7c6a555e601d6fa29f9179bc3d7438bacaca5acd08c8d4d4f96131680c429a01f85951ecee743a52b9b6"
+            + "3632c57209120e1c9e30"
+        let key = ["--kind", "cat", "--key", "Tests/CDNTokensTests/Fixtures/CAT/rfc8392-a2-3-p256-public.pem", "--key-id", "AsymmetricECDSA256",
+                   "--now", "2015-10-04T08:00:00Z", "--format", "jsonl"]
+        let named = try CLI.run(["verify", "--cat-audience", "coap://light.example.com"] + key + [hex])
+        #expect(named.status == 0, "\(named.stdout)\(named.stderr)")
+        #expect(try Self.object(named)["status"] as? String == "VALID_TOKEN")
+        let unnamed = try CLI.run(["verify"] + key + [hex])
+        #expect(unnamed.status == 1)
+        #expect(try Self.object(unnamed)["status"] as? String == "UNSUPPORTED_CLAIM")
+        let withProfile = try CLI.run(["verify", "--profile", Self.kinds[2].profile, "--cat-audience", "x"] + Self.checked, stdin: try Self.minted(Self.kinds[2]))
+        #expect(withProfile.status == 64)
+    }
+
     @Test func expiredNotYetValidAndIPMismatch() throws {
         let akamai = try Self.minted(Self.kinds[0])
         let expired = try CLI.run(["verify", "--format", "jsonl", "--profile", Self.kinds[0].profile, "--now", "2026-01-15T17:00:00Z"], stdin: akamai)

@@ -143,7 +143,7 @@ public struct CDNProfile: Sendable {
             guard let issuer = settings.issuer ?? requestor else {
                 throw .format("the CAT profile \(name) sets no issuer, and no requestor id was given for the iss claim")
             }
-            pairs = [CDNField(tokenName, try CommonAccessTokenIssuer.issue(parameters, issuer: issuer, key: keys[0]))]
+            pairs = [CDNField(tokenName, try CommonAccessTokenIssuer.issue(parameters, issuer: issuer, audience: settings.audience, key: keys[0]))]
         case .secureLink(let expression, let secrets):
             let token = try SecureLinkIssuer.issue(parameters, expression: expression, secret: secrets[0])
             pairs = settings.carrier == .cookie ? try token.cookies(tokenName: tokenName) : token.fields

@@ -38,6 +38,8 @@ public struct CDNProfileSettings: Sendable, Hashable {
     public var sameSite: SameSite
     public var tokenName: String?
     public var issuer: String?
+    /// `cat`: the `aud` issued tokens carry and read-back tokens must name (nil: none written, and a token with one refused).
+    public var audience: String?
     /// Seconds; nil: the gate's session lifetime.
     public var lifetime: Int64?
     public var bindIP: Bool
@@ -47,7 +49,7 @@ public struct CDNProfileSettings: Sendable, Hashable {
     /// Every name a profile may set.
     public static let names: [String] = [
         "name", "kind", "key", "resource", "scope", "allow-host-scope-insecure", "carrier", "cookie-domain",
-        "same-site", "token-name", "issuer", "lifetime", "bind-ip", "ip-header", "secure-link-md5",
+        "same-site", "token-name", "issuer", "audience", "lifetime", "bind-ip", "ip-header", "secure-link-md5",
     ]
     /// The longest lifetime a profile may give a CDN token: a day.
     public static let maximumLifetime: Int64 = 86_400
@@ -181,6 +183,11 @@ public struct CDNProfileSettings: Sendable, Hashable {
         }
         let issuer = single["issuer"]?.value
         if issuer != nil, kind != .cat { throw CDNProfileError("\(place("issuer")): issuer is for kind cat only") }
+        let audience = single["audience"]?.value
+        if audience != nil, kind != .cat { throw CDNProfileError("\(place("audience")): audience is for kind cat only") }
+        if let audience, audience.isEmpty || !audience.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+            throw CDNProfileError("\(place("audience")): audience is one word of visible ASCII (a URI or a name, as RFC 8392's aud)")
+        }
         var lifetime: Int64? = nil
         if let text = single["lifetime"]?.value {
             guard let seconds = Int64(text), seconds >= 1, seconds <= Self.maximumLifetime else {
@@ -210,6 +217,7 @@ public struct CDNProfileSettings: Sendable, Hashable {
         self.sameSite = sameSite
         self.tokenName = tokenName
         self.issuer = issuer
+        self.audience = audience
         self.lifetime = lifetime
         self.bindIP = try flag("bind-ip")
         self.ipHeader = ipHeader

@@ -10,7 +10,7 @@ extension CDNProfile {
         case .cloudfront(_, let verifiers):
             return CDNVerificationKeys(kind: kind, label: label, material: .cloudfront(named: verifiers, unnamed: nil))
         case .cat(let keys):
-            return CDNVerificationKeys(kind: kind, label: label, material: .cat(keys, issuer: settings.issuer))
+            return CDNVerificationKeys(kind: kind, label: label, material: .cat(keys, issuer: settings.issuer, audience: settings.audience))
         case .secureLink(let expression, let secrets):
             return CDNVerificationKeys(kind: kind, label: label, material: .secureLink(expression, secrets: secrets))
         }

@@ -11,7 +11,7 @@ public struct CDNVerificationKeys: Sendable {
         /// Public keys by `Key-Pair-Id`; `unnamed` is a key given without an
         /// id, taken as the key of whatever id the token names.
         case cloudfront(named: [String: PublicKey], unnamed: PublicKey?)
-        case cat([CATKey], issuer: String?)
+        case cat([CATKey], issuer: String?, audience: String?)
         case secureLink(SecureLinkExpression, secrets: [[UInt8]])
     }
 
@@ -32,20 +32,25 @@ public struct CDNVerificationKeys: Sendable {
     /// needs it. `keyID` is the `Key-Pair-Id` or the `kid` the key answers to;
     /// without one a CloudFront key verifies any `Key-Pair-Id` and a CAT key
     /// any `kid` (the key was named for this token). `secureLinkExpression` is
-    /// the edge's `secure_link_md5`, the secret written `$secret`.
+    /// the edge's `secure_link_md5`, the secret written `$secret`. `catAudience`
+    /// is the `aud` a CAT must name (RFC 8392 §3.1.3: without one, a CAT that
+    /// carries an `aud` is refused).
     /// Throws `INVALID_TOKEN_FORMAT` naming the file and what it lacks.
     /// `keyOptions` reach the PEM keys (CloudFront's): `allowsInsecureKeySizes`
     /// reads an RSA key under 2048 bits, for reading tokens only; issuing
     /// keeps RSA ≥ 2048 and P-256 (``CloudFrontIssuer``). Such keys are named
     /// in ``insecureKeys`` so a front end can warn.
     public init(kind: CDNTokenKind, keyFile bytes: [UInt8], source: String, keyID: String? = nil,
-                secureLinkExpression: String? = nil, keyOptions: KeyLoadingOptions = .init()) throws(CDNRefusal) {
+                secureLinkExpression: String? = nil, keyOptions: KeyLoadingOptions = .init(),
+                catAudience: String? = nil) throws(CDNRefusal) {
         func failed(_ reason: String) -> CDNRefusal { .format("\(source): \(reason)") }
         switch kind {
         case .akamai:
             do { material = .akamai([try EdgeAuthKey(hex: String(decoding: bytes, as: UTF8.self))]) } catch { throw failed(error.reason) }
         case .cat:
-            do { material = .cat([try CATKey(keyFile: bytes, id: keyID, source: source)], issuer: nil) } catch { throw failed(error.reason) }
+            do { material = .cat([try CATKey(keyFile: bytes, id: keyID, source: source)], issuer: nil, audience: catAudience) } catch {
+                throw failed(error.reason)
+            }
         case .cloudfront:
             let keys: [PublicKey]
             do { keys = try Self.publicKeys(bytes, source: source, options: keyOptions) } catch { throw failed(error.message) }
@@ -97,8 +102,8 @@ extension CDNReading {
         case (.cloudfront(let token), .cloudfront(var named, let unnamed)):
             if let unnamed, named[token.keyPairID] == nil { named[token.keyPairID] = unnamed }
             _ = try token.verify(keys: named, facts: facts)
-        case (.cat(let token), .cat(let keys, let issuer)):
-            _ = try token.verify(keys: keys, facts: facts, expectedIssuer: issuer)
+        case (.cat(let token), .cat(let keys, let issuer, let audience)):
+            _ = try token.verify(keys: keys, facts: facts, expectedIssuer: issuer, expectedAudience: audience)
         case (.secureLink(let token), .secureLink(let expression, let secrets)):
             try Self.eachKey(secrets, none: "no secure_link secret is configured") { (secret) throws(CDNRefusal) in
                 try token.verify(expression: expression, secret: secret, facts: facts)

@@ -70,7 +70,7 @@ final class GateRuntime: Sendable {
             : Reloaded(try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds))
         let catKeys = Reloaded(try CATKeyLoading.load(configuration.catKeys))
         let cat = configuration.catKeys.isEmpty ? nil
-            : CATOrigin(keys: catKeys, issuer: configuration.catIssuer,
+            : CATOrigin(keys: catKeys, issuer: configuration.catIssuer, audience: configuration.catAudience,
                         leewaySeconds: configuration.leewayMilliseconds / 1000, replayStore: store,
                         replayDeadline: replayTimeout + .milliseconds(50))
         gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, cat: cat, clock: clock,

@@ -75,6 +75,11 @@ extension GateConfiguration {
             guard !issuer.isEmpty else { throw GateConfigurationError("--cat-issuer is empty") }
             catIssuer = issuer
         }
+        if let audience = options.catAudience {
+            guard !catKeys.isEmpty else { throw GateConfigurationError("--cat-audience without --cat-key: no CAT is read") }
+            guard !audience.isEmpty else { throw GateConfigurationError("--cat-audience is empty") }
+            catAudience = audience
+        }
         if let name = options.clientIPHeader { clientIPHeader = try Self.headerName(name, option: "--client-ip-header") }
         if !catKeys.isEmpty {
             // A CAT's carriers must not be another credential's, or one value would be read two ways.

@@ -98,6 +98,11 @@ struct ServeOptions: ParsableArguments {
     var catIssuer: String?
 
     @Option(help: ArgumentHelp(
+        "The audience this origin answers as (with --cat-key): a CAT's aud must name it. Without it a CAT that carries an aud is refused (RFC 8392 3.1.3).",
+        valueName: "AUD"))
+    var catAudience: String?
+
+    @Option(help: ArgumentHelp(
         "The request header in which the proxy gives the viewer's IP (X-Real-IP in the shipped nginx site), for a CAT's catnip; without it a CAT bound to an IP is refused. Two field lines are 400.",
         valueName: "NAME"))
     var clientIPHeader: String?

@@ -44,6 +44,8 @@ struct GateConfiguration: Sendable {
     var catKeys: [CATKeySetting] = []
     /// `--cat-issuer`: the `iss` a CAT must carry (nil: any issuer the keys vouch for).
     var catIssuer: String? = nil
+    /// `--cat-audience`: the `aud` a CAT must name (nil: a CAT with an `aud` is refused).
+    var catAudience: String? = nil
     /// `--client-ip-header`: the proxy-set header holding the viewer's IP (a CAT's `catnip`).
     var clientIPHeader: String? = nil
     /// systemd's `$CREDENTIALS_DIRECTORY`, where relative secret paths are read.

@@ -14,6 +14,8 @@ struct CATOrigin: Sendable {
     let keys: Reloaded<[CATKey]>
     /// `--cat-issuer`: the `iss` every CAT must carry (nil: any).
     let issuer: String?
+    /// `--cat-audience`: the `aud` a CAT must name (nil: a CAT with an `aud` is refused).
+    var audience: String? = nil
     /// The gate's `--leeway`, in whole seconds (CWT times are seconds).
     let leewaySeconds: Int64
     /// The gate's replay store as media tokens use it (deadline, metrics,
@@ -50,7 +52,7 @@ struct CATOrigin: Sendable {
             }
         }
         let verified: VerifiedCommonAccessToken
-        do { verified = try unverified.verify(keys: keys.current, facts: facts, expectedIssuer: issuer) } catch {
+        do { verified = try unverified.verify(keys: keys.current, facts: facts, expectedIssuer: issuer, expectedAudience: audience) } catch {
             return refuse(Self.status(of: error.status), error.reason)
         }
         // No exp: the CAT does not expire, and the allow says so with the latest time there is.
