@@ -54,6 +54,19 @@ struct CaddyIntegrationTests {
             let forged = try await RawHTTP.fetch(port: port, "/hls/tnt/seg1.ts?token=\(GateFixtures.token(key: GateFixtures.untrustedKey))")
             #expect(forged.status == 403)
             #expect(forged["X-Token-Status"] == "INVALID_SIGNATURE")
+
+            // Every spelling that leaves the folder, sent as is: Caddy does not route it (404) or the gate
+            // refuses it (400 INVALID_REQUEST); the origin never serves it, and the token is not spent.
+            let fresh = GateFixtures.token()
+            for path in ["/hls/tnt/../cnn/seg1.ts", "/hls/tnt/%2e%2e/cnn/seg1.ts", "/hls/tnt/.%2E/cnn/seg1.ts", "/hls/tnt/..;/cnn/seg1.ts",
+                         "/hls/tnt/..%2fcnn/seg1.ts", "/hls/tnt/..%5Ccnn/seg1.ts", "/hls/tnt/./../cnn/seg1.ts"] {
+                let answer = try await RawHTTP.fetch(port: port, "\(path)?token=\(fresh)")
+                #expect(answer.body != "segment", "\(path) reached the origin")
+                #expect(answer.status == 404 || (answer.status == 400 && answer["X-Token-Status"] == "INVALID_REQUEST"),
+                        "\(path): \(answer.status) \(answer["X-Token-Status"] ?? "-")")
+            }
+            let played = try await RawHTTP.fetch(port: port, "/hls/tnt/seg1.ts?token=\(fresh)")
+            #expect(played.status == 200, "a refused path spent the token")
         }
     }
 }
