@@ -174,6 +174,13 @@ struct CDNInspectTests {
                                                        body: ByteBuffer(string: akamai))
             let lateObject = try JSONSerialization.jsonObject(with: Data(buffer: late.body)) as? [String: Any]
             #expect((lateObject?["reports"] as? [[String: Any]])?.first?["status"] as? String == "TOKEN_EXPIRED")
+            // The same token pasted on a URL whose path leaves its folder: INVALID_URL, never VALID_TOKEN.
+            let escaping = akamai.replacingOccurrences(of: "/hls/tnt/", with: "/hls/tnt/%2e%2e/cnn/")
+            #expect(escaping != akamai)
+            let moved = try await client.executeRequest(uri: "/debugger/report?now=\(Self.now)", method: .post, headers: [:],
+                                                        body: ByteBuffer(string: escaping))
+            let movedObject = try JSONSerialization.jsonObject(with: Data(buffer: moved.body)) as? [String: Any]
+            #expect((movedObject?["reports"] as? [[String: Any]])?.first?["status"] as? String == "INVALID_URL", "\(String(buffer: moved.body))")
         }
     }
 
