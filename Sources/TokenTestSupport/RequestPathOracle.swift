@@ -42,27 +42,8 @@ public final class RequestPathOracle {
         }
     }
 
-    /// Every `%XX` decoded, whatever byte it names; a `%` that starts no escape kept.
-    static func fullyDecoded(_ bytes: [UInt8]) -> [UInt8] {
-        func hex(_ byte: UInt8) -> UInt8? {
-            if byte >= 0x30 && byte <= 0x39 { return byte - 0x30 }
-            if byte >= 0x41 && byte <= 0x46 { return byte - 0x41 + 10 }
-            if byte >= 0x61 && byte <= 0x66 { return byte - 0x61 + 10 }
-            return nil
-        }
-        var out: [UInt8] = []
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, let high = hex(bytes[index + 1]), let low = hex(bytes[index + 2]) {
-                out.append(high * 16 + low)
-                index += 3
-            } else {
-                out.append(bytes[index])
-                index += 1
-            }
-        }
-        return out
-    }
+    /// Every `%XX` decoded, whatever byte it names, by the harness's own decoder (the Akamai oracle's).
+    static func fullyDecoded(_ bytes: [UInt8]) -> [UInt8] { CDNAkamaiOracle.referenceDecode(bytes) }
 
     /// RFC 3986 §5.2.4, step by step over an input and an output buffer.
     public static func removeDotSegments(_ path: [UInt8]) -> [UInt8] {
