@@ -12,13 +12,14 @@ public enum CommonAccessTokenIssuer {
     /// The token's text, with a fresh random `cti`.
     public static func issue(_ parameters: CDNIssueParameters, issuer: String, audience: String? = nil, key: CATKey) throws(CDNRefusal) -> String {
         guard let cti = ConstantTime.randomBytes(16) else { throw .format("no random bytes for the CAT's cti (OpenSSL)") }
-        return CATTextEncoding.base64url(try message(claims: try claims(for: parameters, issuer: issuer, audience: audience, cti: cti), key: key).cbor())
+        return try issue(parameters, issuer: issuer, audience: audience, key: key, cti: cti)
     }
 
     /// The token's text with a chosen `cti` (known-answer tests: with an HMAC
     /// key the bytes are then fully determined).
-    package static func issue(_ parameters: CDNIssueParameters, issuer: String, key: CATKey, cti: [UInt8]) throws(CDNRefusal) -> String {
-        CATTextEncoding.base64url(try message(parameters, issuer: issuer, key: key, cti: cti).cbor())
+    package static func issue(_ parameters: CDNIssueParameters, issuer: String, audience: String? = nil, key: CATKey,
+                              cti: [UInt8]) throws(CDNRefusal) -> String {
+        CATTextEncoding.base64url(try message(claims: try claims(for: parameters, issuer: issuer, audience: audience, cti: cti), key: key).cbor())
     }
 
     /// The COSE message before it is written as text.

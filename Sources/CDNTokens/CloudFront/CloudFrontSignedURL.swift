@@ -15,8 +15,12 @@ public struct CloudFrontSignedURL: Sendable, Hashable {
     /// The query's `name=value` pieces as written (a piece without `=` has an
     /// empty value), in order; none when there is no query.
     public static func queryPairs(of url: CDNURL) -> [CDNField] {
-        guard let query = url.query else { return [] }
-        return query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { piece in
+        url.query.map { queryPairs(query: $0[...]) } ?? []
+    }
+
+    /// The `name=value` pieces of a query string, split at `&` and the first `=`, as written.
+    public static func queryPairs(query: Substring) -> [CDNField] {
+        query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { piece in
             guard let equals = piece.firstIndex(of: UInt8(ascii: "=")) else { return CDNField(String(Substring(piece)), "") }
             return CDNField(String(Substring(piece[..<equals])), String(Substring(piece[piece.index(after: equals)...])))
         }

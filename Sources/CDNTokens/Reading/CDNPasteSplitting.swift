@@ -80,8 +80,7 @@ extension CDNPaste {
                     // A token on a URL whose path is refused is still a CDN paste: the reader answers INVALID_URL for it.
                     guard error.status == .invalidURL else { continue }
                     let query = text.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
-                    let names = query.split(separator: "&").map { String($0.prefix { $0 != "=" }) }
-                    if CDNTokenLocator.showsCDNToken(queryNames: Set(names)) { return true }
+                    if CDNTokenLocator.showsCDNToken(queryNames: Set(CloudFrontSignedURL.queryPairs(query: query).map(\.name))) { return true }
                     continue
                 }
                 if CDNTokenLocator.showsCDNToken(queryNames: Set(CloudFrontSignedURL.queryPairs(of: url).map(\.name))) { return true }
