@@ -239,7 +239,7 @@ import Testing
         let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Samples/README.md"), encoding: .utf8)
         let rows = readme.split(separator: "\n").map { $0.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) } }
             .filter { $0.count == 5 && $0[0].hasPrefix("`cdn/") }
-        #expect(rows.count == 5)
+        #expect(rows.count == 6)
         #expect(Set(rows.map { $0[2] }).count == 4, "a profile of each kind")
         func unquoted(_ cell: String) -> String { cell.trimmingCharacters(in: CharacterSet(charactersIn: "`")) }
         for row in rows {
