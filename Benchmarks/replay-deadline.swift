@@ -1,3 +1,4 @@
+import Dispatch
 // A microbenchmark of the replay decision's deadline mechanism (issue 22
 // item 2, docs/PERFORMANCE.md "One deadline for the replay store"), kept
 // standalone so it builds in seconds:
@@ -7,7 +8,6 @@
 //   /usr/bin/time -f "%U+%S s CPU" /tmp/replay-deadline direct 200000
 //
 import Synchronization
-import Dispatch
 
 // The replay decision's deadline mechanism, before and after issue 22 item 2:
 // before, the verifier raced the store in two unstructured Tasks (work + timer)
@@ -27,7 +27,10 @@ final class DeadlineRace<Value: Sendable>: Sendable {
         let (continuation, cleanup) = state.withLock { state -> (CheckedContinuation<Value, Never>?, (@Sendable () -> Void)?) in
             guard !state.finished else { return (nil, nil) }
             state.finished = true
-            defer { state.continuation = nil; state.onFinish = nil }
+            defer {
+                state.continuation = nil
+                state.onFinish = nil
+            }
             return (state.continuation, state.onFinish)
         }
         guard let continuation else { return false }
@@ -76,7 +79,10 @@ func run(_ name: String, n: Int, _ body: @escaping @Sendable (Store, Int, Durati
         for worker in 0..<concurrency {
             group.addTask {
                 var i = worker
-                while i < n { _ = await body(store, i, .milliseconds(100)); i += concurrency }
+                while i < n {
+                    _ = await body(store, i, .milliseconds(100))
+                    i += concurrency
+                }
             }
         }
     }

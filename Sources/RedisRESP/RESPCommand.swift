@@ -64,7 +64,10 @@ public struct RESPCommand: Sendable, Hashable {
     private static func decimalDigits(_ value: Int) -> Int {
         var digits = 1
         var rest = value / 10
-        while rest > 0 { digits += 1; rest /= 10 }
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
         return digits
     }
 }

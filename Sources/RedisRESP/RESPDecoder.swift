@@ -89,8 +89,11 @@ public struct RESPDecoder: Sendable {
             guard buffer.count - readIndex >= length + 2 else { return nil }
             let end = readIndex + length
             guard buffer[end] == RESPSyntax.carriageReturn, buffer[end + 1] == RESPSyntax.lineFeed else {
-                throw RESPError(.missingBulkTerminator, offset: offset(end),
-                                "a bulk string of \(length) bytes is not followed by CR LF")
+                throw RESPError(
+                    .missingBulkTerminator,
+                    offset: offset(end),
+                    "a bulk string of \(length) bytes is not followed by CR LF"
+                )
             }
             let payload = Array(buffer[readIndex..<end])
             readIndex = end + 2
@@ -131,8 +134,11 @@ public struct RESPDecoder: Sendable {
                 throw RESPError(.malformedInteger, offset: itemOffset, "a bulk string's length is \(length)")
             }
             guard length <= limits.maxBulkBytes else {
-                throw RESPError(.bulkTooLong, offset: itemOffset,
-                                "a bulk string of \(length) bytes (limit \(limits.maxBulkBytes))")
+                throw RESPError(
+                    .bulkTooLong,
+                    offset: itemOffset,
+                    "a bulk string of \(length) bytes (limit \(limits.maxBulkBytes))"
+                )
             }
             try checkReplySize(pending: Int(length) + 2)
             awaitedBulkLength = Int(length)
@@ -140,8 +146,11 @@ public struct RESPDecoder: Sendable {
         case UInt8(ascii: "*"):
             let count = try Self.integer(content, offset: itemOffset)
             guard openArrays.count < limits.maxNestingDepth else {
-                throw RESPError(.nestingTooDeep, offset: itemOffset,
-                                "arrays nested more than \(limits.maxNestingDepth) deep")
+                throw RESPError(
+                    .nestingTooDeep,
+                    offset: itemOffset,
+                    "arrays nested more than \(limits.maxNestingDepth) deep"
+                )
             }
             if count == -1 {
                 try checkReplySize(pending: 0)
@@ -151,8 +160,11 @@ public struct RESPDecoder: Sendable {
                 throw RESPError(.malformedInteger, offset: itemOffset, "an array's length is \(count)")
             }
             guard count <= limits.maxArrayCount else {
-                throw RESPError(.arrayTooLong, offset: itemOffset,
-                                "an array of \(count) elements (limit \(limits.maxArrayCount))")
+                throw RESPError(
+                    .arrayTooLong,
+                    offset: itemOffset,
+                    "an array of \(count) elements (limit \(limits.maxArrayCount))"
+                )
             }
             try checkReplySize(pending: 0)
             if count == 0 { return .some(.array([])) }
@@ -161,9 +173,12 @@ public struct RESPDecoder: Sendable {
             openArrays.append(OpenArray(remaining: Int(count), elements: elements))
             return .some(nil)
         case UInt8(ascii: "_"), UInt8(ascii: ","), UInt8(ascii: "#"), UInt8(ascii: "!"), UInt8(ascii: "="),
-             UInt8(ascii: "("), UInt8(ascii: "%"), UInt8(ascii: "~"), UInt8(ascii: ">"), UInt8(ascii: "|"):
-            throw RESPError(.unsupportedType, offset: itemOffset,
-                            "RESP3 type '\(Character(Unicode.Scalar(buffer[lineStart])))' on a RESP2 connection")
+            UInt8(ascii: "("), UInt8(ascii: "%"), UInt8(ascii: "~"), UInt8(ascii: ">"), UInt8(ascii: "|"):
+            throw RESPError(
+                .unsupportedType,
+                offset: itemOffset,
+                "RESP3 type '\(Character(Unicode.Scalar(buffer[lineStart])))' on a RESP2 connection"
+            )
         case let byte:
             throw RESPError(.invalidTypeByte, offset: itemOffset, "0x\(String(byte, radix: 16)) is not a RESP type")
         }
@@ -191,8 +206,11 @@ public struct RESPDecoder: Sendable {
             }
         }
         if index > lastAllowed {
-            throw RESPError(.lineTooLong, offset: offset(readIndex),
-                            "a line longer than \(limits.maxLineBytes) bytes")
+            throw RESPError(
+                .lineTooLong,
+                offset: offset(readIndex),
+                "a line longer than \(limits.maxLineBytes) bytes"
+            )
         }
         scanIndex = index
         return nil
@@ -202,8 +220,11 @@ public struct RESPDecoder: Sendable {
     private func checkReplySize(pending: Int) throws(RESPError) {
         let size = offset(readIndex) + pending - replyStartOffset
         if size > limits.maxReplyBytes {
-            throw RESPError(.replyTooLarge, offset: replyStartOffset,
-                            "a reply longer than \(limits.maxReplyBytes) bytes")
+            throw RESPError(
+                .replyTooLarge,
+                offset: replyStartOffset,
+                "a reply longer than \(limits.maxReplyBytes) bytes"
+            )
         }
     }
 

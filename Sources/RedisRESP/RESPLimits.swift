@@ -22,8 +22,10 @@ public struct RESPLimits: Sendable, Hashable {
         maxNestingDepth: Int = 8,
         maxReplyBytes: Int = 2 * 1024 * 1024
     ) {
-        precondition(maxLineBytes >= 1 && maxBulkBytes >= 0 && maxArrayCount >= 0 && maxNestingDepth >= 0 && maxReplyBytes >= 1,
-                     "RESP limits must not be negative")
+        precondition(
+            maxLineBytes >= 1 && maxBulkBytes >= 0 && maxArrayCount >= 0 && maxNestingDepth >= 0 && maxReplyBytes >= 1,
+            "RESP limits must not be negative"
+        )
         self.maxLineBytes = maxLineBytes
         self.maxBulkBytes = maxBulkBytes
         self.maxArrayCount = maxArrayCount

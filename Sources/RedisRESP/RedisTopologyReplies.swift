@@ -33,8 +33,8 @@ public struct RedisNodeAddress: Sendable, Hashable, Comparable, CustomStringConv
         return bytes.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "%"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ":"), UInt8(ascii: "%"):
                 return true
             default:
                 return false
@@ -60,7 +60,8 @@ public enum RedisRole: String, Sendable, Hashable {
     /// The first element of a `ROLE` reply.
     public init(roleReply reply: RESPReply) throws(RedisReplyShapeError) {
         guard case .array(let elements) = reply, let first = elements.first,
-              let word = first.stringValue, let role = RedisRole(rawValue: word) else {
+            let word = first.stringValue, let role = RedisRole(rawValue: word)
+        else {
             throw RedisReplyShapeError("ROLE answered \(reply.shapeSummary), not an array starting with master, slave or sentinel")
         }
         self = role
@@ -76,7 +77,8 @@ public enum SentinelReply {
             return nil
         case .array(let elements) where elements.count == 2:
             guard let host = elements[0].stringValue, let portText = elements[1].stringValue,
-                  let port = Int(decimal: portText) else {
+                let port = Int(decimal: portText)
+            else {
                 throw RedisReplyShapeError("get-master-addr-by-name answered an array that is not [host, port]")
             }
             guard let address = RedisNodeAddress(host: host, port: port) else {
@@ -120,8 +122,9 @@ public struct SentinelSwitchMaster: Sendable, Hashable {
     /// is not a host and a port 1…65535) is an error, never a guess.
     public init(messageReply reply: RESPReply) throws(RedisReplyShapeError) {
         guard case .array(let elements) = reply, elements.count == 3,
-              case .bulkString(let kind) = elements[0], kind.elementsEqual("message".utf8),
-              case .bulkString(let channel) = elements[1], case .bulkString(let payload) = elements[2] else {
+            case .bulkString(let kind) = elements[0], kind.elementsEqual("message".utf8),
+            case .bulkString(let channel) = elements[1], case .bulkString(let payload) = elements[2]
+        else {
             throw RedisReplyShapeError("a pub/sub message that is not [message, channel, payload]: \(reply.shapeSummary)")
         }
         guard channel.elementsEqual(Self.channel.utf8) else {
@@ -133,8 +136,9 @@ public struct SentinelSwitchMaster: Sendable, Hashable {
         }
         func address(_ host: ArraySlice<UInt8>, _ port: ArraySlice<UInt8>) throws(RedisReplyShapeError) -> RedisNodeAddress {
             guard let host = String(validating: host, as: UTF8.self),
-                  let port = Int(decimal: String(decoding: port, as: UTF8.self)),
-                  let address = RedisNodeAddress(host: host, port: port) else {
+                let port = Int(decimal: String(decoding: port, as: UTF8.self)),
+                let address = RedisNodeAddress(host: host, port: port)
+            else {
                 throw RedisReplyShapeError("a \(Self.channel) payload names an address that is not a host and a port 1…65535")
             }
             return address
@@ -154,7 +158,10 @@ public struct SentinelSwitchMaster: Sendable, Hashable {
 /// `MOVED <slot> <host>:<port>` or `ASK <slot> <host>:<port>`: the slot lives (or,
 /// for ASK, this one request goes) elsewhere. An empty host means "the node you asked".
 public struct ClusterRedirect: Sendable, Hashable {
-    public enum Kind: String, Sendable { case moved = "MOVED", ask = "ASK" }
+    public enum Kind: String, Sendable {
+        case moved = "MOVED"
+        case ask = "ASK"
+    }
     public let kind: Kind
     public let slot: Int
     /// nil host: the same host as the node that answered.
@@ -174,8 +181,9 @@ public struct ClusterRedirect: Sendable, Hashable {
         if message.starts(with: "MOVED ".utf8) { kind = .moved } else if message.starts(with: "ASK ".utf8) { kind = .ask } else { return nil }
         let words = message.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard words.count == 3, let slot = Int(decimal: String(decoding: words[1], as: UTF8.self)),
-              (0..<ClusterTopology.slotCount).contains(slot),
-              let colon = words[2].lastIndex(of: UInt8(ascii: ":")) else {
+            (0..<ClusterTopology.slotCount).contains(slot),
+            let colon = words[2].lastIndex(of: UInt8(ascii: ":"))
+        else {
             throw RedisReplyShapeError("a malformed \(kind.rawValue) redirection")
         }
         var hostBytes = words[2][..<colon]
@@ -184,8 +192,9 @@ public struct ClusterRedirect: Sendable, Hashable {
         }
         let host = String(decoding: hostBytes, as: UTF8.self)
         guard let port = Int(decimal: String(decoding: words[2][(colon + 1)...], as: UTF8.self)),
-              RedisNodeAddress(host: host.isEmpty ? "x" : host, port: port) != nil,
-              host.utf8.elementsEqual(hostBytes) else {
+            RedisNodeAddress(host: host.isEmpty ? "x" : host, port: port) != nil,
+            host.utf8.elementsEqual(hostBytes)
+        else {
             throw RedisReplyShapeError("a \(kind.rawValue) redirection to an address that is not a host and a port 1…65535")
         }
         self.init(kind: kind, slot: slot, host: host.isEmpty ? nil : host, port: port)
@@ -267,9 +276,10 @@ public struct ClusterTopology: Sendable, Hashable {
         var ranges: [(slots: ClosedRange<Int>, primary: RedisNodeAddress)] = []
         for entry in entries {
             guard case .array(let fields) = entry, fields.count >= 3,
-                  case .integer(let start) = fields[0], case .integer(let end) = fields[1],
-                  case .array(let node) = fields[2], node.count >= 2,
-                  let host = node[0].stringValue, case .integer(let port) = node[1] else {
+                case .integer(let start) = fields[0], case .integer(let end) = fields[1],
+                case .array(let node) = fields[2], node.count >= 2,
+                let host = node[0].stringValue, case .integer(let port) = node[1]
+            else {
                 throw RedisReplyShapeError("a CLUSTER SLOTS entry is not [start, end, [host, port, …], …]")
             }
             guard start >= 0, start <= end, end < Int64(Self.slotCount) else {
@@ -296,7 +306,8 @@ public struct ClusterTopology: Sendable, Hashable {
         for shard in shards {
             let fields = try Self.map(shard, what: "a CLUSTER SHARDS shard")
             guard case .array(let bounds)? = fields["slots"], bounds.count.isMultiple(of: 2),
-                  case .array(let nodes)? = fields["nodes"] else {
+                case .array(let nodes)? = fields["nodes"]
+            else {
                 throw RedisReplyShapeError("a CLUSTER SHARDS shard lacks its slots or nodes")
             }
             var primary: RedisNodeAddress?
@@ -310,7 +321,9 @@ public struct ClusterTopology: Sendable, Hashable {
                     // Redis 7.0 names a node's TLS port only under `tls-cluster yes`;
                     // without it, `port` is the plain one, useless to a TLS client.
                     if tls, node["port"] != nil {
-                        throw RedisReplyShapeError("a CLUSTER SHARDS primary has a port but no tls-port: for rediss-cluster:// the nodes need tls-cluster yes")
+                        throw RedisReplyShapeError(
+                            "a CLUSTER SHARDS primary has a port but no tls-port: for rediss-cluster:// the nodes need tls-cluster yes"
+                        )
                     }
                     throw RedisReplyShapeError("a CLUSTER SHARDS primary lacks its endpoint or \(tls ? "tls-port" : "port")")
                 }
@@ -323,7 +336,8 @@ public struct ClusterTopology: Sendable, Hashable {
             var index = 0
             while index < bounds.count {
                 guard case .integer(let start) = bounds[index], case .integer(let end) = bounds[index + 1],
-                      start >= 0, start <= end, end < Int64(Self.slotCount) else {
+                    start >= 0, start <= end, end < Int64(Self.slotCount)
+                else {
                     throw RedisReplyShapeError("a CLUSTER SHARDS slot range outside 0…16383")
                 }
                 if let primary { ranges.append((Int(start)...Int(end), primary)) }
@@ -335,21 +349,31 @@ public struct ClusterTopology: Sendable, Hashable {
 
     /// This topology as `CLUSTER SLOTS` answers it (no replicas, no ids).
     public var slotsReply: RESPReply {
-        .array(ranges.map { range in
-            .array([.integer(Int64(range.slots.lowerBound)), .integer(Int64(range.slots.upperBound)),
-                    .array([.bulkString(Array(range.primary.host.utf8)), .integer(Int64(range.primary.port))])])
-        })
+        .array(
+            ranges.map { range in
+                .array([
+                    .integer(Int64(range.slots.lowerBound)), .integer(Int64(range.slots.upperBound)),
+                    .array([.bulkString(Array(range.primary.host.utf8)), .integer(Int64(range.primary.port))]),
+                ])
+            }
+        )
     }
 
     /// This topology as `CLUSTER SHARDS` answers it, one shard per primary.
     public var shardsReply: RESPReply {
         let all = ranges
-        return .array(primaries.map { primary in
-            let bounds = all.filter { $0.primary == primary }.flatMap { [RESPReply.integer(Int64($0.slots.lowerBound)), .integer(Int64($0.slots.upperBound))] }
-            let node: [RESPReply] = [.bulk("port"), .integer(Int64(primary.port)), .bulk("endpoint"), .bulk(primary.host),
-                                     .bulk("role"), .bulk("master"), .bulk("health"), .bulk("online")]
-            return .array([.bulk("slots"), .array(bounds), .bulk("nodes"), .array([.array(node)])])
-        })
+        return .array(
+            primaries.map { primary in
+                let bounds = all.filter { $0.primary == primary }.flatMap {
+                    [RESPReply.integer(Int64($0.slots.lowerBound)), .integer(Int64($0.slots.upperBound))]
+                }
+                let node: [RESPReply] = [
+                    .bulk("port"), .integer(Int64(primary.port)), .bulk("endpoint"), .bulk(primary.host),
+                    .bulk("role"), .bulk("master"), .bulk("health"), .bulk("online"),
+                ]
+                return .array([.bulk("slots"), .array(bounds), .bulk("nodes"), .array([.array(node)])])
+            }
+        )
     }
 
     /// A RESP2 flat map (`[key, value, key, value…]`) with bulk or simple string keys; a repeated key is an error.
@@ -429,7 +453,8 @@ extension Int {
     /// `[0-9]{1,9}` only: no sign, no spaces, no overflow.
     package init?(decimal text: String) {
         guard (1...9).contains(text.utf8.count), text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-              let value = Int(text) else { return nil }
+            let value = Int(text)
+        else { return nil }
         self = value
     }
 }

@@ -42,12 +42,24 @@ public final class CDNAkamaiOracle {
         guard token.acl != nil else { return }  // URL form: the URL is not in the token; the ACL form covers the property.
 
         // Re-sign with the harness's own HMAC, for the digest the MAC's length names.
-        let digest: OpaquePointer? = switch token.hmac.count { case 32: EVP_sha256(); case 20: EVP_sha1(); default: EVP_md5() }
-        let algorithm: EdgeAuthAlgorithm = switch token.hmac.count { case 32: .sha256; case 20: .sha1; default: .md5 }
+        let digest: OpaquePointer? =
+            switch token.hmac.count {
+            case 32: EVP_sha256()
+            case 20: EVP_sha1()
+            default: EVP_md5()
+            }
+        let algorithm: EdgeAuthAlgorithm =
+            switch token.hmac.count {
+            case 32: .sha256
+            case 20: .sha1
+            default: .md5
+            }
         let signed = token.signedBytes(url: nil, salt: nil)
         guard let mac = independentHMAC(digest, key: Self.keyBytes, message: signed) else { oracleFailure(Self.target, "OpenSSL failed") }
         let resigned = String(decoding: signed, as: UTF8.self) + "~hmac=" + hex(mac)
-        guard let fresh = try? EdgeAuthToken(parsing: resigned) else { oracleFailure(Self.target, "a re-signed token does not read: \(escaped(resigned))") }
+        guard let fresh = try? EdgeAuthToken(parsing: resigned) else {
+            oracleFailure(Self.target, "a re-signed token does not read: \(escaped(resigned))")
+        }
         let facts = CDNRequestFacts(url: nil, now: fresh.startTime ?? fresh.expires, clientIP: fresh.ip.map(percentDecodedText), leeway: 0)
         do {
             let verified = try fresh.verify(key: key, facts: facts, algorithm: algorithm)
@@ -155,7 +167,13 @@ public final class CDNAkamaiOracle {
         let now = 1_700_000_000 + Int64(input[1]) * 1000
         let lifetime = Int64(input[2]) * 60 - 10
         let leeway = Int64(input[3] % 64)
-        let ip: String? = switch input[4] % 4 { case 0: nil; case 1: "203.0.113.\(input[5])"; case 2: "2001:db8::\(input[5])"; default: "bad ip" }
+        let ip: String? =
+            switch input[4] % 4 {
+            case 0: nil
+            case 1: "203.0.113.\(input[5])"
+            case 2: "2001:db8::\(input[5])"
+            default: "bad ip"
+            }
         let parameters = CDNIssueParameters(url: url, scope: scope, now: now, lifetime: lifetime, leeway: leeway, clientIP: ip)
         let token: EdgeAuthToken
         do {
@@ -164,7 +182,9 @@ public final class CDNAkamaiOracle {
             if error.status != .invalidTokenFormat { oracleFailure(Self.target, "issuing refused with \(error)") }
             return
         }
-        guard (try? EdgeAuthToken(parsing: token.text)) == token else { oracleFailure(Self.target, "an issued token does not read back: \(escaped(token.text))") }
+        guard (try? EdgeAuthToken(parsing: token.text)) == token else {
+            oracleFailure(Self.target, "an issued token does not read back: \(escaped(token.text))")
+        }
         let facts = CDNRequestFacts(url: url, now: now + Int64(input[6]) % max(lifetime, 1), clientIP: ip, leeway: 0)
         do {
             try token.verify(key: key, facts: facts)

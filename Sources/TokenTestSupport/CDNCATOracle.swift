@@ -24,7 +24,8 @@ public final class CDNCATOracle {
     let key: CATKey
 
     public init() {
-        guard let key = try? CATKey(hmacHex: Self.keyBytes.map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined(), id: Self.keyID) else {
+        guard let key = try? CATKey(hmacHex: Self.keyBytes.map { String($0 >> 4, radix: 16) + String($0 & 15, radix: 16) }.joined(), id: Self.keyID)
+        else {
             oracleFailure(Self.target, "cannot make the oracle's HMAC key")
         }
         self.key = key
@@ -59,17 +60,24 @@ public final class CDNCATOracle {
         if reread.message.protectedHeaderBytes != message.protectedHeaderBytes || reread.message.payload != message.payload
             || reread.message.authenticationTag != message.authenticationTag || reread.message.unprotectedHeader != message.unprotectedHeader
             || reread.message.structure != message.structure || reread.message.hasCOSETag != message.hasCOSETag
-            || reread.message.hasCWTTag != message.hasCWTTag {
+            || reread.message.hasCWTTag != message.hasCWTTag
+        {
             oracleFailure(Self.target, "a COSE message changed through encode/decode")
         }
         guard let claims = try? CommonAccessToken(cbor: token.token.cbor()), claims == token.token else {
             oracleFailure(Self.target, "claims changed through encode/decode: \(token.token.diagnostic)")
         }
-        let facts = CDNRequestFacts(url: try? CDNURL(parsing: "https://cdn.example.com/hls/tnt/seg-1.ts"), now: Self.now,
-                                    clientIP: "192.0.2.1", method: "GET", leeway: 30)
+        let facts = CDNRequestFacts(
+            url: try? CDNURL(parsing: "https://cdn.example.com/hls/tnt/seg-1.ts"),
+            now: Self.now,
+            clientIP: "192.0.2.1",
+            method: "GET",
+            leeway: 30
+        )
         guard let verified = try? token.verify(keys: [key], facts: facts) else { return }
         guard message.structure == .mac0, let mac = independentHMAC(message.toBeAuthenticatedIndependently),
-              mac == message.authenticationTag else {
+            mac == message.authenticationTag
+        else {
             oracleFailure(Self.target, "VALID_TOKEN without an HMAC-SHA-256 that OpenSSL confirms")
         }
         guard let signedClaims = try? CommonAccessToken(cbor: message.payload), signedClaims == verified.token else {
@@ -102,9 +110,11 @@ public final class CDNCATOracle {
         let index = Int(input.last ?? 0) % bytes.count
         bytes[index] ^= UInt8(truncatingIfNeeded: (input.count % 255) + 1)
         if let mutated = try? UnverifiedCommonAccessToken(cbor: bytes), (try? mutated.verify(keys: [key], facts: facts)) != nil {
-            let original = issued.message, changed = mutated.message
+            let original = issued.message
+            let changed = mutated.message
             if changed.protectedHeaderBytes != original.protectedHeaderBytes || changed.payload != original.payload
-                || changed.authenticationTag != original.authenticationTag {
+                || changed.authenticationTag != original.authenticationTag
+            {
                 oracleFailure(Self.target, "a token changed at byte \(index) in MAC'd bytes still verifies: \(hex(bytes))")
             }
         }

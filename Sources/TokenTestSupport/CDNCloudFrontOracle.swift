@@ -146,7 +146,8 @@ public final class CDNCloudFrontOracle {
             }
         }
         if policy.dateLessThan > 0, inside >= (policy.dateGreaterThan ?? 0), inside < policy.dateLessThan,
-           clientIP.map({ policy.ipAddress!.contains($0) }) ?? true {
+            clientIP.map({ policy.ipAddress!.contains($0) }) ?? true
+        {
             let verdict = status(CDNRequestFacts(url: nil, now: inside, clientIP: clientIP))
             if verdict != nil { oracleFailure(Self.target, "a policy signed here is refused inside its conditions: \(verdict!)") }
         }
@@ -158,11 +159,12 @@ public final class CDNCloudFrontOracle {
     /// Issue for `url` (scope and binding chosen by `selector`); the result must verify.
     private func checkIssue(_ url: CDNURL, selector: UInt8) {
         let scope: CDNScope = selector & 1 == 0 ? .folder : .url
-        let clientIP: String? = switch selector >> 1 & 3 {
-        case 1: "203.0.113.\(selector)"
-        case 2: "2001:db8::\(String(selector, radix: 16))"
-        default: nil
-        }
+        let clientIP: String? =
+            switch selector >> 1 & 3 {
+            case 1: "203.0.113.\(selector)"
+            case 2: "2001:db8::\(String(selector, radix: 16))"
+            default: nil
+            }
         let parameters = CDNIssueParameters(url: url, scope: scope, now: Self.now, lifetime: 300, clientIP: clientIP)
         let issued: IssuedCloudFrontToken
         do {
@@ -187,7 +189,8 @@ public final class CDNCloudFrontOracle {
             oracleFailure(Self.target, "an issued URL does not verify: \(escaped(issued.signedURL))")
         }
         guard let cookies = try? CloudFrontToken(cookiePairs: issued.cookies),
-              (try? cookies.verify(keys: keys, facts: CDNRequestFacts(url: url, now: Self.now, clientIP: clientIP))) != nil else {
+            (try? cookies.verify(keys: keys, facts: CDNRequestFacts(url: url, now: Self.now, clientIP: clientIP))) != nil
+        else {
             oracleFailure(Self.target, "issued cookies do not verify for \(escaped(url.description))")
         }
         checkToken(issued.token)
@@ -196,7 +199,8 @@ public final class CDNCloudFrontOracle {
     /// Pattern (before the first line feed) against URL (after it), for short inputs.
     private func checkPattern(_ input: [UInt8]) {
         guard input.count <= 96, let newline = input.firstIndex(of: 0x0A) else { return }
-        let pattern = Array(input[..<newline]), text = Array(input[(newline + 1)...])
+        let pattern = Array(input[..<newline])
+        let text = Array(input[(newline + 1)...])
         guard let patternText = String(validating: pattern, as: UTF8.self), let urlText = String(validating: text, as: UTF8.self) else { return }
         let expected = Self.referenceMatch(pattern, text)
         if CloudFrontResourcePattern(patternText).matches(urlText) != expected {

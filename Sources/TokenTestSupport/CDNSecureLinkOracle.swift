@@ -47,20 +47,22 @@ public final class CDNSecureLinkOracle {
     private func checkToken(_ input: [UInt8]) {
         let halves = input.split(separator: UInt8(ascii: "&"), maxSplits: 1, omittingEmptySubsequences: false)
         guard halves.count == 2,
-              let token = try? SecureLinkToken(md5: String(decoding: halves[0], as: UTF8.self), expires: String(decoding: halves[1], as: UTF8.self))
+            let token = try? SecureLinkToken(md5: String(decoding: halves[0], as: UTF8.self), expires: String(decoding: halves[1], as: UTF8.self))
         else { return }
         let pairs = token.queryString.split(separator: "&").map { pair -> CDNField in
             let parts = pair.split(separator: "=", maxSplits: 1)
             return CDNField(String(parts[0]), String(parts.count > 1 ? parts[1] : ""))
         }
-        guard (try? SecureLinkToken(pairs: pairs)) == token, let cookies = try? token.cookies(), (try? SecureLinkToken(pairs: cookies)) == token else {
+        guard (try? SecureLinkToken(pairs: pairs)) == token, let cookies = try? token.cookies(), (try? SecureLinkToken(pairs: cookies)) == token
+        else {
             oracleFailure(Self.target, "a token does not read back from its own query or cookies: \(escaped(token.queryString))")
         }
         // The input's md5 is almost never right: one the harness computes must be, and the input's must then be refused.
         let facts = CDNRequestFacts(url: nil, now: token.expires, clientIP: nil)
         let folderExpression = Self.expressions[0]  // "$secure_link_expires$folder $secret"
         guard let folderMD5 = independentMD5(Array(String(token.expires).utf8) + Array("/f/".utf8) + [0x20] + Self.secret),
-              let signed = try? SecureLinkToken(md5: independentBase64URL(folderMD5), expires: String(token.expires)) else {
+            let signed = try? SecureLinkToken(md5: independentBase64URL(folderMD5), expires: String(token.expires))
+        else {
             oracleFailure(Self.target, "the harness's token does not read")
         }
         do {

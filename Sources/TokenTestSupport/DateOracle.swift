@@ -1,7 +1,8 @@
+import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EntitlementTokens
 
 /// FuzzDates: every date shape the tokens use (docs/FORMAT.md, "Dates").
 ///
@@ -46,7 +47,9 @@ public enum DateOracle {
         if shape == .epochMilliseconds {
             if field != nil { fail("'\(escaped(text))' is epoch milliseconds, yet a token field took it") }
         } else if field?.timestamp != timestamp || field?.shape != shape {
-            fail("'\(escaped(text))' reads as \(shape) at \(timestamp.millisecondsSince1970) ms for the envelope, but as \(String(describing: field)) in a token field")
+            fail(
+                "'\(escaped(text))' reads as \(shape) at \(timestamp.millisecondsSince1970) ms for the envelope, but as \(String(describing: field)) in a token field"
+            )
         }
         let ms = timestamp.millisecondsSince1970
         guard TokenTimestamp(millisecondsSince1970: ms) != nil else { fail("'\(escaped(text))' parsed outside 0001-9999: \(ms)") }
@@ -91,7 +94,9 @@ public enum DateOracle {
                 fail("\(origin): \(ms) ms at offset \(offsetMinutes) min → '\(text)' does not parse")
             }
             if back.shape != shape || back.timestamp.millisecondsSince1970 != wholeSeconds {
-                fail("\(origin): \(ms) ms at offset \(offsetMinutes) min → '\(text)' → \(back.timestamp.millisecondsSince1970) ms as \(back.shape) (expected \(wholeSeconds) as \(shape))")
+                fail(
+                    "\(origin): \(ms) ms at offset \(offsetMinutes) min → '\(text)' → \(back.timestamp.millisecondsSince1970) ms as \(back.shape) (expected \(wholeSeconds) as \(shape))"
+                )
             }
         }
     }

@@ -52,7 +52,10 @@ public final class DecodeOracle {
         if case .success(let token) = limited {
             let underLimits = Summary.of(token)
             if underLimits != summary {
-                oracleFailure(Self.target, "a token decoded under tighter limits decodes differently under the defaults\n--- tight\n\(underLimits)\n--- default\n\(summary)")
+                oracleFailure(
+                    Self.target,
+                    "a token decoded under tighter limits decodes differently under the defaults\n--- tight\n\(underLimits)\n--- default\n\(summary)"
+                )
             }
         } else if case .failure(let error) = limited {
             Self.checkError(error, inputCount: input.count)
@@ -62,15 +65,21 @@ public final class DecodeOracle {
     /// Codes each stage may report: docs/FORMAT.md's table under "Errors"
     /// (`ErrorTableTests` holds the two equal, and every code in the table).
     public static let codesByStage: [TokenError.Stage: Set<TokenError.Code>] = [
-        .transport: [.emptyInput, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding,
-                     .notXML, .invalidJSON, .jsonWithoutToken, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .severalTokens, .tokenParameterMissing,
-                     .invalidUTF8, .tokenTooLarge],
-        .framing: [.missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock,
-                   .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent,
-                   .invalidXMLDeclaration, .unsupportedEncoding, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden, .malformedXML],
-        .parsing: [.malformedXML, .entityForbidden, .invalidUTF8, .tokenTooLarge, .depthLimitExceeded, .elementCountLimitExceeded,
-                   .attributeLimitExceeded, .fieldTooLong, .mixedContent, .unknownTokenRoot, .commentForbidden, .processingInstructionForbidden,
-                   .doctypeForbidden],
+        .transport: [
+            .emptyInput, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding,
+            .notXML, .invalidJSON, .jsonWithoutToken, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .severalTokens, .tokenParameterMissing,
+            .invalidUTF8, .tokenTooLarge,
+        ],
+        .framing: [
+            .missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock,
+            .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent,
+            .invalidXMLDeclaration, .unsupportedEncoding, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden, .malformedXML,
+        ],
+        .parsing: [
+            .malformedXML, .entityForbidden, .invalidUTF8, .tokenTooLarge, .depthLimitExceeded, .elementCountLimitExceeded,
+            .attributeLimitExceeded, .fieldTooLong, .mixedContent, .unknownTokenRoot, .commentForbidden, .processingInstructionForbidden,
+            .doctypeForbidden,
+        ],
         .model: [.duplicateField, .missingField, .invalidFieldValue, .ambiguousMediaRSS],
     ]
 
@@ -87,7 +96,10 @@ public final class DecodeOracle {
 
     public static func checkError(_ error: TokenError, inputCount: Int, target: String = target) {
         if codesByStage[error.stage]?.contains(error.code) != true {
-            oracleFailure(target, "error code \(error.code.rawValue) from stage \(error.stage.rawValue), which docs/FORMAT.md does not list for that stage\n\(Summary.of(error))")
+            oracleFailure(
+                target,
+                "error code \(error.code.rawValue) from stage \(error.stage.rawValue), which docs/FORMAT.md does not list for that stage\n\(Summary.of(error))"
+            )
         }
         if error.message.isEmpty { oracleFailure(target, "error without a message: \(Summary.of(error))") }
         _ = error.description
@@ -110,20 +122,20 @@ public final class DecodeOracle {
         if xml.count > decoder.configuration.maxTokenBytes { fail("decoded XML of \(xml.count) bytes is over maxTokenBytes") }
         if xml.count > input.count { fail("decoded XML (\(xml.count) bytes) is longer than the input (\(input.count))") }
         guard frame.tokenElement.lowerBound >= 0, frame.tokenElement.upperBound <= xml.count, !frame.tokenElement.isEmpty,
-              frame.signatureText.lowerBound >= 0, frame.signatureText.upperBound <= xml.count
+            frame.signatureText.lowerBound >= 0, frame.signatureText.upperBound <= xml.count
         else { fail("frame ranges outside the \(xml.count)-byte XML") }
         if frame.signatureText.overlaps(frame.tokenElement) { fail("signature text overlaps the token element") }
         switch frame.signaturePlacement {
         case .beforeToken where frame.signatureText.upperBound > frame.tokenElement.lowerBound,
-             .afterToken where frame.signatureText.lowerBound < frame.tokenElement.upperBound:
+            .afterToken where frame.signatureText.lowerBound < frame.tokenElement.upperBound:
             fail("signature placement \(frame.signaturePlacement) contradicts the ranges")
         default: break
         }
         let signed = Array(token.signedBytes)
         let open = Array("<\(token.root)".utf8)
         guard signed.starts(with: open), signed.count > open.count,
-              [UInt8(ascii: ">"), UInt8(ascii: "/"), 0x20, 0x09, 0x0A, 0x0D].contains(signed[open.count]),
-              signed.last == UInt8(ascii: ">")
+            [UInt8(ascii: ">"), UInt8(ascii: "/"), 0x20, 0x09, 0x0A, 0x0D].contains(signed[open.count]),
+            signed.last == UInt8(ascii: ">")
         else { fail("signed bytes do not run from '<\(token.root)' to '>'") }
         if signed.count > 2, signed[signed.count - 2] != UInt8(ascii: "/") {
             // Not self-closing: it must end with the root's end tag.
@@ -137,8 +149,8 @@ public final class DecodeOracle {
         // (legacy <signatureInfo> or closed </signatureInfo>).
         let sigOpen = xml[..<frame.signatureText.lowerBound]
         guard sigOpen.last == UInt8(ascii: ">"), let openStart = sigOpen.lastIndex(of: UInt8(ascii: "<")),
-              xml[openStart...].starts(with: Array("<signatureInfo".utf8)),
-              xml[frame.signatureText.upperBound...].starts(with: Array("<signatureInfo".utf8))
+            xml[openStart...].starts(with: Array("<signatureInfo".utf8)),
+            xml[frame.signatureText.upperBound...].starts(with: Array("<signatureInfo".utf8))
                 || xml[frame.signatureText.upperBound...].starts(with: Array("</signatureInfo".utf8))
         else { fail("the signature text is not framed by <signatureInfo> and its end tag") }
         guard let closeEnd = xml[frame.signatureText.upperBound...].firstIndex(of: UInt8(ascii: ">")) else {
@@ -210,7 +222,7 @@ public final class DecodeOracle {
         }
         if let fingerprint = typed.fingerprint {
             guard [32, 40, 64].contains(fingerprint.utf8.count),
-                  fingerprint.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+                fingerprint.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
             else { fail("fingerprint '\(escaped(fingerprint))' is not lowercase hex of 32/40/64 digits") }
         }
         guard TokenTimestamp(millisecondsSince1970: typed.expiresAt.millisecondsSince1970) != nil else {
@@ -233,8 +245,10 @@ public final class DecodeOracle {
 
     /// What must survive re-encoding: everything but positions and the transport.
     static func comparable(_ token: DecodedToken) -> String {
-        var parts = [token.kind.rawValue, token.root, String(decoding: token.signedBytes, as: UTF8.self), token.signatureText,
-                     token.frame.signatureForm.rawValue, token.frame.signaturePlacement.rawValue]
+        var parts = [
+            token.kind.rawValue, token.root, String(decoding: token.signedBytes, as: UTF8.self), token.signatureText,
+            token.frame.signatureForm.rawValue, token.frame.signaturePlacement.rawValue,
+        ]
         parts += token.fields.map { "\($0.path)=\($0.value)" }
         parts.append(String(token.token.expiresAt.millisecondsSince1970))
         return parts.joined(separator: "|")

@@ -39,18 +39,25 @@ public final class JSONOracle {
         var body = payload[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         guard let first = body.first(where: { !Self.isWhitespace($0) }),
-              first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return }
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
+        else { return }
 
         let whole = Self.records(payload, cuts: [])
         let wholeSummary = whole.map(Self.summary)
         let chunked = Self.records(payload, cuts: plan.cuts).map(Self.summary)
         if chunked != wholeSummary {
-            oracleFailure(Self.target, "cut at \(plan.cuts) the document gives other records than whole\n--- whole\n\(wholeSummary.joined(separator: "\n"))\n--- chunked\n\(chunked.joined(separator: "\n"))")
+            oracleFailure(
+                Self.target,
+                "cut at \(plan.cuts) the document gives other records than whole\n--- whole\n\(wholeSummary.joined(separator: "\n"))\n--- chunked\n\(chunked.joined(separator: "\n"))"
+            )
         }
         if plan.byteByByte && payload.count <= 1024 {
             let bytewise = Self.records(payload, cuts: Array(0..<payload.count)).map(Self.summary)
             if bytewise != wholeSummary {
-                oracleFailure(Self.target, "fed byte by byte the document gives other records than whole\n--- whole\n\(wholeSummary.joined(separator: "\n"))\n--- bytewise\n\(bytewise.joined(separator: "\n"))")
+                oracleFailure(
+                    Self.target,
+                    "fed byte by byte the document gives other records than whole\n--- whole\n\(wholeSummary.joined(separator: "\n"))\n--- bytewise\n\(bytewise.joined(separator: "\n"))"
+                )
             }
         }
         Self.compareWithReference(whole, document: Array(body))
@@ -189,8 +196,12 @@ public final class JSONOracle {
     }
 
     /// The envelope holds exactly the scalar members, strings and nulls equal.
-    static func checkEnvelope(_ envelope: RESTEnvelope?, against members: [String: Any], shown: () -> String,
-                              allowingExtra extra: Set<String> = []) {
+    static func checkEnvelope(
+        _ envelope: RESTEnvelope?,
+        against members: [String: Any],
+        shown: () -> String,
+        allowingExtra extra: Set<String> = []
+    ) {
         guard let envelope else { oracleFailure(target, "no envelope\n\(shown())") }
         let scalars = members.filter { !($0.value is [Any]) && !($0.value is [String: Any]) }
         let keys = Set(envelope.fields.map(\.key))
@@ -204,7 +215,9 @@ public final class JSONOracle {
             let expected = scalars[key]!
             switch value {
             case .string(let text):
-                guard expected as? String == text else { oracleFailure(target, "envelope '\(key)' is \(escaped(text)), the reference's \(expected)\n\(shown())") }
+                guard expected as? String == text else {
+                    oracleFailure(target, "envelope '\(key)' is \(escaped(text)), the reference's \(expected)\n\(shown())")
+                }
             case .null:
                 guard expected is NSNull else { oracleFailure(target, "envelope '\(key)' is null, the reference's \(expected)\n\(shown())") }
             case .number, .bool:

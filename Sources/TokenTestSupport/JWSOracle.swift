@@ -24,7 +24,7 @@ public final class JWSOracle {
     /// `keyDirectory`: Samples/keys/trusted; the signing key is its parent's test-rsa2048.pem.
     public init(keyDirectory: String) {
         guard let ring = try? KeyRing.load(paths: [keyDirectory]),
-              let verifier = try? SoftwareStatementVerifier(ring: ring, clock: { TokenTimestamp(millisecondsSince1970: 1_768_478_400_000)! })
+            let verifier = try? SoftwareStatementVerifier(ring: ring, clock: { TokenTimestamp(millisecondsSince1970: 1_768_478_400_000)! })
         else { setupFailure("cannot load the trusted keys in \(keyDirectory)") }
         self.verifier = verifier
         signingKey = try? SigningKey(path: keyDirectory + "/../test-rsa2048.pem")
@@ -47,7 +47,8 @@ public final class JWSOracle {
             }
             if again != value { oracleFailure(Self.target, "the \(name) changed through encode/decode") }
         }
-        let rebuilt = IndependentBase64URL.encode(statement.header.encoded) + "." + IndependentBase64URL.encode(statement.claims.encoded) + "."
+        let rebuilt =
+            IndependentBase64URL.encode(statement.header.encoded) + "." + IndependentBase64URL.encode(statement.claims.encoded) + "."
             + IndependentBase64URL.encode(statement.signature)
         guard let second = try? SoftwareStatement(compact: Array(rebuilt.utf8)) else {
             oracleFailure(Self.target, "a statement rebuilt from its own encodings does not decode")
@@ -66,7 +67,8 @@ public final class JWSOracle {
         }
         let parts = statement.signingInput.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 2, let payload = IndependentBase64URL.decode(Array(parts[1])),
-              let signedClaims = try? JSONValue.readObject(payload) else {
+            let signedClaims = try? JSONValue.readObject(payload)
+        else {
             oracleFailure(Self.target, "the signed bytes of a valid statement do not hold its claims")
         }
         if signedClaims != proof.statement.claims { oracleFailure(Self.target, "verified claims differ from the signed bytes' claims") }

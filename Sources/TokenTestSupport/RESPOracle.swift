@@ -52,7 +52,8 @@ public enum RESPOracle {
         let stream = input[(1 + 2 * cutCount)...]
         var cuts: [Int] = []
         for index in 0..<cutCount {
-            let low = Int(input[1 + 2 * index]), high = Int(input[2 + 2 * index])
+            let low = Int(input[1 + 2 * index])
+            let high = Int(input[2 + 2 * index])
             cuts.append((high << 8 | low) % (stream.count + 1))
         }
         cuts.sort()
@@ -92,7 +93,8 @@ public enum RESPOracle {
             let tighter = decode([stream], limits: tight)
             if tighter.replies.count > whole.replies.count
                 || Array(whole.replies.prefix(tighter.replies.count)) != tighter.replies
-                || (tighter.error == nil && tighter != whole) {
+                || (tighter.error == nil && tighter != whole)
+            {
                 oracleFailure(target, "tight limits accepted what the defaults did not: \(describe(tighter))\ndefaults: \(describe(whole))")
             }
         }

@@ -55,14 +55,27 @@ public final class RequestPathOracle {
             if let slash = output.lastIndex(of: UInt8(ascii: "/")) { output.removeSubrange(slash...) } else { output.removeAll() }
         }
         while !input.isEmpty {
-            if starts("../") { input = input.dropFirst(3) }                       // A
-            else if starts("./") { input = input.dropFirst(2) }
-            else if starts("/./") { input = input.dropFirst(2) }                  // B
-            else if isExactly("/.") { input = ArraySlice("/".utf8) }
-            else if starts("/../") { input = input.dropFirst(3); removeLastOutputSegment() }   // C
-            else if isExactly("/..") { input = ArraySlice("/".utf8); removeLastOutputSegment() }
-            else if isExactly(".") || isExactly("..") { input = [] }             // D
-            else {                                                                // E
+            if starts("../") {
+                input = input.dropFirst(3)
+            }  // A
+            else if starts("./") {
+                input = input.dropFirst(2)
+            } else if starts("/./") {
+                input = input.dropFirst(2)
+            }  // B
+            else if isExactly("/.") {
+                input = ArraySlice("/".utf8)
+            } else if starts("/../") {
+                input = input.dropFirst(3)
+                removeLastOutputSegment()
+            }  // C
+            else if isExactly("/..") {
+                input = ArraySlice("/".utf8)
+                removeLastOutputSegment()
+            } else if isExactly(".") || isExactly("..") {
+                input = []
+            }  // D
+            else {  // E
                 var end = input.startIndex
                 if input[end] == UInt8(ascii: "/") { end += 1 }
                 while end < input.endIndex && input[end] != UInt8(ascii: "/") { end += 1 }

@@ -66,14 +66,17 @@ public final class StreamOracle {
     static func compare(_ whole: [String], _ chunked: [String], how: String) {
         guard whole != chunked else { return }
         let firstDifference = Array(zip(whole, chunked)).firstIndex { $0.0 != $0.1 } ?? min(whole.count, chunked.count)
-        oracleFailure(target, """
+        oracleFailure(
+            target,
+            """
             feeding the stream \(how) gives other records than feeding it whole \
             (\(whole.count) vs \(chunked.count) records; first difference at record \(firstDifference + 1))
             --- whole
             \(whole.joined(separator: "\n"))
             --- chunked
             \(chunked.joined(separator: "\n"))
-            """)
+            """
+        )
     }
 
     /// Records are numbered 1, 2, 3…, never go back in the stream, and the
@@ -87,14 +90,20 @@ public final class StreamOracle {
             // "#index line=L offset=O bytes=B ..."
             let words = summary.prefix { $0 != "\n" }.split(separator: " ", maxSplits: 3)
             guard words.count >= 3, words[0] == "#\(position + 1)",
-                  let line = Int(words[1].dropFirst("line=".count)), let offset = Int(words[2].dropFirst("offset=".count))
+                let line = Int(words[1].dropFirst("line=".count)), let offset = Int(words[2].dropFirst("offset=".count))
             else { oracleFailure(target, "record \(position + 1) is numbered wrongly\n\(summaries.joined(separator: "\n"))") }
             guard offset >= previousOffset, line >= previousLine, offset <= payloadCount, line >= 1 else {
-                oracleFailure(target, "record \(position + 1) goes back in the stream (line \(line), offset \(offset))\n\(summaries.joined(separator: "\n"))")
+                oracleFailure(
+                    target,
+                    "record \(position + 1) goes back in the stream (line \(line), offset \(offset))\n\(summaries.joined(separator: "\n"))"
+                )
             }
             newlines += payload[previousOffset..<offset].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
             guard 1 + newlines == line else {
-                oracleFailure(target, "record \(position + 1) says line \(line), but its offset \(offset) is on line \(1 + newlines)\n\(summaries.joined(separator: "\n"))")
+                oracleFailure(
+                    target,
+                    "record \(position + 1) says line \(line), but its offset \(offset) is on line \(1 + newlines)\n\(summaries.joined(separator: "\n"))"
+                )
             }
             previousOffset = offset
             previousLine = line

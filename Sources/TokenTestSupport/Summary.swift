@@ -13,13 +13,17 @@ public enum Summary {
         var lines: [String] = []
         lines.append("token \(token.kind.rawValue) <\(token.root)> transport=\(token.transport)")
         let typed = token.token
-        lines.append("  requestor=\(typed.requestorID) resource=\(typed.resourceID ?? "-")"
-                     + " mvpd=\(typed.mvpdID ?? "-") fingerprint=\(typed.fingerprint ?? "-")")
+        lines.append(
+            "  requestor=\(typed.requestorID) resource=\(typed.resourceID ?? "-")"
+                + " mvpd=\(typed.mvpdID ?? "-") fingerprint=\(typed.fingerprint ?? "-")"
+        )
         lines.append("  issued=\(typed.issuedAt?.millisecondsSince1970.description ?? "-") expires=\(typed.expiresAt.millisecondsSince1970)")
         for field in token.fields {
             lines.append("  field \(field.path) @\(field.line):\(field.column) = \(field.value)")
         }
-        lines.append("  frame sig=\(token.frame.signatureText) \(token.frame.signatureForm.rawValue) \(token.frame.signaturePlacement.rawValue) element=\(token.frame.tokenElement)")
+        lines.append(
+            "  frame sig=\(token.frame.signatureText) \(token.frame.signatureForm.rawValue) \(token.frame.signaturePlacement.rawValue) element=\(token.frame.tokenElement)"
+        )
         lines.append("  signed=\(String(decoding: token.signedBytes, as: UTF8.self))")
         lines.append("  signature=\(token.signatureText)")
         if let rss = token.mediaRSS {
@@ -47,7 +51,8 @@ public enum Summary {
     }
 
     public static func of(_ record: DecodedRecord) -> String {
-        let header = "#\(record.record.index) line=\(record.record.line) offset=\(record.record.byteOffset) bytes=\(record.record.bytes.count)"
+        let header =
+            "#\(record.record.index) line=\(record.record.line) offset=\(record.record.byteOffset) bytes=\(record.record.bytes.count)"
             + (record.record.envelope.map { " " + of($0) } ?? "")
             + (record.record.error.map { " cut-error=" + of($0) } ?? "")
         return header + "\n" + of(record.result)

@@ -48,12 +48,16 @@ public enum TopologyOracle {
         }
         if case .error(let message) = reply, let redirect = try? ClusterRedirect(errorReply: message) {
             guard (0..<16384).contains(redirect.slot), (1...65535).contains(redirect.port),
-                  redirect.host.map(RedisNodeAddress.isPlausibleHost) ?? true else {
+                redirect.host.map(RedisNodeAddress.isPlausibleHost) ?? true
+            else {
                 oracleFailure(target, "an implausible redirection \(redirect) from '\(escaped(message))'")
             }
             let again = try? ClusterRedirect(errorReply: Array(redirect.errorText.utf8))
             if again != .some(redirect) {
-                oracleFailure(target, "the redirection '\(escaped(message))' formats as '\(redirect.errorText)', which reads back as \(String(describing: again))")
+                oracleFailure(
+                    target,
+                    "the redirection '\(escaped(message))' formats as '\(redirect.errorText)', which reads back as \(String(describing: again))"
+                )
             }
         }
         if let topology = try? ClusterTopology(slotsReply: reply, askedHost: "10.0.0.1") { checkTopology(topology, "CLUSTER SLOTS") }
@@ -99,7 +103,8 @@ public enum TopologyOracle {
             guard owner == inRange else { oracleFailure(target, "\(what): slot \(slot) has two readings") }
         }
         guard (try? ClusterTopology(slotsReply: topology.slotsReply, askedHost: "x")) == topology,
-              (try? ClusterTopology(shardsReply: topology.shardsReply, askedHost: "x")) == topology else {
+            (try? ClusterTopology(shardsReply: topology.shardsReply, askedHost: "x")) == topology
+        else {
             oracleFailure(target, "\(what): the topology does not read back from its CLUSTER SLOTS and CLUSTER SHARDS forms")
         }
     }

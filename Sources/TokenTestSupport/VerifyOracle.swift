@@ -1,8 +1,9 @@
+import EntitlementTokens
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-import EntitlementTokens
 
 /// FuzzVerify: any bytes through the full verifier, with the samples' trusted
 /// keys and policy (Samples/README.md: `--now 2026-01-15T12:03:00Z --requestor
@@ -75,8 +76,12 @@ public final class VerifyOracle {
         }
         func policy(_ store: ReplayStorePerInput) -> VerificationPolicy {
             VerificationPolicy(
-                requestorID: Self.requestor, allowedMVPDs: Self.mvpds, leewayMilliseconds: Self.leewayMilliseconds,
-                replayStore: store, clock: { VerifyOracle.now })
+                requestorID: Self.requestor,
+                allowedMVPDs: Self.mvpds,
+                leewayMilliseconds: Self.leewayMilliseconds,
+                replayStore: store,
+                clock: { VerifyOracle.now }
+            )
         }
         verifier = TokenVerifier(signature: .trustedKeys(ring), policy: policy(replays))
         unsigned = TokenVerifier(signature: .insecureSkipped, policy: policy(unsignedReplays))
@@ -146,8 +151,11 @@ public final class VerifyOracle {
     /// wherever the signature does not decide, and never says INVALID_SIGNATURE.
     func checkUnsigned(_ verdict: Verdict, against signed: Verdict, accepted: inout [[UInt8]], how: String) {
         func fail(_ message: String) -> Never {
-            oracleFailure(Self.target, "\(how), signatures not checked: \(message)\nverdict: \(verdict.status.rawValue) \(verdict.reason)\n"
-                          + "with signatures: \(signed.status.rawValue) \(signed.reason)\n" + (verdict.token.map(Summary.of) ?? "(no token)"))
+            oracleFailure(
+                Self.target,
+                "\(how), signatures not checked: \(message)\nverdict: \(verdict.status.rawValue) \(verdict.reason)\n"
+                    + "with signatures: \(signed.status.rawValue) \(signed.reason)\n" + (verdict.token.map(Summary.of) ?? "(no token)")
+            )
         }
         if verdict.status == .invalidSignature { fail("INVALID_SIGNATURE without checking signatures") }
         if (verdict.status == .validToken) != (verdict.verified != nil) { fail("VALID_TOKEN and `verified` disagree") }
@@ -156,7 +164,8 @@ public final class VerifyOracle {
         }
         // Replay history differs between the two (a forged copy is accepted only here).
         if ![.invalidSignature, .tokenReplayed].contains(signed.status), verdict.status != .tokenReplayed,
-           verdict.status != signed.status {
+            verdict.status != signed.status
+        {
             fail("the verdicts differ although the signature verified")
         }
         guard verdict.status == .validToken else { return }
@@ -166,8 +175,11 @@ public final class VerifyOracle {
 
     func checkVerdict(_ verdict: Verdict, record: [UInt8], input: [UInt8], accepted: inout [[UInt8]], how: String) {
         func fail(_ message: String) -> Never {
-            oracleFailure(Self.target, "\(how): \(message)\nverdict: \(verdict.status.rawValue) \(escaped(verdict.reason))\n"
-                          + (verdict.token.map(Summary.of) ?? "(no token)"))
+            oracleFailure(
+                Self.target,
+                "\(how): \(message)\nverdict: \(verdict.status.rawValue) \(escaped(verdict.reason))\n"
+                    + (verdict.token.map(Summary.of) ?? "(no token)")
+            )
         }
         _ = verdict.reason
         if (verdict.status == .validToken) != (verdict.verified != nil) { fail("VALID_TOKEN and `verified` disagree") }
@@ -214,7 +226,9 @@ public final class VerifyOracle {
         if let issued = typed.issuedAt, issued.millisecondsSince1970 > Self.now.millisecondsSince1970 + Self.leewayMilliseconds {
             fail("accepted before its issue time")
         }
-        guard let mvpd = typed.mvpdID, Self.mvpds.contains(where: { $0.utf8.elementsEqual(mvpd.utf8) }) else { fail("accepted with MVPD \(typed.mvpdID.map(escaped) ?? "none")") }
+        guard let mvpd = typed.mvpdID, Self.mvpds.contains(where: { $0.utf8.elementsEqual(mvpd.utf8) }) else {
+            fail("accepted with MVPD \(typed.mvpdID.map(escaped) ?? "none")")
+        }
         switch typed {
         case .media(let media):
             if media.resourceID != Self.resource && token.mediaRSS?.channelTitle != Self.resource {
@@ -261,7 +275,10 @@ public final class VerifyOracle {
         }
         while let last = body.last, [0x20, 0x09, 0x0A, 0x0D].contains(last) { body = body.dropLast() }
         if let equals = body.firstIndex(of: UInt8(ascii: "=")), equals > body.startIndex,
-           body[body.startIndex..<equals].allSatisfy({ ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2E }) {
+            body[body.startIndex..<equals].allSatisfy({
+                ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2E
+            })
+        {
             body = body[(equals + 1)...]
         }
         let plain = Array(body)
@@ -270,7 +287,8 @@ public final class VerifyOracle {
         var index = 0
         while index < plain.count {
             if plain[index] == UInt8(ascii: "%"), index + 2 < plain.count,
-               let high = hexValue(plain[index + 1]), let low = hexValue(plain[index + 2]) {
+                let high = hexValue(plain[index + 1]), let low = hexValue(plain[index + 2])
+            {
                 percent.append(high << 4 | low)
                 index += 3
             } else {

@@ -64,7 +64,8 @@ struct CDNReportText {
         let names = rows.map { TerminalText(escaping: $0.0) }
         let width = names.map(\.rendered.count).max() ?? 0
         return zip(names, rows).map { name, row in
-            TerminalText(stringLiteral: indent) + name + TerminalText(stringLiteral: String(repeating: " ", count: width - name.rendered.count + 2)) + row.1
+            TerminalText(stringLiteral: indent) + name + TerminalText(stringLiteral: String(repeating: " ", count: width - name.rendered.count + 2))
+                + row.1
         }
     }
 }

@@ -1,5 +1,6 @@
 import CDNTokens
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,8 +73,15 @@ struct CDNRun {
         do throws(CDNRefusal) {
             if let profile = keys.profile { reading = try profile.read(paste.text) } else { reading = try CDNReading(text: paste.text, kind: kind) }
         } catch {
-            return CDNReadingReport(input: index, source: source, line: paste.line, reading: nil, refusal: error,
-                                    verifiedWith: nil, url: try? options.requestURL?.get())
+            return CDNReadingReport(
+                input: index,
+                source: source,
+                line: paste.line,
+                reading: nil,
+                refusal: error,
+                verifiedWith: nil,
+                url: try? options.requestURL?.get()
+            )
         }
         let url: CDNURL?
         switch options.requestURL {
@@ -88,8 +96,15 @@ struct CDNRun {
         let facts = CDNRequestFacts(url: url, now: now.millisecondsSince1970 / 1000, clientIP: options.clientIP, leeway: leeway)
         var refusal: CDNRefusal? = nil
         do { try reading.verify(keys: verificationKeys, facts: facts) } catch { refusal = error }
-        return CDNReadingReport(input: index, source: source, line: paste.line, reading: reading, refusal: refusal,
-                                verifiedWith: verificationKeys.label, url: url)
+        return CDNReadingReport(
+            input: index,
+            source: source,
+            line: paste.line,
+            reading: reading,
+            refusal: refusal,
+            verifiedWith: verificationKeys.label,
+            url: url
+        )
     }
 
     /// `3 CDN tokens: 2 VALID_TOKEN, 1 URL_NOT_COVERED`, statuses in their declared order.
@@ -116,8 +131,14 @@ struct CDNRun {
         let catAudience: String?
         private var loaded: [CDNTokenKind: CDNVerificationKeys] = [:]
 
-        init(profile: CDNProfile?, key: (path: String, bytes: [UInt8])?, keyID: String?, secureLinkExpression: String?,
-             keyOptions: KeyLoadingOptions, catAudience: String?) {
+        init(
+            profile: CDNProfile?,
+            key: (path: String, bytes: [UInt8])?,
+            keyID: String?,
+            secureLinkExpression: String?,
+            keyOptions: KeyLoadingOptions,
+            catAudience: String?
+        ) {
             self.catAudience = catAudience
             self.profile = profile
             self.key = key
@@ -133,9 +154,15 @@ struct CDNRun {
             guard let key else { return nil }
             if let done = loaded[kind] { return done }
             do {
-                let keys = try CDNVerificationKeys(kind: kind, keyFile: key.bytes, source: key.path, keyID: keyID,
-                                                   secureLinkExpression: secureLinkExpression, keyOptions: keyOptions,
-                                                   catAudience: catAudience)
+                let keys = try CDNVerificationKeys(
+                    kind: kind,
+                    keyFile: key.bytes,
+                    source: key.path,
+                    keyID: keyID,
+                    secureLinkExpression: secureLinkExpression,
+                    keyOptions: keyOptions,
+                    catAudience: catAudience
+                )
                 InsecureKeyWarning.write(keys.insecureKeys.map { (source: key.path, description: $0) })
                 loaded[kind] = keys
                 return keys
@@ -161,8 +188,11 @@ struct CDNRun {
         let credentialsDirectory = getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }
         if let path = options.profile {
             do {
-                profile = try CDNProfileSet.load(paths: [path], defaults: CDNProfileDefaults(lifetime: 14_400, leeway: leeway),
-                                                 credentialsDirectory: credentialsDirectory).profiles[0]
+                profile = try CDNProfileSet.load(
+                    paths: [path],
+                    defaults: CDNProfileDefaults(lifetime: 14_400, leeway: leeway),
+                    credentialsDirectory: credentialsDirectory
+                ).profiles[0]
             } catch {
                 errors.write("tokeninspect: error: \(TerminalText(escaping: error.message))\n")
                 errors.flush()
@@ -185,9 +215,17 @@ struct CDNRun {
         }
         // The profile's key files were read to load it; they are read again here only to be recognised.
         let profileKeyFiles = (profile?.settings.keys ?? []).map { SecretFileBytes.path($0.path, credentialsDirectory: credentialsDirectory) }
-        SampleKeyWarning.write((key.map { [$0] } ?? []).map { SampleKeyWarning.Key(name: SampleKeys.name(ofKeyFile: $0.bytes), source: $0.path) }
-            + profileKeyFiles.map { SampleKeyWarning.Key(name: (try? KeyFiles.read($0)).flatMap(SampleKeys.name(ofKeyFile:)), source: $0) })
-        return Keys(profile: profile, key: key, keyID: options.keyID, secureLinkExpression: options.secureLinkMd5, keyOptions: keyOptions,
-                    catAudience: options.catAudience)
+        SampleKeyWarning.write(
+            (key.map { [$0] } ?? []).map { SampleKeyWarning.Key(name: SampleKeys.name(ofKeyFile: $0.bytes), source: $0.path) }
+                + profileKeyFiles.map { SampleKeyWarning.Key(name: (try? KeyFiles.read($0)).flatMap(SampleKeys.name(ofKeyFile:)), source: $0) }
+        )
+        return Keys(
+            profile: profile,
+            key: key,
+            keyID: options.keyID,
+            secureLinkExpression: options.secureLinkMd5,
+            keyOptions: keyOptions,
+            catAudience: options.catAudience
+        )
     }
 }

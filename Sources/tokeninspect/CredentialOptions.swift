@@ -7,9 +7,20 @@ import EntitlementTokens
 /// INPUT as that CDN's token (docs/DESIGN.md#reading-cdn-tokens-back).
 struct CredentialOptions {
     static let options: [OptionSpec] = [
-        .choice("kind", "KIND", InputKindArgument.self, help: "Read every INPUT as this kind: software-statement, signed-requestor-id, user-metadata, or a CDN token: akamai, cloudfront, cat, nginx-secure-link. (default: detected from the form)"),
-        .choice("digest", "DIGEST", RequestorIDDigestArgument.self,
-                help: "The digest of a signed requestor ID's RSA PKCS#1 v1.5 signature: sha256, or sha1 for old registrations.", default: .sha256),
+        .choice(
+            "kind",
+            "KIND",
+            InputKindArgument.self,
+            help:
+                "Read every INPUT as this kind: software-statement, signed-requestor-id, user-metadata, or a CDN token: akamai, cloudfront, cat, nginx-secure-link. (default: detected from the form)"
+        ),
+        .choice(
+            "digest",
+            "DIGEST",
+            RequestorIDDigestArgument.self,
+            help: "The digest of a signed requestor ID's RSA PKCS#1 v1.5 signature: sha256, or sha1 for old registrations.",
+            default: .sha256
+        ),
     ]
 
     let kind: InputKindArgument?

@@ -1,5 +1,6 @@
 import CDNTokens
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -46,8 +47,12 @@ struct CredentialRun {
     /// Every INPUT sorted: credentials (under `kind`, or detected), CDN tokens
     /// (under `cdnKind`, or detected by their form), or tokens. Throws when an
     /// INPUT cannot be read (exit 2).
-    static func peek(_ sources: [InputSource], kind: CredentialKind?, cdnKind: CDNTokenKind? = nil,
-                     configuration: DecoderConfiguration) throws(InputSource.Unreadable) -> Sorted {
+    static func peek(
+        _ sources: [InputSource],
+        kind: CredentialKind?,
+        cdnKind: CDNTokenKind? = nil,
+        configuration: DecoderConfiguration
+    ) throws(InputSource.Unreadable) -> Sorted {
         var sorted = Sorted()
         for source in sources {
             switch try peek(source, kind: kind, cdnKind: cdnKind, configuration: configuration) {
@@ -59,8 +64,14 @@ struct CredentialRun {
         return sorted
     }
 
-    private static func peek(_ source: InputSource, kind: CredentialKind?, cdnKind: CDNTokenKind?, configuration: DecoderConfiguration)
-        throws(InputSource.Unreadable) -> Peeked {
+    private static func peek(
+        _ source: InputSource,
+        kind: CredentialKind?,
+        cdnKind: CDNTokenKind?,
+        configuration: DecoderConfiguration
+    )
+        throws(InputSource.Unreadable) -> Peeked
+    {
         var bytes: [UInt8]
         var complete = true
         var fromStandardInput = false
@@ -111,7 +122,8 @@ struct CredentialRun {
         }
         // The first line decides; only then is the input cut into lines.
         if let first = firstLine(of: bytes),
-           CredentialDetection.detect(Array(first), asking: kind, configuration: configuration).kind == .softwareStatement {
+            CredentialDetection.detect(Array(first), asking: kind, configuration: configuration).kind == .softwareStatement
+        {
             let split = lines(of: bytes)
             if split.count > 1 { return split }
         }
@@ -196,9 +208,16 @@ struct CredentialRun {
             for record in input.records {
                 index += 1
                 let detected = CredentialDetection.detect(record.bytes, asking: kind, configuration: decoderConfiguration)
-                let report = CredentialReport.make(detected, input: index, source: input.source.name, line: record.line,
-                                                   verifier: verifier, configuration: decoderConfiguration,
-                                                   requestorIDVerifier: requestorIDVerifier, requestor: requestor)
+                let report = CredentialReport.make(
+                    detected,
+                    input: index,
+                    source: input.source.name,
+                    line: record.line,
+                    verifier: verifier,
+                    configuration: decoderConfiguration,
+                    requestorIDVerifier: requestorIDVerifier,
+                    requestor: requestor
+                )
                 reports.append(report)
                 switch format {
                 case .text: output.write(report.text(TextReportOptions(style: style, now: now, detailed: detailed)))
@@ -234,9 +253,19 @@ enum CredentialDispatch {
 
     /// `verifying`: `verify` (keys required unless `insecureSkipSignature`); else
     /// `inspect` (verifies only when keys are given).
-    static func run(input: InputOptions, keys: KeyOptions, kind: InputKindArgument?, cdn: CDNOptions, verifying: Bool,
-                    insecureSkipSignature: Bool = false, detailed: Bool, configuration: DecoderConfiguration,
-                    requestor: String? = nil, digest: RequestorIDDigest = .sha256, tokenOptionsGiven: [String] = []) throws -> Outcome {
+    static func run(
+        input: InputOptions,
+        keys: KeyOptions,
+        kind: InputKindArgument?,
+        cdn: CDNOptions,
+        verifying: Bool,
+        insecureSkipSignature: Bool = false,
+        detailed: Bool,
+        configuration: DecoderConfiguration,
+        requestor: String? = nil,
+        digest: RequestorIDDigest = .sha256,
+        tokenOptionsGiven: [String] = []
+    ) throws -> Outcome {
         let errors = OutputStream.standardError
         func usage(_ message: TerminalText) -> Outcome {
             errors.write("tokeninspect: error: \(message)\n")
@@ -254,7 +283,9 @@ enum CredentialDispatch {
         }
         if sorted.sorts > 1 {
             if sorted.cdn.isEmpty {
-                return usage("the INPUTs mix tokens and credentials (software statements, signed requestor IDs, user metadata); give them in separate runs")
+                return usage(
+                    "the INPUTs mix tokens and credentials (software statements, signed requestor IDs, user metadata); give them in separate runs"
+                )
             }
             return usage("the INPUTs mix CDN tokens with entitlement tokens or credentials; give them in separate runs")
         }
@@ -265,13 +296,24 @@ enum CredentialDispatch {
             }
             // An option the run would ignore is worse than none: a CAT of another iss would come back valid under --requestor.
             if let first = tokenOptionsGiven.first {
-                return usage("\(first) is for entitlement tokens, and the INPUT is CDN tokens (akamai, cloudfront, cat, nginx-secure-link); "
-                             + "their checks are --url, --client-ip, --now and the key's or profile's")
+                return usage(
+                    "\(first) is for entitlement tokens, and the INPUT is CDN tokens (akamai, cloudfront, cat, nginx-secure-link); "
+                        + "their checks are --url, --client-ip, --now and the key's or profile's"
+                )
             }
             keys.announceNow()
-            let run = CDNRun(inputs: sorted.cdn, kind: kind?.cdnKind, options: cdn, keyPaths: keys.keys, verifying: verifying,
-                             format: input.format, now: keys.nowTimestamp, leeway: Int64(keys.leeway),
-                             keyOptions: KeyLoadingOptions(allowsInsecureKeySizes: keys.allowInsecureKeys), color: input.color)
+            let run = CDNRun(
+                inputs: sorted.cdn,
+                kind: kind?.cdnKind,
+                options: cdn,
+                keyPaths: keys.keys,
+                verifying: verifying,
+                format: input.format,
+                now: keys.nowTimestamp,
+                leeway: Int64(keys.leeway),
+                keyOptions: KeyLoadingOptions(allowsInsecureKeySizes: keys.allowInsecureKeys),
+                color: input.color
+            )
             return .finished(try run.run())
         }
         if let first = cdn.given.first {
@@ -288,8 +330,12 @@ enum CredentialDispatch {
         if insecureSkipSignature {
             verifier = .insecureSkippingSignature(leewayMilliseconds: leeway, clock: { now })
         } else if !keys.keys.isEmpty {
-            verifier = try keys.statementVerifier(now: now, leewayMilliseconds: leeway, configuration: configuration,
-                                                  password: password)
+            verifier = try keys.statementVerifier(
+                now: now,
+                leewayMilliseconds: leeway,
+                configuration: configuration,
+                password: password
+            )
         }
         _ = verifying
         var requestorIDVerifier: SignedRequestorIDVerifier?
@@ -312,10 +358,20 @@ enum CredentialDispatch {
             }
         }
         // The statements' keys and the requestor IDs' ring come from the same files: one warning each.
-        SampleKeyWarning.write((verifier?.keys ?? []).map { SampleKeyWarning.Key(name: SampleKeys.name(ofFingerprint: $0.sha256Fingerprint), source: $0.source) }
-            + ringKeys.map { SampleKeyWarning.Key(name: SampleKeys.name(of: $0), source: $0.source) })
-        var run = CredentialRun(records: credentials, kind: kind, verifier: verifier, format: input.format,
-                                decoderConfiguration: configuration, now: now, detailed: detailed, color: input.color)
+        SampleKeyWarning.write(
+            (verifier?.keys ?? []).map { SampleKeyWarning.Key(name: SampleKeys.name(ofFingerprint: $0.sha256Fingerprint), source: $0.source) }
+                + ringKeys.map { SampleKeyWarning.Key(name: SampleKeys.name(of: $0), source: $0.source) }
+        )
+        var run = CredentialRun(
+            records: credentials,
+            kind: kind,
+            verifier: verifier,
+            format: input.format,
+            decoderConfiguration: configuration,
+            now: now,
+            detailed: detailed,
+            color: input.color
+        )
         run.requestorIDVerifier = requestorIDVerifier
         run.requestor = requestor
         return .finished(run.run())
@@ -326,8 +382,12 @@ extension KeyOptions {
     /// The keys for software statements: every `--key` file that holds a JWKS
     /// (a JSON object) as one, and the rest through the key ring as for tokens.
     /// Exits 2 naming the key that could not be used.
-    func statementVerifier(now: TokenTimestamp, leewayMilliseconds: Int64, configuration: DecoderConfiguration,
-                           password: PKCS12Password) throws -> SoftwareStatementVerifier {
+    func statementVerifier(
+        now: TokenTimestamp,
+        leewayMilliseconds: Int64,
+        configuration: DecoderConfiguration,
+        password: PKCS12Password
+    ) throws -> SoftwareStatementVerifier {
         let errors = OutputStream.standardError
         let options = KeyLoadingOptions(allowsInsecureKeySizes: allowInsecureKeys, treatsRSAKeysAsPSS: rsaPss)
         var ringPaths: [String] = []
@@ -349,8 +409,12 @@ extension KeyOptions {
                 }
                 fileKeys = loaded.keys
             }
-            let verifier = SoftwareStatementVerifier(keys: fileKeys + sets.flatMap(\.keys), leewayMilliseconds: leewayMilliseconds,
-                                                     clock: { now }, decoderConfiguration: configuration)
+            let verifier = SoftwareStatementVerifier(
+                keys: fileKeys + sets.flatMap(\.keys),
+                leewayMilliseconds: leewayMilliseconds,
+                clock: { now },
+                decoderConfiguration: configuration
+            )
             if listKeys {
                 for (index, key) in (verifier.keys ?? []).enumerated() {
                     errors.write("tokeninspect: key \(index + 1) of \(verifier.keys?.count ?? 0): \(key.description)\n")

@@ -1,4 +1,5 @@
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -80,8 +81,12 @@ enum InputSource: Sendable, Equatable {
         }
     }
 
-    private static func read(_ descriptor: Int32, name: String, into splitter: inout RecordSplitter,
-                             _ body: (TokenRecord) -> Void) throws(Unreadable) {
+    private static func read(
+        _ descriptor: Int32,
+        name: String,
+        into splitter: inout RecordSplitter,
+        _ body: (TokenRecord) -> Void
+    ) throws(Unreadable) {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }

@@ -11,9 +11,11 @@ enum InsecureKeyWarning {
     static func write(_ keys: [(source: String, description: String)]) {
         guard !keys.isEmpty else { return }
         for key in keys {
-            OutputStream.standardError.write("tokeninspect: warning: \(TerminalText(escaping: key.source)) is \(TerminalText(escaping: key.description)), "
-                + "under \(KeyLoadingOptions.minimumRSABits) bits, read because of --allow-insecure-keys: such a key can be factored, "
-                + "so what it verifies proves little\n")
+            OutputStream.standardError.write(
+                "tokeninspect: warning: \(TerminalText(escaping: key.source)) is \(TerminalText(escaping: key.description)), "
+                    + "under \(KeyLoadingOptions.minimumRSABits) bits, read because of --allow-insecure-keys: such a key can be factored, "
+                    + "so what it verifies proves little\n"
+            )
         }
         OutputStream.standardError.flush()
     }

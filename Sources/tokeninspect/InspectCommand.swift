@@ -11,9 +11,18 @@ struct InspectCommand {
             decoded, 1 when one did not, 2 when nothing was usable.
             """,
         options: InputOptions.options + KeyOptions.options + JobOptions.options + CredentialOptions.options + CDNOptions.options + [
-            .flag("repair-plus", help: "Read a Base64 token whose '+' arrived as a space (an unencoded query string) as if repaired, with a warning."),
-            .choice("emit", "WHAT", Emission.self, help: "What to write: report (the decoded fields, as --format says) or xml (each decoded token as it is, for xmllint; with --show-signed-bytes only the exact bytes the signature covers, for openssl dgst -verify).",
-                    default: .report),
+            .flag(
+                "repair-plus",
+                help: "Read a Base64 token whose '+' arrived as a space (an unencoded query string) as if repaired, with a warning."
+            ),
+            .choice(
+                "emit",
+                "WHAT",
+                Emission.self,
+                help:
+                    "What to write: report (the decoded fields, as --format says) or xml (each decoded token as it is, for xmllint; with --show-signed-bytes only the exact bytes the signature covers, for openssl dgst -verify).",
+                default: .report
+            ),
         ],
         arguments: InputOptions.arguments,
         run: { try InspectCommand($0).run() }
@@ -44,15 +53,26 @@ struct InspectCommand {
     func run() throws {
         let configuration = input.decoderConfiguration(repairsSpacesAsPlus: repairPlus)
         if emit == .xml {
-            let status = XMLEmission(inputs: try input.sources(), decoderConfiguration: configuration,
-                                     signedBytesOnly: input.showSignedBytes).run()
+            let status = XMLEmission(
+                inputs: try input.sources(),
+                decoderConfiguration: configuration,
+                signedBytesOnly: input.showSignedBytes
+            ).run()
             if status != 0 { throw ExitCode(status) }
             return
         }
         // Software statements, signed requestor IDs and user metadata (docs/DESIGN.md#the-sdks-other-credentials) take their own run.
         let sources: [InputSource]
-        switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind, cdn: cdn, verifying: false,
-                                          detailed: true, configuration: configuration, tokenOptionsGiven: repairPlus ? ["--repair-plus"] : []) {
+        switch try CredentialDispatch.run(
+            input: input,
+            keys: keys,
+            kind: credentials.kind,
+            cdn: cdn,
+            verifying: false,
+            detailed: true,
+            configuration: configuration,
+            tokenOptionsGiven: repairPlus ? ["--repair-plus"] : []
+        ) {
         case .finished(let status):
             if status != 0 { throw ExitCode(status) }
             return
@@ -62,13 +82,22 @@ struct InspectCommand {
         keys.announceNow()
         let now = keys.nowTimestamp
         let verifier = try keys.keyRing().map { ring in
-            TokenVerifier(signature: .trustedKeys(ring),
-                          policy: VerificationPolicy(leewayMilliseconds: Int64(keys.leeway * 1000), clock: { now }),
-                          decoderConfiguration: configuration)
+            TokenVerifier(
+                signature: .trustedKeys(ring),
+                policy: VerificationPolicy(leewayMilliseconds: Int64(keys.leeway * 1000), clock: { now }),
+                decoderConfiguration: configuration
+            )
         }
-        let run = TokenRun(mode: .inspect(verifier), inputs: sources, format: input.format, jobs: jobs.jobs,
-                           decoderConfiguration: configuration, now: now, showSignedBytes: input.showSignedBytes,
-                           color: input.color)
+        let run = TokenRun(
+            mode: .inspect(verifier),
+            inputs: sources,
+            format: input.format,
+            jobs: jobs.jobs,
+            decoderConfiguration: configuration,
+            now: now,
+            showSignedBytes: input.showSignedBytes,
+            color: input.color
+        )
         let status = run.run()
         if status != 0 { throw ExitCode(status) }
     }

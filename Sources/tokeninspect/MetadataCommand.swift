@@ -1,4 +1,5 @@
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -142,7 +143,8 @@ struct MetadataCommand {
             case .text(let text):
                 out += "    \(name)  \(Self.quoted(text))\n"
             case .ratings(let ratings):
-                out += "    \(name)  \(TerminalText.joined(ratings.map { "\($0.system)=\(Self.quoted($0.rating))" as TerminalText }, separator: ", "))\n"
+                out +=
+                    "    \(name)  \(TerminalText.joined(ratings.map { "\($0.system)=\(Self.quoted($0.rating))" as TerminalText }, separator: ", "))\n"
             case .verbatim(let value):
                 out += "    \(name)  \(TerminalText(escaping: String(decoding: value.encoded, as: UTF8.self)))\n"
             }
@@ -160,24 +162,46 @@ struct MetadataCommand {
     static func quoted(_ text: String) -> TerminalText { "'\(text)'" }
 
     static func json(_ metadata: UserMetadata, decrypted: [DecryptedMetadataValue]?) -> JSONValue {
-        var members = [JSONMember(name: "kind", value: .string("user-metadata")),
-                       JSONMember(name: "status", value: .string("DECODED")),
-                       JSONMember(name: "updatedAt", value: metadata.updated.map { .string($0.iso8601) } ?? .null),
-                       JSONMember(name: "metadata", value: metadata.json)]
+        var members = [
+            JSONMember(name: "kind", value: .string("user-metadata")),
+            JSONMember(name: "status", value: .string("DECODED")),
+            JSONMember(name: "updatedAt", value: metadata.updated.map { .string($0.iso8601) } ?? .null),
+            JSONMember(name: "metadata", value: metadata.json),
+        ]
         if let decrypted {
-            members.append(JSONMember(name: "decrypted", value: .array(decrypted.map { value in
-                var entry = [JSONMember(name: "name", value: .string(value.name)),
-                             JSONMember(name: "ciphertext", value: .string(value.ciphertext))]
-                switch value.outcome {
-                case .decrypted(let plaintext, let scheme):
-                    entry.append(JSONMember(name: "scheme", value: .string(scheme.description)))
-                    entry.append(JSONMember(name: "value", value: value.plaintext.map { .string($0) } ?? .null))
-                    if value.plaintext == nil { entry.append(JSONMember(name: "valueHex", value: .string(plaintext.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()))) }
-                case .failed(let reason):
-                    entry.append(JSONMember(name: "error", value: .string(reason)))
-                }
-                return .object(entry)
-            })))
+            members.append(
+                JSONMember(
+                    name: "decrypted",
+                    value: .array(
+                        decrypted.map { value in
+                            var entry = [
+                                JSONMember(name: "name", value: .string(value.name)),
+                                JSONMember(name: "ciphertext", value: .string(value.ciphertext)),
+                            ]
+                            switch value.outcome {
+                            case .decrypted(let plaintext, let scheme):
+                                entry.append(JSONMember(name: "scheme", value: .string(scheme.description)))
+                                entry.append(JSONMember(name: "value", value: value.plaintext.map { .string($0) } ?? .null))
+                                if value.plaintext == nil {
+                                    entry.append(
+                                        JSONMember(
+                                            name: "valueHex",
+                                            value: .string(
+                                                plaintext.map {
+                                                    String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+                                                }.joined()
+                                            )
+                                        )
+                                    )
+                                }
+                            case .failed(let reason):
+                                entry.append(JSONMember(name: "error", value: .string(reason)))
+                            }
+                            return .object(entry)
+                        }
+                    )
+                )
+            )
         }
         return .object(members)
     }
@@ -228,7 +252,9 @@ struct MetadataCommand {
         } else if input.hasPrefix("@") {
             name = String(input.dropFirst())
             descriptor = open(name, O_RDONLY)
-            guard descriptor >= 0 else { throw Unreadable(description: "cannot read \(TerminalText(escaping: name)): \(String(cString: strerror(errno)))") }
+            guard descriptor >= 0 else {
+                throw Unreadable(description: "cannot read \(TerminalText(escaping: name)): \(String(cString: strerror(errno)))")
+            }
         } else {
             return Array(input.utf8)
         }

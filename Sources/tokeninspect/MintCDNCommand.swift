@@ -1,5 +1,6 @@
 import CDNTokens
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,10 +25,20 @@ struct MintCDNCommand {
             .option("now", "TIME", help: "Issue as at this time: ISO 8601, or epoch seconds or milliseconds (default: now)."),
             .option("client-ip", "IP", help: "The viewer's IP address, for a profile with bind-ip = true."),
             .option("requestor", "ID", help: "The requestor id a CAT names as its issuer when the profile sets no issuer."),
-            .option("lifetime", "SECONDS", help: "The lifetime in seconds when the profile sets none (the gate uses its session lifetime).",
-                    value: .integer, default: "14400"),
-            .option("leeway", "SECONDS", help: "How far an edge's clock may run behind, in seconds (the gate's --leeway).", value: .integer,
-                    default: "30"),
+            .option(
+                "lifetime",
+                "SECONDS",
+                help: "The lifetime in seconds when the profile sets none (the gate uses its session lifetime).",
+                value: .integer,
+                default: "14400"
+            ),
+            .option(
+                "leeway",
+                "SECONDS",
+                help: "How far an edge's clock may run behind, in seconds (the gate's --leeway).",
+                value: .integer,
+                default: "30"
+            ),
         ],
         run: { try MintCDNCommand($0).run() }
     )
@@ -62,12 +73,17 @@ struct MintCDNCommand {
         let at = try now.map { try KeyOptions.parsedNow($0).timestamp } ?? TokenTimestamp.now()
         let grant: CDNGrant
         do {
-            let set = try CDNProfileSet.load(paths: [profile], defaults: CDNProfileDefaults(lifetime: lifetime, leeway: leeway),
-                                             credentialsDirectory: getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) })
+            let set = try CDNProfileSet.load(
+                paths: [profile],
+                defaults: CDNProfileDefaults(lifetime: lifetime, leeway: leeway),
+                credentialsDirectory: getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }
+            )
             // The gate signs a CAT's iss with its requestor id when the profile names no issuer; without one here
             // the answer would not be what the gate hands out.
             if set.profiles[0].kind == .cat, set.profiles[0].settings.issuer == nil, requestor == nil {
-                throw ValidationError("--requestor: the CAT profile sets no issuer, and the gate writes its requestor id (tokengate --requestor) as iss")
+                throw ValidationError(
+                    "--requestor: the CAT profile sets no issuer, and the gate writes its requestor id (tokengate --requestor) as iss"
+                )
             }
             grant = try set.profiles[0].issue(resource: resource, now: at.millisecondsSince1970 / 1000, clientIP: clientIP, requestor: requestor)
         } catch let error as CDNProfileError {

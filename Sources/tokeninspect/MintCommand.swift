@@ -13,8 +13,10 @@ enum MintCommand {
             tokeninspect mint cdn --profile <FILE> --resource <ID> [--now <TIME>] [--client-ip <IP>]
             """,
         discussion: "Without a subcommand, mint issues a token (mint token).",
-        subcommands: [MintTokenCommand.command, MintSoftwareStatementCommand.command, MintSignedRequestorIDCommand.command,
-                      MintMetadataCommand.command, MintCDNCommand.command],
+        subcommands: [
+            MintTokenCommand.command, MintSoftwareStatementCommand.command, MintSignedRequestorIDCommand.command,
+            MintMetadataCommand.command, MintCDNCommand.command,
+        ],
         defaultSubcommand: "token"
     )
 }

@@ -16,8 +16,13 @@ struct MintMetadataCommand {
             .repeating("data", "NAME=VALUE", help: "A data member, NAME=VALUE. Repeatable."),
             .repeating("encrypt", "NAME", help: "A data member to encrypt. Repeatable."),
             .option("updated", "SECONDS", help: "updated: epoch seconds. (default: the current time)", value: .integer),
-            .option("scheme", "SCHEME", help: "How values are encrypted: rsa-pkcs1, rsa-oaep, rsa-oaep-256, or jwe-<alg>-<enc> such as jwe-rsa-oaep-256-a256gcm, jwe-rsa1_5-a128cbc-hs256.",
-                    default: "jwe-rsa-oaep-256-a256gcm"),
+            .option(
+                "scheme",
+                "SCHEME",
+                help:
+                    "How values are encrypted: rsa-pkcs1, rsa-oaep, rsa-oaep-256, or jwe-<alg>-<enc> such as jwe-rsa-oaep-256-a256gcm, jwe-rsa1_5-a128cbc-hs256.",
+                default: "jwe-rsa-oaep-256-a256gcm"
+            ),
         ],
         run: { try MintMetadataCommand($0).run() }
     )
@@ -67,7 +72,9 @@ struct MintMetadataCommand {
     }
 
     func validate() throws {
-        guard Self.parseScheme(scheme) != nil else { throw ValidationError("--scheme \(TerminalText.quoted(scheme)) is not one of the schemes listed in --help") }
+        guard Self.parseScheme(scheme) != nil else {
+            throw ValidationError("--scheme \(TerminalText.quoted(scheme)) is not one of the schemes listed in --help")
+        }
         let names = try members().map(\.name)
         guard Set(names).count == names.count else { throw ValidationError("a --data member is given twice") }
         for name in encrypt where !names.contains(name) {
@@ -79,7 +86,9 @@ struct MintMetadataCommand {
     func run() throws {
         var encryptor: MetadataEncryptor?
         do {
-            if let encryptTo, let publicKey = try KeyRing.load(paths: [encryptTo], options: KeyLoadingOptions(allowsInsecureKeySizes: true)).keys.first {
+            if let encryptTo,
+                let publicKey = try KeyRing.load(paths: [encryptTo], options: KeyLoadingOptions(allowsInsecureKeySizes: true)).keys.first
+            {
                 encryptor = try MetadataEncryptor(publicKey: publicKey, scheme: Self.parseScheme(scheme)!)
             }
         } catch {
@@ -89,8 +98,12 @@ struct MintMetadataCommand {
         }
         let seconds = updated ?? TokenTimestamp.now().millisecondsSince1970 / 1000
         do {
-            let metadata = try UserMetadata.minted(updated: TokenTimestamp(millisecondsSince1970: seconds * 1000), data: try members(),
-                                                   encrypting: encrypt, with: encryptor)
+            let metadata = try UserMetadata.minted(
+                updated: TokenTimestamp(millisecondsSince1970: seconds * 1000),
+                data: try members(),
+                encrypting: encrypt,
+                with: encryptor
+            )
             OutputStream.standardOutput.write("\(metadata.jsonText)\n")
             OutputStream.standardOutput.flush()
         } catch {

@@ -1,4 +1,5 @@
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,8 +18,13 @@ struct MintSignedRequestorIDCommand {
             .option("key", "FILE", help: "The programmer's private key (PEM, DER, encrypted PEM, PKCS#12).", required: true, completion: .file),
             .option("key-password-file", "FILE", help: "A file whose first line is the key's password.", completion: .file),
             .option("requestor", "ID", help: "The requestor ID to sign.", required: true),
-            .choice("digest", "DIGEST", RequestorIDDigestArgument.self, help: "The signature's digest: sha256, or sha1 for old registrations.",
-                    default: .sha256),
+            .choice(
+                "digest",
+                "DIGEST",
+                RequestorIDDigestArgument.self,
+                help: "The signature's digest: sha256, or sha1 for old registrations.",
+                default: .sha256
+            ),
         ],
         run: { try MintSignedRequestorIDCommand($0).run() }
     )

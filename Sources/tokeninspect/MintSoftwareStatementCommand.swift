@@ -1,4 +1,5 @@
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +26,12 @@ struct MintSoftwareStatementCommand {
             .option("issue-time", "TIME", help: "The iat claim: ISO 8601 or epoch seconds. (default: the current time)"),
             .option("ttl", "TTL", help: "Lifetime from iat, for exp: seconds, or a number with s, min, h or d. (default: no exp)"),
             .option("jti", "ID", help: "The jti claim. (default: none)"),
-            .repeating("claim", "NAME=VALUE", help: "Another claim, NAME=VALUE: VALUE as JSON when it is a JSON number, true, false, null, array or object, else as a string. Repeatable."),
+            .repeating(
+                "claim",
+                "NAME=VALUE",
+                help:
+                    "Another claim, NAME=VALUE: VALUE as JSON when it is a JSON number, true, false, null, array or object, else as a string. Repeatable."
+            ),
             .option("jwks-out", "PATH", help: "Also write the JWKS of the public key (with --kid) to this file.", completion: .file),
         ],
         run: { try MintSoftwareStatementCommand($0).run() }
@@ -74,7 +80,9 @@ struct MintSoftwareStatementCommand {
             }
             let name = String(claim[..<equals])
             guard names.insert(name).inserted else {
-                throw ValidationError("--claim \(TerminalText.quoted(name)) is given twice or set by its own option; a statement names each claim once")
+                throw ValidationError(
+                    "--claim \(TerminalText.quoted(name)) is given twice or set by its own option; a statement names each claim once"
+                )
             }
         }
     }

@@ -16,13 +16,22 @@ struct MintTokenCommand {
             """,
         options: MintSigningKeyOptions.options + [
             .choice("kind", "kind", TokenKindArgument.self, help: "The kind of token.", default: .media),
-            .option("root", "root", help: "Root element of a media token: authToken (what servers send) or shortAuthorizationToken.", default: "authToken"),
+            .option(
+                "root",
+                "root",
+                help: "Root element of a media token: authToken (what servers send) or shortAuthorizationToken.",
+                default: "authToken"
+            ),
             .option("requestor", "ID", help: "The requestor id.", required: true),
             .option("resource", "ID", help: "The resource: a bare id or a Media RSS document (required for media and authorization tokens)."),
             .option("mvpd", "ID", help: "The MVPD id."),
             .option("proxy-mvpd", "ID", help: "The proxy MVPD id (media tokens)."),
             .option("session-guid", "GUID", help: "The session GUID (media) or authentication GUID. (default: a fresh random one, as issuers write)"),
-            .option("ttl", "TTL", help: "Lifetime from the issue time: milliseconds, or a number with ms, s, min or h. (default: 7min, as servers issue them)"),
+            .option(
+                "ttl",
+                "TTL",
+                help: "Lifetime from the issue time: milliseconds, or a number with ms, s, min or h. (default: 7min, as servers issue them)"
+            ),
             .option("issue-time", "TIME", help: "Issue time: any token date shape, ISO 8601 or epoch milliseconds. (default: the current time)"),
             .option("fingerprint", "FP", help: "Device fingerprint, lowercase hex (authN/authZ)."),
             .option("device-id", "ID", help: "Device id, hashed with SHA-256 into the fingerprint (authN/authZ)."),
@@ -72,7 +81,9 @@ struct MintTokenCommand {
     }
 
     func validate() throws {
-        guard Self.milliseconds(ttl ?? Self.defaultTTL) != nil else { throw ValidationError("--ttl must be milliseconds, or a number with ms, s, min or h") }
+        guard Self.milliseconds(ttl ?? Self.defaultTTL) != nil else {
+            throw ValidationError("--ttl must be milliseconds, or a number with ms, s, min or h")
+        }
         if kind.value != .authentication && resource == nil { throw ValidationError("--resource is required for \(kind.rawValue) tokens") }
         guard MediaToken.Root(rawValue: root) != nil else { throw ValidationError("--root must be authToken or shortAuthorizationToken") }
         for field in fields {
@@ -82,7 +93,9 @@ struct MintTokenCommand {
             let path = field[..<equals]
             guard !path.isEmpty else { throw ValidationError("--field \(TerminalText.quoted(field)): the PATH before '=' is empty") }
             if path.hasPrefix("@") || path.contains("/@") {
-                throw ValidationError("--field \(TerminalText.quoted(field)): PATH \(TerminalText.quoted(path)) names an attribute; mint writes elements only")
+                throw ValidationError(
+                    "--field \(TerminalText.quoted(field)): PATH \(TerminalText.quoted(path)) names an attribute; mint writes elements only"
+                )
             }
         }
         if fingerprint != nil && deviceId != nil { throw ValidationError("give --fingerprint or --device-id, not both") }

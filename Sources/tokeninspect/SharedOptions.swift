@@ -1,4 +1,5 @@
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,15 +9,29 @@ import Darwin
 /// INPUTs and how to print the results, shared by `inspect` and `verify`.
 struct InputOptions {
     static let arguments = [
-        ArgumentSpec(valueName: "INPUT", help: "Tokens, @PATH files, or - for stdin.", isRepeating: true, completion: .input),
+        ArgumentSpec(valueName: "INPUT", help: "Tokens, @PATH files, or - for stdin.", isRepeating: true, completion: .input)
     ]
     static let options: [OptionSpec] = [
-        .choice("format", "format", OutputFormat.self, help: "Output: text for people, json (one array) or jsonl (one object per line).",
-                default: .text),
+        .choice(
+            "format",
+            "format",
+            OutputFormat.self,
+            help: "Output: text for people, json (one array) or jsonl (one object per line).",
+            default: .text
+        ),
         .flag("show-signed-bytes", help: "Also print the exact bytes the signature covers."),
-        .choice("color", "color", ColorChoice.self,
-                help: "Colour the text output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.", default: .auto),
-        .repeating("param", "NAME", help: "The query parameter that holds the token when a whole URL or query string is given. Repeatable. (default: token, then auth)"),
+        .choice(
+            "color",
+            "color",
+            ColorChoice.self,
+            help: "Colour the text output: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never.",
+            default: .auto
+        ),
+        .repeating(
+            "param",
+            "NAME",
+            help: "The query parameter that holds the token when a whole URL or query string is given. Repeatable. (default: token, then auth)"
+        ),
     ]
 
     let inputs: [String]
@@ -64,14 +79,29 @@ struct InputOptions {
 /// Trusted keys and the clock, shared by `inspect` and `verify`.
 struct KeyOptions {
     static let options: [OptionSpec] = [
-        .repeating("key", "PATH", help: "A trusted public key or certificate (PEM or DER), or a directory of them; for the SDK's other credentials also a JWKS or a PKCS#12 file. Repeatable.",
-                   completion: .file),
-        .option("key-password-file", "FILE", help: "A file whose first line is the password of a PKCS#12 --key (software statements and signed requestor IDs only; else TOKENINSPECT_KEY_PASSWORD, a prompt on a terminal, or empty).",
-                completion: .file),
+        .repeating(
+            "key",
+            "PATH",
+            help:
+                "A trusted public key or certificate (PEM or DER), or a directory of them; for the SDK's other credentials also a JWKS or a PKCS#12 file. Repeatable.",
+            completion: .file
+        ),
+        .option(
+            "key-password-file",
+            "FILE",
+            help:
+                "A file whose first line is the password of a PKCS#12 --key (software statements and signed requestor IDs only; else TOKENINSPECT_KEY_PASSWORD, a prompt on a terminal, or empty).",
+            completion: .file
+        ),
         .flag("allow-insecure-keys", help: "Accept RSA keys under 2048 bits (old deployments used RSA-1024)."),
         .flag("rsa-pss", help: "Verify with RSA keys as RSA-PSS (SHA-256) instead of PKCS#1 v1.5."),
         .flag("list-keys", help: "List the trusted keys loaded (type, file, SHA-256 fingerprint) on stderr."),
-        .option("now", "TIME", help: "The time to check against: ISO 8601, or an epoch number (up to 11 digits seconds, as date +%s prints, more milliseconds). (default: the current time)"),
+        .option(
+            "now",
+            "TIME",
+            help:
+                "The time to check against: ISO 8601, or an epoch number (up to 11 digits seconds, as date +%s prints, more milliseconds). (default: the current time)"
+        ),
         // `--leeway -5` must reach the range check, not be taken for an option.
         .option("leeway", "SECONDS", help: "Tolerated clock skew each way, in seconds. (default: 30)", value: .number, takesDashedValue: true),
     ]
@@ -156,8 +186,10 @@ struct KeyOptions {
         }
         errors.flush()
         SampleKeyWarning.write(ring.keys.map { SampleKeyWarning.Key(name: SampleKeys.name(of: $0), source: $0.source) })
-        InsecureKeyWarning.write(ring.keys.filter { $0.bits < KeyLoadingOptions.minimumRSABits && $0.description.hasPrefix("RSA") }
-            .map { (source: $0.source, description: "RSA-\($0.bits)") })
+        InsecureKeyWarning.write(
+            ring.keys.filter { $0.bits < KeyLoadingOptions.minimumRSABits && $0.description.hasPrefix("RSA") }
+                .map { (source: $0.source, description: "RSA-\($0.bits)") }
+        )
         if listKeys {
             for (index, key) in ring.keys.enumerated() {
                 var line = "tokeninspect: key \(index + 1) of \(ring.keys.count): \(key.description)"
@@ -174,8 +206,14 @@ struct KeyOptions {
 
 struct JobOptions {
     static let options: [OptionSpec] = [
-        .option("jobs", "N", help: "Verify with N threads (1 to 256); output stays in input order.", value: .integer, default: "1",
-                takesDashedValue: true),
+        .option(
+            "jobs",
+            "N",
+            help: "Verify with N threads (1 to 256); output stays in input order.",
+            value: .integer,
+            default: "1",
+            takesDashedValue: true
+        )
     ]
 
     let jobs: Int

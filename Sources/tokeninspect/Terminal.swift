@@ -1,4 +1,5 @@
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

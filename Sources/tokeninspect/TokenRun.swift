@@ -1,4 +1,5 @@
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,13 +34,18 @@ struct TokenRun {
 
         let detailed: Bool
         if case .inspect = mode { detailed = true } else { detailed = false }
-        let streamFormat: VerificationStream.Format = switch format {
-        case .text: .text(TextReportOptions(style: style, now: now, detailed: detailed, showSignedBytes: showSignedBytes))
-        case .json: .json(showSignedBytes: showSignedBytes)
-        case .jsonl: .jsonl(showSignedBytes: showSignedBytes)
-        }
-        let stream = VerificationStream(mode: mode, format: streamFormat, limits: .init(jobs: jobs),
-                                        decoderConfiguration: decoderConfiguration) { bytes in
+        let streamFormat: VerificationStream.Format =
+            switch format {
+            case .text: .text(TextReportOptions(style: style, now: now, detailed: detailed, showSignedBytes: showSignedBytes))
+            case .json: .json(showSignedBytes: showSignedBytes)
+            case .jsonl: .jsonl(showSignedBytes: showSignedBytes)
+            }
+        let stream = VerificationStream(
+            mode: mode,
+            format: streamFormat,
+            limits: .init(jobs: jobs),
+            decoderConfiguration: decoderConfiguration
+        ) { bytes in
             output.write(bytes)
         }
         for input in inputs {

@@ -56,8 +56,10 @@ struct VerifyCommand {
 
     /// The options that judge an entitlement token, as given: a usage error on a run of CDN tokens.
     var tokenOptionsGiven: [String] {
-        [(resource != nil, "--resource"), (requestor != nil, "--requestor"), (!mvpds.isEmpty, "--mvpd"), (fingerprint != nil, "--fingerprint"),
-         (deviceId != nil, "--device-id"), (rejectReplays, "--reject-replays")].filter(\.0).map(\.1)
+        [
+            (resource != nil, "--resource"), (requestor != nil, "--requestor"), (!mvpds.isEmpty, "--mvpd"), (fingerprint != nil, "--fingerprint"),
+            (deviceId != nil, "--device-id"), (rejectReplays, "--reject-replays"),
+        ].filter(\.0).map(\.1)
     }
 
     func validate() throws {
@@ -70,7 +72,9 @@ struct VerifyCommand {
         }
         // Which keys to trust.
         if keys.keys.isEmpty && cdn.profile == nil && !insecureSkipSignature {
-            throw ValidationError("verify needs at least one --key, or --profile for CDN tokens (or --insecure-skip-signature to check everything else)")
+            throw ValidationError(
+                "verify needs at least one --key, or --profile for CDN tokens (or --insecure-skip-signature to check everything else)"
+            )
         }
         if (!keys.keys.isEmpty || cdn.profile != nil) && insecureSkipSignature {
             throw ValidationError("--insecure-skip-signature makes no sense with --key or --profile")
@@ -84,10 +88,19 @@ struct VerifyCommand {
     func run() throws {
         // Software statements, signed requestor IDs and user metadata (docs/DESIGN.md#the-sdks-other-credentials) take their own run.
         let sources: [InputSource]
-        switch try CredentialDispatch.run(input: input, keys: keys, kind: credentials.kind, cdn: cdn, verifying: true,
-                                          insecureSkipSignature: insecureSkipSignature, detailed: false,
-                                          configuration: input.decoderConfiguration(),
-                                          requestor: requestor, digest: credentials.digest.value, tokenOptionsGiven: tokenOptionsGiven) {
+        switch try CredentialDispatch.run(
+            input: input,
+            keys: keys,
+            kind: credentials.kind,
+            cdn: cdn,
+            verifying: true,
+            insecureSkipSignature: insecureSkipSignature,
+            detailed: false,
+            configuration: input.decoderConfiguration(),
+            requestor: requestor,
+            digest: credentials.digest.value,
+            tokenOptionsGiven: tokenOptionsGiven
+        ) {
         case .finished(let status):
             if status != 0 { throw ExitCode(status) }
             return
@@ -109,9 +122,16 @@ struct VerifyCommand {
         let signature: SignatureRequirement = try keys.keyRing().map { .trustedKeys($0) } ?? .insecureSkipped
         let configuration = input.decoderConfiguration()
         let verifier = TokenVerifier(signature: signature, policy: policy, decoderConfiguration: configuration)
-        let run = TokenRun(mode: .verify(verifier, expectations), inputs: sources, format: input.format,
-                           jobs: jobs.jobs, decoderConfiguration: configuration, now: now, showSignedBytes: input.showSignedBytes,
-                           color: input.color)
+        let run = TokenRun(
+            mode: .verify(verifier, expectations),
+            inputs: sources,
+            format: input.format,
+            jobs: jobs.jobs,
+            decoderConfiguration: configuration,
+            now: now,
+            showSignedBytes: input.showSignedBytes,
+            color: input.color
+        )
         let status = run.run()
         if status != 0 { throw ExitCode(status) }
     }

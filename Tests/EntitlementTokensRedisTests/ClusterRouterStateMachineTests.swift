@@ -1,6 +1,7 @@
-@testable import EntitlementTokensRedis
 import RedisRESP
 import Testing
+
+@testable import EntitlementTokensRedis
 
 /// The Cluster router's decisions (docs/DESIGN.md#state-machines-and-thin-handlers), deterministically:
 /// events in, actions out, time given by hand. No socket, no sleeping.
@@ -70,8 +71,10 @@ struct ClusterRouterStateMachineTests {
         // At most one read per interval after the last one ended.
         #expect(machine.nextRefreshStep(now: 20 * Self.ms) == .sleep(until: 110 * Self.ms))
         #expect(machine.redirected(movedSlot: 9001, to: Self.c) == false, "the refresher runs already")
-        #expect(machine.nextRefreshStep(now: 110 * Self.ms) == .read([Self.b, Self.a, Self.seed]),
-                "the known primaries (one further each read), then the seeds")
+        #expect(
+            machine.nextRefreshStep(now: 110 * Self.ms) == .read([Self.b, Self.a, Self.seed]),
+            "the known primaries (one further each read), then the seeds"
+        )
         #expect(machine.readSucceeded(Self.cTookOver, now: 111 * Self.ms) == [Self.b], "b is no primary any more: its pool goes")
         #expect(machine.route(slot: 9001, now: 0) == .send(Self.c, startRefresher: false))
         #expect(machine.nextRefreshStep(now: 111 * Self.ms) == .stop)
@@ -93,8 +96,10 @@ struct ClusterRouterStateMachineTests {
         #expect(machine.requestRefresh() == false)
         _ = machine.readSucceeded(Self.twoShards, now: 2 * Self.interval)
         #expect(machine.nextRefreshStep(now: 2 * Self.interval) == .sleep(until: 3 * Self.interval))
-        #expect(machine.nextRefreshStep(now: 3 * Self.interval) == .read([Self.a, Self.b, Self.seed]),
-                "each read starts one primary further")
+        #expect(
+            machine.nextRefreshStep(now: 3 * Self.interval) == .read([Self.a, Self.b, Self.seed]),
+            "each read starts one primary further"
+        )
     }
 
     @Test func aFailedReadKeepsTheMapAndRetriesABoundedNumberOfTimes() {

@@ -12,8 +12,10 @@ struct RESPCommandTests {
         #expect(command.name == "SET")
     }
 
-    @Test("lengths are written in decimal and the byte count is exact, long arguments too",
-          arguments: [0, 9, 10, 99, 100, 1_000, 12_345, 100_000])
+    @Test(
+        "lengths are written in decimal and the byte count is exact, long arguments too",
+        arguments: [0, 9, 10, 99, 100, 1_000, 12_345, 100_000]
+    )
     func byteCount(length: Int) {
         let command = RESPCommand([Array("SET".utf8), [UInt8](repeating: 0x41, count: length)])
         let encoded = command.encoded()

@@ -24,16 +24,22 @@ struct RESPDecoderTests {
     static let wellFormed: [(String, [RESPReply])] = [
         ("+OK\r\n", [.simpleString(bytes("OK"))]),
         ("+\r\n", [.simpleString([])]),
-        ("-OOM command not allowed when used memory > 'maxmemory'.\r\n",
-         [.error(bytes("OOM command not allowed when used memory > 'maxmemory'."))]),
-        (":0\r\n:-42\r\n:9223372036854775807\r\n:-9223372036854775808\r\n",
-         [.integer(0), .integer(-42), .integer(.max), .integer(.min)]),
+        (
+            "-OOM command not allowed when used memory > 'maxmemory'.\r\n",
+            [.error(bytes("OOM command not allowed when used memory > 'maxmemory'."))]
+        ),
+        (
+            ":0\r\n:-42\r\n:9223372036854775807\r\n:-9223372036854775808\r\n",
+            [.integer(0), .integer(-42), .integer(.max), .integer(.min)]
+        ),
         ("$3\r\nabc\r\n$0\r\n\r\n", [.bulkString(bytes("abc")), .bulkString([])]),
         ("$4\r\n\r\n\r\n\r\n", [.bulkString(bytes("\r\n\r\n"))]),
         ("$-1\r\n*-1\r\n", [.null, .null]),
         ("*0\r\n", [.array([])]),
-        ("*3\r\n:1\r\n*2\r\n$1\r\nx\r\n*0\r\n+PONG\r\n:2\r\n",
-         [.array([.integer(1), .array([.bulkString(bytes("x")), .array([])]), .simpleString(bytes("PONG"))]), .integer(2)]),
+        (
+            "*3\r\n:1\r\n*2\r\n$1\r\nx\r\n*0\r\n+PONG\r\n:2\r\n",
+            [.array([.integer(1), .array([.bulkString(bytes("x")), .array([])]), .simpleString(bytes("PONG"))]), .integer(2)]
+        ),
         ("*2\r\n$-1\r\n-ERR x\r\n", [.array([.null, .error(bytes("ERR x"))])]),
     ]
 
@@ -72,8 +78,10 @@ struct RESPDecoderTests {
         #expect(result.replies.count == repliesBefore)
     }
 
-    @Test("the same replies and error however the bytes are cut",
-          arguments: wellFormed.map(\.0) + malformed.map(\.0))
+    @Test(
+        "the same replies and error however the bytes are cut",
+        arguments: wellFormed.map(\.0) + malformed.map(\.0)
+    )
     func chunkInvariance(input: String) {
         let whole = decodeAll([bytes(input)])
         let byteByByte = decodeAll(bytes(input).map { [$0] })
@@ -113,21 +121,24 @@ struct RESPDecoderTests {
 
     static let tight = RESPLimits(maxLineBytes: 8, maxBulkBytes: 4, maxArrayCount: 2, maxNestingDepth: 2, maxReplyBytes: 20)
 
-    @Test("limits refuse at the offset of what breaks them", arguments: [
-        ("+1234567\r\n", nil, 0),                            // 8 bytes: at the limit
-        ("+12345678\r\n", RESPError.Code.lineTooLong, 0),
-        (":1\r\n+123456789", .lineTooLong, 4),                // refused before its end arrives
-        ("$4\r\nabcd\r\n", nil, 0),
-        ("$5\r\nabcde\r\n", .bulkTooLong, 0),
-        ("*2\r\n:1\r\n:2\r\n", nil, 0),
-        ("*3\r\n", .arrayTooLong, 0),
-        ("*1\r\n*1\r\n:1\r\n", nil, 0),
-        ("*1\r\n*1\r\n*1\r\n:1\r\n", .nestingTooDeep, 8),
-        ("*1\r\n*1\r\n*-1\r\n", .nestingTooDeep, 8),
-        ("*2\r\n$4\r\nabcd\r\n:1\r\n", nil, 0),                  // 4 + 10 + 4 = 18 bytes
-        ("*2\r\n$4\r\nabcd\r\n$4\r\nabcd\r\n", .replyTooLarge, 0), // 24, refused at the length line
-        ("*2\r\n$4\r\nabcd\r\n+12345\r\n", .replyTooLarge, 0),     // 22
-    ] as [(String, RESPError.Code?, Int)])
+    @Test(
+        "limits refuse at the offset of what breaks them",
+        arguments: [
+            ("+1234567\r\n", nil, 0),  // 8 bytes: at the limit
+            ("+12345678\r\n", RESPError.Code.lineTooLong, 0),
+            (":1\r\n+123456789", .lineTooLong, 4),  // refused before its end arrives
+            ("$4\r\nabcd\r\n", nil, 0),
+            ("$5\r\nabcde\r\n", .bulkTooLong, 0),
+            ("*2\r\n:1\r\n:2\r\n", nil, 0),
+            ("*3\r\n", .arrayTooLong, 0),
+            ("*1\r\n*1\r\n:1\r\n", nil, 0),
+            ("*1\r\n*1\r\n*1\r\n:1\r\n", .nestingTooDeep, 8),
+            ("*1\r\n*1\r\n*-1\r\n", .nestingTooDeep, 8),
+            ("*2\r\n$4\r\nabcd\r\n:1\r\n", nil, 0),  // 4 + 10 + 4 = 18 bytes
+            ("*2\r\n$4\r\nabcd\r\n$4\r\nabcd\r\n", .replyTooLarge, 0),  // 24, refused at the length line
+            ("*2\r\n$4\r\nabcd\r\n+12345\r\n", .replyTooLarge, 0),  // 22
+        ] as [(String, RESPError.Code?, Int)]
+    )
     func limits(input: String, code: RESPError.Code?, offset: Int) {
         let whole = decodeAll([bytes(input)], limits: Self.tight)
         #expect(whole.error?.code == code)
@@ -170,7 +181,6 @@ struct RESPDecoderTests {
         #expect(decoder.isAtReplyBoundary)
     }
 }
-
 
 func randomReply(depth: Int, using generator: inout SeededGenerator) -> RESPReply {
     let printable = Array(" !#$%&'()*+,-./0123456789:;<=>?@ABCXYZabcxyz~".utf8)

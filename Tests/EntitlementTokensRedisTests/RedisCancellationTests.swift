@@ -1,10 +1,11 @@
-import IntegrationSupport
 import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
+import IntegrationSupport
 import RedisRESP
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 /// Issue 22 item 2 on a real server: the caller's deadline is the one
 /// deadline, and a cancelled caller stops waiting at once.
@@ -18,8 +19,14 @@ extension RedisIntegrationTests {
                 let store = try makeStore(server.url, timeout: .seconds(20))
                 await store.warmUp()
                 var generator = SeededGenerator(seed: 22)
-                #expect(await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp(),
-                                           within: .milliseconds(500)) == .accepted)
+                #expect(
+                    await store.accept(
+                        randomIdentity(using: &generator),
+                        until: timestamp(plus: 60_000),
+                        now: timestamp(),
+                        within: .milliseconds(500)
+                    ) == .accepted
+                )
                 server.pause()
                 let identity = randomIdentity(using: &generator)
                 let (decision, elapsed) = await milliseconds {
@@ -43,8 +50,13 @@ extension RedisIntegrationTests {
                 // The connection is still usable: the cancelled request's late reply met its own place.
                 var accepted = false
                 for _ in 0..<100 where !accepted {
-                    accepted = await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp(),
-                                                  within: .milliseconds(500)) == .accepted
+                    accepted =
+                        await store.accept(
+                            randomIdentity(using: &generator),
+                            until: timestamp(plus: 60_000),
+                            now: timestamp(),
+                            within: .milliseconds(500)
+                        ) == .accepted
                 }
                 #expect(accepted)
                 await store.shutdown()

@@ -1,29 +1,39 @@
-import IntegrationSupport
-@testable import EntitlementTokensRedis
 import Foundation
+import IntegrationSupport
 import RedisRESP
 import Testing
+
+@testable import EntitlementTokensRedis
 
 /// Sentinel and Cluster clients driven through their `Service.run()`, the
 /// only home of their background work (docs/DESIGN.md#the-redis-clients-state-machines):
 /// the work happens with no request in flight, and when `run()` ends it
 /// leaves nothing behind.
 extension RedisIntegrationTests {
-    @Suite("Redis: Sentinel and Cluster clients as a Service", .enabled(if: Integration.redisHighAvailability, "redis-sentinel or redis-cli not installed"))
+    @Suite(
+        "Redis: Sentinel and Cluster clients as a Service",
+        .enabled(if: Integration.redisHighAvailability, "redis-sentinel or redis-cli not installed")
+    )
     struct RedisClientServiceHighAvailabilityTests {
         /// The poll slowed to 60 s, so only the subscription that `run()`
         /// keeps can move the client; no request is sent from the switchover
         /// until the client names the new primary.
-        @Test("Sentinel under run(): a switchover followed by the +switch-master subscription alone; run() ends promptly and the subscription's connection is closed")
+        @Test(
+            "Sentinel under run(): a switchover followed by the +switch-master subscription alone; run() ends promptly and the subscription's connection is closed"
+        )
         func sentinelFollowsTheSubscriptionUnderRun() async throws {
             let group = try RedisSentinelGroup(sentinelPassword: "sentinel-pw")
             defer { group.remove() }
-            let url = "redis-sentinel://" + group.sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
+            let url =
+                "redis-sentinel://" + group.sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
                 + "?sentinel-password=sentinel-pw#\(group.primaryName)"
             var configuration = try RedisClientConfiguration(url: url)
             configuration.operationTimeout = .seconds(1)
             let client = try RedisClient(configuration: configuration)
-            guard case .sentinel(let router) = client.route else { Issue.record("not a sentinel route"); return }
+            guard case .sentinel(let router) = client.route else {
+                Issue.record("not a sentinel route")
+                return
+            }
             router.watchInterval = .seconds(60)
             let clock = ContinuousClock()
             func subscriptions(on sentinel: RedisSentinelProcess) throws -> Int {
@@ -43,8 +53,10 @@ extension RedisIntegrationTests {
                 let discoveries = router.discoveryCount
                 let oldPort = group.primary.port
                 try Integration.waitUntil("the sentinel starts a failover", seconds: 10) {
-                    try Integration.redisCLI(["-p", String(sentinel.port), "--no-auth-warning", "-a", "sentinel-pw",
-                                              "SENTINEL", "FAILOVER", group.primaryName]).hasPrefix("OK")
+                    try Integration.redisCLI([
+                        "-p", String(sentinel.port), "--no-auth-warning", "-a", "sentinel-pw",
+                        "SENTINEL", "FAILOVER", group.primaryName,
+                    ]).hasPrefix("OK")
                 }
                 // No request from here until the client has moved: only run()'s work can move it.
                 try Integration.waitUntil("the client names the new primary", seconds: 12) {
@@ -55,12 +67,16 @@ extension RedisIntegrationTests {
                 // and the poll sleeps 60 s: a move before that conversion came from the subscription. The
                 // order is the mark, not a time a loaded machine stretches (2.6 s once in CI, ms when quiet).
                 let sentinels = RedisIntegrationTests.RedisSentinelTests.self
-                let switchedAt = try #require(sentinels.loggedAt(sentinel.log, "+switch-master \(group.primaryName) "),
-                                              "no +switch-master in the sentinel's log")
+                let switchedAt = try #require(
+                    sentinels.loggedAt(sentinel.log, "+switch-master \(group.primaryName) "),
+                    "no +switch-master in the sentinel's log"
+                )
                 let moved = movedAt.timeIntervalSince(switchedAt) * 1000
                 let converted = sentinels.convertedAt(group, oldPrimaryPort: oldPort)
-                #expect(converted.map { movedAt < $0 } ?? true,
-                        "the client moved \(Int(moved)) ms after +switch-master, only once the old primary was converted")
+                #expect(
+                    converted.map { movedAt < $0 } ?? true,
+                    "the client moved \(Int(moved)) ms after +switch-master, only once the old primary was converted"
+                )
                 #expect(router.switchMessages >= 1)
                 #expect(router.discoveryCount > discoveries)
                 #expect(group.replicas.contains { $0.port == router.currentPrimary?.port })
@@ -83,14 +99,19 @@ extension RedisIntegrationTests {
         /// the first meets `MOVED`, and the refresh it asks for is run by
         /// `run()` after the request's answer: the map then shows the second
         /// slot moved too, which no request touched.
-        @Test("Cluster under run(): the refresh a MOVED asks for runs in run(), and the map shows a moved slot no request touched; run() ends promptly, no connection left")
+        @Test(
+            "Cluster under run(): the refresh a MOVED asks for runs in run(), and the map shows a moved slot no request touched; run() ends promptly, no connection left"
+        )
         func clusterRefreshesUnderRun() async throws {
             let cluster = try RedisClusterGroup(primaries: 3, replicasEach: 0)
             defer { cluster.remove() }
             var configuration = try RedisClientConfiguration(url: cluster.url)
             configuration.operationTimeout = .seconds(1)
             let client = try RedisClient(configuration: configuration)
-            guard case .cluster(let router) = client.route else { Issue.record("not a cluster route"); return }
+            guard case .cluster(let router) = client.route else {
+                Issue.record("not a cluster route")
+                return
+            }
             let clock = ContinuousClock()
             /// Connections of clients on `port` other than this `CLIENT LIST`'s own (replicas and the bus are not `N`).
             func clients(on port: Int) throws -> Int {

@@ -1,9 +1,10 @@
 import IntegrationSupport
-@testable import EntitlementTokensRedis
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Testing
+
+@testable import EntitlementTokensRedis
 
 @Suite("Redis: error codes are extensible")
 struct RedisClientErrorCodeTests {

@@ -1,11 +1,12 @@
-import IntegrationSupport
 import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
+import IntegrationSupport
 import RedisRESP
 import Synchronization
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 /// Cluster mode against a real 3-primary / 3-replica cluster (docs/DESIGN.md#high-availability).
 extension RedisIntegrationTests {
@@ -17,13 +18,18 @@ extension RedisIntegrationTests {
             let afterKill: Bool
         }
 
-        @Test("exactly once over three shards; the write check on every primary; a slot migrated mid-run (ASK, then MOVED) followed; a primary killed: healthy shards never unavailable, its shard back after the replica's promotion")
+        @Test(
+            "exactly once over three shards; the write check on every primary; a slot migrated mid-run (ASK, then MOVED) followed; a primary killed: healthy shards never unavailable, its shard back after the replica's promotion"
+        )
         func cluster() async throws {
             let cluster = try RedisClusterGroup()
             defer { cluster.remove() }
             let until = timestamp(plus: 600_000)
             let stores = try (0..<2).map { _ in try RedisReplayStore(url: cluster.url, timeout: .seconds(1)) }
-            guard case .cluster(let router) = stores[0].client.route else { Issue.record("not a cluster route"); return }
+            guard case .cluster(let router) = stores[0].client.route else {
+                Issue.record("not a cluster route")
+                return
+            }
 
             // Exactly once, 4 tasks through two stores, once each store is connected to every shard.
             var generator = SeededGenerator(seed: 2121)
@@ -53,7 +59,8 @@ extension RedisIntegrationTests {
             let slot = clusterSlot(existing)
             let source = try #require(primaries.first { $0.1.contains { $0.contains(slot) } }?.0)
             let destination = try #require(primaries.first { $0.0 != source }?.0)
-            let sourceID = try cluster.id(port: source.port), destinationID = try cluster.id(port: destination.port)
+            let sourceID = try cluster.id(port: source.port)
+            let destinationID = try cluster.id(port: destination.port)
             try Integration.redisCLI(["-p", String(destination.port), "CLUSTER", "SETSLOT", String(slot), "IMPORTING", sourceID])
             try Integration.redisCLI(["-p", String(source.port), "CLUSTER", "SETSLOT", String(slot), "MIGRATING", destinationID])
             let fresh = (0..<3).map { _ in identity(inSlot: slot, using: &generator) }
@@ -73,7 +80,9 @@ extension RedisIntegrationTests {
             #expect(await stores[0].accept(fresh[0], until: until, now: timestamp()) == .replayed)
             #expect(await stores[0].accept(fresh[1], until: until, now: timestamp()) == .accepted)
             #expect(router.redirectsFollowed.moved > movedBefore)
-            print("cluster: slot \(slot) moved \(source) → \(destination); followed \(router.redirectsFollowed.ask) ASK, \(router.redirectsFollowed.moved) MOVED")
+            print(
+                "cluster: slot \(slot) moved \(source) → \(destination); followed \(router.redirectsFollowed.ask) ASK, \(router.redirectsFollowed.moved) MOVED"
+            )
 
             // A primary killed under load (fresh tokens on every shard).
             let store = try RedisReplayStore(url: cluster.url, timeout: .milliseconds(500))
@@ -111,18 +120,24 @@ extension RedisIntegrationTests {
             var promotedAfter: Double?
             while promotedAfter == nil, clock.now - shared.killedAt.withLock({ $0! }) < .seconds(20) {
                 if let current = try? await loadRouter.topology(timeout: .seconds(1)),
-                   !current.primaries.contains(victim), current.primaries.count == 3 {
+                    !current.primaries.contains(victim), current.primaries.count == 3
+                {
                     promotedAfter = (clock.now - shared.killedAt.withLock { $0! }).inMilliseconds
                 }
                 try await Task.sleep(for: .milliseconds(20))
             }
-            let promotion = try #require(promotedAfter, "the victim's replica was not promoted within 20 s: \(loadRouter.refreshCount) refreshes, last failure \(loadRouter.lastRefreshFailure.map(String.init(describing:)) ?? "none")")
+            let promotion = try #require(
+                promotedAfter,
+                "the victim's replica was not promoted within 20 s: \(loadRouter.refreshCount) refreshes, last failure \(loadRouter.lastRefreshFailure.map(String.init(describing:)) ?? "none")"
+            )
             try await Task.sleep(for: .seconds(1))
             shared.stop.store(true, ordering: .relaxed)
             let attempts = await load.value
             let healthy = attempts.filter { $0.owner != victim.port }
             let victimShard = attempts.filter { $0.owner == victim.port && $0.afterKill }
-            print("cluster: \(victim) killed; the store saw its replica promoted after \(Int(promotion)) ms; healthy shards \(healthy.count) attempts, \(healthy.filter { $0.decision.isUnavailable }.count) unavailable; the victim's shard \(victimShard.count) attempts after the kill, \(victimShard.filter { $0.decision.isUnavailable }.count) unavailable")
+            print(
+                "cluster: \(victim) killed; the store saw its replica promoted after \(Int(promotion)) ms; healthy shards \(healthy.count) attempts, \(healthy.filter { $0.decision.isUnavailable }.count) unavailable; the victim's shard \(victimShard.count) attempts after the kill, \(victimShard.filter { $0.decision.isUnavailable }.count) unavailable"
+            )
             #expect(healthy.allSatisfy { $0.decision == .accepted }, "\(healthy.filter { $0.decision != .accepted }.prefix(3).map(\.decision))")
             #expect(victimShard.contains { $0.decision.isUnavailable })
             #expect(victimShard.last?.decision == .accepted, "the victim's shard accepts again through the promoted replica")

@@ -1,9 +1,10 @@
-@testable import EntitlementTokensRedis
 import NIOCore
 import NIOEmbedded
 import NIOTLS
 import RedisRESP
 import Testing
+
+@testable import EntitlementTokensRedis
 
 /// A connection's start-up in its state machine (docs/DESIGN.md#the-redis-clients-state-machines):
 /// connecting → TLS handshake (when there is TLS) → logging in → ready →
@@ -16,8 +17,12 @@ struct RedisConnectionStartupTests {
     static let ms: UInt64 = 1_000_000
     static let endpoint = "redis test:6379"
 
-    static func startup(password: Bool = true, database: Bool = true, tls: Bool = false,
-                        deadline: UInt64 = 100 * ms) -> RedisConnectionStartup {
+    static func startup(
+        password: Bool = true,
+        database: Bool = true,
+        tls: Bool = false,
+        deadline: UInt64 = 100 * ms
+    ) -> RedisConnectionStartup {
         var steps: [RedisConnectionStartup.Step] = []
         if password { steps.append(.init(command: RESPCommand("AUTH", "secret"), failure: .authenticationFailed)) }
         if database { steps.append(.init(command: RESPCommand("SELECT", "3"), failure: .databaseSelectionFailed)) }
@@ -84,8 +89,13 @@ struct RedisConnectionStartupTests {
         #expect(RedisConnectionStateMachineTests.completions(actions) == [1: .failure(.authenticationFailed)])
         #expect(actions.contains { if case .release(bytes: 10) = $0 { true } else { false } })
         #expect(Self.closes(actions) && !Self.loggedIn(actions))
-        #expect(machine.closeReason == RedisClientError(.authenticationFailed,
-            "redis test:6379 refused the login: 'WRONGPASS invalid username-password pair'"))
+        #expect(
+            machine.closeReason
+                == RedisClientError(
+                    .authenticationFailed,
+                    "redis test:6379 refused the login: 'WRONGPASS invalid username-password pair'"
+                )
+        )
         actions.removeAll()
         // SELECT's and PING's replies, when they come, change nothing; a new request fails with the reason.
         machine.received(Self.ok, now: 2, into: &actions)
@@ -103,18 +113,41 @@ struct RedisConnectionStartupTests {
         var testDescription: String { message }
     }
 
-    @Test("each start-up step's refusal is typed, with the message the operator reads", arguments: [
-        Refusal(password: false, replies: [error("NOAUTH Authentication required.")], code: .authenticationFailed,
-                message: "redis test:6379 wants a password (give one with password-file=, or in the URL): 'NOAUTH Authentication required.'"),
-        Refusal(password: true, replies: [error("NOPERM this user has no permissions")], code: .authenticationFailed,
-                message: "redis test:6379 refused AUTH: 'NOPERM this user has no permissions'"),
-        Refusal(password: true, replies: [ok, error("ERR DB index is out of range")], code: .databaseSelectionFailed,
-                message: "redis test:6379 refused SELECT: 'ERR DB index is out of range'"),
-        Refusal(password: true, replies: [ok, ok, error("LOADING Redis is loading the dataset in memory")], code: .unexpectedReply,
-                message: "redis test:6379 refused PING: 'LOADING Redis is loading the dataset in memory'"),
-        Refusal(password: true, replies: [ok, ok, .integer(1)], code: .unexpectedReply,
-                message: "redis test:6379 refused PING: '1'"),
-    ])
+    @Test(
+        "each start-up step's refusal is typed, with the message the operator reads",
+        arguments: [
+            Refusal(
+                password: false,
+                replies: [error("NOAUTH Authentication required.")],
+                code: .authenticationFailed,
+                message: "redis test:6379 wants a password (give one with password-file=, or in the URL): 'NOAUTH Authentication required.'"
+            ),
+            Refusal(
+                password: true,
+                replies: [error("NOPERM this user has no permissions")],
+                code: .authenticationFailed,
+                message: "redis test:6379 refused AUTH: 'NOPERM this user has no permissions'"
+            ),
+            Refusal(
+                password: true,
+                replies: [ok, error("ERR DB index is out of range")],
+                code: .databaseSelectionFailed,
+                message: "redis test:6379 refused SELECT: 'ERR DB index is out of range'"
+            ),
+            Refusal(
+                password: true,
+                replies: [ok, ok, error("LOADING Redis is loading the dataset in memory")],
+                code: .unexpectedReply,
+                message: "redis test:6379 refused PING: 'LOADING Redis is loading the dataset in memory'"
+            ),
+            Refusal(
+                password: true,
+                replies: [ok, ok, .integer(1)],
+                code: .unexpectedReply,
+                message: "redis test:6379 refused PING: '1'"
+            ),
+        ]
+    )
     func refusals(_ refusal: Refusal) {
         var machine = Self.machine(Self.startup(password: refusal.password))
         var actions: [Machine.Action] = []
@@ -169,8 +202,11 @@ struct RedisConnectionStartupTests {
             let handler = RESPConnectionHandler(
                 endpointDescription: Self.endpoint,
                 startup: Self.startup(password: false, database: false, tls: true, deadline: .max),
-                stalledTimeout: .seconds(1), maxQueued: 8, replyLimits: .default,
-                budget: OutstandingBudget(maxRequests: 10, maxBytes: 1000))
+                stalledTimeout: .seconds(1),
+                maxQueued: 8,
+                replyLimits: .default,
+                budget: OutstandingBudget(maxRequests: 10, maxBytes: 1000)
+            )
             let channel = EmbeddedChannel(handler: handler, loop: loop)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 6379)).wait()
             loop.run()

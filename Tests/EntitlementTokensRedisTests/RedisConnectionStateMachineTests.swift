@@ -1,8 +1,9 @@
-@testable import EntitlementTokensRedis
 import NIOCore
 import NIOEmbedded
 import RedisRESP
 import Testing
+
+@testable import EntitlementTokensRedis
 
 /// The connection's decisions (docs/DESIGN.md#state-machines-and-thin-handlers), deterministically: the state
 /// machine alone (events in, actions out, no NIO), then the handler on an
@@ -15,12 +16,18 @@ struct RedisConnectionStateMachineTests {
     /// A start-up of `PING` alone, with no deadline to speak of.
     static let pingOnly = RedisConnectionStartup(
         steps: [.init(command: RESPCommand("PING"), failure: .unexpectedReply)],
-        waitsForTLSHandshake: false, hasPassword: false, deadline: .max)
+        waitsForTLSHandshake: false,
+        hasPassword: false,
+        deadline: .max
+    )
 
     /// A machine past its start-up (connected, `PING` answered).
     static func machine(maxQueued: Int = 64, stallMilliseconds: UInt64 = 1000) -> Machine {
-        var machine = Machine(limits: .init(maxQueued: maxQueued, stallTimeout: stallMilliseconds * ms),
-                              endpointDescription: "redis test:6379", startup: pingOnly)
+        var machine = Machine(
+            limits: .init(maxQueued: maxQueued, stallTimeout: stallMilliseconds * ms),
+            endpointDescription: "redis test:6379",
+            startup: pingOnly
+        )
         var actions: [Machine.Action] = []
         machine.connected(now: 0, into: &actions)
         machine.received(.simpleString(Array("PONG".utf8)), now: 0, into: &actions)
@@ -62,8 +69,15 @@ struct RedisConnectionStateMachineTests {
         var machine = Self.machine(maxQueued: 2000)
         var actions: [Machine.Action] = []
         for index in 0..<1000 {
-            machine.enqueue(Self.get, id: UInt64(index), promise: index, budgetedBytes: nil,
-                            deadline: (50 + UInt64(index)) * Self.ms, now: UInt64(index) * 1000, into: &actions)
+            machine.enqueue(
+                Self.get,
+                id: UInt64(index),
+                promise: index,
+                budgetedBytes: nil,
+                deadline: (50 + UInt64(index)) * Self.ms,
+                now: UInt64(index) * 1000,
+                into: &actions
+            )
         }
         #expect(Self.timers(actions) == [50 * Self.ms], "one timer for 1000 requests")
         actions.removeAll()
@@ -76,7 +90,7 @@ struct RedisConnectionStateMachineTests {
         #expect(Self.timers(actions) == [50 * Self.ms])
         actions.removeAll()
         machine.timerFired(now: 52 * Self.ms, into: &actions)
-        #expect(Self.completions(actions).count == 3)   // deadlines 50, 51, 52 ms
+        #expect(Self.completions(actions).count == 3)  // deadlines 50, 51, 52 ms
         #expect(Self.timers(actions) == [53 * Self.ms])
     }
 
@@ -135,8 +149,16 @@ struct RedisConnectionStateMachineTests {
     func waitHoldsTheConnection() {
         var machine = Self.machine()
         var actions: [Machine.Action] = []
-        machine.enqueue(RESPCommand("SET", "k", "1").encoded(), id: 1, promise: 1, budgetedBytes: nil, deadline: 50 * Self.ms,
-                        afterReply: .waitForReplicas(1), now: 0, into: &actions)
+        machine.enqueue(
+            RESPCommand("SET", "k", "1").encoded(),
+            id: 1,
+            promise: 1,
+            budgetedBytes: nil,
+            deadline: 50 * Self.ms,
+            afterReply: .waitForReplicas(1),
+            now: 0,
+            into: &actions
+        )
         actions.removeAll()
         machine.received(.simpleString(Array("OK".utf8)), now: 10 * Self.ms, into: &actions)
         #expect(Self.writes(actions) == [String(decoding: RESPCommand("WAIT", "1", "40").encoded(), as: UTF8.self)])
@@ -151,8 +173,16 @@ struct RedisConnectionStateMachineTests {
         // Under 1 ms left: WAIT is not sent (WAIT n 0 blocks forever).
         actions.removeAll()
         machine.received(.null, now: 21 * Self.ms, into: &actions)
-        machine.enqueue(RESPCommand("SET", "k", "1").encoded(), id: 3, promise: 3, budgetedBytes: nil, deadline: 30 * Self.ms,
-                        afterReply: .waitForReplicas(1), now: 21 * Self.ms, into: &actions)
+        machine.enqueue(
+            RESPCommand("SET", "k", "1").encoded(),
+            id: 3,
+            promise: 3,
+            budgetedBytes: nil,
+            deadline: 30 * Self.ms,
+            afterReply: .waitForReplicas(1),
+            now: 21 * Self.ms,
+            into: &actions
+        )
         actions.removeAll()
         machine.received(.simpleString(Array("OK".utf8)), now: 29 * Self.ms + 500_000, into: &actions)
         #expect(Self.completions(actions) == [3: .failure(.timedOut)])
@@ -185,11 +215,19 @@ struct RedisConnectionStateMachineTests {
     func closedInFlight() {
         var machine = Self.machine()
         var actions: [Machine.Action] = []
-        machine.enqueue(RESPCommand("SET", "k", "1").encoded(), id: 1, promise: 1, budgetedBytes: 3, deadline: 50 * Self.ms,
-                        afterReply: .waitForReplicas(1), now: 0, into: &actions)
+        machine.enqueue(
+            RESPCommand("SET", "k", "1").encoded(),
+            id: 1,
+            promise: 1,
+            budgetedBytes: 3,
+            deadline: 50 * Self.ms,
+            afterReply: .waitForReplicas(1),
+            now: 0,
+            into: &actions
+        )
         machine.enqueue(Self.get, id: 2, promise: 2, budgetedBytes: 3, deadline: 50 * Self.ms, now: 0, into: &actions)
-        machine.received(.simpleString(Array("OK".utf8)), now: 1 * Self.ms, into: &actions)   // WAIT out for 1
-        machine.received(.null, now: 1 * Self.ms, into: &actions)                              // 2 answered
+        machine.received(.simpleString(Array("OK".utf8)), now: 1 * Self.ms, into: &actions)  // WAIT out for 1
+        machine.received(.null, now: 1 * Self.ms, into: &actions)  // 2 answered
         machine.enqueue(Self.get, id: 3, promise: 3, budgetedBytes: 3, deadline: 50 * Self.ms, now: 2 * Self.ms, into: &actions)  // held
         actions.removeAll()
         machine.closed(RedisClientError(.connectionClosed, "gone"), into: &actions)
@@ -235,7 +273,10 @@ struct ClusterRedirectFollowerTests {
         #expect(follower.received(.simpleString(Array("OK".utf8))) == .answer(.simpleString(Array("OK".utf8)), refreshTopology: false))
         // A cluster-state error is the caller's answer (.unavailable) and refreshes the topology.
         var down = ClusterRedirectFollower(target: Self.a, slot: 1)
-        #expect(down.received(Self.error("CLUSTERDOWN The cluster is down")) == .answer(Self.error("CLUSTERDOWN The cluster is down"), refreshTopology: true))
+        #expect(
+            down.received(Self.error("CLUSTERDOWN The cluster is down"))
+                == .answer(Self.error("CLUSTERDOWN The cluster is down"), refreshTopology: true)
+        )
         #expect(down.received(Self.error("OOM command not allowed")) == .answer(Self.error("OOM command not allowed"), refreshTopology: false))
         // Malformed, and a loop.
         var broken = ClusterRedirectFollower(target: Self.a, slot: 1)
@@ -268,8 +309,14 @@ struct RESPConnectionHandlerTests {
 
         init(loop: EmbeddedEventLoop = EmbeddedEventLoop(), maxQueued: Int = 64, stall: TimeAmount = .seconds(1)) throws {
             budget = OutstandingBudget(maxRequests: 1000, maxBytes: 1 << 20)
-            handler = RESPConnectionHandler(endpointDescription: "redis test:6379", startup: RedisConnectionStateMachineTests.pingOnly,
-                                            stalledTimeout: stall, maxQueued: maxQueued, replyLimits: .default, budget: budget)
+            handler = RESPConnectionHandler(
+                endpointDescription: "redis test:6379",
+                startup: RedisConnectionStateMachineTests.pingOnly,
+                stalledTimeout: stall,
+                maxQueued: maxQueued,
+                replyLimits: .default,
+                budget: budget
+            )
             channel = EmbeddedChannel(handler: handler, loop: loop)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 6379)).wait()
             // The start-up: PING, answered.
@@ -402,7 +449,7 @@ struct RESPConnectionHandlerTests {
             loop.advanceTime(by: answerAfter)
             if let expected {
                 #expect(second.code == expected, "B's request ran out the caller's deadline")
-                try nodeB.answer("+OK\r\n")   // late, dropped
+                try nodeB.answer("+OK\r\n")  // late, dropped
             } else {
                 try nodeB.answer("+OK\r\n")
                 #expect(follower.received(try #require(second.reply)) == .answer(.simpleString(Array("OK".utf8)), refreshTopology: false))

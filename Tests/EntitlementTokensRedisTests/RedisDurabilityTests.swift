@@ -1,10 +1,11 @@
-import IntegrationSupport
 import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
+import IntegrationSupport
 import RedisRESP
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 /// `replicated` durability (docs/DESIGN.md#durability): `WAIT 1 <remaining ms>` after `OK`.
 extension RedisIntegrationTests {
@@ -36,7 +37,8 @@ extension RedisIntegrationTests {
                     let replicaAdmin = try adminClient(replica.url)
                     let start = ContinuousClock.now
                     while try await replicaAdmin.info("replication", field: "master_link_status") != "up",
-                          ContinuousClock.now - start < .seconds(10) {
+                        ContinuousClock.now - start < .seconds(10)
+                    {
                         try await Task.sleep(for: .milliseconds(20))
                     }
                     // A deadline for a loaded CI machine: this test is about acknowledgements, not speed.

@@ -1,10 +1,11 @@
-import IntegrationSupport
 import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
+import IntegrationSupport
 import RedisRESP
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 /// What the store does when Redis goes away, hangs or comes back: it answers
 /// `.unavailable` within its deadline, keeps what waits on Redis bounded, and
@@ -24,8 +25,11 @@ extension RedisIntegrationTests {
         static let tailSlackMilliseconds = 100.0
 
         /// Checks latencies against the deadline as above.
-        static func expectWithinDeadline(_ latencies: [Double], _ what: String,
-                                         sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+        static func expectWithinDeadline(
+            _ latencies: [Double],
+            _ what: String,
+            sourceLocation: Testing.SourceLocation = #_sourceLocation
+        ) {
             let sorted = latencies.sorted()
             guard let slowest = sorted.last else { return }
             let median = sorted[sorted.count / 2]

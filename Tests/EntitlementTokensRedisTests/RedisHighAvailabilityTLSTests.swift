@@ -1,10 +1,11 @@
-import IntegrationSupport
 import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
+import IntegrationSupport
 import RedisRESP
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 /// The TLS forms of Sentinel and Cluster (docs/DESIGN.md#high-availability) against real processes
 /// that listen on TLS ports only (`port 0`): every address the client learns
@@ -13,7 +14,9 @@ import TokenTestSupport
 extension RedisIntegrationTests {
     @Suite("Redis: Sentinel and Cluster over TLS", .enabled(if: Integration.redisHighAvailability, "redis-sentinel or redis-cli not installed"))
     struct RedisHighAvailabilityTLSTests {
-        @Test("rediss-sentinel://: accepted once; readiness and the write check; a switchover and then kill -9 of the primary followed to the TLS port the sentinels name; an untrusted CA refused")
+        @Test(
+            "rediss-sentinel://: accepted once; readiness and the write check; a switchover and then kill -9 of the primary followed to the TLS port the sentinels name; an untrusted CA refused"
+        )
         func sentinel() async throws {
             let tls = try RedisTLSFiles()
             defer { tls.remove() }
@@ -23,7 +26,10 @@ extension RedisIntegrationTests {
             var generator = SeededGenerator(seed: 2101)
 
             let store = try RedisReplayStore(url: group.url, timeout: .seconds(1), trustedCAFile: tls.caFile)
-            guard case .sentinel(let router) = store.client.route else { Issue.record("not a sentinel route"); return }
+            guard case .sentinel(let router) = store.client.route else {
+                Issue.record("not a sentinel route")
+                return
+            }
             // The poll and the subscription, which follow the switchover, run only in the client's Service.run().
             let fresh = try await whileRunning(store.client) { () async throws -> ReplayIdentity in
                 #expect(await store.healthFailure() == nil)
@@ -64,7 +70,10 @@ extension RedisIntegrationTests {
                     if !moved { try await Task.sleep(for: .milliseconds(20)) }
                 }
                 let switchover = (clock.now - namedAt).inMilliseconds
-                #expect(moved, "the store still writes to \(String(describing: router.currentPrimary)) 3 s after the sentinels named \(promoted.port)")
+                #expect(
+                    moved,
+                    "the store still writes to \(String(describing: router.currentPrimary)) 3 s after the sentinels named \(promoted.port)"
+                )
 
                 // The new primary killed: the sentinels (talking TLS to each other
                 // and to the nodes) promote the other replica, which they moved to
@@ -78,7 +87,9 @@ extension RedisIntegrationTests {
                     decision = await store.accept(fresh, until: until, now: timestamp())
                     if decision.isUnavailable { try await Task.sleep(for: .milliseconds(50)) }
                 }
-                print("sentinel over TLS: the store left the old primary \(Int(switchover)) ms after the sentinels named the new one; after the kill, accepted again \(Int((clock.now - start).inMilliseconds)) ms after they named the next")
+                print(
+                    "sentinel over TLS: the store left the old primary \(Int(switchover)) ms after the sentinels named the new one; after the kill, accepted again \(Int((clock.now - start).inMilliseconds)) ms after they named the next"
+                )
                 #expect(decision == .accepted, "\(decision)")
                 #expect(await store.accept(fresh, until: until, now: timestamp()) == .replayed)
                 #expect(router.currentPrimary == RedisNodeAddress(host: "127.0.0.1", port: survivor.port))
@@ -103,15 +114,19 @@ extension RedisIntegrationTests {
             // The CA named in the URL (tls-ca-file=, as a gate names it), with a
             // name the certificate holds. (swift-nio-ssl also accepts an IP SAN
             // equal to the address dialled when a name is given: docs/REDIS.md.)
-            let named = try RedisReplayStore(url: group.url.replacingOccurrences(of: "#", with: "?tls-server-name=localhost&tls-ca-file=\(tls.caFile)#"),
-                                             timeout: .seconds(1))
+            let named = try RedisReplayStore(
+                url: group.url.replacingOccurrences(of: "#", with: "?tls-server-name=localhost&tls-ca-file=\(tls.caFile)#"),
+                timeout: .seconds(1)
+            )
             #expect(await named.healthFailure() == nil)
             try await whileRunning(named.client) {
                 #expect(await named.accept(fresh, until: until, now: timestamp()) == .replayed)
             }
         }
 
-        @Test("rediss-cluster://: keys on every shard accepted exactly once; the TLS ports from CLUSTER SHARDS, CLUSTER SLOTS and MOVED; readiness and the write check on every primary; an untrusted CA refused")
+        @Test(
+            "rediss-cluster://: keys on every shard accepted exactly once; the TLS ports from CLUSTER SHARDS, CLUSTER SLOTS and MOVED; readiness and the write check on every primary; an untrusted CA refused"
+        )
         func cluster() async throws {
             let tls = try RedisTLSFiles()
             defer { tls.remove() }
@@ -119,7 +134,10 @@ extension RedisIntegrationTests {
             defer { cluster.remove() }
             let until = timestamp(plus: 600_000)
             let stores = try (0..<2).map { _ in try RedisReplayStore(url: cluster.url, timeout: .seconds(1), trustedCAFile: tls.caFile) }
-            guard case .cluster(let router) = stores[0].client.route else { Issue.record("not a cluster route"); return }
+            guard case .cluster(let router) = stores[0].client.route else {
+                Issue.record("not a cluster route")
+                return
+            }
 
             // Exactly once, 4 tasks through two stores, once each store is connected to every shard.
             var generator = SeededGenerator(seed: 2102)
@@ -130,8 +148,11 @@ extension RedisIntegrationTests {
             #expect(Set(primaries.map { $0.0.port }) == Set(cluster.nodes.map(\.port)), "the TLS ports, the only ones listening")
             var total = 0
             for (primary, _) in primaries {
-                let size = Int(try Integration.redisCLI(cluster.cli + ["-p", String(primary.port), "DBSIZE"])
-                    .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                let size =
+                    Int(
+                        try Integration.redisCLI(cluster.cli + ["-p", String(primary.port), "DBSIZE"])
+                            .trimmingCharacters(in: .whitespacesAndNewlines)
+                    ) ?? 0
                 #expect(size > 50, "every shard holds its share: \(primary) has \(size)")
                 total += size
             }
@@ -152,7 +173,9 @@ extension RedisIntegrationTests {
             #expect(await stores[0].healthFailure() == nil)
             try await stores[0].checkWriteAccess()
             for (primary, _) in primaries {
-                let keys = try Integration.redisCLI(cluster.cli + ["-p", String(primary.port), "KEYS", RedisReplayStore.defaultKeyPrefix + ".write-check*"])
+                let keys = try Integration.redisCLI(
+                    cluster.cli + ["-p", String(primary.port), "KEYS", RedisReplayStore.defaultKeyPrefix + ".write-check*"]
+                )
                 #expect(keys.split(separator: "\n").count == 1, "\(primary): \(keys)")
             }
 
@@ -170,7 +193,8 @@ extension RedisIntegrationTests {
             let slot = clusterSlot(fresh)
             let source = try #require(owner(slot))
             let destination = try #require(primaries.first { $0.0 != source }?.0)
-            let sourceID = try cluster.id(port: source.port), destinationID = try cluster.id(port: destination.port)
+            let sourceID = try cluster.id(port: source.port)
+            let destinationID = try cluster.id(port: destination.port)
             try Integration.redisCLI(cluster.cli + ["-p", String(destination.port), "CLUSTER", "SETSLOT", String(slot), "IMPORTING", sourceID])
             try Integration.redisCLI(cluster.cli + ["-p", String(source.port), "CLUSTER", "SETSLOT", String(slot), "MIGRATING", destinationID])
             for (primary, _) in primaries {

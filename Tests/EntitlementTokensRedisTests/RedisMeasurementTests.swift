@@ -1,9 +1,10 @@
-import IntegrationSupport
 import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
+import IntegrationSupport
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 /// Figures docs/REDIS.md quotes, measured on a real server each run: the
 /// memory one replay entry costs, and one store's rate with 64 tasks.
@@ -32,7 +33,9 @@ extension RedisIntegrationTests {
                 #expect(try await admin.integer("DBSIZE") == Int64(count))
                 let after = try #require(Int(try await admin.info("memory", field: "used_memory") ?? ""))
                 let perKey = Double(after - before) / Double(count)
-                print("Redis memory per replay entry (prefix \"\(RedisReplayStore.defaultKeyPrefix)\", 43-character id, PXAT): \(String(format: "%.1f", perKey)) bytes")
+                print(
+                    "Redis memory per replay entry (prefix \"\(RedisReplayStore.defaultKeyPrefix)\", 43-character id, PXAT): \(String(format: "%.1f", perKey)) bytes"
+                )
                 #expect(perKey > 60 && perKey < 250, "\(perKey) bytes per key")
                 await store.shutdown()
                 await admin.shutdown()
@@ -66,7 +69,9 @@ extension RedisIntegrationTests {
                     }
                 }
                 let rate = Double(identities.count) / (elapsed / 1000)
-                print("RedisReplayStore.accept, 64 tasks, one store (2 connections), loopback: \(Int(rate)) calls/s (\(identities.count) in \(Int(elapsed)) ms)")
+                print(
+                    "RedisReplayStore.accept, 64 tasks, one store (2 connections), loopback: \(Int(rate)) calls/s (\(identities.count) in \(Int(elapsed)) ms)"
+                )
                 #expect(accepted == identities.count)
                 await store.shutdown()
             }

@@ -1,5 +1,6 @@
-@testable import EntitlementTokensRedis
 import Testing
+
+@testable import EntitlementTokensRedis
 
 /// One node's pool decisions (docs/DESIGN.md#state-machines-and-thin-handlers), deterministically:
 /// plain objects for connections, strings for what requests wait on, time given by hand.
@@ -13,12 +14,21 @@ struct RedisNodePoolStateMachineTests {
     static let ms: UInt64 = 1_000_000
 
     static func machine(connections: Int = 2) -> Machine {
-        Machine(settings: .init(connections: connections, initialReconnectDelay: 100 * ms,
-                                maximumReconnectDelay: 1000 * ms, endpointDescription: "redis.test:6379"))
+        Machine(
+            settings: .init(
+                connections: connections,
+                initialReconnectDelay: 100 * ms,
+                maximumReconnectDelay: 1000 * ms,
+                endpointDescription: "redis.test:6379"
+            )
+        )
     }
 
     enum Outcome: Equatable {
-        case ready(ObjectIdentifier), wait(String), open(Int), fail(RedisClientError.Code)
+        case ready(ObjectIdentifier)
+        case wait(String)
+        case open(Int)
+        case fail(RedisClientError.Code)
     }
 
     static func pick(_ machine: inout Machine, now: UInt64 = 0, confirming: Bool = false) -> Outcome {

@@ -1,11 +1,12 @@
-import IntegrationSupport
 import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
+import IntegrationSupport
 import NIOPosix
 import RedisRESP
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 /// The store against a real redis-server: atomicity, the key and its expiry,
 /// login, databases and the refusals Redis can give.
@@ -106,13 +107,20 @@ extension RedisIntegrationTests {
                 let budget = OutstandingBudget(maxRequests: 10, maxBytes: 1000)
                 let refusedLogin = try RedisClientConfiguration(url: "redis://:wrong@127.0.0.1:\(server.port)")
                 let openFailure = await #expect(throws: RedisClientError.self) {
-                    try await RedisConnection.open(configuration: refusedLogin, sslContext: nil,
-                                                   group: MultiThreadedEventLoopGroup.singleton, budget: budget).get()
+                    try await RedisConnection.open(
+                        configuration: refusedLogin,
+                        sslContext: nil,
+                        group: MultiThreadedEventLoopGroup.singleton,
+                        budget: budget
+                    ).get()
                 }
                 #expect(openFailure?.code == .authenticationFailed)
                 let opened = try await RedisConnection.open(
                     configuration: RedisClientConfiguration(url: "redis://:s3cret%20pass@127.0.0.1:\(server.port)"),
-                    sslContext: nil, group: MultiThreadedEventLoopGroup.singleton, budget: budget).get()
+                    sslContext: nil,
+                    group: MultiThreadedEventLoopGroup.singleton,
+                    budget: budget
+                ).get()
                 opened.close()
 
                 let none = try makeStore(server.url, timeout: .seconds(1))
@@ -123,7 +131,9 @@ extension RedisIntegrationTests {
             }
         }
 
-        @Test("an ACL user logs in with AUTH user pass; without +set, or without the prefix's keys, the write is refused (NOPERM) and the write check says so")
+        @Test(
+            "an ACL user logs in with AUTH user pass; without +set, or without the prefix's keys, the write is refused (NOPERM) and the write check says so"
+        )
         func aclUser() async throws {
             try await withRedisServer { server in
                 let admin = try adminClient(server.url)
@@ -140,7 +150,7 @@ extension RedisIntegrationTests {
                 try await gate.checkWriteAccess()
                 for (user, password) in [("reader", "readpw"), ("elsewhere", "elsepw")] {
                     let store = try makeStore("redis://\(user):\(password)@127.0.0.1:\(server.port)")
-                    try await store.checkHealth()   // PING passes …
+                    try await store.checkHealth()  // PING passes …
                     let decision = await store.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp())
                     #expect(decision.isUnavailable && decision.reason.contains("NOPERM"), "\(user): \(decision)")
                     do throws(RedisClientError) {  // … the write check does not

@@ -1,11 +1,12 @@
-import IntegrationSupport
 import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
+import IntegrationSupport
 import RedisRESP
 import Synchronization
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 /// Sentinel mode against real processes: one primary, two replicas, three
 /// sentinels (docs/DESIGN.md#high-availability).
@@ -19,7 +20,9 @@ extension RedisIntegrationTests {
             let at: Double
         }
 
-        @Test("exactly once; kill -9 of the primary: the store follows the new primary, unavailable only in the failover window; the old primary back as a replica: nothing accepted twice")
+        @Test(
+            "exactly once; kill -9 of the primary: the store follows the new primary, unavailable only in the failover window; the old primary back as a replica: nothing accepted twice"
+        )
         func failover() async throws {
             // down-after 2000 ms, not 1000: on a loaded 2-core machine a sentinel that had just switched to the
             // promoted replica saw no PING answer within 1000 ms and failed it over again, to a replica still in
@@ -30,7 +33,8 @@ extension RedisIntegrationTests {
             let directory = group.primary.directory
             let sentinelPasswordFile = directory.appendingPathComponent("sentinel-password").path
             try "sentinel-pw\n".write(toFile: sentinelPasswordFile, atomically: true, encoding: .utf8)
-            let url = "redis-sentinel://:data-pw@" + group.sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
+            let url =
+                "redis-sentinel://:data-pw@" + group.sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
                 + "?sentinel-password-file=\(sentinelPasswordFile)#\(group.primaryName)"
             let until = timestamp(plus: 600_000)
 
@@ -40,7 +44,10 @@ extension RedisIntegrationTests {
             var generator = SeededGenerator(seed: 21)
             let warm = (0..<400).map { _ in randomIdentity(using: &generator) }
             await expectEachAcceptedOnce(warm, through: stores, until: until)
-            guard case .sentinel(let router) = stores[0].client.route else { Issue.record("not a sentinel route"); return }
+            guard case .sentinel(let router) = stores[0].client.route else {
+                Issue.record("not a sentinel route")
+                return
+            }
             #expect(router.currentPrimary?.port == group.primary.port)
 
             // Under load (4 tasks, fresh identities, 200 ms deadline), kill -9 the primary.
@@ -95,7 +102,9 @@ extension RedisIntegrationTests {
             let unavailable = afterKill.filter { $0.decision.isUnavailable }
             let lastUnavailable = unavailable.map(\.at).max() ?? 0
             let acceptedAfter = afterKill.filter { $0.decision == .accepted && $0.at > lastUnavailable }
-            print("sentinel failover: detection \(Int(detection)) ms after the kill; \(unavailable.count) unavailable, the last at \(Int(lastUnavailable)) ms; \(acceptedAfter.count) accepted after; \(attempts.count) attempts in all")
+            print(
+                "sentinel failover: detection \(Int(detection)) ms after the kill; \(unavailable.count) unavailable, the last at \(Int(lastUnavailable)) ms; \(acceptedAfter.count) accepted after; \(attempts.count) attempts in all"
+            )
             // Before the kill every fresh token is accepted (the few in flight at the kill may be decided after it).
             let refusedBefore = attempts.filter { $0.at < 0 && $0.decision != .accepted }
             #expect(refusedBefore.count <= 4, "\(refusedBefore.map(\.decision))")
@@ -128,8 +137,13 @@ extension RedisIntegrationTests {
             }
             print("sentinel failover (primary durability): \(doubleAllows) double allows of \(accepted.count) accepted tokens")
             // More than that means a second failover (or a lost sync): the sentinels' own account of the run says which.
-            let switches = group.sentinels.flatMap { $0.log.split(separator: "\n").filter { $0.contains("+switch-master") || $0.contains("+failover-end") || $0.contains("+sdown master") } }
-            #expect(doubleAllows <= 100, "only writes not yet replicated at the kill can be lost: \(doubleAllows); the sentinels logged:\n\(switches.joined(separator: "\n"))")
+            let switches = group.sentinels.flatMap {
+                $0.log.split(separator: "\n").filter { $0.contains("+switch-master") || $0.contains("+failover-end") || $0.contains("+sdown master") }
+            }
+            #expect(
+                doubleAllows <= 100,
+                "only writes not yet replicated at the kill can be lost: \(doubleAllows); the sentinels logged:\n\(switches.joined(separator: "\n"))"
+            )
             await running.stop()
             await runningLoad.stop()
         }
@@ -145,17 +159,23 @@ extension RedisIntegrationTests {
         /// How long after the `+switch-master` line it moved is printed. With
         /// `killSubscribedSentinel`, that sentinel is killed first: the
         /// subscription must move to another one, which then follows the failover.
-        @Test("+switch-master alone moves the store before the old primary is converted (poll at 60 s); the subscribed sentinel killed, the subscription moves on",
-              arguments: [false, true])
+        @Test(
+            "+switch-master alone moves the store before the old primary is converted (poll at 60 s); the subscribed sentinel killed, the subscription moves on",
+            arguments: [false, true]
+        )
         func switchMasterSubscription(killSubscribedSentinel: Bool) async throws {
             let group = try RedisSentinelGroup(sentinelPassword: "sentinel-pw")
             defer { group.remove() }
-            let url = "redis-sentinel://" + group.sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
+            let url =
+                "redis-sentinel://" + group.sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
                 + "?sentinel-password=sentinel-pw#\(group.primaryName)"
             let until = timestamp(plus: 600_000)
             var generator = SeededGenerator(seed: 2103)
             let store = try RedisReplayStore(url: url, timeout: .seconds(1))
-            guard case .sentinel(let router) = store.client.route else { Issue.record("not a sentinel route"); return }
+            guard case .sentinel(let router) = store.client.route else {
+                Issue.record("not a sentinel route")
+                return
+            }
             router.watchInterval = .seconds(60)
             // The poll and the subscription run only in the client's Service.run().
             try await whileRunning(store.client) {
@@ -180,18 +200,24 @@ extension RedisIntegrationTests {
                         router.subscribedSentinel.map { $0 != killed } ?? false
                     }
                     subscribed = try #require(router.subscribedSentinel)
-                    print("+switch-master subscription: the subscribed sentinel killed, subscribed to another \(Int((clock.now - killedAt).inMilliseconds)) ms later")
+                    print(
+                        "+switch-master subscription: the subscribed sentinel killed, subscribed to another \(Int((clock.now - killedAt).inMilliseconds)) ms later"
+                    )
                 }
                 let sentinel = group.sentinels[subscribed]
                 let oldPort = group.primary.port
                 try Integration.waitUntil("the sentinel starts a failover", seconds: 10) {
-                    try Integration.redisCLI(["-p", String(sentinel.port), "--no-auth-warning", "-a", "sentinel-pw",
-                                              "SENTINEL", "FAILOVER", group.primaryName]).hasPrefix("OK")
+                    try Integration.redisCLI([
+                        "-p", String(sentinel.port), "--no-auth-warning", "-a", "sentinel-pw",
+                        "SENTINEL", "FAILOVER", group.primaryName,
+                    ]).hasPrefix("OK")
                 }
                 let asked = clock.now
                 var movedAt: Date?
                 while movedAt == nil, clock.now - asked < .seconds(12) {
-                    if let port = router.currentPrimary?.port, port != oldPort { movedAt = Date() } else {
+                    if let port = router.currentPrimary?.port, port != oldPort {
+                        movedAt = Date()
+                    } else {
                         try await Task.sleep(for: .milliseconds(5))
                     }
                 }
@@ -202,14 +228,20 @@ extension RedisIntegrationTests {
                 let switchedAt = try #require(Self.loggedAt(log, "+switch-master \(group.primaryName) "), "no +switch-master in the sentinel's log")
                 let namingAt = Self.loggedAt(log, "+failover-state-reconf-slaves master \(group.primaryName) ")
                 let afterSwitch = moved.timeIntervalSince(switchedAt) * 1000
-                print("+switch-master subscription\(killSubscribedSentinel ? " (after a sentinel was killed)" : ""): the store named the new primary \(Int(afterSwitch)) ms after the sentinel logged +switch-master"
-                      + (namingAt.map { "; the sentinel named the new primary (reconf-slaves) \(Int(switchedAt.timeIntervalSince($0) * 1000)) ms before it announced the switch" } ?? ""))
+                print(
+                    "+switch-master subscription\(killSubscribedSentinel ? " (after a sentinel was killed)" : ""): the store named the new primary \(Int(afterSwitch)) ms after the sentinel logged +switch-master"
+                        + (namingAt.map {
+                            "; the sentinel named the new primary (reconf-slaves) \(Int(switchedAt.timeIntervalSince($0) * 1000)) ms before it announced the switch"
+                        } ?? "")
+                )
                 // The subscription's mark is the order, not a time a loaded machine can stretch
                 // (2.6 s once in CI, 6–15 ms quiet): without it the store moves only when the
                 // sentinels convert the old primary and close its connections, 8 s or more later.
                 let converted = Self.convertedAt(group, oldPrimaryPort: oldPort)
-                #expect(converted.map { moved < $0 } ?? true,
-                        "the store moved \(Int(afterSwitch)) ms after +switch-master, only once the old primary was converted: the message did not move it")
+                #expect(
+                    converted.map { moved < $0 } ?? true,
+                    "the store moved \(Int(afterSwitch)) ms after +switch-master, only once the old primary was converted: the message did not move it"
+                )
                 #expect(router.switchMessages >= 1)
                 let fresh = randomIdentity(using: &generator)
                 #expect(await store.accept(fresh, until: until, now: timestamp()) == .accepted)
@@ -246,10 +278,18 @@ extension RedisIntegrationTests {
             let failure = try #require(await wrong.healthFailure())
             #expect(failure.message.contains("mymaster") && !failure.message.contains("hunter2"), "\(failure)")
             #expect(failure.code == .authenticationFailed, "a wrong sentinel password is a setting to fix: \(failure)")
-            let notRunning = await wrong.accept(ReplayIdentity(digest: Array(repeating: 1, count: 32)), until: timestamp(plus: 60_000), now: timestamp())
+            let notRunning = await wrong.accept(
+                ReplayIdentity(digest: Array(repeating: 1, count: 32)),
+                until: timestamp(plus: 60_000),
+                now: timestamp()
+            )
             #expect(notRunning.reason.contains("[notRunning]"), "a Sentinel store whose client does not run decides nothing: \(notRunning)")
             try await whileRunning(wrong.client) {
-                let refused = await wrong.accept(ReplayIdentity(digest: Array(repeating: 1, count: 32)), until: timestamp(plus: 60_000), now: timestamp())
+                let refused = await wrong.accept(
+                    ReplayIdentity(digest: Array(repeating: 1, count: 32)),
+                    until: timestamp(plus: 60_000),
+                    now: timestamp()
+                )
                 #expect(refused.reason.contains("[authenticationFailed]"), "\(refused)")
             }
             let unknown = try RedisReplayStore(url: "redis-sentinel://\(sentinel)?sentinel-password=sentinel-pw#nosuch", timeout: .milliseconds(500))

@@ -1,9 +1,10 @@
-import IntegrationSupport
 import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
+import IntegrationSupport
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 /// `rediss://` against redis-server's own TLS port (Debian builds it with
 /// TLS), with a throw-away CA made by the openssl CLI.
@@ -56,15 +57,21 @@ extension RedisIntegrationTests {
         func serverName() async throws {
             try await withTLSServer { server, certificates in
                 var generator = SeededGenerator(seed: 13)
-                let named = try makeStore("rediss://127.0.0.1:\(server.port)?tls-server-name=localhost", timeout: .seconds(2),
-                                          trustedCAFile: certificates.caFile)
+                let named = try makeStore(
+                    "rediss://127.0.0.1:\(server.port)?tls-server-name=localhost",
+                    timeout: .seconds(2),
+                    trustedCAFile: certificates.caFile
+                )
                 try await named.checkHealth()
                 #expect(await named.accept(randomIdentity(using: &generator), until: timestamp(plus: 60_000), now: timestamp()) == .accepted)
                 await named.shutdown()
 
                 for name in ["redis.other.test", "LOCALHOST.evil"] {
-                    let store = try makeStore("rediss://127.0.0.1:\(server.port)?tls-server-name=\(name)", timeout: .seconds(2),
-                                              trustedCAFile: certificates.caFile)
+                    let store = try makeStore(
+                        "rediss://127.0.0.1:\(server.port)?tls-server-name=\(name)",
+                        timeout: .seconds(2),
+                        trustedCAFile: certificates.caFile
+                    )
                     let failure = await store.healthFailure()
                     #expect(failure?.code == .tlsFailed, "tls-server-name=\(name): \(String(describing: failure))")
                     #expect(failure?.message.contains("does not name") == true, "\(String(describing: failure))")

@@ -1,10 +1,11 @@
-@testable import EntitlementTokensRedis
 import EntitlementTokens
 import Foundation
 import RedisRESP
 import Synchronization
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 @Suite("Redis: replay keys and decisions")
 struct ReplayKeyTests {
@@ -60,8 +61,10 @@ struct ReplayKeyTests {
         let ring = try KeyRing.load(paths: [samples.appendingPathComponent("keys/trusted/test-rsa2048.pub.pem").path])
         let store = AskedStore()
         let issuedPlusThreeMinutes = TokenTimestamp(millisecondsSince1970: 1_768_478_580_000)!
-        let verifier = TokenVerifier(signature: .trustedKeys(ring),
-                                     policy: VerificationPolicy(replayStore: store, clock: { issuedPlusThreeMinutes }))
+        let verifier = TokenVerifier(
+            signature: .trustedKeys(ring),
+            policy: VerificationPolicy(replayStore: store, clock: { issuedPlusThreeMinutes })
+        )
         let verdict: Verdict = verifier.verify(token)
         #expect(verdict.status == .validToken, "\(verdict)")
         let asked = store.asked.withLock { $0 }
@@ -76,8 +79,10 @@ struct ReplayKeyTests {
     func decisions() {
         #expect(RedisReplayStore.decision(for: .simpleString(Array("OK".utf8))) == .accepted)
         #expect(RedisReplayStore.decision(for: .null) == .replayed)
-        for reply: RESPReply in [.error(Array("READONLY You can't write against a read only replica.".utf8)),
-                                 .simpleString(Array("QUEUED".utf8)), .integer(1), .bulkString(Array("OK".utf8)), .array([])] {
+        for reply: RESPReply in [
+            .error(Array("READONLY You can't write against a read only replica.".utf8)),
+            .simpleString(Array("QUEUED".utf8)), .integer(1), .bulkString(Array("OK".utf8)), .array([]),
+        ] {
             guard case .unavailable(let reason) = RedisReplayStore.decision(for: reply) else {
                 Issue.record("\(reply) was not unavailable")
                 continue

@@ -1,6 +1,7 @@
-@testable import EntitlementTokensRedis
 import RedisRESP
 import Testing
+
+@testable import EntitlementTokensRedis
 
 /// The Sentinel router's decisions (docs/DESIGN.md#state-machines-and-thin-handlers), deterministically:
 /// events in, actions out, time given by hand. No socket, no sleeping.
@@ -46,8 +47,10 @@ struct SentinelRouterStateMachineTests {
         machine.sentinelNamed(Self.old, by: 1)
         #expect(machine.nextDiscoveryStep(now: 2) == .confirm(Self.old, namedBy: 1), "a named node is confirmed before use")
         #expect(machine.route(now: 2) == .awaitPrimary(startDiscovery: false), "nothing is sent before ROLE says master")
-        #expect(machine.primaryConfirmed(Self.old, namedBy: 1, now: 3) == .init(replaced: nil, startBackground: 1),
-                "the first primary starts the poll and the subscription, at the sentinel that answered")
+        #expect(
+            machine.primaryConfirmed(Self.old, namedBy: 1, now: 3) == .init(replaced: nil, startBackground: 1),
+            "the first primary starts the poll and the subscription, at the sentinel that answered"
+        )
         #expect(machine.route(now: 3) == .send(Self.old, startDiscovery: false))
         #expect(machine.preferredSentinel == 1 && machine.discoveries == 1 && machine.lastFailure == nil)
         #expect(machine.nextDiscoveryStep(now: 3) == .stop)
@@ -82,8 +85,10 @@ struct SentinelRouterStateMachineTests {
         #expect(machine.nextDiscoveryStep(now: 1) == .ask(sentinel: 2), "the sentinel that spoke is asked first")
         machine.sentinelNamed(Self.new, by: 2)
         #expect(machine.nextDiscoveryStep(now: 2) == .confirm(Self.new, namedBy: 2))
-        #expect(machine.primaryConfirmed(Self.new, namedBy: 2, now: 3) == .init(replaced: Self.old, startBackground: nil),
-                "the old primary's pool goes")
+        #expect(
+            machine.primaryConfirmed(Self.new, namedBy: 2, now: 3) == .init(replaced: Self.old, startBackground: nil),
+            "the old primary's pool goes"
+        )
         #expect(machine.route(now: 3) == .send(Self.new, startDiscovery: false))
         #expect(machine.heard(.subscribed(sentinel: 1, again: true)) == true, "a subscription made again asks (a switch may have gone unheard)")
     }
@@ -103,8 +108,10 @@ struct SentinelRouterStateMachineTests {
         #expect(machine.nextDiscoveryStep(now: 3) == .ask(sentinel: 1))
         machine.sentinelNamed(Self.old, by: 1)
         #expect(machine.nextDiscoveryStep(now: 3) == .confirm(Self.old, namedBy: 1))
-        #expect(machine.primaryConfirmed(Self.old, namedBy: 1, now: 4) == .init(replaced: Self.new, startBackground: nil),
-                "without run() no primary starts them")
+        #expect(
+            machine.primaryConfirmed(Self.old, namedBy: 1, now: 4) == .init(replaced: Self.new, startBackground: nil),
+            "without run() no primary starts them"
+        )
         machine.shutDown()
         #expect(machine.runStarted() == nil)
     }

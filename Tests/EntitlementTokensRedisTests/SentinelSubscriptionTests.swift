@@ -1,8 +1,9 @@
-@testable import EntitlementTokensRedis
 import NIOCore
 import NIOEmbedded
 import RedisRESP
 import Testing
+
+@testable import EntitlementTokensRedis
 
 /// The `+switch-master` subscription (docs/DESIGN.md#high-availability) with no sentinel: the
 /// message reading, then the handler and its machine on an `EmbeddedChannel`
@@ -31,25 +32,27 @@ struct SentinelSubscriptionTests {
     }
 
     @Test(arguments: [
-        "mymaster 127.0.0.1 6379 10.0.0.2",            // four words
-        "mymaster 127.0.0.1 6379 10.0.0.2 6380 x",     // six
-        "mymaster 127.0.0.1 6379 10.0.0.2 0",          // port 0
+        "mymaster 127.0.0.1 6379 10.0.0.2",  // four words
+        "mymaster 127.0.0.1 6379 10.0.0.2 6380 x",  // six
+        "mymaster 127.0.0.1 6379 10.0.0.2 0",  // port 0
         "mymaster 127.0.0.1 6379 10.0.0.2 65536",
         "mymaster 127.0.0.1 6379 10.0.0.2 +6380",
-        "mymaster 127.0.0.1 6379 10.0.0.2  6380",      // two spaces: an empty word
+        "mymaster 127.0.0.1 6379 10.0.0.2  6380",  // two spaces: an empty word
         " 127.0.0.1 6379 10.0.0.2 6380 ",
-        "mymaster 127.0.0.1 6379 10/0/0/2 6380",       // not a host
+        "mymaster 127.0.0.1 6379 10/0/0/2 6380",  // not a host
     ])
     func aMalformedPayloadIsAnError(_ payload: String) throws {
         #expect(throws: RedisReplyShapeError.self) { try SentinelSwitchMaster(messageReply: Self.reply(Self.message(payload))) }
     }
 
     @Test func otherShapesAreErrors() throws {
-        for text in [Self.message("mymaster 127.0.0.1 6379 10.0.0.2 6380", channel: "+sdown"),
-                     "*3\r\n$8\r\npmessage\r\n$1\r\nx\r\n$1\r\ny\r\n",
-                     "*2\r\n$7\r\nmessage\r\n$14\r\n+switch-master\r\n",
-                     "*3\r\n+message\r\n$14\r\n+switch-master\r\n$1\r\nx\r\n",
-                     "$7\r\nmessage\r\n"] {
+        for text in [
+            Self.message("mymaster 127.0.0.1 6379 10.0.0.2 6380", channel: "+sdown"),
+            "*3\r\n$8\r\npmessage\r\n$1\r\nx\r\n$1\r\ny\r\n",
+            "*2\r\n$7\r\nmessage\r\n$14\r\n+switch-master\r\n",
+            "*3\r\n+message\r\n$14\r\n+switch-master\r\n$1\r\nx\r\n",
+            "$7\r\nmessage\r\n",
+        ] {
             #expect(throws: RedisReplyShapeError.self) { try SentinelSwitchMaster(messageReply: Self.reply(text)) }
         }
     }
@@ -65,8 +68,12 @@ struct SentinelSubscriptionTests {
 
         init(password: String? = nil, limits: RESPLimits = .default) throws {
             let machine = SentinelSubscriptionStateMachine(
-                primaryName: Array("mymaster".utf8), login: password.map { RESPCommand("AUTH", $0) },
-                subscribeTimeout: 1_000_000_000, keepAliveInterval: 1_000_000_000, endpointDescription: "127.0.0.1:26379")
+                primaryName: Array("mymaster".utf8),
+                login: password.map { RESPCommand("AUTH", $0) },
+                subscribeTimeout: 1_000_000_000,
+                keepAliveInterval: 1_000_000_000,
+                endpointDescription: "127.0.0.1:26379"
+            )
             let box = Box()
             let handler = SentinelSubscriptionHandler(machine: machine, replyLimits: limits) { box.events.append($0) }
             let channel = EmbeddedChannel(handler: handler)
@@ -114,7 +121,11 @@ struct SentinelSubscriptionTests {
         try subscription.receive(Self.message("mymaster2 127.0.0.1 7000 127.0.0.1 7001") + Self.message("mymaste 127.0.0.1 7000 127.0.0.1 7001"))
         #expect(subscription.handler.otherNames == 3)
         try subscription.receive(Self.message("mymaster 127.0.0.1 6379 10.0.0.2 6380"), byteByByte: true)
-        #expect(subscription.delivered == [.subscribed, .switchMaster(SentinelSwitchMaster(primaryName: Array("mymaster".utf8), old: Self.old, new: Self.new))])
+        #expect(
+            subscription.delivered == [
+                .subscribed, .switchMaster(SentinelSwitchMaster(primaryName: Array("mymaster".utf8), old: Self.old, new: Self.new)),
+            ]
+        )
         #expect(subscription.channel.isActive, "a subscription stays open after a message")
     }
 
@@ -145,9 +156,9 @@ struct SentinelSubscriptionTests {
         ("+OK\r\n", .unexpectedReply),
         ("-ERR something\r\n", .unexpectedReply),
         ("*3\r\n$9\r\nsubscribe\r\n$14\r\n+switch-master\r\n:1\r\n", .unexpectedReply),
-        ("%1\r\n", .protocolError),                       // RESP3 on a RESP2 connection
+        ("%1\r\n", .protocolError),  // RESP3 on a RESP2 connection
         ("*3\r\n$7\r\nmessage\r\n$14\r\n+switch-master\r\n$99999999\r\n", .protocolError),  // past the bulk limit
-        ("*99999\r\n", .protocolError),                   // past the array limit
+        ("*99999\r\n", .protocolError),  // past the array limit
         ("x\r\n", .protocolError),
     ])
     func aMalformedPushClosesTheSubscription(_ bytes: String, _ code: RedisClientError.Code) throws {

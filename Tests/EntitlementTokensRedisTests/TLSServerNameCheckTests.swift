@@ -1,10 +1,11 @@
-@testable import EntitlementTokensRedis
 import EntitlementTokens
 import Foundation
 import NIOCore
 import NIOEmbedded
 import NIOTLS
 import Testing
+
+@testable import EntitlementTokensRedis
 
 /// `tls-server-name=` (docs/DESIGN.md#trust-in-sentinels), without a server: the check holds
 /// the login until the handshake completes, and a certificate that does not
@@ -37,9 +38,11 @@ struct TLSServerNameCheckTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                             "-keyout", "key.pem", "-out", "cert.der", "-outform", "DER", "-days", "1", "-subj", "/CN=localhost",
-                             "-addext", "subjectAltName=DNS:localhost,DNS:*.redis.test,IP:127.0.0.1"]
+        process.arguments = [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", "key.pem", "-out", "cert.der", "-outform", "DER", "-days", "1", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,DNS:*.redis.test,IP:127.0.0.1",
+        ]
         process.currentDirectoryURL = directory
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// What a pasted input is (docs/DESIGN.md#telling-the-kinds-apart): every pasted form of a
@@ -64,12 +65,13 @@ import Testing
     ])
     func aDocumentsKindComesFromItsMembers(text: String, expected: String) {
         let detected = Self.detect(text)
-        let name: String = switch detected {
-        case .token: "token"
-        case .keySet: "jwks"
-        case .refused(let error): "refused \(error.code)"
-        default: detected.kind?.rawValue ?? "?"
-        }
+        let name: String =
+            switch detected {
+            case .token: "token"
+            case .keySet: "jwks"
+            case .refused(let error): "refused \(error.code)"
+            default: detected.kind?.rawValue ?? "?"
+            }
         #expect(name == expected)
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EntitlementTokens
 
 /// Every date shape of docs/DESIGN.md#dates, with offsets, the GMT decoration, and range checks.
@@ -69,9 +70,9 @@ import Testing
         "2016-13-17T22:01:31Z", "2016-00-10T22:01:31Z", "2015-02-29T00:00:00Z", "1900-02-29T00:00:00Z",
         "2016-04-31T00:00:00Z", "2016-03-17T24:00:00Z", "2016-03-17T23:60:00Z", "2016-03-17T23:59:60Z",
         "2016-03-17T22:01:31+15:00", "2016-03-17T22:01:31+01:60", "2016-03-17T22:01:31.Z",
-        "2016/03/17 15:01:31 -0700",      // slashed date needs GMT
+        "2016/03/17 15:01:31 -0700",  // slashed date needs GMT
         "2016-03-17 15:01:31 GMT +0200",  // dashed date has no GMT
-        "2011/03/19 02:29:34 GMT +02:00", // colon not used in this shape
+        "2011/03/19 02:29:34 GMT +02:00",  // colon not used in this shape
         "2016/03-17 15:01:31 -0700", "16-03-17 15:01:31 -0700", "2016-03-17 15:01 -0700",
         "-1458252091000", "1458252091000.5", "253402300800000", "99999999999999999999",
         "0000-01-01T00:00:00Z", "0001-01-01T00:00:00+00:01", "9999-12-31T23:59:59-00:01",
@@ -102,7 +103,10 @@ import Testing
             #expect(Fixtures.errorCode(Fixtures.legacy(element)) == .invalidFieldValue)
             #expect(throws: TokenError.self) { try result.get() }
         } else {
-            guard case .media(let media) = try result.get().token else { Issue.record("not media"); return }
+            guard case .media(let media) = try result.get().token else {
+                Issue.record("not media")
+                return
+            }
             #expect(media.ttlMilliseconds == milliseconds)
             #expect(media.expiry.millisecondsSince1970 == media.issueTime.millisecondsSince1970 + milliseconds)
         }

@@ -1,6 +1,6 @@
+import EntitlementTokens
 import Foundation
 import Testing
-import EntitlementTokens
 import TokenTestSupport
 
 /// docs/FORMAT.md's table of error codes by stage is a contract: the fuzz
@@ -18,8 +18,10 @@ struct ErrorTableTests {
         for line in text.split(separator: "\n") {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 3, let stage = TokenError.Stage(rawValue: cells[1]) else { continue }
-            let codes = cells[2].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
-                .filter { $0.first?.isLetter == true }   // not `--param`, named in a remark
+            let codes = cells[2].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+                String($0.element)
+            }
+            .filter { $0.first?.isLetter == true }  // not `--param`, named in a remark
             table[stage.rawValue, default: []].formUnion(codes)
         }
         return table
@@ -32,7 +34,10 @@ struct ErrorTableTests {
         for (stage, codes) in DecodeOracle.codesByStage {
             let oracle = Set(codes.map(\.rawValue))
             let docs = documented[stage.rawValue] ?? []
-            #expect(oracle == docs, "stage \(stage.rawValue): only in the oracle \(oracle.subtracting(docs).sorted()), only in FORMAT.md \(docs.subtracting(oracle).sorted())")
+            #expect(
+                oracle == docs,
+                "stage \(stage.rawValue): only in the oracle \(oracle.subtracting(docs).sorted()), only in FORMAT.md \(docs.subtracting(oracle).sorted())"
+            )
         }
     }
 
@@ -51,7 +56,8 @@ struct ErrorTableTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = [tool]
-            let input = Pipe(), output = Pipe()
+            let input = Pipe()
+            let output = Pipe()
             process.standardInput = input
             process.standardOutput = output
             try process.run()

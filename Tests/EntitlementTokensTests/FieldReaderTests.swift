@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EntitlementTokens
 
 /// The field rules on their own (docs/DESIGN.md#parsing-rules): events made here, no libxml2.
@@ -11,23 +12,38 @@ import Testing
     }
 
     /// Feeds `events` (each at line 1, column = its index + 1) and returns the reader.
-    static func read(_ events: [Event], roots: Set<String> = ["authToken"], containers: Bool = false,
-                     configuration: DecoderConfiguration = .default) -> FieldReader {
+    static func read(
+        _ events: [Event],
+        roots: Set<String> = ["authToken"],
+        containers: Bool = false,
+        configuration: DecoderConfiguration = .default
+    ) -> FieldReader {
         var reader = FieldReader(configuration: configuration)
         reader.reset(allowedRoots: roots, recordingContainers: containers)
         for (index, event) in events.enumerated() {
             let column = index + 1
             switch event {
             case .start(let name, let prefix, let attributes, let namespaces):
-                let name = Array(name.utf8), prefix = Array(prefix.utf8)
-                guard reader.startElement(localName: name.span, prefix: prefix.span,
-                                          attributeCount: attributes.count + namespaces.count, line: 1, column: column) else { continue }
+                let name = Array(name.utf8)
+                let prefix = Array(prefix.utf8)
+                guard
+                    reader.startElement(
+                        localName: name.span,
+                        prefix: prefix.span,
+                        attributeCount: attributes.count + namespaces.count,
+                        line: 1,
+                        column: column
+                    )
+                else { continue }
                 for namespace in namespaces {
-                    let declared = Array(namespace.prefix.utf8), uri = Array(namespace.uri.utf8)
+                    let declared = Array(namespace.prefix.utf8)
+                    let uri = Array(namespace.uri.utf8)
                     guard reader.namespaceDeclaration(prefix: declared.span, uri: uri.span) else { break }
                 }
                 for attribute in attributes {
-                    let name = Array(attribute.name.utf8), value = Array(attribute.value.utf8), none: [UInt8] = []
+                    let name = Array(attribute.name.utf8)
+                    let value = Array(attribute.value.utf8)
+                    let none: [UInt8] = []
                     guard reader.attribute(localName: name.span, prefix: none.span, value: value.span) else { break }
                 }
             case .text(let text):
@@ -100,7 +116,9 @@ import Testing
         var configuration = DecoderConfiguration()
         configuration.maxDepth = 2
         #expect(Self.errorCode([.start("authToken"), .start("a"), .text("x"), .end, .end], configuration: configuration) == nil)
-        #expect(Self.errorCode([.start("authToken"), .start("a"), .start("b"), .end, .end, .end], configuration: configuration) == .depthLimitExceeded)
+        #expect(
+            Self.errorCode([.start("authToken"), .start("a"), .start("b"), .end, .end, .end], configuration: configuration) == .depthLimitExceeded
+        )
 
         configuration = DecoderConfiguration()
         configuration.maxElementCount = 3
@@ -111,26 +129,41 @@ import Testing
         configuration = DecoderConfiguration()
         configuration.maxFieldBytes = 4
         #expect(Self.errorCode([.start("authToken"), .start("a"), .text("ab"), .text("cd"), .end, .end], configuration: configuration) == nil)
-        #expect(Self.errorCode([.start("authToken"), .start("a"), .text("ab"), .text("cde"), .end, .end], configuration: configuration) == .fieldTooLong)
+        #expect(
+            Self.errorCode([.start("authToken"), .start("a"), .text("ab"), .text("cde"), .end, .end], configuration: configuration) == .fieldTooLong
+        )
         #expect(Self.errorCode([.start("authToken", attributes: [("a", "12345")]), .end], configuration: configuration) == .fieldTooLong)
 
         configuration = DecoderConfiguration()
         configuration.maxAttributesPerElement = 2
         configuration.maxAttributesPerToken = 3
         let two: [(name: String, value: String)] = [("a", "1"), ("b", "2")]
-        #expect(Self.errorCode([.start("authToken", attributes: two, namespaces: [("n", "u")]), .end], configuration: configuration) == .attributeLimitExceeded)
-        #expect(Self.errorCode([.start("authToken", attributes: two), .start("x", attributes: [("c", "3")]), .end, .end], configuration: configuration) == nil)
-        #expect(Self.errorCode([.start("authToken", attributes: two), .start("x", attributes: two), .end, .end], configuration: configuration) == .attributeLimitExceeded)
+        #expect(
+            Self.errorCode([.start("authToken", attributes: two, namespaces: [("n", "u")]), .end], configuration: configuration)
+                == .attributeLimitExceeded
+        )
+        #expect(
+            Self.errorCode([.start("authToken", attributes: two), .start("x", attributes: [("c", "3")]), .end, .end], configuration: configuration)
+                == nil
+        )
+        #expect(
+            Self.errorCode([.start("authToken", attributes: two), .start("x", attributes: two), .end, .end], configuration: configuration)
+                == .attributeLimitExceeded
+        )
     }
 
     @Test func theFirstFailureWinsAndLaterEventsAreIgnored() {
         var configuration = DecoderConfiguration()
         configuration.maxDepth = 1
         let reader = Self.read([.start("authToken"), .start("a"), .text("x"), .end, .start("b"), .end, .end], configuration: configuration)
-        let failed = reader.hasFailed, noFields = reader.fields.isEmpty
+        let failed = reader.hasFailed
+        let noFields = reader.fields.isEmpty
         #expect(failed)
         #expect(noFields)
-        guard case .failure(let error) = Self.result(reader) else { Issue.record("no failure"); return }
+        guard case .failure(let error) = Self.result(reader) else {
+            Issue.record("no failure")
+            return
+        }
         #expect(error.code == .depthLimitExceeded)
         #expect(error.location?.line == 1)
     }
@@ -140,7 +173,8 @@ import Testing
         reader.reset(allowedRoots: ["authToken"], recordingContainers: false)
         let forgotten = reader.fields.isEmpty && !reader.hasFailed && reader.root == nil
         #expect(forgotten)
-        let name = Array("authToken".utf8), none: [UInt8] = []
+        let name = Array("authToken".utf8)
+        let none: [UInt8] = []
         let started = reader.startElement(localName: name.span, prefix: none.span, attributeCount: 0, line: 1, column: 1)
         #expect(started)
         reader.endElement(line: 1, column: 2)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// The `fields` object of the JSON output (docs/DESIGN.md#output-forms): every path once, a
@@ -25,7 +26,8 @@ import Testing
     }
 
     @Test func repeatedPathsBecomeArraysAndUnicodeTwinsStayApart() throws {
-        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
         let extra = "<list><v>1</v><v>2</v></list><\(composed)>A</\(composed)><\(decomposed)>B</\(decomposed)><list><v>3</v></list>"
         let output = try Self.rendered([Self.token(extra: extra)])
         let text = String(decoding: output, as: UTF8.self)
@@ -37,7 +39,8 @@ import Testing
     /// The writer reuses a value written for the token before; a canonically
     /// equivalent value is not the same value, and keeps its own bytes.
     @Test func aValueKeepsItsOwnBytesAfterItsUnicodeTwin() throws {
-        let composed = "Caf\u{E9}", decomposed = "Cafe\u{301}"
+        let composed = "Caf\u{E9}"
+        let decomposed = "Cafe\u{301}"
         let output = try Self.rendered([Self.token(resource: composed), Self.token(resource: decomposed)])
         let lines = output.split(separator: UInt8(ascii: "\n"))
         #expect(lines.count == 2)
@@ -56,8 +59,10 @@ import Testing
         let signing = Minting.key("test-rsa2048.pem")
         let ring = Minting.ring("test-rsa2048.pub.pem")
         let now = try TokenDateParser.parse("2026-01-15T12:01:00Z").timestamp
-        let verifier = TokenVerifier(signature: .trustedKeys(ring),
-                                     policy: VerificationPolicy(requestorID: "TNT", allowedMVPDs: ["Comcast_SSO"], clock: { now }))
+        let verifier = TokenVerifier(
+            signature: .trustedKeys(ring),
+            policy: VerificationPolicy(requestorID: "TNT", allowedMVPDs: ["Comcast_SSO"], clock: { now })
+        )
         func signed(attributes: Int) throws -> String {
             let extra = stride(from: 0, to: attributes, by: 64).enumerated().map { element, _ in
                 "<x\(pathsRepeat ? "" : String(element))" + (0..<64).map { #" a\#($0)="""# }.joined() + "/>"
@@ -66,7 +71,8 @@ import Testing
             let element = String(text[text.range(of: "<authToken>")!.lowerBound...])
             return "<signatureInfo>\(Data(try signing.signature(for: Array(element.utf8))).base64EncodedString())<signatureInfo>\(element)"
         }
-        let small = try signed(attributes: 128), large = try signed(attributes: 512)
+        let small = try signed(attributes: 128)
+        let large = try signed(attributes: 512)
         var json = JSONWriter()
         func run(_ text: String) -> VerificationStatus {
             let verdict = verifier.verify(text, expecting: RequestExpectations(resourceID: "TNT"))
@@ -98,8 +104,8 @@ import Testing
     }
 }
 
-private extension Array where Element == UInt8 {
-    func contains(subsequence: [UInt8]) -> Bool {
+extension Array where Element == UInt8 {
+    fileprivate func contains(subsequence: [UInt8]) -> Bool {
         guard subsequence.count <= count else { return false }
         return (0...(count - subsequence.count)).contains { self[$0..<($0 + subsequence.count)].elementsEqual(subsequence) }
     }

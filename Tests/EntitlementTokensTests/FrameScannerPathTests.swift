@@ -1,4 +1,5 @@
 import Testing
+
 @_spi(TokenTestSupport) @testable import EntitlementTokens
 
 /// The framing's one-step path for plain tags (`<name>`, and end tags inside

@@ -1,6 +1,6 @@
+import EntitlementTokens
 import Foundation
 import Testing
-import EntitlementTokens
 import TokenTestSupport
 
 /// Every input a fuzzer ever found a bug with (`Fuzz/FailCases/<Target>/`) and
@@ -45,8 +45,10 @@ struct FuzzFailCaseTests {
 
 /// The replay, run inside each exit test's child process.
 enum FailCaseReplay {
-    static let targets = ["FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata",
-                          "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath"]
+    static let targets = [
+        "FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata",
+        "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath",
+    ]
     static let fuzzDirectory: String = {
         var path = #filePath
         for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }

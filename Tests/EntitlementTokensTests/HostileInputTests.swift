@@ -1,10 +1,12 @@
 import Testing
+
+@testable import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-@testable import EntitlementTokens
 
 /// Each hostile input gets its own specific, typed error (docs/DESIGN.md#parsing-rules).
 @Suite struct HostileInputTests {
@@ -29,7 +31,10 @@ import Darwin
 
     static let table: [(String, String, TokenError.Code)] = [
         ("billion laughs", billionLaughs, .doctypeForbidden),
-        ("external entity", #"<!DOCTYPE t [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>"# + sig + Fixtures.mediaElement(requestor: "&xxe;"), .doctypeForbidden),
+        (
+            "external entity", #"<!DOCTYPE t [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>"# + sig + Fixtures.mediaElement(requestor: "&xxe;"),
+            .doctypeForbidden
+        ),
         ("DOCTYPE after the signature", sig + "<!DOCTYPE authToken>" + media, .doctypeForbidden),
         ("undefined entity", sig + Fixtures.mediaElement(requestor: "&xxe;"), .entityForbidden),
         ("undefined entity in an attribute", sig + Fixtures.mediaElement(extra: #"<x a="&foo;"/>"#), .entityForbidden),
@@ -44,25 +49,50 @@ import Darwin
         ("XML declaration without version", "<?xml encoding=\"UTF-8\"?>" + sig + media, .invalidXMLDeclaration),
         ("token root nested inside the token", sig + Fixtures.mediaElement(extra: "<authToken/>"), .duplicateTokenElement),
         ("other token root nested inside", sig + Fixtures.mediaElement(extra: "<x><simpleAuthorizationToken/></x>"), .duplicateTokenElement),
-        ("signatureInfo nested inside the token", sig + Fixtures.mediaElement(extra: "<signatureInfo>AAAA</signatureInfo>"), .duplicateSignatureBlock),
+        (
+            "signatureInfo nested inside the token", sig + Fixtures.mediaElement(extra: "<signatureInfo>AAAA</signatureInfo>"),
+            .duplicateSignatureBlock
+        ),
         ("ttl negative", sig + Fixtures.mediaElement(ttl: "-1"), .invalidFieldValue),
         ("ttl non-numeric", sig + Fixtures.mediaElement(ttl: "seven minutes"), .invalidFieldValue),
         ("ttl beyond 63 bits", sig + Fixtures.mediaElement(ttl: "9223372036854775808"), .invalidFieldValue),
         ("duplicate field", sig + Fixtures.mediaElement(extra: "<requestorID>EVIL</requestorID>"), .duplicateField),
-        ("duplicate field in a nested path", Fixtures.legacy(Fixtures.authorizationElement().replacingOccurrences(
-            of: "</simpleTokenDeviceID>", with: "<simpleTokenFingerprint>0000000000000000000000000000000000000000</simpleTokenFingerprint></simpleTokenDeviceID>")), .duplicateField),
+        (
+            "duplicate field in a nested path",
+            Fixtures.legacy(
+                Fixtures.authorizationElement().replacingOccurrences(
+                    of: "</simpleTokenDeviceID>",
+                    with: "<simpleTokenFingerprint>0000000000000000000000000000000000000000</simpleTokenFingerprint></simpleTokenDeviceID>"
+                )
+            ), .duplicateField
+        ),
         ("missing ttl", sig + Fixtures.mediaElement(ttl: nil), .missingField),
         ("missing issueTime", sig + Fixtures.mediaElement(issueTime: nil), .missingField),
-        ("missing authN expiry", Fixtures.legacy("<simpleAuthenticationToken><simpleTokenRequestorID>T</simpleTokenRequestorID></simpleAuthenticationToken>"), .missingField),
-        ("missing authZ resource", Fixtures.legacy("<simpleAuthorizationToken><simpleTokenRequestorID>T</simpleTokenRequestorID><simpleTokenTTL>2011/03/19 02:29:34 GMT +0200</simpleTokenTTL></simpleAuthorizationToken>"), .missingField),
+        (
+            "missing authN expiry",
+            Fixtures.legacy("<simpleAuthenticationToken><simpleTokenRequestorID>T</simpleTokenRequestorID></simpleAuthenticationToken>"),
+            .missingField
+        ),
+        (
+            "missing authZ resource",
+            Fixtures.legacy(
+                "<simpleAuthorizationToken><simpleTokenRequestorID>T</simpleTokenRequestorID><simpleTokenTTL>2011/03/19 02:29:34 GMT +0200</simpleTokenTTL></simpleAuthorizationToken>"
+            ), .missingField
+        ),
         ("mixed content", sig + Fixtures.mediaElement(extra: "<x>text<y>1</y></x>"), .mixedContent),
         ("mixed content after a child", sig + Fixtures.mediaElement(extra: "<x><y>1</y>tail</x>"), .mixedContent),
         ("text directly in the root", sig + "<authToken>loose<requestorID>A</requestorID></authToken>", .mixedContent),
-        ("depth limit", sig + Fixtures.mediaElement(extra: String(repeating: "<d>", count: 16) + String(repeating: "</d>", count: 16)), .depthLimitExceeded),
+        (
+            "depth limit", sig + Fixtures.mediaElement(extra: String(repeating: "<d>", count: 16) + String(repeating: "</d>", count: 16)),
+            .depthLimitExceeded
+        ),
         ("element count limit", sig + Fixtures.mediaElement(extra: String(repeating: "<e>1</e>", count: 600)), .elementCountLimitExceeded),
         ("field length limit", sig + Fixtures.mediaElement(requestor: String(repeating: "A", count: 32 * 1024 + 1)), .fieldTooLong),
         ("attribute length limit", sig + Fixtures.mediaElement(extra: "<x a=\"\(String(repeating: "A", count: 32 * 1024 + 1))\"/>"), .fieldTooLong),
-        ("size limit", sig + Fixtures.mediaElement(extra: String(repeating: "<e>\(String(repeating: "x", count: 1000))</e>", count: 66)), .tokenTooLarge),
+        (
+            "size limit", sig + Fixtures.mediaElement(extra: String(repeating: "<e>\(String(repeating: "x", count: 1000))</e>", count: 66)),
+            .tokenTooLarge
+        ),
         ("two token elements", sig + media + media, .duplicateTokenElement),
         ("two different token elements", sig + media + Fixtures.authorizationElement(), .duplicateTokenElement),
         ("token wrapped in another element", sig + "<wrapper>\(media)</wrapper>", .duplicateTokenElement),
@@ -101,7 +131,8 @@ import Darwin
         ("truncated sequence", [0xE2, 0x82]),
     ])
     func invalidUTF8IsRefused(name: String, bytes: [UInt8]) {
-        let text = Array("\(Self.sig)<authToken><requestorID>".utf8) + bytes
+        let text =
+            Array("\(Self.sig)<authToken><requestorID>".utf8) + bytes
             + Array("</requestorID><resourceID>x</resourceID><ttl>1</ttl><issueTime>2016-03-17 15:01:31 -0700</issueTime></authToken>".utf8)
         #expect(Fixtures.errorCode(text) == .invalidUTF8, "\(name)")
     }
@@ -233,8 +264,11 @@ import Darwin
     /// Equal signs in text, CDATA and attribute values are not attributes.
     @Test func onlyAttributesCountNotEqualSigns() throws {
         let many = String(repeating: "a=b ", count: 200)
-        let text = Fixtures.mediaElement(requestor: many, resourceXML: "<![CDATA[<x \(String(repeating: "k=\"v\" ", count: 100))>]]>",
-                                         extra: #"<x a="\#(String(repeating: "=", count: 300))"/>"#)
+        let text = Fixtures.mediaElement(
+            requestor: many,
+            resourceXML: "<![CDATA[<x \(String(repeating: "k=\"v\" ", count: 100))>]]>",
+            extra: #"<x a="\#(String(repeating: "=", count: 300))"/>"#
+        )
         let decoded = try Fixtures.decode(Fixtures.legacy(text))
         #expect(decoded.field("x/@a")?.utf8.count == 300)
         #expect(CrowdedStartTag.find(in: Array(text.utf8).span, limit: 64) == nil)
@@ -261,7 +295,11 @@ import Darwin
         let issue = Minting.issued.formatted(.dashedOffset)
         let plain = try signed(Fixtures.mediaElement(requestor: "TNT", resourceXML: "TNT", issueTime: issue))
         let crowded = try signed(Fixtures.mediaElement(requestor: "TNT", resourceXML: "TNT", issueTime: issue, extra: Self.spread(512)))
-        let verifier = Minting.verifier { $0.requestorID = "TNT"; $0.resourceID = "TNT"; $0.allowedMVPDs = ["Comcast_SSO"] }
+        let verifier = Minting.verifier {
+            $0.requestorID = "TNT"
+            $0.resourceID = "TNT"
+            $0.allowedMVPDs = ["Comcast_SSO"]
+        }
         func work(_ token: [UInt8]) -> Int {
             let verdict = verifier.verify(token)
             guard let decoded = verdict.token, verdict.status == .validToken else { return -1 }
@@ -283,8 +321,13 @@ import Darwin
 /// the time other tests had the core): the median of the ratios of many
 /// short back-to-back runs of each.
 enum CostRatio {
-    static func measure(plain: () -> Void, heavy: () -> Void, pairs: Int = 21,
-                        plainCalls: Int = 40, heavyCalls: Int = 4) -> Double {
+    static func measure(
+        plain: () -> Void,
+        heavy: () -> Void,
+        pairs: Int = 21,
+        plainCalls: Int = 40,
+        heavyCalls: Int = 4
+    ) -> Double {
         func threadSeconds() -> Double {
             var now = timespec()
             clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
@@ -295,7 +338,8 @@ enum CostRatio {
             for _ in 0..<calls { body() }
             return (threadSeconds() - start) / Double(calls)
         }
-        plain(); heavy()
+        plain()
+        heavy()
         let ratios = (0..<pairs).map { _ in perCall(heavy, heavyCalls) / perCall(plain, plainCalls) }.sorted()
         return ratios[pairs / 2]
     }
@@ -304,13 +348,20 @@ enum CostRatio {
 /// Grouping fields by path for display: by bytes, in first-occurrence order, linear.
 @Suite struct TokenFieldGroupTests {
     @Test func groupsByBytesInTheOrderPathsFirstOccur() {
-        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
-        let fields = [TokenField(path: "a", value: "1"), TokenField(path: composed, value: "2"),
-                      TokenField(path: decomposed, value: "3"), TokenField(path: "a", value: "4")]
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        let fields = [
+            TokenField(path: "a", value: "1"), TokenField(path: composed, value: "2"),
+            TokenField(path: decomposed, value: "3"), TokenField(path: "a", value: "4"),
+        ]
         #expect(TokenFieldGroup.hasRepeatedPath(fields))
-        #expect(TokenFieldGroup.grouping(fields) == [TokenFieldGroup(path: "a", values: ["1", "4"]),
-                                                      TokenFieldGroup(path: composed, values: ["2"]),
-                                                      TokenFieldGroup(path: decomposed, values: ["3"])])
+        #expect(
+            TokenFieldGroup.grouping(fields) == [
+                TokenFieldGroup(path: "a", values: ["1", "4"]),
+                TokenFieldGroup(path: composed, values: ["2"]),
+                TokenFieldGroup(path: decomposed, values: ["3"]),
+            ]
+        )
         // Canonically equivalent paths are not a repeat.
         #expect(!TokenFieldGroup.hasRepeatedPath(Array(fields.prefix(3))))
     }

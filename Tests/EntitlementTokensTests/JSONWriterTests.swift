@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// The CLI's JSON string writer: every string must come back unchanged from a
@@ -53,8 +54,10 @@ import Testing
     /// must be exactly what writing it afresh gives, also after the buffer grew
     /// and when a slot's value changes.
     @Test func repeatedValuesComeOutAsWrittenAfresh() {
-        let values: [String?] = ["a \"quoted\" value", "a \"quoted\" value", nil, "other\n", String(repeating: "long ", count: 500),
-                                 "a \"quoted\" value", "other\n", "", ""]
+        let values: [String?] = [
+            "a \"quoted\" value", "a \"quoted\" value", nil, "other\n", String(repeating: "long ", count: 500),
+            "a \"quoted\" value", "other\n", "", "",
+        ]
         var memoised = JSONWriter(capacity: 16)
         var plain = JSONWriter(capacity: 16)
         for writer in [0, 1] {
@@ -77,9 +80,17 @@ import Testing
     @Test func membersAndSeparators() throws {
         var json = JSONWriter(capacity: 16)
         json.beginObject()
-        json.member("first"); json.int(-12)
-        json.member("second"); json.null()
-        json.key("third \"quoted\""); json.beginArray(); json.element(); json.int(0); json.element(); json.string(nil as String?); json.endArray()
+        json.member("first")
+        json.int(-12)
+        json.member("second")
+        json.null()
+        json.key("third \"quoted\"")
+        json.beginArray()
+        json.element()
+        json.int(0)
+        json.element()
+        json.string(nil as String?)
+        json.endArray()
         json.endObject()
         json.raw("\n")
         let text = String(decoding: json.bytes, as: UTF8.self)

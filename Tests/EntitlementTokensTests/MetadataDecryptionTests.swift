@@ -1,6 +1,6 @@
+import EntitlementTokens
 import Foundation
 import Testing
-import EntitlementTokens
 
 /// Encrypted user metadata values (docs/DESIGN.md#user-metadata): every JWE alg × enc and every bare
 /// RSA padding decrypts, reports its scheme, and a tampered or misdirected value
@@ -9,7 +9,8 @@ import EntitlementTokens
 struct MetadataDecryptionTests {
     typealias F = SignatureFixtures
 
-    static let schemes: [MetadataEncryptionScheme] = [.rsaPKCS1v15, .rsaOAEPSHA1, .rsaOAEPSHA256]
+    static let schemes: [MetadataEncryptionScheme] =
+        [.rsaPKCS1v15, .rsaOAEPSHA1, .rsaOAEPSHA256]
         + JWEKeyAlgorithm.allCases.flatMap { alg in JWEContentEncryption.allCases.map { MetadataEncryptionScheme.jwe(alg, $0) } }
 
     static func keys() throws -> (ProgrammerPrivateKey, PublicKey) {
@@ -61,18 +62,25 @@ struct MetadataDecryptionTests {
         let other = try ProgrammerPrivateKey(bytes: F.bytes("test-rsa2048-b.pem"), source: "b")
         let metadata = try UserMetadata.minted(
             updated: TokenTimestamp(millisecondsSince1970: 1_334_243_471_000),
-            data: [JSONMember(name: "zip", value: .array([.string("12345")])),
-                   JSONMember(name: "householdID", value: .string("3456")),
-                   JSONMember(name: "userID", value: .string("u-1")),
-                   JSONMember(name: "channelID", value: .array([.string("c1")]))],
+            data: [
+                JSONMember(name: "zip", value: .array([.string("12345")])),
+                JSONMember(name: "householdID", value: .string("3456")),
+                JSONMember(name: "userID", value: .string("u-1")),
+                JSONMember(name: "channelID", value: .array([.string("c1")])),
+            ],
             encrypting: ["householdID", "userID", "channelID"],
-            with: try MetadataEncryptor(publicKey: publicKey, scheme: .rsaOAEPSHA256))
+            with: try MetadataEncryptor(publicKey: publicKey, scheme: .rsaOAEPSHA256)
+        )
         #expect(metadata.encryptedMembers.map(\.name) == ["householdID", "userID", "channelID"])
         #expect(metadata.zip == ["12345"])
         // One value encrypted to another key: named with its reason, the others still shown.
         var document = metadata.json
         guard case .object(var members) = document, let dataIndex = members.firstIndex(where: { $0.name == "data" }),
-              case .object(var data) = members[dataIndex].value else { Issue.record("no data"); return }
+            case .object(var data) = members[dataIndex].value
+        else {
+            Issue.record("no data")
+            return
+        }
         let foreign = try MetadataEncryptor(publicKey: other.publicKey, scheme: .rsaOAEPSHA256).encrypt(Array("x".utf8))
         data[2] = JSONMember(name: "userID", value: .string(foreign))
         members[dataIndex] = JSONMember(name: "data", value: .object(data))
@@ -82,7 +90,10 @@ struct MetadataDecryptionTests {
         #expect(values.map(\.name) == ["householdID", "userID", "channelID"])
         #expect(values[0].plaintext == "3456")
         #expect(values[0].ciphertext == (mixed["householdID"]?.value).flatMap { if case .encrypted(let c) = $0 { c } else { nil } })
-        guard case .failed(let reason) = values[1].outcome else { Issue.record("a value for another key decrypted"); return }
+        guard case .failed(let reason) = values[1].outcome else {
+            Issue.record("a value for another key decrypted")
+            return
+        }
         #expect(reason.contains("another key"))
         #expect(values[2].plaintext == "[\"c1\"]")
     }
@@ -95,9 +106,11 @@ struct MetadataDecryptionTests {
             Data(json.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         }
-        for text in ["a.b", "%%%", "AQID", header(#"{"alg":"dir","enc":"A128GCM"}"#) + ".AA.AA.AA.AA",
-                     header(#"{"alg":"RSA-OAEP","enc":"A128GCM","zip":"DEF"}"#) + ".AA.AA.AA.AA",
-                     header(#"{"alg":"RSA-OAEP","alg":"RSA1_5","enc":"A128GCM"}"#) + ".AA.AA.AA.AA"] {
+        for text in [
+            "a.b", "%%%", "AQID", header(#"{"alg":"dir","enc":"A128GCM"}"#) + ".AA.AA.AA.AA",
+            header(#"{"alg":"RSA-OAEP","enc":"A128GCM","zip":"DEF"}"#) + ".AA.AA.AA.AA",
+            header(#"{"alg":"RSA-OAEP","alg":"RSA1_5","enc":"A128GCM"}"#) + ".AA.AA.AA.AA",
+        ] {
             guard case .failed = decryptor.decrypt(ciphertext: text) else {
                 Issue.record("\(text) decrypted")
                 continue

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EntitlementTokens
 
 /// Issue 20 item 9: the library's minter writes a fresh random GUID per

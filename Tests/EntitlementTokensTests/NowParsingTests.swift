@@ -1,7 +1,7 @@
 import EntitlementTokens
 import Testing
 
-/// Issue 20 item 8a: the one reading of "now" every front end uses 
+/// Issue 20 item 8a: the one reading of "now" every front end uses
 /// (docs/DESIGN.md#one-reading-of-now): ISO 8601 or a token date, or an epoch number by magnitude.
 @Suite struct NowParsingTests {
     @Test(arguments: [
@@ -27,8 +27,10 @@ import Testing
         #expect(TokenDateParser.maximumEpochSecondsDigits == 11)
     }
 
-    @Test(arguments: ["", "yesterday", "-1", "+1768478580", "1768478580.5", " 1768478580", "1768478580 ",
-                      "99999999999999999999", "9999999999999999", "2026-01-15T12:03:00"])
+    @Test(arguments: [
+        "", "yesterday", "-1", "+1768478580", "1768478580.5", " 1768478580", "1768478580 ",
+        "99999999999999999999", "9999999999999999", "2026-01-15T12:03:00",
+    ])
     func whatIsNotANowIsRefused(text: String) {
         #expect(throws: TokenDateParser.Failure.self) { try TokenDateParser.parseNow(text) }
     }

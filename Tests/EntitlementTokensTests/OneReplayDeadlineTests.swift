@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import EntitlementTokens
 
 /// Issue 22 item 2: the caller's deadline is the one deadline. A store that
@@ -19,8 +20,12 @@ import Testing
             return .unavailable("the verifier bypassed the deadline")
         }
 
-        func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
-                    within deadline: Duration) async -> ReplayDecision {
+        func accept(
+            _ identity: ReplayIdentity,
+            until: TokenTimestamp,
+            now: TokenTimestamp,
+            within deadline: Duration
+        ) async -> ReplayDecision {
             deadlines.withLock { $0.append(deadline) }
             return await inner.accept(identity, until: until, now: now)
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EntitlementTokens
 
 /// One parser pool per configuration, and every reading of a nested Media RSS
@@ -7,8 +8,11 @@ import Testing
     static let deepRSS = #"<rss version="2.0"><channel><title>TNT</title><item><guid>42</guid></item></channel></rss>"#
 
     static func verifier(_ configuration: DecoderConfiguration) -> TokenVerifier {
-        TokenVerifier(signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem")),
-                      policy: VerificationPolicy(clock: { Minting.issued }), decoderConfiguration: configuration)
+        TokenVerifier(
+            signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem")),
+            policy: VerificationPolicy(clock: { Minting.issued }),
+            decoderConfiguration: configuration
+        )
     }
 
     /// `<rss><channel><item><guid>` is four deep: a `maxDepth` of 3 makes it no Media RSS.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// Leeway, Media RSS equivalence, device binding and replay in detail.
@@ -43,7 +44,8 @@ import Testing
         }
     }
 
-    static let rss = #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>mun2</title><item><title><![CDATA[Dia 2]]></title><guid>2847811</guid></item></channel></rss>"#
+    static let rss =
+        #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>mun2</title><item><title><![CDATA[Dia 2]]></title><guid>2847811</guid></item></channel></rss>"#
     static let rssOtherItem = rss.replacingOccurrences(of: "2847811", with: "999")
     static let rssNoItem = #"<rss version="2.0"><channel><title>mun2</title></channel></rss>"#
     static let rssOtherChannel = rss.replacingOccurrences(of: "mun2", with: "TNT")
@@ -51,16 +53,16 @@ import Testing
     @Test(arguments: [
         ("TNT", "TNT", true),
         ("TNT", "CNN", false),
-        ("mun2", rss, true),              // bare id = channel title
+        ("mun2", rss, true),  // bare id = channel title
         (rss, "mun2", true),
         (rss, rss, true),
-        (rss, rssOtherItem, false),       // same channel, different item
-        (rss, rssNoItem, true),           // one side names no item
+        (rss, rssOtherItem, false),  // same channel, different item
+        (rss, rssNoItem, true),  // one side names no item
         (rssNoItem, rss, true),
-        (rss, rssOtherChannel, false),    // different channel
+        (rss, rssOtherChannel, false),  // different channel
         ("TNT", rssOtherChannel, true),
-        ("tnt", "TNT", false),            // case matters
-        ("<not rss>", "<not rss>", true), // opaque, exactly equal
+        ("tnt", "TNT", false),  // case matters
+        ("<not rss>", "<not rss>", true),  // opaque, exactly equal
         ("<not rss>", "not rss", false),
     ])
     func mediaRSSEquivalence(tokenResource: String, expected: String, matches: Bool) {
@@ -90,8 +92,10 @@ import Testing
 
     /// A signed authentication token whose authorized resources are `resources` (attribute values, escaped).
     static func authenticationToken(resources: [String]) throws -> String {
-        let escaped = resources.map { $0.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: "\"", with: "&quot;") }
+        let escaped = resources.map {
+            $0.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: "\"", with: "&quot;")
+        }
         let list = escaped.map { #"<simpleAuthorizedResource simpleResourceID="\#($0)"/>"# }.joined()
         let expires = Minting.at(420_000).formatted(.slashedGMTOffset)
         let element = Fixtures.authenticationElement(expires: expires, extra: "<simpleAuthorizedResources>\(list)</simpleAuthorizedResources>")
@@ -103,8 +107,10 @@ import Testing
     @Test func authenticationResourcesAreReadAsMediaRSS() throws {
         let token = try Self.authenticationToken(resources: ["CNN", Self.rss])
         #expect(try Fixtures.decode(token).token.resourceID == nil)
-        for (expected, status) in [("mun2", VerificationStatus.validToken), (Self.rss, .validToken), (Self.rssNoItem, .validToken),
-                                   ("CNN", .validToken), (Self.rssOtherItem, .invalidResourceID), ("TNT", .invalidResourceID)] {
+        for (expected, status) in [
+            ("mun2", VerificationStatus.validToken), (Self.rss, .validToken), (Self.rssNoItem, .validToken),
+            ("CNN", .validToken), (Self.rssOtherItem, .invalidResourceID), ("TNT", .invalidResourceID),
+        ] {
             let verdict = Minting.verifier { $0.resourceID = expected }.verify(token)
             #expect(verdict.status == status, "\(expected): \(verdict.reason)")
         }
@@ -263,7 +269,12 @@ import Testing
     @Test func aRefusedTokenDoesNotUseUpItsOneAcceptance() {
         let store = InMemoryReplayStore()
         let token = Minting.token()
-        #expect(Minting.verifier { $0.replayStore = store; $0.requestorID = "CNN" }.verify(token).status == .invalidRequestorID)
+        #expect(
+            Minting.verifier {
+                $0.replayStore = store
+                $0.requestorID = "CNN"
+            }.verify(token).status == .invalidRequestorID
+        )
         #expect(Minting.verifier { $0.replayStore = store }.verify(token).status == .validToken)
     }
 
@@ -329,8 +340,10 @@ import Testing
         for position in 0..<16 {
             var other = base
             other[position] ^= 0x80
-            #expect(store.acceptWithoutWaiting(ReplayIdentity(digest: other), until: Minting.at(1000), now: now) == .accepted,
-                    "byte \(position) was not part of the key")
+            #expect(
+                store.acceptWithoutWaiting(ReplayIdentity(digest: other), until: Minting.at(1000), now: now) == .accepted,
+                "byte \(position) was not part of the key"
+            )
         }
         #expect(store.acceptWithoutWaiting(ReplayIdentity(digest: base), until: Minting.at(1000), now: now) == .replayed)
         #expect(store.acceptWithoutWaiting(ReplayIdentity(digest: base + [0]), until: Minting.at(1000), now: now) == .accepted)

@@ -1,6 +1,6 @@
+import EntitlementTokens
 import Foundation
 import Testing
-import EntitlementTokens
 
 /// The programmer's private key (docs/DESIGN.md#key-passwords) from every form it is kept in, made
 /// here by the `openssl` CLI (an implementation we did not write), and the
@@ -38,8 +38,16 @@ struct ProgrammerKeyTests {
     @Test("encrypted PEM: traditional (genrsa -des3) and PKCS#8; a wrong password is refused")
     func encryptedPEM() throws {
         for (name, arguments) in [
-            ("des3.pem", { (key: String, out: String) in ["rsa", "-in", key, "-des3", "-traditional", "-passout", "pass:\(Self.password)", "-out", out] }),
-            ("pkcs8.pem", { (key: String, out: String) in ["pkcs8", "-topk8", "-in", key, "-v2", "aes-256-cbc", "-passout", "pass:\(Self.password)", "-out", out] }),
+            (
+                "des3.pem",
+                { (key: String, out: String) in ["rsa", "-in", key, "-des3", "-traditional", "-passout", "pass:\(Self.password)", "-out", out] }
+            ),
+            (
+                "pkcs8.pem",
+                { (key: String, out: String) in
+                    ["pkcs8", "-topk8", "-in", key, "-v2", "aes-256-cbc", "-passout", "pass:\(Self.password)", "-out", out]
+                }
+            ),
         ] as [(String, (String, String) -> [String])] {
             let file = try made(name, arguments)
             defer { F.removeTemporary(file.directory) }
@@ -79,9 +87,15 @@ struct ProgrammerKeyTests {
 
     @Test("a public key, an EC key and garbage are refused with typed errors")
     func refusals() throws {
-        #expect(throws: KeyError(code: .notAPrivateKey, source: "p", message: "")) { try ProgrammerPrivateKey(bytes: F.bytes("test-rsa2048.pub.pem"), source: "p") }
-        #expect(throws: KeyError(code: .unsupportedKeyType, source: "p", message: "")) { try ProgrammerPrivateKey(bytes: F.bytes("test-p256.pem"), source: "p") }
-        #expect(throws: KeyError(code: .unsupportedFormat, source: "p", message: "")) { try ProgrammerPrivateKey(bytes: Array("not a key".utf8), source: "p") }
+        #expect(throws: KeyError(code: .notAPrivateKey, source: "p", message: "")) {
+            try ProgrammerPrivateKey(bytes: F.bytes("test-rsa2048.pub.pem"), source: "p")
+        }
+        #expect(throws: KeyError(code: .unsupportedKeyType, source: "p", message: "")) {
+            try ProgrammerPrivateKey(bytes: F.bytes("test-p256.pem"), source: "p")
+        }
+        #expect(throws: KeyError(code: .unsupportedFormat, source: "p", message: "")) {
+            try ProgrammerPrivateKey(bytes: Array("not a key".utf8), source: "p")
+        }
     }
 
     @Test("passwords: the file's first line, else the environment, else the prompt, else empty")
@@ -170,8 +184,10 @@ struct PKCS12KeyDirectoryTests {
     /// The test RSA key and its certificate as `programmer.p12` in `directory`, made by the openssl CLI.
     static func programmerPKCS12(in directory: URL, password: String) throws -> String {
         let p12 = directory.appendingPathComponent("programmer.p12").path
-        let made = try F.openssl(["pkcs12", "-export", "-inkey", F.path("test-rsa2048.pem"), "-in", F.path("test-rsa2048-cert.pem"),
-                                  "-passout", "pass:\(password)", "-out", p12])
+        let made = try F.openssl([
+            "pkcs12", "-export", "-inkey", F.path("test-rsa2048.pem"), "-in", F.path("test-rsa2048-cert.pem"),
+            "-passout", "pass:\(password)", "-out", p12,
+        ])
         try #require(made.status == 0, "\(made.errorText)")
         return p12
     }
@@ -221,8 +237,10 @@ struct PKCS12KeyDirectoryTests {
             Issue.record("a wrong PKCS#12 password was accepted")
         } catch {
             #expect(error.code == .unsupportedFormat)
-            #expect(error.message.contains(p12) && error.message.contains("password is wrong") && error.message.contains("the empty password"),
-                    "\(error.message)")
+            #expect(
+                error.message.contains(p12) && error.message.contains("password is wrong") && error.message.contains("the empty password"),
+                "\(error.message)"
+            )
         }
     }
 }

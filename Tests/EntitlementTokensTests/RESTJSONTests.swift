@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// The REST JSON form (docs/DESIGN.md#transport-forms): the streaming scanner, its
@@ -9,8 +10,12 @@ import Testing
     static let token = Fixtures.base64(media)
 
     /// The records of `json`, checked to be the same fed whole, byte by byte and cut at random.
-    static func records(_ json: String, configuration: DecoderConfiguration = .default, randomSplits: Int = 5,
-                        sourceLocation: Testing.SourceLocation = #_sourceLocation) -> [DecodedRecord] {
+    static func records(
+        _ json: String,
+        configuration: DecoderConfiguration = .default,
+        randomSplits: Int = 5,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) -> [DecodedRecord] {
         StreamHelpers.decodeEveryWay(json, configuration: configuration, randomSplits: randomSplits, sourceLocation: sourceLocation)
     }
 
@@ -48,7 +53,8 @@ import Testing
     }
 
     @Test func envelopeValuesKeepTheirJSONTypes() throws {
-        let json = #"{"expires":"1458252511000","ttl":420000,"ratio":-1.50e+2,"ok":true,"no":false,"gone":null,"nested":{"x":1},"list":[1],"text":"a\u00e9\n","serializedToken":"\#(Self.token)"}"#
+        let json =
+            #"{"expires":"1458252511000","ttl":420000,"ratio":-1.50e+2,"ok":true,"no":false,"gone":null,"nested":{"x":1},"list":[1],"text":"a\u00e9\n","serializedToken":"\#(Self.token)"}"#
         let envelope = try #require(Self.records(json).first?.record.envelope)
         #expect(envelope.fields.map(\.key) == ["expires", "gone", "no", "ok", "ratio", "text", "ttl"])
         #expect(envelope["expires"] == .string("1458252511000"))
@@ -119,17 +125,19 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        [0xC0, 0x80],              // overlong
-        [0xE0, 0x80, 0x80],        // overlong
-        [0xED, 0xA0, 0x80],        // a surrogate
-        [0xF4, 0x90, 0x80, 0x80],  // past U+10FFFF
-        [0xF5, 0x80, 0x80, 0x80],
-        [0x80],                    // a lone continuation byte
-        [0xC3],                    // cut short by the quote
-        [0xE2, 0x82],
-        [0xFF],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC0, 0x80],  // overlong
+            [0xE0, 0x80, 0x80],  // overlong
+            [0xED, 0xA0, 0x80],  // a surrogate
+            [0xF4, 0x90, 0x80, 0x80],  // past U+10FFFF
+            [0xF5, 0x80, 0x80, 0x80],
+            [0x80],  // a lone continuation byte
+            [0xC3],  // cut short by the quote
+            [0xE2, 0x82],
+            [0xFF],
+        ] as [[UInt8]]
+    )
     func invalidUTF8InAStringIsRefused(bytes: [UInt8]) {
         let document = Array(#"{"a":""#.utf8) + bytes + Array(#"","serializedToken":"T"}"#.utf8)
         let records = StreamHelpers.decodeEveryWay(document, randomSplits: 3)
@@ -266,14 +274,18 @@ import Testing
         var configuration = DecoderConfiguration()
         configuration.maxJSONStringBytes = 16
         let sixteen = String(repeating: "x", count: 16)
-        #expect(Self.records(#"{"\#(sixteen)":"\#(sixteen)","serializedToken":"\#(Self.token)"}"#, configuration: configuration)
-            .map(\.errorCode) == [nil])
+        #expect(
+            Self.records(#"{"\#(sixteen)":"\#(sixteen)","serializedToken":"\#(Self.token)"}"#, configuration: configuration)
+                .map(\.errorCode) == [nil]
+        )
         // Keys, kept values and skipped values alike, in bytes as written.
-        for json in [#"{"\#(sixteen)y":1,"serializedToken":"\#(Self.token)"}"#,
-                     #"{"a":"\#(sixteen)y","serializedToken":"\#(Self.token)"}"#,
-                     #"{"a":["\#(sixteen)y"],"serializedToken":"\#(Self.token)"}"#,
-                     #"{"a":"\u0041\#(String(repeating: "x", count: 11))","serializedToken":"\#(Self.token)"}"#,
-                     #"{"a":12345678901234567,"serializedToken":"\#(Self.token)"}"#] {
+        for json in [
+            #"{"\#(sixteen)y":1,"serializedToken":"\#(Self.token)"}"#,
+            #"{"a":"\#(sixteen)y","serializedToken":"\#(Self.token)"}"#,
+            #"{"a":["\#(sixteen)y"],"serializedToken":"\#(Self.token)"}"#,
+            #"{"a":"\u0041\#(String(repeating: "x", count: 11))","serializedToken":"\#(Self.token)"}"#,
+            #"{"a":12345678901234567,"serializedToken":"\#(Self.token)"}"#,
+        ] {
             #expect(Self.error(json, configuration: configuration)?.code == .jsonLimitExceeded, "\(json.prefix(40))")
         }
         // A token may be as long as a record, not longer.
@@ -291,8 +303,10 @@ import Testing
         #expect(Self.error(#"{\#(fields),"f10":10,"serializedToken":"\#(Self.token)"}"#, configuration: configuration)?.code == .jsonLimitExceeded)
         // Members of values the envelope skips are not kept, so not counted.
         let skipped = (1...1000).map { #""s\#($0)":[{}]"# }.joined(separator: ",")
-        #expect(Self.records(#"{"x":{\#(skipped)},"serializedToken":"\#(Self.token)"}"#, configuration: configuration, randomSplits: 1)
-            .map(\.errorCode) == [nil])
+        #expect(
+            Self.records(#"{"x":{\#(skipped)},"serializedToken":"\#(Self.token)"}"#, configuration: configuration, randomSplits: 1)
+                .map(\.errorCode) == [nil]
+        )
         // Decisions count.
         let decision = #"{"token":{"serializedToken":"\#(Self.token)"}}"#
         let decisions = { (count: Int) in #"{"decisions":[\#(Array(repeating: decision, count: count).joined(separator: ","))]}"# }

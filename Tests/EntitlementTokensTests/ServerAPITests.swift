@@ -1,17 +1,28 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import EntitlementTokens
 
 /// Issue 11 / docs/DESIGN.md#the-library-api-for-servers: one verifier built at start-up, expectations per
 /// request, replay stores that answer asynchronously and may fail, keys
 /// replaced while serving, and a trust boundary the types keep.
 @Suite struct ServerAPITests {
-    static func verifier(_ ring: KeyRing = Minting.ring("test-rsa2048.pub.pem"), store: (any ReplayStore)? = InMemoryReplayStore(),
-                         deadline: Duration = .milliseconds(250)) -> TokenVerifier {
-        TokenVerifier(signature: .trustedKeys(ring), policy: VerificationPolicy(
-            requestorID: "TNT", allowedMVPDs: ["Comcast_SSO"], replayStore: store, replayDeadline: deadline,
-            clock: { Minting.issued }))
+    static func verifier(
+        _ ring: KeyRing = Minting.ring("test-rsa2048.pub.pem"),
+        store: (any ReplayStore)? = InMemoryReplayStore(),
+        deadline: Duration = .milliseconds(250)
+    ) -> TokenVerifier {
+        TokenVerifier(
+            signature: .trustedKeys(ring),
+            policy: VerificationPolicy(
+                requestorID: "TNT",
+                allowedMVPDs: ["Comcast_SSO"],
+                replayStore: store,
+                replayDeadline: deadline,
+                clock: { Minting.issued }
+            )
+        )
     }
 
     static func mediaToken(_ index: Int, resource: String, key: SigningKey = Minting.key()) -> String {
@@ -26,13 +37,22 @@ import Testing
         let verifier = Self.verifier()
         let resources = (0..<10).map { "channel-\($0)" }
         // 500 media tokens (one-time use) and 500 authorization tokens (device-bound, reusable).
-        struct Case: Sendable { var token: String; var expectations: RequestExpectations; var expected: VerificationStatus }
+        struct Case: Sendable {
+            var token: String
+            var expectations: RequestExpectations
+            var expected: VerificationStatus
+        }
         var cases: [Case] = []
         for index in 0..<500 {
             let resource = resources[index % 10]
             let asked = index % 3 == 0 ? resources[(index + 1) % 10] : resource
-            cases.append(Case(token: Self.mediaToken(index, resource: resource), expectations: RequestExpectations(resourceID: asked),
-                              expected: asked == resource ? .validToken : .invalidResourceID))
+            cases.append(
+                Case(
+                    token: Self.mediaToken(index, resource: resource),
+                    expectations: RequestExpectations(resourceID: asked),
+                    expected: asked == resource ? .validToken : .invalidResourceID
+                )
+            )
         }
         // One-time use counts only if the 500 media tokens are 500 tokens.
         #expect(Set(cases.map(\.token)).count == 500)
@@ -40,8 +60,13 @@ import Testing
             var request = Minting.request(.authorization, resource: resources[index % 10])
             request.fingerprint = DeviceFingerprint.hash("device-\(index % 7)", hexLength: 64)
             let device = index % 4 == 0 ? "device-\((index + 1) % 7)" : "device-\(index % 7)"
-            cases.append(Case(token: Minting.token(request), expectations: RequestExpectations(resourceID: resources[index % 10], device: .deviceID(device)),
-                              expected: device == "device-\(index % 7)" ? .validToken : .deviceMismatch))
+            cases.append(
+                Case(
+                    token: Minting.token(request),
+                    expectations: RequestExpectations(resourceID: resources[index % 10], device: .deviceID(device)),
+                    expected: device == "device-\(index % 7)" ? .validToken : .deviceMismatch
+                )
+            )
         }
         let statuses = await withTaskGroup(of: (Int, VerificationStatus).self) { group in
             for (index, item) in cases.enumerated() {
@@ -95,8 +120,14 @@ import Testing
         }
         let store = Recording { now in seen.withLock { $0.append(now) } }
         let far = Minting.issued.adding(milliseconds: 365 * 86_400_000)!
-        let verifier = TokenVerifier(signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem")), policy: VerificationPolicy(
-            requestorID: "TNT", replayStore: store, clock: { far }))
+        let verifier = TokenVerifier(
+            signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem")),
+            policy: VerificationPolicy(
+                requestorID: "TNT",
+                replayStore: store,
+                clock: { far }
+            )
+        )
         let inTime = Minting.issued.adding(milliseconds: 60_000)!
         let first = await verifier.verify(Self.mediaToken(1, resource: "TNT"), expecting: RequestExpectations(resourceID: "TNT", now: inTime))
         #expect(first.status == .validToken, "\(first.reason)")
@@ -104,8 +135,11 @@ import Testing
         let second = await verifier.verify(Self.mediaToken(2, resource: "TNT"), expecting: RequestExpectations(resourceID: "TNT", now: later))
         #expect(second.status == .validToken)
         #expect(seen.withLock { $0 } == [inTime, later], "the replay store is asked as of the request's now")
-        #expect(await verifier.verify(Self.mediaToken(3, resource: "TNT"), expecting: RequestExpectations(resourceID: "TNT")).status
-                == .tokenExpired, "without a now, the policy's clock judges")
+        #expect(
+            await verifier.verify(Self.mediaToken(3, resource: "TNT"), expecting: RequestExpectations(resourceID: "TNT")).status
+                == .tokenExpired,
+            "without a now, the policy's clock judges"
+        )
         #expect(verifier.keptPlanCount == 1)
     }
 
@@ -199,8 +233,10 @@ import Testing
     @Test func keysReloadUnderConcurrentVerification() async throws {
         let keyA = Minting.key("test-rsa2048.pem")
         let keyB = Minting.key("test-rsa2048-b.pem")
-        let verifier = TokenVerifier(signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem")),
-                                     policy: VerificationPolicy(clock: { Minting.issued }))
+        let verifier = TokenVerifier(
+            signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem")),
+            policy: VerificationPolicy(clock: { Minting.issued })
+        )
         let tokenA = Minting.token(Minting.request(.authorization), key: keyA)
         let tokenB = Minting.token(Minting.request(.authorization), key: keyB)
         let replaced = Flag()
@@ -234,8 +270,10 @@ import Testing
     }
 
     @Test func aFailedReloadKeepsTheOldKeys() async throws {
-        let verifier = TokenVerifier(signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem")),
-                                     policy: VerificationPolicy(clock: { Minting.issued }))
+        let verifier = TokenVerifier(
+            signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem")),
+            policy: VerificationPolicy(clock: { Minting.issued })
+        )
         let token = Minting.token(Minting.request(.authorization))
         #expect(throws: KeyError.self) { try verifier.replaceKeys(with: KeyRing([])) }
         #expect(throws: KeyError.self) { try verifier.reloadKeys(paths: ["/nonexistent/keys"]) }
@@ -269,11 +307,21 @@ import Testing
     @Test func verdictsAndProofsDescribeThemselves() throws {
         let verdict = Minting.verifier().verify(Minting.token())
         let proof = "\(verdict.verified!)"
-        for part in ["media token", "<authToken>", "requestor 'TNT'", "resource 'TNT'", "mvpd 'Comcast_SSO'", "expires 2016-03-17T22:08:31Z", "verified by"] {
+        for part in [
+            "media token", "<authToken>", "requestor 'TNT'", "resource 'TNT'", "mvpd 'Comcast_SSO'", "expires 2016-03-17T22:08:31Z", "verified by",
+        ] {
             #expect(proof.contains(part), "\(proof)")
         }
         #expect("\(verdict)".hasPrefix("VALID_TOKEN: every configured check passed"))
-        let hostile = Minting.verifier { $0.requestorID = "X" }.verify(Minting.token({ var r = Minting.request(); r.requestorID = "A"; return r }()))
+        let hostile = Minting.verifier { $0.requestorID = "X" }.verify(
+            Minting.token(
+                {
+                    var r = Minting.request()
+                    r.requestorID = "A"
+                    return r
+                }()
+            )
+        )
         #expect("\(hostile)".hasPrefix("INVALID_REQUESTOR_ID: "))
         let encoded = try JSONEncoder().encode(verdict)
         let object = try #require(JSONSerialization.jsonObject(with: encoded) as? [String: Any])
@@ -314,7 +362,8 @@ import Testing
         let verdict = Minting.verifier().verify(v1)
         #expect(verdict.status == .validToken)
         #expect(verdict.token?.envelope != nil)
-        let two = "{\"decisions\": [{\"token\": {\"serializedToken\": \"\(Fixtures.base64(token))\"}}, {\"token\": {\"serializedToken\": \"\(Fixtures.base64(token))\"}}]}"
+        let two =
+            "{\"decisions\": [{\"token\": {\"serializedToken\": \"\(Fixtures.base64(token))\"}}, {\"token\": {\"serializedToken\": \"\(Fixtures.base64(token))\"}}]}"
         let several = Minting.verifier().verify(two)
         #expect(several.status == .invalidTokenFormat)
         #expect(several.formatError?.code == .severalTokens)

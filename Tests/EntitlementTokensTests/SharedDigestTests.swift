@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import EntitlementTokens
 
 /// docs/DESIGN.md#one-of-each-per-request (issue 22 item 2): the SHA-256 of a token's signed

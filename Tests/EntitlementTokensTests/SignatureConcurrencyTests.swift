@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// One key shared by many concurrent verifiers: the pooled OpenSSL contexts
@@ -9,12 +10,15 @@ import Testing
 struct SignatureConcurrencyTests {
     typealias F = SignatureFixtures
 
-    @Test("Concurrent verifies with one shared key", arguments: [
-        ("test-rsa2048.pem", "test-rsa2048.pub.pem"),
-        ("test-rsapss2048.pem", "test-rsapss2048.pub.pem"),
-        ("test-p256.pem", "test-p256.pub.pem"),
-        ("test-ed25519.pem", "test-ed25519.pub.pem"),
-    ])
+    @Test(
+        "Concurrent verifies with one shared key",
+        arguments: [
+            ("test-rsa2048.pem", "test-rsa2048.pub.pem"),
+            ("test-rsapss2048.pem", "test-rsapss2048.pub.pem"),
+            ("test-p256.pem", "test-p256.pub.pem"),
+            ("test-ed25519.pem", "test-ed25519.pub.pem"),
+        ]
+    )
     func sharedKey(privateName: String, publicName: String) async throws {
         let key = try F.publicKey(publicName)
         let signer = try F.signingKey(privateName)
@@ -45,10 +49,14 @@ struct SignatureConcurrencyTests {
 
     /// Real threads (not only the cooperative pool), and a ring shared by all.
     @Test func sharedRingFromManyThreads() throws {
-        let ring = KeyRing([try F.publicKey("test-rsa2048.pub.pem"), try F.publicKey("test-p256.pub.pem"),
-                            try F.publicKey("test-ed25519.pub.pem")])
-        let signers = [try F.signingKey("test-rsa2048.pem"), try F.signingKey("test-p256.pem"),
-                       try F.signingKey("test-ed25519.pem")]
+        let ring = KeyRing([
+            try F.publicKey("test-rsa2048.pub.pem"), try F.publicKey("test-p256.pub.pem"),
+            try F.publicKey("test-ed25519.pub.pem"),
+        ])
+        let signers = [
+            try F.signingKey("test-rsa2048.pem"), try F.signingKey("test-p256.pem"),
+            try F.signingKey("test-ed25519.pem"),
+        ]
         let signatures = try signers.map { try $0.signature(for: F.tokenMessage) }
         let failures = SignatureTestCounter()
         DispatchQueue.concurrentPerform(iterations: 48) { iteration in
@@ -66,7 +74,10 @@ struct SignatureConcurrencyTests {
     @Test func poolIsBounded() async {
         final class Box: Sendable {}
         let made = SignatureTestCounter()
-        let pool = OpenSSLContextPool<Box>(first: nil, capacity: 2) { made.increment(); return Box() }
+        let pool = OpenSSLContextPool<Box>(first: nil, capacity: 2) {
+            made.increment()
+            return Box()
+        }
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<32 {
                 group.addTask {
@@ -88,6 +99,14 @@ struct SignatureConcurrencyTests {
 final class SignatureTestCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 }

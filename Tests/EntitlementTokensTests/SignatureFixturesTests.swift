@@ -1,6 +1,7 @@
 import Foundation
 import IntegrationSupport
 import Testing
+
 @testable import EntitlementTokens
 
 /// Shared helpers for the Signature tests: fixture keys, temporary files, and
@@ -33,7 +34,8 @@ enum SignatureFixtures {
 
     /// A message shaped like a real short media token element, about 600 bytes.
     static let tokenMessage: [UInt8] = {
-        var text = "<authToken><sessionGUID>2d6c1e3a-1f8b-4c6e-9a6f-0c5d3b1e9f21</sessionGUID>"
+        var text =
+            "<authToken><sessionGUID>2d6c1e3a-1f8b-4c6e-9a6f-0c5d3b1e9f21</sessionGUID>"
             + "<requestorID>TestRequestor</requestorID>"
             + "<resourceID><![CDATA[<rss version=\"2.0\" xmlns:media=\"http://search.yahoo.com/mrss/\">"
             + "<channel><title>TestChannel</title><item><title>Episode 1</title><guid>2847811</guid>"

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// Key formats, sniffing, and the refusals of docs/DESIGN.md#signatures-and-keys.
@@ -33,14 +34,16 @@ struct SignatureKeyLoadingTests {
         #expect(key.description.contains(F.path("test-rsa2048.pub.pem")))
     }
 
-    @Test("Every public format of one key gives the same key",
-          arguments: [
-              "test-rsa2048-pkcs1.pub.pem",   // PEM RSA PUBLIC KEY (PKCS#1)
-              "test-rsa2048-cert.pem",        // PEM CERTIFICATE (self-signed)
-              "test-rsa2048.pub.der",         // DER SubjectPublicKeyInfo
-              "test-rsa2048-cert.der",        // DER certificate
-              "test-rsa2048-pem-named.der",   // PEM content, misleading extension
-          ])
+    @Test(
+        "Every public format of one key gives the same key",
+        arguments: [
+            "test-rsa2048-pkcs1.pub.pem",  // PEM RSA PUBLIC KEY (PKCS#1)
+            "test-rsa2048-cert.pem",  // PEM CERTIFICATE (self-signed)
+            "test-rsa2048.pub.der",  // DER SubjectPublicKeyInfo
+            "test-rsa2048-cert.der",  // DER certificate
+            "test-rsa2048-pem-named.der",  // PEM content, misleading extension
+        ]
+    )
     func everyFormat(name: String) throws {
         let key = try F.publicKey(name)
         #expect(key == (try referenceKey()))
@@ -92,7 +95,8 @@ struct SignatureKeyLoadingTests {
 
     /// Text around PEM blocks (e.g. `openssl x509 -text` output) is ignored.
     @Test func textAroundPEMBlocksIsIgnored() throws {
-        let text = Array("Certificate:\n    Data: whatever a dump prints\n".utf8)
+        let text =
+            Array("Certificate:\n    Data: whatever a dump prints\n".utf8)
             + (try F.bytes("test-rsa2048-cert.pem")) + Array("trailing notes\n".utf8)
         #expect(try PublicKey.keys(from: text, source: "dump") == [try referenceKey()])
     }
@@ -120,8 +124,13 @@ struct SignatureKeyLoadingTests {
         .init(label: "bad base64", bytes: Array("-----BEGIN PUBLIC KEY-----\n!!!!not base64!!!!\n-----END PUBLIC KEY-----\n".utf8)),
         .init(label: "PEM of garbage DER", bytes: Array("-----BEGIN PUBLIC KEY-----\nAAECAwQFBgcICQ==\n-----END PUBLIC KEY-----\n".utf8)),
         .init(label: "unknown PEM label", bytes: Array("-----BEGIN FOO BAR-----\nAAECAwQFBgcICQ==\n-----END FOO BAR-----\n".utf8)),
-        .init(label: "second block broken", bytes: Array(("-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n"
-            + "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n").utf8)),
+        .init(
+            label: "second block broken",
+            bytes: Array(
+                ("-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n"
+                    + "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n").utf8
+            )
+        ),
         .init(label: "DER-looking garbage", bytes: [0x30, 0x03, 0x02, 0x01, 0x01]),
         .init(label: "random bytes", bytes: (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7919) }),
     ]
@@ -186,13 +195,16 @@ struct SignatureKeyLoadingTests {
         // Followed: a symlink to a key, as in a Kubernetes secret mount.
         try FileManager.default.createSymbolicLink(
             atPath: directory.appendingPathComponent("d-link.pem").path,
-            withDestinationPath: F.path("test-rsa3072.pub.pem"))
+            withDestinationPath: F.path("test-rsa3072.pub.pem")
+        )
 
         let ring = try KeyRing.load(paths: [directory.path])
         #expect(ring.keys.map(\.algorithm) == [.rsaPKCS1SHA256, .ecdsaP256SHA256, .rsaPKCS1SHA256, .ed25519, .rsaPKCS1SHA256])
         #expect(ring.keys.map(\.bits) == [2048, 256, 2048, 256, 3072])
-        #expect(ring.keys.map { URL(fileURLWithPath: $0.source).lastPathComponent }
-                == ["a-two.pem", "a-two.pem", "b-cert.der", "c-ed25519", "d-link.pem"])
+        #expect(
+            ring.keys.map { URL(fileURLWithPath: $0.source).lastPathComponent }
+                == ["a-two.pem", "a-two.pem", "b-cert.der", "c-ed25519", "d-link.pem"]
+        )
         // A directory path with a trailing slash is the same directory.
         #expect(try KeyRing.load(paths: [directory.path + "/"]).keys == ring.keys)
         // The subdirectory is said, as a note; hidden files are not.
@@ -275,8 +287,13 @@ struct SignatureKeyLoadingTests {
         #expect(verifies)
     }
 
-    @Test("Unsupported key types", arguments: ["test-p384.pub.pem", "test-ed448.pub.pem", "test-p384.pem", "test-ed448.pem",
-                                               "test-rsapss2048-sha512.pub.pem"])
+    @Test(
+        "Unsupported key types",
+        arguments: [
+            "test-p384.pub.pem", "test-ed448.pub.pem", "test-p384.pem", "test-ed448.pem",
+            "test-rsapss2048-sha512.pub.pem",
+        ]
+    )
     func unsupportedKeyTypes(name: String) throws {
         let error = #expect(throws: KeyError.self) {
             if name.hasSuffix(".pub.pem") { _ = try F.publicKey(name) } else { _ = try F.signingKey(name) }
@@ -340,15 +357,18 @@ struct SignatureKeyLoadingTests {
 struct SignatureSigningKeyLoadingTests {
     typealias F = SignatureFixtures
 
-    @Test("Every private format loads and matches its public key", arguments: [
-        ("test-rsa2048.pem", "test-rsa2048.pub.pem"),              // PEM PRIVATE KEY (PKCS#8)
-        ("test-rsa2048-traditional.pem", "test-rsa2048.pub.pem"),  // PEM RSA PRIVATE KEY
-        ("test-rsa2048.der", "test-rsa2048.pub.pem"),              // DER PKCS#8
-        ("test-p256.pem", "test-p256.pub.pem"),
-        ("test-p256-sec1.pem", "test-p256.pub.pem"),               // PEM EC PRIVATE KEY
-        ("test-rsapss2048.pem", "test-rsapss2048.pub.pem"),
-        ("test-ed25519.pem", "test-ed25519.pub.pem"),
-    ])
+    @Test(
+        "Every private format loads and matches its public key",
+        arguments: [
+            ("test-rsa2048.pem", "test-rsa2048.pub.pem"),  // PEM PRIVATE KEY (PKCS#8)
+            ("test-rsa2048-traditional.pem", "test-rsa2048.pub.pem"),  // PEM RSA PRIVATE KEY
+            ("test-rsa2048.der", "test-rsa2048.pub.pem"),  // DER PKCS#8
+            ("test-p256.pem", "test-p256.pub.pem"),
+            ("test-p256-sec1.pem", "test-p256.pub.pem"),  // PEM EC PRIVATE KEY
+            ("test-rsapss2048.pem", "test-rsapss2048.pub.pem"),
+            ("test-ed25519.pem", "test-ed25519.pub.pem"),
+        ]
+    )
     func privateFormats(privateName: String, publicName: String) throws {
         let signer = try F.signingKey(privateName)
         let expected = try F.publicKey(publicName)
@@ -371,7 +391,10 @@ struct SignatureSigningKeyLoadingTests {
         }
     }
 
-    @Test("Public keys are not signing keys", arguments: ["test-rsa2048.pub.pem", "test-rsa2048-cert.pem", "test-rsa2048.pub.der", "test-rsa2048-cert.der"])
+    @Test(
+        "Public keys are not signing keys",
+        arguments: ["test-rsa2048.pub.pem", "test-rsa2048-cert.pem", "test-rsa2048.pub.der", "test-rsa2048-cert.der"]
+    )
     func publicIsNotPrivate(name: String) throws {
         #expect(throws: KeyError(code: .notAPrivateKey, source: F.path(name), message: "")) {
             _ = try F.signingKey(name)
@@ -419,20 +442,23 @@ struct SignatureDegenerateKeyTests {
         KeyLoadingOptions(allowsInsecureKeySizes: true, treatsRSAKeysAsPSS: true),
     ]
 
-    @Test("Refused whatever the options, naming the file and the reason", arguments: [
-        ("test-degenerate-rsa2048-e1.pub.pem", "e = 1 is below 3"),
-        ("test-degenerate-rsa2048-e1-pkcs1.pub.pem", "e = 1 is below 3"),
-        ("test-degenerate-rsa2048-e2.pub.pem", "e = 2 is below 3"),
-        ("test-degenerate-rsa2048-e65538.pub.pem", "e = 65538 is even"),
-        ("test-degenerate-rsa2048-e33bits.pub.pem", "33 bits long, over 32 bits"),
-        ("test-degenerate-rsa3072-e3070bits.pub.pem", "3070 bits long, over 32 bits"),
-        ("test-degenerate-rsa2048-even-modulus.pub.pem", "modulus is even"),
-        ("test-degenerate-rsa16392.pub.pem", "16392 bits is over 16384 bits"),
-        ("test-degenerate-p256-off-curve.pub.pem", "off the curve"),
-        ("test-degenerate-p256-infinity.pub.pem", "public-key check"),
-        ("test-degenerate-ed25519-identity.pub.pem", "identity point"),
-        ("test-degenerate-ed25519-noncanonical.pub.pem", "non-canonical"),
-    ])
+    @Test(
+        "Refused whatever the options, naming the file and the reason",
+        arguments: [
+            ("test-degenerate-rsa2048-e1.pub.pem", "e = 1 is below 3"),
+            ("test-degenerate-rsa2048-e1-pkcs1.pub.pem", "e = 1 is below 3"),
+            ("test-degenerate-rsa2048-e2.pub.pem", "e = 2 is below 3"),
+            ("test-degenerate-rsa2048-e65538.pub.pem", "e = 65538 is even"),
+            ("test-degenerate-rsa2048-e33bits.pub.pem", "33 bits long, over 32 bits"),
+            ("test-degenerate-rsa3072-e3070bits.pub.pem", "3070 bits long, over 32 bits"),
+            ("test-degenerate-rsa2048-even-modulus.pub.pem", "modulus is even"),
+            ("test-degenerate-rsa16392.pub.pem", "16392 bits is over 16384 bits"),
+            ("test-degenerate-p256-off-curve.pub.pem", "off the curve"),
+            ("test-degenerate-p256-infinity.pub.pem", "public-key check"),
+            ("test-degenerate-ed25519-identity.pub.pem", "identity point"),
+            ("test-degenerate-ed25519-noncanonical.pub.pem", "non-canonical"),
+        ]
+    )
     func refused(name: String, reason: String) throws {
         for options in Self.everyOptions {
             let error = #expect(throws: KeyError.self) {
@@ -480,10 +506,13 @@ struct SignatureDegenerateKeyTests {
     /// The review's reproducers: with the key alone, OpenSSL accepts a
     /// signature made without any private key. Refusing the key at load is
     /// what stops the forgery.
-    @Test("A forgery OpenSSL would accept is stopped at load", arguments: [
-        ("test-degenerate-rsa2048-e1.pub.pem", SignatureAlgorithm.rsaPKCS1SHA256, "test-forged-rsa-e1.token"),
-        ("test-degenerate-ed25519-identity.pub.pem", SignatureAlgorithm.ed25519, "test-forged-ed25519-identity.token"),
-    ])
+    @Test(
+        "A forgery OpenSSL would accept is stopped at load",
+        arguments: [
+            ("test-degenerate-rsa2048-e1.pub.pem", SignatureAlgorithm.rsaPKCS1SHA256, "test-forged-rsa-e1.token"),
+            ("test-degenerate-ed25519-identity.pub.pem", SignatureAlgorithm.ed25519, "test-forged-ed25519-identity.token"),
+        ]
+    )
     func forgeryIsStopped(keyName: String, algorithm: SignatureAlgorithm, tokenName: String) throws {
         let forged = try forgedToken(tokenName)
         let verifier = try uncheckedVerifier(keyName, algorithm)
@@ -507,8 +536,10 @@ struct SignatureDegenerateKeyTests {
     /// of small order: OpenSSL alone accepts `R = identity, S = 0` under it
     /// for some message among the first 200 (1 message in `order` does), so
     /// a mistyped table entry fails this test.
-    @Test("Every small-order Ed25519 point is refused",
-          arguments: DegenerateKeys.ed25519SmallOrderPoints.map { $0.encoding })
+    @Test(
+        "Every small-order Ed25519 point is refused",
+        arguments: DegenerateKeys.ed25519SmallOrderPoints.map { $0.encoding }
+    )
     func smallOrderPoints(encoding: [UInt8]) throws {
         let spki = Self.ed25519SubjectPublicKeyInfo(encoding)
         let error = #expect(throws: KeyError.self) { _ = try PublicKey.keys(from: spki, source: "small-order") }
@@ -562,8 +593,13 @@ struct SignatureDegenerateKeyTests {
     }
 
     /// Sound keys of every type still load (the rules refuse nothing real).
-    @Test("Sound keys load", arguments: ["test-rsa2048.pub.pem", "test-rsa3072.pub.pem", "test-rsapss2048.pub.pem",
-                                         "test-p256.pub.pem", "test-ed25519.pub.pem", "test-rsa2048-cert.pem"])
+    @Test(
+        "Sound keys load",
+        arguments: [
+            "test-rsa2048.pub.pem", "test-rsa3072.pub.pem", "test-rsapss2048.pub.pem",
+            "test-p256.pub.pem", "test-ed25519.pub.pem", "test-rsa2048-cert.pem",
+        ]
+    )
     func soundKeysLoad(name: String) throws {
         _ = try F.publicKey(name)
     }
@@ -650,16 +686,18 @@ struct SignatureKeyDirectoryTests {
         #expect(ring.keys == [try F.publicKey("test-rsa2048-cert.pem"), try F.publicKey("test-rsa2048.pub.pem")])
         #expect(ring.keys.map(\.source) == [at("bundle.pem").path, at("issuer.pub.pem").path])
         let notices = ring.notices.map { "\($0.code) \(URL(fileURLWithPath: $0.source).lastPathComponent)" }
-        #expect(notices == [
-            "holdsNoKey README.md",
-            "privateKeySkipped bundle.pem",
-            "holdsNoKey empty.pem",
-            "privateKeySkipped issuer-private.der",
-            "privateKeySkipped issuer.pem",
-            "subdirectoryNotEntered old",
-            "notARegularFile pipe",
-            "holdsNoKey request.csr",
-        ])
+        #expect(
+            notices == [
+                "holdsNoKey README.md",
+                "privateKeySkipped bundle.pem",
+                "holdsNoKey empty.pem",
+                "privateKeySkipped issuer-private.der",
+                "privateKeySkipped issuer.pem",
+                "subdirectoryNotEntered old",
+                "notARegularFile pipe",
+                "holdsNoKey request.csr",
+            ]
+        )
         for notice in ring.notices {
             #expect(notice.message.hasPrefix(notice.source + ": "))
             #expect(notice.severity == (notice.code == .subdirectoryNotEntered ? .note : .warning))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// Several trusted keys at once: rotation (docs/DESIGN.md#signatures-and-keys).
@@ -36,10 +37,12 @@ struct SignatureKeyRingTests {
         }
         let ring = try KeyRing.load(paths: [directory.path])
         #expect(ring.keys.count == 4)
-        for (privateName, publicName) in [("test-rsa2048.pem", "test-rsa2048.pub.pem"),
-                                          ("test-p256.pem", "test-p256.pub.pem"),
-                                          ("test-ed25519.pem", "test-ed25519.pub.pem"),
-                                          ("test-rsapss2048.pem", "test-rsapss2048.pub.pem")] {
+        for (privateName, publicName) in [
+            ("test-rsa2048.pem", "test-rsa2048.pub.pem"),
+            ("test-p256.pem", "test-p256.pub.pem"),
+            ("test-ed25519.pem", "test-ed25519.pub.pem"),
+            ("test-rsapss2048.pem", "test-rsapss2048.pub.pem"),
+        ] {
             let signature = try F.signingKey(privateName).signature(for: F.tokenMessage)
             let message = F.tokenMessage
             let key = ring.verifyingKey(for: signature, message: message.span)
@@ -62,8 +65,10 @@ struct SignatureKeyRingTests {
         #expect(throws: KeyError(code: .insecureKeySize, source: F.path("test-rsa1024.pub.pem"), message: "")) {
             _ = try KeyRing.load(paths: [F.path("test-rsa2048.pub.pem"), F.path("test-rsa1024.pub.pem")])
         }
-        let ring = try KeyRing.load(paths: [F.path("test-rsa2048.pub.pem"), F.path("test-rsa1024.pub.pem")],
-                                    options: .init(allowsInsecureKeySizes: true))
+        let ring = try KeyRing.load(
+            paths: [F.path("test-rsa2048.pub.pem"), F.path("test-rsa1024.pub.pem")],
+            options: .init(allowsInsecureKeySizes: true)
+        )
         #expect(ring.keys.map(\.bits) == [2048, 1024])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// Cross-checks with the `openssl` command line, in both directions: the CLI
@@ -35,15 +36,18 @@ struct SignatureOpenSSLCLITests {
 
     // MARK: openssl signs, the library verifies
 
-    @Test("openssl dgst -sign verifies", arguments: [
-        ("test-rsa2048.pem", "test-rsa2048.pub.pem", [String]()),
-        ("test-rsa3072.pem", "test-rsa3072.pub.pem", [String]()),
-        ("test-p256.pem", "test-p256.pub.pem", [String]()),
-        ("test-rsapss2048.pem", "test-rsapss2048.pub.pem", [String]()),
-        ("test-rsapss2048-restricted.pem", "test-rsapss2048-restricted.pub.pem", [String]()),
-        ("test-rsa2048.pem", "test-rsa2048.pub.pem", ["-sigopt", "rsa_padding_mode:pss"]),
-        ("test-rsa2048.pem", "test-rsa2048.pub.pem", ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"]),
-    ])
+    @Test(
+        "openssl dgst -sign verifies",
+        arguments: [
+            ("test-rsa2048.pem", "test-rsa2048.pub.pem", [String]()),
+            ("test-rsa3072.pem", "test-rsa3072.pub.pem", [String]()),
+            ("test-p256.pem", "test-p256.pub.pem", [String]()),
+            ("test-rsapss2048.pem", "test-rsapss2048.pub.pem", [String]()),
+            ("test-rsapss2048-restricted.pem", "test-rsapss2048-restricted.pub.pem", [String]()),
+            ("test-rsa2048.pem", "test-rsa2048.pub.pem", ["-sigopt", "rsa_padding_mode:pss"]),
+            ("test-rsa2048.pem", "test-rsa2048.pub.pem", ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"]),
+        ]
+    )
     func opensslDgstSignatureVerifies(privateName: String, publicName: String, sigopts: [String]) throws {
         let signature = try opensslSignature { message, signature in
             ["dgst", "-sha256", "-sign", F.path(privateName)] + sigopts + ["-out", signature, message]
@@ -72,16 +76,19 @@ struct SignatureOpenSSLCLITests {
 
     // MARK: the library signs, openssl verifies
 
-    @Test("openssl dgst -verify accepts library signatures", arguments: [
-        ("test-rsa2048.pem", "test-rsa2048.pub.pem", false, [String]()),
-        ("test-rsa3072.pem", "test-rsa3072.pub.pem", false, [String]()),
-        ("test-p256.pem", "test-p256.pub.pem", false, [String]()),
-        ("test-p256-sec1.pem", "test-p256.pub.pem", false, [String]()),
-        // The library's PSS salt is exactly 32 bytes: pinned here.
-        ("test-rsa2048.pem", "test-rsa2048.pub.pem", true, ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:32"]),
-        ("test-rsapss2048.pem", "test-rsapss2048.pub.pem", false, ["-sigopt", "rsa_pss_saltlen:32"]),
-        ("test-rsapss2048-restricted.pem", "test-rsapss2048-restricted.pub.pem", false, [String]()),
-    ])
+    @Test(
+        "openssl dgst -verify accepts library signatures",
+        arguments: [
+            ("test-rsa2048.pem", "test-rsa2048.pub.pem", false, [String]()),
+            ("test-rsa3072.pem", "test-rsa3072.pub.pem", false, [String]()),
+            ("test-p256.pem", "test-p256.pub.pem", false, [String]()),
+            ("test-p256-sec1.pem", "test-p256.pub.pem", false, [String]()),
+            // The library's PSS salt is exactly 32 bytes: pinned here.
+            ("test-rsa2048.pem", "test-rsa2048.pub.pem", true, ["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:32"]),
+            ("test-rsapss2048.pem", "test-rsapss2048.pub.pem", false, ["-sigopt", "rsa_pss_saltlen:32"]),
+            ("test-rsapss2048-restricted.pem", "test-rsapss2048-restricted.pub.pem", false, [String]()),
+        ]
+    )
     func librarySignatureVerifiesWithOpenSSL(privateName: String, publicName: String, treatAsPSS: Bool, sigopts: [String]) throws {
         let signer = try F.signingKey(privateName, options: .init(treatsRSAKeysAsPSS: treatAsPSS))
         let signature = try signer.signature(for: F.tokenMessage)
@@ -103,8 +110,10 @@ struct SignatureOpenSSLCLITests {
     @Test func libraryEd25519SignatureVerifiesWithOpenSSL() throws {
         let signature = try F.signingKey("test-ed25519.pem").signature(for: F.tokenMessage)
         let result = try opensslVerify(signature: signature) { message, signature in
-            ["pkeyutl", "-verify", "-rawin", "-pubin", "-inkey", F.path("test-ed25519.pub.pem"),
-             "-in", message, "-sigfile", signature]
+            [
+                "pkeyutl", "-verify", "-rawin", "-pubin", "-inkey", F.path("test-ed25519.pub.pem"),
+                "-in", message, "-sigfile", signature,
+            ]
         }
         #expect(result.status == 0, "\(result.errorText)")
         #expect(String(decoding: result.output, as: UTF8.self).contains("Signature Verified Successfully"))

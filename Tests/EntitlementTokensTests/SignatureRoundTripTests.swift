@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// Sign/verify round trips and everything that must *not* verify.
@@ -87,18 +88,18 @@ struct SignatureRoundTripTests {
         let message = F.tokenMessage
         let signature = try signer.signature(for: message)
         let candidates: [[UInt8]] = [
-            [],                                             // missing
+            [],  // missing
             [0],
-            Array(signature.dropLast()),                    // truncated
+            Array(signature.dropLast()),  // truncated
             Array(signature.dropFirst()),
             Array(signature.prefix(signature.count / 2)),
-            signature + [0],                                // extended
+            signature + [0],  // extended
             [0] + signature,
             [UInt8](repeating: 0, count: signature.count),  // right length, all zero
             [UInt8](repeating: 0xff, count: signature.count),
             (0..<signature.count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) },
-            [UInt8](repeating: 0x30, count: 64),            // DER-looking raw length
-            [0x30, 0x06, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00], // ECDSA r = s = 0
+            [UInt8](repeating: 0x30, count: 64),  // DER-looking raw length
+            [0x30, 0x06, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00],  // ECDSA r = s = 0
             [UInt8](repeating: 0x41, count: 4096),
         ]
         for candidate in candidates {
@@ -204,8 +205,10 @@ struct SignatureRoundTripTests {
         let leadingZero = [0x00, 0x7f] + [UInt8](repeating: 0x11, count: 30)
         #expect(encode(highBit + small) == [0x30, 0x26, 0x02, 0x21, 0x00] + highBit + [0x02, 0x01, 0x05])
         #expect(encode(zero + zero) == [0x30, 0x06, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00])
-        #expect(encode(leadingZero + highBit) == [0x30, 0x44, 0x02, 0x1f, 0x7f] + [UInt8](repeating: 0x11, count: 30)
-                + [0x02, 0x21, 0x00] + highBit)
+        #expect(
+            encode(leadingZero + highBit) == [0x30, 0x44, 0x02, 0x1f, 0x7f] + [UInt8](repeating: 0x11, count: 30)
+                + [0x02, 0x21, 0x00] + highBit
+        )
         #expect(encode(highBit + highBit).count == ECDSASignatureEncoding.maximumDERByteCount)
     }
 
@@ -218,9 +221,11 @@ struct SignatureRoundTripTests {
         let messageURL = directory.appendingPathComponent("message")
         let signatureURL = directory.appendingPathComponent("signature")
         try F.write(F.tokenMessage, to: messageURL)
-        let result = try F.openssl(["dgst", "-sha256", "-sign", F.path("test-rsa2048.pem"),
-                                    "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:\(saltLength)",
-                                    "-out", signatureURL.path, messageURL.path])
+        let result = try F.openssl([
+            "dgst", "-sha256", "-sign", F.path("test-rsa2048.pem"),
+            "-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:\(saltLength)",
+            "-out", signatureURL.path, messageURL.path,
+        ])
         #expect(result.status == 0, "\(result.errorText)")
         let signature = Array(try Data(contentsOf: signatureURL))
         let verifier = try F.publicKey("test-rsa2048.pub.pem", options: .init(treatsRSAKeysAsPSS: true))

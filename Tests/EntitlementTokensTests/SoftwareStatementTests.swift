@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// Software statements (docs/DESIGN.md#software-statements): decoding, verification, refusals, JWKS keys.
@@ -10,11 +11,13 @@ import Testing
     static let nowSeconds = 1_780_000_000
 
     static func claims(exp: Int? = nowSeconds + 3600, iat: Int? = nowSeconds - 60, extra: [JSONMember] = []) -> [JSONMember] {
-        var claims = [JSONMember(name: "software_id", value: .string("4c1b1f5e-app")),
-                      JSONMember(name: "software_version", value: .string("3.2.1")),
-                      JSONMember(name: "iss", value: .string("auth.example.test")),
-                      JSONMember(name: "sub", value: .string("TestRequestor")),
-                      JSONMember(name: "aud", value: .string("https://api.example.test/register"))]
+        var claims = [
+            JSONMember(name: "software_id", value: .string("4c1b1f5e-app")),
+            JSONMember(name: "software_version", value: .string("3.2.1")),
+            JSONMember(name: "iss", value: .string("auth.example.test")),
+            JSONMember(name: "sub", value: .string("TestRequestor")),
+            JSONMember(name: "aud", value: .string("https://api.example.test/register")),
+        ]
         if let iat { claims.append(JSONMember(name: "iat", value: .number(String(iat)))) }
         if let exp { claims.append(JSONMember(name: "exp", value: .number(String(exp)))) }
         claims.append(JSONMember(name: "jti", value: .string("a1b2c3")))
@@ -54,14 +57,20 @@ import Testing
 
     @Test func mintedStatementDecodesWithHeaderAndClaimsInOrder() throws {
         let key = try SignatureFixtures.signingKey("test-rsa2048.pem")
-        let extra = [JSONMember(name: "zzz_custom", value: .array([.number("1.50"), .null])),
-                     JSONMember(name: "a_custom", value: .object([JSONMember(name: "b", value: .bool(true))]))]
+        let extra = [
+            JSONMember(name: "zzz_custom", value: .array([.number("1.50"), .null])),
+            JSONMember(name: "a_custom", value: .object([JSONMember(name: "b", value: .bool(true))])),
+        ]
         let text = try SoftwareStatementMinter.mint(claims: Self.claims(extra: extra), keyID: "k1", key: key)
         let statement = try SoftwareStatement(compact: Array(text.utf8))
         #expect(statement.header.members?.map(\.name) == ["alg", "typ", "kid"])
         #expect(statement.algorithmName == "RS256")
         #expect(statement.keyID == "k1")
-        #expect(statement.claims.members?.map(\.name) == ["software_id", "software_version", "iss", "sub", "aud", "iat", "exp", "jti", "zzz_custom", "a_custom"])
+        #expect(
+            statement.claims.members?.map(\.name) == [
+                "software_id", "software_version", "iss", "sub", "aud", "iat", "exp", "jti", "zzz_custom", "a_custom",
+            ]
+        )
         #expect(statement.softwareID == "4c1b1f5e-app")
         #expect(statement.softwareVersion == "3.2.1")
         #expect(statement.audience == ["https://api.example.test/register"])
@@ -97,17 +106,19 @@ import Testing
     }
 
     @Test func invalidUTF8InClaimsIsRefused() {
-        let text = JWSBase64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "." + JWSBase64URL.encode([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]) + "."
+        let text =
+            JWSBase64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "." + JWSBase64URL.encode([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])
+            + "."
         #expect(throws: TokenError(.invalidJSON, stage: .transport, "")) { try SoftwareStatement(compact: Array(text.utf8)) }
     }
 
     @Test(arguments: [
-        "eyJhbGciOiJSUzI1NiJ9.e30",                 // two parts
-        "eyJhbGciOiJSUzI1NiJ9.e30..",               // four parts
-        "eyJhbGciOiJSUzI1NiJ9=.e30.",               // padding
-        "eyJhbGciOiJSUzI1NiJ9.e30.ab+c",            // standard alphabet
-        "eyJhbGciOiJSUzI1NiJ9.e31.",                // non-canonical: unused bits set
-        "eyJhbGciOiJSUzI1NiJ9. e30.",               // white space inside
+        "eyJhbGciOiJSUzI1NiJ9.e30",  // two parts
+        "eyJhbGciOiJSUzI1NiJ9.e30..",  // four parts
+        "eyJhbGciOiJSUzI1NiJ9=.e30.",  // padding
+        "eyJhbGciOiJSUzI1NiJ9.e30.ab+c",  // standard alphabet
+        "eyJhbGciOiJSUzI1NiJ9.e31.",  // non-canonical: unused bits set
+        "eyJhbGciOiJSUzI1NiJ9. e30.",  // white space inside
     ])
     func notCanonicalCompactSerializationIsNotJWS(text: String) {
         #expect(throws: TokenError(.notJWS, stage: .transport, "")) { try SoftwareStatement(compact: Array(text.utf8)) }
@@ -177,7 +188,11 @@ import Testing
         #expect(none.status == .invalidSignature)
         #expect(none.reason.contains("'none' is refused"))
         // HS256 keyed with the RSA public key's PEM: the classic confusion.
-        let hmac = Self.verifier(keys).verify(compact: Array(Self.compact(header: #"{"alg":"HS256","typ":"JWT"}"#, payload: #"{"sub":"x"}"#, signature: [UInt8](repeating: 7, count: 32)).utf8))
+        let hmac = Self.verifier(keys).verify(
+            compact: Array(
+                Self.compact(header: #"{"alg":"HS256","typ":"JWT"}"#, payload: #"{"sub":"x"}"#, signature: [UInt8](repeating: 7, count: 32)).utf8
+            )
+        )
         #expect(hmac.status == .invalidSignature)
         #expect(hmac.reason.contains("HMAC"))
         let unknown = Self.verifier(keys).verify(compact: Array(Self.compact(header: #"{"alg":"RS1"}"#, payload: "{}").utf8))
@@ -198,7 +213,8 @@ import Testing
     }
 
     @Test func ecdsaSignatureMustBeRawNotDER() throws {
-        let header = #"{"alg":"ES256"}"#, payload = #"{"sub":"x"}"#
+        let header = #"{"alg":"ES256"}"#
+        let payload = #"{"sub":"x"}"#
         let der = try Self.signed(header: header, payload: payload, key: "test-p256.pem")  // OpenSSL's DER form
         let verdict = Self.verifier([try Self.ringKey("test-p256.pub.pem")]).verify(compact: Array(der.utf8))
         #expect(verdict.status == .invalidSignature)
@@ -208,7 +224,10 @@ import Testing
         // Signed by an untrusted key that the header offers as `jwk`.
         let attacker = try SignatureFixtures.publicKey("test-rsa2048-b.pub.pem")
         let jwk = try #require(JSONWebKeySet.publicJWK(of: attacker))
-        let header = String(decoding: JSONValue.object([JSONMember(name: "alg", value: .string("RS256")), JSONMember(name: "jwk", value: jwk)]).encoded, as: UTF8.self)
+        let header = String(
+            decoding: JSONValue.object([JSONMember(name: "alg", value: .string("RS256")), JSONMember(name: "jwk", value: jwk)]).encoded,
+            as: UTF8.self
+        )
         let text = try Self.signed(header: header, payload: #"{"sub":"x"}"#, key: "test-rsa2048-b.pem")
         let verdict = Self.verifier([try Self.ringKey("test-rsa2048.pub.pem")]).verify(compact: Array(text.utf8))
         #expect(verdict.status == .invalidSignature)
@@ -252,7 +271,8 @@ import Testing
         let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
         let der = try #require(Data(base64Encoded: body))
         let point = Array(der.suffix(96))  // SPKI ends with the BIT STRING 04 || x || y
-        let jwk = #"{"keys":[{"kty":"EC","crv":"P-384","kid":"p384","x":"\#(JWSBase64URL.encode(point[0..<48]))","y":"\#(JWSBase64URL.encode(point[48...]))"}]}"#
+        let jwk =
+            #"{"keys":[{"kty":"EC","crv":"P-384","kid":"p384","x":"\#(JWSBase64URL.encode(point[0..<48]))","y":"\#(JWSBase64URL.encode(point[48...]))"}]}"#
         let set = try JSONWebKeySet(bytes: Array(jwk.utf8), source: "p384.jwks")
 
         // Signed by the openssl command line (DER), re-encoded raw as JWS wants.
@@ -268,7 +288,9 @@ import Testing
         let verdict = Self.verifier(set.keys).verify(compact: Array(text.utf8))
         #expect(verdict.status == .validToken, "\(verdict.reason)")
         // ES256 named over the same P-384 key does not fit it.
-        let es256 = JWSBase64URL.encode(Array(#"{"alg":"ES256","kid":"p384"}"#.utf8)) + "." + JWSBase64URL.encode(Array(#"{"sub":"x"}"#.utf8)) + "." + JWSBase64URL.encode(raw)
+        let es256 =
+            JWSBase64URL.encode(Array(#"{"alg":"ES256","kid":"p384"}"#.utf8)) + "." + JWSBase64URL.encode(Array(#"{"sub":"x"}"#.utf8)) + "."
+            + JWSBase64URL.encode(raw)
         #expect(Self.verifier(set.keys).verify(compact: Array(es256.utf8)).reason.contains("ES256 needs an EC P-256 key"))
 
         // The same key as a PEM file: read for statements by JWSVerificationKey.load (docs/DESIGN.md#software-statements),
@@ -280,7 +302,8 @@ import Testing
         #expect(Self.verifier(fromPEM.keys).verify(compact: Array(text.utf8)).status == .validToken)
 
         // A point of zeros is off the curve: refused at load.
-        let zeros = #"{"keys":[{"kty":"EC","crv":"P-384","x":"\#(JWSBase64URL.encode([UInt8](repeating: 0, count: 48)))","y":"\#(JWSBase64URL.encode([UInt8](repeating: 0, count: 48)))"}]}"#
+        let zeros =
+            #"{"keys":[{"kty":"EC","crv":"P-384","x":"\#(JWSBase64URL.encode([UInt8](repeating: 0, count: 48)))","y":"\#(JWSBase64URL.encode([UInt8](repeating: 0, count: 48)))"}]}"#
         #expect(throws: KeyError.self) { try JSONWebKeySet(bytes: Array(zeros.utf8), source: "zeros.jwks") }
     }
 
@@ -339,7 +362,9 @@ import Testing
             #expect(error.code == .degenerateKey)
         }
         // RSA-1024 needs the same opt-in as a PEM key.
-        let small = try #require(JSONWebKeySet.publicJWK(of: SignatureFixtures.publicKey("test-rsa1024.pub.pem", options: .init(allowsInsecureKeySizes: true))))
+        let small = try #require(
+            JSONWebKeySet.publicJWK(of: SignatureFixtures.publicKey("test-rsa1024.pub.pem", options: .init(allowsInsecureKeySizes: true)))
+        )
         let smallSet = JSONWebKeySet.document(of: [small]).encoded
         #expect(throws: KeyError.self) { try JSONWebKeySet(bytes: smallSet, source: "small.jwks") }
         #expect(try JSONWebKeySet(bytes: smallSet, source: "small.jwks", options: .init(allowsInsecureKeySizes: true)).keys.count == 1)
@@ -348,7 +373,10 @@ import Testing
     @Test(arguments: ["test-rsa2048.pub.pem", "test-p256.pub.pem", "test-ed25519.pub.pem"])
     func aJWKMadeFromAKeyIsTheSameKey(name: String) throws {
         let key = try SignatureFixtures.publicKey(name)
-        let set = try JSONWebKeySet(bytes: JSONWebKeySet.document(of: [try #require(JSONWebKeySet.publicJWK(of: key, keyID: "x"))]).encoded, source: "x.jwks")
+        let set = try JSONWebKeySet(
+            bytes: JSONWebKeySet.document(of: [try #require(JSONWebKeySet.publicJWK(of: key, keyID: "x"))]).encoded,
+            source: "x.jwks"
+        )
         #expect(set.keys.first?.sha256Fingerprint == key.sha256Fingerprint)
     }
 }

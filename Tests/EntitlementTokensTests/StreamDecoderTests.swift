@@ -1,6 +1,7 @@
 import Testing
-@testable import EntitlementTokens
 import TokenTestSupport
+
+@testable import EntitlementTokens
 
 /// Many tokens in one input (docs/DESIGN.md#records-in-a-multi-token-input), fed in chunks.
 @Suite struct StreamDecoderTests {
@@ -17,26 +18,27 @@ import TokenTestSupport
         """
 
     /// Every kind and form, plus broken records between good ones.
-    static let mixedStream: String = [
-        media,
-        "",
-        prettyPrinted,
-        Fixtures.base64(Fixtures.legacy(Fixtures.authenticationElement())),
-        "   ",
-        Fixtures.base64url(Fixtures.closed(Fixtures.authorizationElement(), after: true)),
-        Fixtures.percentEncoded(Fixtures.base64(media)),
-        "not a token at all!",
-        Fixtures.closed(Fixtures.mediaElement(), after: true),
-        "<?xml version=\"1.0\"?>",
-        media,
-        "<signatureInfo>AAAA<signatureInfo><authToken><requestorID>cut off",
-        media + " trailing",
-        #"{"serializedToken": "\#(Fixtures.base64(media))", "expires": "1458252511000"}"#,
-        "<authToken>",
-        "  <requestorID>A</requestorID><resourceID>B</resourceID><ttl>1</ttl><issueTime>1970-01-01T00:00:00Z</issueTime>",
-        "</authToken><signatureInfo>\(Fixtures.signature)</signatureInfo>",
-        media + "\r",
-    ].joined(separator: "\n") + "\n"
+    static let mixedStream: String =
+        [
+            media,
+            "",
+            prettyPrinted,
+            Fixtures.base64(Fixtures.legacy(Fixtures.authenticationElement())),
+            "   ",
+            Fixtures.base64url(Fixtures.closed(Fixtures.authorizationElement(), after: true)),
+            Fixtures.percentEncoded(Fixtures.base64(media)),
+            "not a token at all!",
+            Fixtures.closed(Fixtures.mediaElement(), after: true),
+            "<?xml version=\"1.0\"?>",
+            media,
+            "<signatureInfo>AAAA<signatureInfo><authToken><requestorID>cut off",
+            media + " trailing",
+            #"{"serializedToken": "\#(Fixtures.base64(media))", "expires": "1458252511000"}"#,
+            "<authToken>",
+            "  <requestorID>A</requestorID><resourceID>B</resourceID><ttl>1</ttl><issueTime>1970-01-01T00:00:00Z</issueTime>",
+            "</authToken><signatureInfo>\(Fixtures.signature)</signatureInfo>",
+            media + "\r",
+        ].joined(separator: "\n") + "\n"
 
     static let expected: [(Int, TokenError.Code?)] = [
         (1, nil), (3, nil), (10, nil), (12, nil), (13, nil),
@@ -65,8 +67,10 @@ import TokenTestSupport
 
     @Test func chunkSplitInvariance() {
         var generator = SeededGenerator(seed: 0x70CE)
-        let inputs = [Self.mixedStream, Self.prettyPrinted, Self.media, "\n\n" + Self.media + "\n" + Self.media,
-                      #"{"decisions":[{"token":{"serializedToken":"\#(Fixtures.base64(Self.media))"}},{"resource":"x"}]}"#]
+        let inputs = [
+            Self.mixedStream, Self.prettyPrinted, Self.media, "\n\n" + Self.media + "\n" + Self.media,
+            #"{"decisions":[{"token":{"serializedToken":"\#(Fixtures.base64(Self.media))"}},{"resource":"x"}]}"#,
+        ]
         for input in inputs {
             let bytes = Array(input.utf8)
             let whole = StreamHelpers.decode(bytes, splits: []).map(StreamHelpers.summary)
@@ -156,7 +160,8 @@ import TokenTestSupport
     }
 
     @Test func aLineStartingWithAnXMLDeclarationInsideCDATAIsContent() throws {
-        let resource = "<![CDATA[\n<?xml version=\"1.0\"?>\n<signatureInfo>not a block</signatureInfo>\n<rss version=\"2.0\"><channel><title>TNT</title></channel></rss>\n]]>"
+        let resource =
+            "<![CDATA[\n<?xml version=\"1.0\"?>\n<signatureInfo>not a block</signatureInfo>\n<rss version=\"2.0\"><channel><title>TNT</title></channel></rss>\n]]>"
         let input = """
             <?xml version="1.0" encoding="UTF-8"?>
             <signatureInfo>\(Fixtures.signature)</signatureInfo>
@@ -225,8 +230,10 @@ import TokenTestSupport
         #expect(laterRecords.map(\.errorCode) == [nil, nil])
         #expect(laterRecords.last.flatMap { try? $0.result.get().warnings.isEmpty } == false)
         // The first bytes of a mark and then something else are input.
-        #expect(StreamHelpers.decodeEveryWay([0xEF, 0xBB, 0x41, 0x0A] + Array(Fixtures.base64(Self.media).utf8)).map(\.errorCode)
-                == [.invalidBase64, nil])
+        #expect(
+            StreamHelpers.decodeEveryWay([0xEF, 0xBB, 0x41, 0x0A] + Array(Fixtures.base64(Self.media).utf8)).map(\.errorCode)
+                == [.invalidBase64, nil]
+        )
         #expect(StreamHelpers.decodeEveryWay([0xEF]).map(\.errorCode) == [.invalidBase64])
         #expect(StreamHelpers.decodeEveryWay([0xEF, 0xBB, 0xBF]).isEmpty)
     }
@@ -266,4 +273,3 @@ import TokenTestSupport
         #expect(maxRetained < 8 * 1024, "retained \(maxRetained) bytes")
     }
 }
-

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EntitlementTokens
 
 /// A stream writes each verdict's JSON object straight from the verdict and
@@ -18,7 +19,8 @@ import Testing
     /// Consecutive tokens that share what can be shared, and neighbours that
     /// differ from them in exactly one of those things.
     static func tokens() -> [String] {
-        let rsa = Minting.key("test-rsa2048.pem"), p256 = Minting.key("test-p256.pem")
+        let rsa = Minting.key("test-rsa2048.pem")
+        let p256 = Minting.key("test-p256.pem")
         let untrusted = Minting.key("test-ed25519.pem")  // not in the ring
         func media(_ resource: String, guid: String, requestor: String = "TNT", extra: String? = nil) -> MintRequest {
             var request = Minting.request(resource: resource)
@@ -56,8 +58,10 @@ import Testing
 
     static func verifier() -> TokenVerifier {
         let now = Self.now
-        return TokenVerifier(signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem", "test-p256.pub.pem")),
-                             policy: VerificationPolicy(requestorID: "TNT", clock: { now }))
+        return TokenVerifier(
+            signature: .trustedKeys(Minting.ring("test-rsa2048.pub.pem", "test-p256.pub.pem")),
+            policy: VerificationPolicy(requestorID: "TNT", clock: { now })
+        )
     }
 
     final class Collected: @unchecked Sendable {
@@ -66,8 +70,11 @@ import Testing
 
     static func streamed(_ texts: [String], format: VerificationStream.Format, jobs: Int) -> [UInt8] {
         let collected = Collected()
-        let stream = VerificationStream(mode: .verify(verifier(), RequestExpectations()), format: format,
-                                        limits: .init(jobs: jobs)) { span in
+        let stream = VerificationStream(
+            mode: .verify(verifier(), RequestExpectations()),
+            format: format,
+            limits: .init(jobs: jobs)
+        ) { span in
             for index in span.indices { collected.bytes.append(span[index]) }
         }
         for (index, text) in texts.enumerated() {

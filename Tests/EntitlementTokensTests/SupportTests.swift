@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// The one home of each byte rule (issue 12): hex, BOM, whitespace, root names.
@@ -88,7 +89,8 @@ import Testing
     }
 
     @Test func equalityIsByteExact() {
-        let composed = Array("Café".utf8), decomposed = Array("Cafe\u{301}".utf8)
+        let composed = Array("Café".utf8)
+        let decomposed = Array("Cafe\u{301}".utf8)
         composed.withSpan { left in
             let sameText = ByteSearch.bytes(left, equalUTF8Of: "Café")
             let otherForm = ByteSearch.bytes(left, equalUTF8Of: "Cafe\u{301}")
@@ -246,7 +248,9 @@ extension ArraySlice where Element == UInt8 {
             start += chunk
         }
         records += splitter.finish()
-        return records.map { "\($0.index)@\($0.byteOffset):\($0.line) \(String(decoding: $0.bytes, as: UTF8.self)) \($0.error?.code.rawValue ?? "-")" }
+        return records.map {
+            "\($0.index)@\($0.byteOffset):\($0.line) \(String(decoding: $0.bytes, as: UTF8.self)) \($0.error?.code.rawValue ?? "-")"
+        }
     }
 
     @Test func spanAndArrayFeedsCutTheSameRecords() {

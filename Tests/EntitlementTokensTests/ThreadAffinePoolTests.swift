@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import EntitlementTokens
 
 /// The pool behind parser and OpenSSL-context reuse: an element is never held
@@ -45,7 +46,12 @@ import Testing
         let doubleUse = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
             for _ in 0..<2_000 {
-                let element = pool.take() ?? { made.add(1, ordering: .relaxed); return Element() }()
+                let element =
+                    pool.take()
+                    ?? {
+                        made.add(1, ordering: .relaxed)
+                        return Element()
+                    }()
                 if element.inUse.exchange(true, ordering: .acquiringAndReleasing) { doubleUse.add(1, ordering: .relaxed) }
                 element.inUse.store(false, ordering: .releasing)
                 pool.give(element)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// Every transport form of docs/DESIGN.md#transport-forms, detected from content.
@@ -107,7 +108,8 @@ import Testing
     }
 
     @Test func restV1Envelope() throws {
-        let json = #"{"mvpd":"Comcast","requestor":"MSNBC","resource":"MSNBC","serializedToken":"\#(Fixtures.base64(Self.raw))","expires":"1458252511000"}"#
+        let json =
+            #"{"mvpd":"Comcast","requestor":"MSNBC","resource":"MSNBC","serializedToken":"\#(Fixtures.base64(Self.raw))","expires":"1458252511000"}"#
         let records = StreamHelpers.decodeAll(json)
         try #require(records.count == 1)
         let decoded = try records[0].result.get()
@@ -160,7 +162,7 @@ import Testing
         ("PHNpZ25hdHVyZUluZm8+!", .invalidBase64),
         ("PHNp+ZnV_", .invalidBase64),  // mixed alphabets
         ("PHNpZ==nV", .invalidBase64),  // padding in the middle
-        ("PHNpZ", .invalidBase64),      // one dangling character
+        ("PHNpZ", .invalidBase64),  // one dangling character
         ("aGVsbG8gd29ybGQ=", .notXML),  // "hello world"
         ("%3CsignatureInfo%3", .invalidPercentEncoding),
         ("%3Cx%ZZ", .invalidPercentEncoding),

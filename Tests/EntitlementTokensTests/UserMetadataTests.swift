@@ -1,5 +1,5 @@
-import Testing
 import EntitlementTokens
+import Testing
 
 /// User metadata (docs/DESIGN.md#user-metadata): the seeds' members typed, everything else kept
 /// verbatim and in order, encrypted members marked, and the REST JSON reader's
@@ -32,12 +32,21 @@ struct UserMetadataTests {
         #expect(metadata.householdID == nil, "an encrypted value is not given as plain text")
         #expect(metadata["householdID"]?.value == .encrypted(ciphertext: "c2VjcmV0"))
         #expect(metadata.encryptedMembers.map(\.name) == ["householdID"])
-        #expect(metadata.maxRating == [.init(system: "MPAA", rating: "PG-13"), .init(system: "VCHIP", rating: "TV-Y"),
-                                       .init(system: "URL", rating: "http://exam.ple/ratings/XYZ")])
-        #expect(metadata["upstreamUserID"]?.value == .verbatim(.object([
-            JSONMember(name: "kind", value: .number("1.50")),
-            JSONMember(name: "tags", value: .array([.bool(true), .null])),
-        ])))
+        #expect(
+            metadata.maxRating == [
+                .init(system: "MPAA", rating: "PG-13"), .init(system: "VCHIP", rating: "TV-Y"),
+                .init(system: "URL", rating: "http://exam.ple/ratings/XYZ"),
+            ]
+        )
+        #expect(
+            metadata["upstreamUserID"]?.value
+                == .verbatim(
+                    .object([
+                        JSONMember(name: "kind", value: .number("1.50")),
+                        JSONMember(name: "tags", value: .array([.bool(true), .null])),
+                    ])
+                )
+        )
         #expect(metadata.otherMembers == [JSONMember(name: "vendor", value: .number("7"))])
     }
 
@@ -56,27 +65,30 @@ struct UserMetadataTests {
         #expect(metadata.data.isEmpty && metadata.updated == nil && metadata.encryptedNames.isEmpty)
     }
 
-    @Test("members of the wrong shape are refused with a typed error", arguments: [
-        ("[1]", TokenError.Code.invalidJSON),
-        ("{\"updated\": 1}", .missingField),
-        ("{\"data\": []}", .invalidFieldValue),
-        ("{\"updated\": \"1334243471\", \"data\": {}}", .invalidFieldValue),
-        ("{\"updated\": 1334243471.5, \"data\": {}}", .invalidFieldValue),
-        ("{\"updated\": 1e9, \"data\": {}}", .invalidFieldValue),
-        ("{\"updated\": 99999999999999999, \"data\": {}}", .invalidFieldValue),
-        ("{\"encrypted\": \"zip\", \"data\": {\"zip\": \"x\"}}", .invalidFieldValue),
-        ("{\"encrypted\": [1], \"data\": {}}", .invalidFieldValue),
-        ("{\"encrypted\": [\"zip\", \"zip\"], \"data\": {\"zip\": \"x\"}}", .duplicateField),
-        ("{\"encrypted\": [\"userID\"], \"data\": {\"zip\": []}}", .invalidFieldValue),
-        ("{\"encrypted\": [\"zip\"], \"data\": {\"zip\": [\"x\"]}}", .invalidFieldValue),
-        ("{\"data\": {\"zip\": \"12345\"}}", .invalidFieldValue),
-        ("{\"data\": {\"zip\": [12345]}}", .invalidFieldValue),
-        ("{\"data\": {\"channelID\": [\"a\", null]}}", .invalidFieldValue),
-        ("{\"data\": {\"householdID\": 3456}}", .invalidFieldValue),
-        ("{\"data\": {\"userID\": [\"u\"]}}", .invalidFieldValue),
-        ("{\"data\": {\"maxRating\": [\"PG\"]}}", .invalidFieldValue),
-        ("{\"data\": {\"maxRating\": {\"MPAA\": 13}}}", .invalidFieldValue),
-    ])
+    @Test(
+        "members of the wrong shape are refused with a typed error",
+        arguments: [
+            ("[1]", TokenError.Code.invalidJSON),
+            ("{\"updated\": 1}", .missingField),
+            ("{\"data\": []}", .invalidFieldValue),
+            ("{\"updated\": \"1334243471\", \"data\": {}}", .invalidFieldValue),
+            ("{\"updated\": 1334243471.5, \"data\": {}}", .invalidFieldValue),
+            ("{\"updated\": 1e9, \"data\": {}}", .invalidFieldValue),
+            ("{\"updated\": 99999999999999999, \"data\": {}}", .invalidFieldValue),
+            ("{\"encrypted\": \"zip\", \"data\": {\"zip\": \"x\"}}", .invalidFieldValue),
+            ("{\"encrypted\": [1], \"data\": {}}", .invalidFieldValue),
+            ("{\"encrypted\": [\"zip\", \"zip\"], \"data\": {\"zip\": \"x\"}}", .duplicateField),
+            ("{\"encrypted\": [\"userID\"], \"data\": {\"zip\": []}}", .invalidFieldValue),
+            ("{\"encrypted\": [\"zip\"], \"data\": {\"zip\": [\"x\"]}}", .invalidFieldValue),
+            ("{\"data\": {\"zip\": \"12345\"}}", .invalidFieldValue),
+            ("{\"data\": {\"zip\": [12345]}}", .invalidFieldValue),
+            ("{\"data\": {\"channelID\": [\"a\", null]}}", .invalidFieldValue),
+            ("{\"data\": {\"householdID\": 3456}}", .invalidFieldValue),
+            ("{\"data\": {\"userID\": [\"u\"]}}", .invalidFieldValue),
+            ("{\"data\": {\"maxRating\": [\"PG\"]}}", .invalidFieldValue),
+            ("{\"data\": {\"maxRating\": {\"MPAA\": 13}}}", .invalidFieldValue),
+        ]
+    )
     func wrongShapes(document: String, code: TokenError.Code) {
         #expect(throws: TokenError(code, stage: .model, "")) { try Self.decode(document) }
     }

@@ -1,11 +1,15 @@
 import Testing
+
 @testable import EntitlementTokens
 
 /// Tokens written exactly as the vendor documents and real servers send them.
 @Suite struct VendorFormTests {
     @Test func vendorDocumentedMediaTokenDecodes() throws {
         let decoded = try Fixtures.decode(Fixtures.vendorMedia)
-        guard case .media(let media) = decoded.token else { Issue.record("not a media token"); return }
+        guard case .media(let media) = decoded.token else {
+            Issue.record("not a media token")
+            return
+        }
         #expect(media.root == .authToken)
         #expect(media.requestorID == "MSNBC")
         #expect(media.resourceID == "MSNBC")
@@ -36,7 +40,10 @@ import Testing
             <simpleAuthorizedResources><simpleAuthorizedResource simpleResourceID="TNT"/><simpleAuthorizedResource simpleResourceID="TBS"/></simpleAuthorizedResources>
             """
         let decoded = try Fixtures.decode(Fixtures.legacy(Fixtures.authenticationElement(extra: extra)))
-        guard case .authentication(let token) = decoded.token else { Issue.record("not authN"); return }
+        guard case .authentication(let token) = decoded.token else {
+            Issue.record("not authN")
+            return
+        }
         #expect(token.requestorID == "TNT")
         #expect(token.expires.iso8601 == "2011-03-19T00:29:34Z")
         #expect(token.expiresShape == .slashedGMTOffset)
@@ -52,7 +59,10 @@ import Testing
 
     @Test func authorizationTokenDecodes() throws {
         let decoded = try Fixtures.decode(Fixtures.closed(Fixtures.authorizationElement(), after: true))
-        guard case .authorization(let token) = decoded.token else { Issue.record("not authZ"); return }
+        guard case .authorization(let token) = decoded.token else {
+            Issue.record("not authZ")
+            return
+        }
         #expect(token.resourceID == "TNT")
         #expect(token.expires.iso8601 == "2011-03-19T00:29:34Z")
         #expect(decoded.frame.signatureForm == .closed)

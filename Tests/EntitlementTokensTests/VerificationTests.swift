@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EntitlementTokens
 
 /// docs/DESIGN.md#statuses: every status reachable, in order, with the checks reported.
@@ -20,9 +21,16 @@ import Testing
             $0.allowedMVPDs = ["Comcast_SSO"]
             $0.device = .fingerprint(fingerprint)
         }
-        func verdict(_ request: MintRequest, now: TokenTimestamp = Minting.issued, ring: KeyRing = Minting.ring("test-rsa2048.pub.pem"),
-                     _ configure: (inout Minting.Configuration) -> Void = { _ in }) -> VerificationStatus {
-            Minting.verifier(ring, now: now) { strict(&$0); configure(&$0) }.verify(Minting.token(request)).status
+        func verdict(
+            _ request: MintRequest,
+            now: TokenTimestamp = Minting.issued,
+            ring: KeyRing = Minting.ring("test-rsa2048.pub.pem"),
+            _ configure: (inout Minting.Configuration) -> Void = { _ in }
+        ) -> VerificationStatus {
+            Minting.verifier(ring, now: now) {
+                strict(&$0)
+                configure(&$0)
+            }.verify(Minting.token(request)).status
         }
         var other = Minting.request()
         #expect(verdict(Minting.request(.authorization)) == .validToken)
@@ -52,7 +60,10 @@ import Testing
         // Expired *and* for the wrong resource *and* wrong requestor: expiry comes first.
         var request = Minting.request(resource: "CNN")
         request.requestorID = "CNN"
-        let verifier = Minting.verifier(now: Minting.at(3_600_000)) { $0.resourceID = "TNT"; $0.requestorID = "TNT" }
+        let verifier = Minting.verifier(now: Minting.at(3_600_000)) {
+            $0.resourceID = "TNT"
+            $0.requestorID = "TNT"
+        }
         let verdict = verifier.verify(Minting.token(request))
         #expect(verdict.status == .tokenExpired)
         #expect(verdict.checksRun == [.format, .signature, .expiry])
@@ -61,7 +72,10 @@ import Testing
         let badSignature = Minting.verifier(Minting.ring("test-rsa2048-b.pub.pem"), now: Minting.at(3_600_000)).verify(Minting.token(request))
         #expect(badSignature.status == .invalidSignature)
         // Requestor before resource.
-        let live = Minting.verifier { $0.resourceID = "TNT"; $0.requestorID = "TNT" }.verify(Minting.token(request))
+        let live = Minting.verifier {
+            $0.resourceID = "TNT"
+            $0.requestorID = "TNT"
+        }.verify(Minting.token(request))
         #expect(live.status == .invalidRequestorID)
         #expect(live.verified == nil)
     }

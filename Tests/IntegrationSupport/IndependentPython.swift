@@ -10,7 +10,8 @@ public enum IndependentPython {
         let environment = ProcessInfo.processInfo.environment
         var candidates: [String] = []
         if let python = environment["TOKENINSPECT_PYTHON"], !python.isEmpty { candidates.append(python) }
-        let venv = environment["TOKENINSPECT_VENV"].flatMap { $0.isEmpty ? nil : $0 }
+        let venv =
+            environment["TOKENINSPECT_VENV"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() + "/.cache/tokeninspect-venv")
         candidates.append(venv + "/bin/python3")
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -46,12 +47,17 @@ public enum IndependentPython {
     /// Runs `script` with `arguments`, feeding `input`; returns stdout. Throws with stderr on failure.
     public static func run(_ script: String, arguments: [String] = [], input: String = "") throws -> String {
         guard let path else {
-            throw Failure(description: "no Python venv with the independent implementations (run scripts/test, or pip install PyJWT cryptography into ~/.cache/tokeninspect-venv)")
+            throw Failure(
+                description:
+                    "no Python venv with the independent implementations (run scripts/test, or pip install PyJWT cryptography into ~/.cache/tokeninspect-venv)"
+            )
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["-c", script] + arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr

@@ -4,8 +4,11 @@ import Testing
 /// cores (tokengate's fleet) never run beside suites that measure
 /// milliseconds (the Redis store's deadline checks).
 public struct MachineLockTrait: SuiteTrait, TestScoping {
-    public func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         try await IntegrationLock.machine.withLock { try await function() }
     }
 }

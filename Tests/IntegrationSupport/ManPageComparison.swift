@@ -82,7 +82,10 @@ public struct ManPageComparison {
         var inSection = false
         var names: [String] = []
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "SUBCOMMANDS:" { inSection = true; continue }
+            if line == "SUBCOMMANDS:" {
+                inSection = true
+                continue
+            }
             if inSection, line.isEmpty || !line.hasPrefix(" ") { if !names.isEmpty { break } else { continue } }
             if inSection, line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first {
                 names.append(String(name))
@@ -99,7 +102,10 @@ public struct ManPageComparison {
         var inEntries = false
         for line in help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             // Section headers are upper case ("OPTIONS:"); a line of prose may end with a colon too.
-            if line.hasSuffix(":"), !line.hasPrefix(" "), line == line.uppercased() { inEntries = line != "SUBCOMMANDS:"; continue }
+            if line.hasSuffix(":"), !line.hasPrefix(" "), line == line.uppercased() {
+                inEntries = line != "SUBCOMMANDS:"
+                continue
+            }
             guard inEntries, !line.isEmpty else { continue }
             if line.hasPrefix("   ") {
                 guard !entries.isEmpty else { continue }
@@ -144,7 +150,10 @@ public struct ManPageComparison {
         var rows: [(code: String, meaning: String)] = []
         var inTable = false
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "Exit status:" { inTable = true; continue }
+            if line == "Exit status:" {
+                inTable = true
+                continue
+            }
             guard inTable else { continue }
             guard line.hasPrefix("  ") else { break }
             let words = line.split(separator: " ")
@@ -190,8 +199,15 @@ public struct ManPageComparison {
         var depth = 0
         var collecting = false
         for line in section {
-            if line.hasPrefix(".Bl") { depth += 1; collecting = false; continue }
-            if line.hasPrefix(".El") { depth -= 1; continue }
+            if line.hasPrefix(".Bl") {
+                depth += 1
+                collecting = false
+                continue
+            }
+            if line.hasPrefix(".El") {
+                depth -= 1
+                continue
+            }
             if depth == 1, line.hasPrefix(".It ") {
                 items.append(Item(head: unescaped(String(line.dropFirst(4))), text: ""))
                 collecting = true

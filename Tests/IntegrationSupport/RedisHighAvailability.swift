@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +27,9 @@ extension Integration {
         guard let binary = redisCLIPath else { throw RedisServerError(description: "redis-cli not installed") }
         let finished = try Subprocess.run(binary, arguments)
         guard finished.status == 0 else {
-            throw RedisServerError(description: "redis-cli \(arguments.joined(separator: " ")) exited \(finished.status): \(finished.text.suffix(400))")
+            throw RedisServerError(
+                description: "redis-cli \(arguments.joined(separator: " ")) exited \(finished.status): \(finished.text.suffix(400))"
+            )
         }
         return finished.text
     }
@@ -58,9 +61,16 @@ public final class RedisSentinelProcess: @unchecked Sendable {
     public let directory: URL
     private var process: Process?
 
-    public init(primaryName: String = "mymaster", primaryPort: Int, quorum: Int = 2,
-                downAfterMilliseconds: Int = 1000, failoverTimeoutMilliseconds: Int = 3000,
-                dataPassword: String? = nil, sentinelPassword: String? = nil, tls: RedisTLSFiles? = nil) throws {
+    public init(
+        primaryName: String = "mymaster",
+        primaryPort: Int,
+        quorum: Int = 2,
+        downAfterMilliseconds: Int = 1000,
+        failoverTimeoutMilliseconds: Int = 3000,
+        dataPassword: String? = nil,
+        sentinelPassword: String? = nil,
+        tls: RedisTLSFiles? = nil
+    ) throws {
         guard let binary = Integration.redisSentinelPath else {
             throw RedisServerError(description: "redis-sentinel not installed, and TOKENINSPECT_INTEGRATION=require")
         }
@@ -69,14 +79,15 @@ public final class RedisSentinelProcess: @unchecked Sendable {
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = try RedisServer.freePort()
-            var lines = (tls.map { ["port 0", "tls-port \(port)"] + $0.sentinelConfigLines } ?? ["port \(port)"]) + [
-                "bind 127.0.0.1", "daemonize no", "protected-mode no",
-                "dir \(directory.path)", "logfile \(directory.appendingPathComponent("sentinel.log").path)",
-                "sentinel monitor \(primaryName) 127.0.0.1 \(primaryPort) \(quorum)",
-                "sentinel down-after-milliseconds \(primaryName) \(downAfterMilliseconds)",
-                "sentinel failover-timeout \(primaryName) \(failoverTimeoutMilliseconds)",
-                "sentinel parallel-syncs \(primaryName) 2",
-            ]
+            var lines =
+                (tls.map { ["port 0", "tls-port \(port)"] + $0.sentinelConfigLines } ?? ["port \(port)"]) + [
+                    "bind 127.0.0.1", "daemonize no", "protected-mode no",
+                    "dir \(directory.path)", "logfile \(directory.appendingPathComponent("sentinel.log").path)",
+                    "sentinel monitor \(primaryName) 127.0.0.1 \(primaryPort) \(quorum)",
+                    "sentinel down-after-milliseconds \(primaryName) \(downAfterMilliseconds)",
+                    "sentinel failover-timeout \(primaryName) \(failoverTimeoutMilliseconds)",
+                    "sentinel parallel-syncs \(primaryName) 2",
+                ]
             if let dataPassword { lines.append("sentinel auth-pass \(primaryName) \(dataPassword)") }
             if let sentinelPassword { lines.append("requirepass \(sentinelPassword)") }
             let config = directory.appendingPathComponent("sentinel.conf")
@@ -140,13 +151,20 @@ public final class RedisSentinelGroup: @unchecked Sendable {
     /// Every node and sentinel on a TLS port only, when set.
     public let tls: RedisTLSFiles?
 
-    public init(primaryName: String = "mymaster", replicaCount: Int = 2, sentinelCount: Int = 3,
-                downAfterMilliseconds: Int = 1000, dataPassword: String? = nil, sentinelPassword: String? = nil,
-                tls: RedisTLSFiles? = nil) throws {
+    public init(
+        primaryName: String = "mymaster",
+        replicaCount: Int = 2,
+        sentinelCount: Int = 3,
+        downAfterMilliseconds: Int = 1000,
+        dataPassword: String? = nil,
+        sentinelPassword: String? = nil,
+        tls: RedisTLSFiles? = nil
+    ) throws {
         self.primaryName = primaryName
         self.tls = tls
         // No 5 s wait before a diskless full sync (7.0's default), so replicas hold the data within a moment.
-        let auth = (dataPassword.map { ["--requirepass", $0, "--masterauth", $0] } ?? []) + ["--repl-diskless-sync-delay", "0"]
+        let auth =
+            (dataPassword.map { ["--requirepass", $0, "--masterauth", $0] } ?? []) + ["--repl-diskless-sync-delay", "0"]
             + (tls?.serverArguments ?? [])
         let portArgument = tls == nil ? "--port" : "--tls-port"
         let cli = tls?.cliArguments ?? []
@@ -168,11 +186,17 @@ public final class RedisSentinelGroup: @unchecked Sendable {
                 }
             }
             for _ in 0..<sentinelCount {
-                sentinels.append(try RedisSentinelProcess(primaryName: primaryName, primaryPort: primary.port,
-                                                          quorum: sentinelCount / 2 + 1,
-                                                          downAfterMilliseconds: downAfterMilliseconds,
-                                                          dataPassword: dataPassword, sentinelPassword: sentinelPassword,
-                                                          tls: tls))
+                sentinels.append(
+                    try RedisSentinelProcess(
+                        primaryName: primaryName,
+                        primaryPort: primary.port,
+                        quorum: sentinelCount / 2 + 1,
+                        downAfterMilliseconds: downAfterMilliseconds,
+                        dataPassword: dataPassword,
+                        sentinelPassword: sentinelPassword,
+                        tls: tls
+                    )
+                )
             }
         } catch {
             for server in replicas { server.remove() }
@@ -211,14 +235,17 @@ public final class RedisSentinelGroup: @unchecked Sendable {
 
     /// `redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,…#primaryName` (`rediss-sentinel://` with TLS).
     public var url: String {
-        (tls == nil ? "redis-sentinel://" : "rediss-sentinel://") + sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",") + "#\(primaryName)"
+        (tls == nil ? "redis-sentinel://" : "rediss-sentinel://") + sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
+            + "#\(primaryName)"
     }
 
     /// The port the given sentinel names as the primary's.
     public func primaryPort(accordingTo sentinel: RedisSentinelProcess, sentinelPassword: String? = nil) throws -> Int? {
         let auth = sentinelPassword.map { ["--no-auth-warning", "-a", $0] } ?? []
-        let answer = try Integration.redisCLI((tls?.cliArguments ?? []) + ["-p", String(sentinel.port)] + auth
-                                              + ["SENTINEL", "get-master-addr-by-name", primaryName])
+        let answer = try Integration.redisCLI(
+            (tls?.cliArguments ?? []) + ["-p", String(sentinel.port)] + auth
+                + ["SENTINEL", "get-master-addr-by-name", primaryName]
+        )
         let lines = answer.split(separator: "\n")
         return lines.count == 2 ? Int(lines[1]) : nil
     }
@@ -251,16 +278,24 @@ public final class RedisClusterGroup: @unchecked Sendable {
         var nodes: [RedisServer] = []
         do {
             for _ in 0..<(primaries * (1 + replicasEach)) {
-                nodes.append(try RedisServer(tlsArguments + ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                              "--cluster-port", String(try RedisServer.freePort()),
-                                              "--cluster-node-timeout", String(nodeTimeoutMilliseconds),
-                                              "--cluster-require-full-coverage", "no",
-                                              // A replica that never synced cannot be promoted; sync at once.
-                                              "--repl-diskless-sync-delay", "0"],
-                                             portArgument: tls == nil ? "--port" : "--tls-port"))
+                nodes.append(
+                    try RedisServer(
+                        tlsArguments + [
+                            "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                            "--cluster-port", String(try RedisServer.freePort()),
+                            "--cluster-node-timeout", String(nodeTimeoutMilliseconds),
+                            "--cluster-require-full-coverage", "no",
+                            // A replica that never synced cannot be promoted; sync at once.
+                            "--repl-diskless-sync-delay", "0",
+                        ],
+                        portArgument: tls == nil ? "--port" : "--tls-port"
+                    )
+                )
             }
-            try Integration.redisCLI(cli + ["--cluster", "create"] + nodes.map { "127.0.0.1:\($0.port)" }
-                                     + ["--cluster-replicas", String(replicasEach), "--cluster-yes"])
+            try Integration.redisCLI(
+                cli + ["--cluster", "create"] + nodes.map { "127.0.0.1:\($0.port)" }
+                    + ["--cluster-replicas", String(replicasEach), "--cluster-yes"]
+            )
             try Integration.waitUntil("every node says cluster_state:ok and knows every node, and every replica is in sync", seconds: 30) {
                 for node in nodes {
                     let info = try Integration.redisCLI(cli + ["-p", String(node.port), "CLUSTER", "INFO"])

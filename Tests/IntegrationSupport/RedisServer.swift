@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,9 +47,11 @@ public final class RedisServer: @unchecked Sendable {
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = try Self.freePort()
-            var arguments = [portArgument, String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                             "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path,
-                             "--daemonize", "no"]
+            var arguments = [
+                portArgument, String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path,
+                "--daemonize", "no",
+            ]
             if portArgument != "--port" { arguments += ["--port", "0"] }
             arguments += extraArguments
             do {
@@ -165,8 +168,11 @@ public final class RedisServer: @unchecked Sendable {
 }
 
 /// Runs `body` with a fresh server, and removes the server however `body` ends.
-public func withRedisServer<T>(_ extraArguments: [String] = [], portArgument: String = "--port",
-                        _ body: (RedisServer) async throws -> T) async throws -> T {
+public func withRedisServer<T>(
+    _ extraArguments: [String] = [],
+    portArgument: String = "--port",
+    _ body: (RedisServer) async throws -> T
+) async throws -> T {
     let server = try RedisServer(extraArguments, portArgument: portArgument)
     defer { server.remove() }
     return try await body(server)

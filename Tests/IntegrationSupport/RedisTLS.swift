@@ -17,12 +17,23 @@ public struct RedisTLSFiles: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("redis-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try Self.openssl(["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=tokeninspect test CA"], in: directory)
-        try Self.openssl(["req", "-x509"] + ec + ["-keyout", "other-ca.key", "-out", "other-ca.pem", "-days", "1", "-subj", "/CN=another CA"], in: directory)
+        try Self.openssl(
+            ["req", "-x509"] + ec + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj", "/CN=tokeninspect test CA"],
+            in: directory
+        )
+        try Self.openssl(
+            ["req", "-x509"] + ec + ["-keyout", "other-ca.key", "-out", "other-ca.pem", "-days", "1", "-subj", "/CN=another CA"],
+            in: directory
+        )
         try Self.openssl(["req", "-new"] + ec + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"], in: directory)
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(to: directory.appendingPathComponent("san.ext"), atomically: true, encoding: .utf8)
-        try Self.openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-                          "-out", "server.pem", "-days", "1", "-extfile", "san.ext"], in: directory)
+        try Self.openssl(
+            [
+                "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", "server.pem", "-days", "1", "-extfile", "san.ext",
+            ],
+            in: directory
+        )
     }
 
     /// `redis-server` options: TLS with this certificate, clients not asked
@@ -30,15 +41,19 @@ public struct RedisTLSFiles: Sendable {
     /// also announces its TLS port to the primary (`REPLCONF listening-port`),
     /// which is the port the sentinels then name.
     public var serverArguments: [String] {
-        ["--tls-cert-file", certificateFile, "--tls-key-file", keyFile, "--tls-ca-cert-file", caFile,
-         "--tls-auth-clients", "no", "--tls-replication", "yes"]
+        [
+            "--tls-cert-file", certificateFile, "--tls-key-file", keyFile, "--tls-ca-cert-file", caFile,
+            "--tls-auth-clients", "no", "--tls-replication", "yes",
+        ]
     }
 
     /// The same for a sentinel's config file: `tls-replication yes` makes it
     /// speak TLS to the data nodes and the other sentinels.
     public var sentinelConfigLines: [String] {
-        ["tls-cert-file \(certificateFile)", "tls-key-file \(keyFile)", "tls-ca-cert-file \(caFile)",
-         "tls-auth-clients no", "tls-replication yes"]
+        [
+            "tls-cert-file \(certificateFile)", "tls-key-file \(keyFile)", "tls-ca-cert-file \(caFile)",
+            "tls-auth-clients no", "tls-replication yes",
+        ]
     }
 
     /// `redis-cli` options to reach a TLS port.

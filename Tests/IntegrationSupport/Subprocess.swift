@@ -16,8 +16,12 @@ public enum Subprocess {
 
     /// Runs `executable ARGUMENTS` in `directory` with no input. `separateErrors`: standard
     /// error in ``Finished/errors`` rather than mixed into the output.
-    public static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil,
-                           separateErrors: Bool = false) throws -> Finished {
+    public static func run(
+        _ executable: String,
+        _ arguments: [String],
+        in directory: URL? = nil,
+        separateErrors: Bool = false
+    ) throws -> Finished {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// The auth endpoints driven in process: every status of docs/DESIGN.md#endpoints-and-answers with its
@@ -11,8 +12,12 @@ import Testing
 @Suite struct AuthEndpointTests {
     let clock = GateFixtures.Clock()
 
-    func withGate(_ extra: [String] = [], base: [String] = GateFixtures.baseArguments, logs: LogCapture = LogCapture(),
-                  _ body: @Sendable (any TestClientProtocol, GateRuntime) async throws -> Void) async throws {
+    func withGate(
+        _ extra: [String] = [],
+        base: [String] = GateFixtures.baseArguments,
+        logs: LogCapture = LogCapture(),
+        _ body: @Sendable (any TestClientProtocol, GateRuntime) async throws -> Void
+    ) async throws {
         let runtime = try GateFixtures.runtime(extra, base: base, clock: clock, logs: logs)
         try await runtime.application().test(.router) { client in try await body(client, runtime) }
     }
@@ -37,8 +42,14 @@ import Testing
     @Test func everyStatusHasItsAnswer() async throws {
         let media = GateFixtures.token()
         try await withGate(["--mvpd", "Comcast_SSO"]) { client, _ in
-            func check(_ uri: String, resource: String? = "TNT", headers: HTTPFields = [:], _ status: String, _ code: Int,
-                       sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+            func check(
+                _ uri: String,
+                resource: String? = "TNT",
+                headers: HTTPFields = [:],
+                _ status: String,
+                _ code: Int,
+                sourceLocation: Testing.SourceLocation = #_sourceLocation
+            ) async throws {
                 let response = try await client.authRequest(uri, resource: resource, headers: headers)
                 #expect(response.tokenStatus == status, sourceLocation: sourceLocation)
                 #expect(response.status.code == code, sourceLocation: sourceLocation)
@@ -109,16 +120,26 @@ import Testing
 
     @Test func forwardAuthReadsXForwardedUri() async throws {
         try await withGate { client, _ in
-            let response = try await client.executeRequest(uri: "/v1/forward-auth", method: .get, headers: [
-                HTTPField.Name("X-Forwarded-Uri")!: "/hls/a.m3u8?token=\(GateFixtures.token())",
-                HTTPField.Name("X-Forwarded-Method")!: "GET", HTTPField.Name("X-Forwarded-Host")!: "media.example",
-                HTTPField.Name("X-Token-Resource")!: "TNT",
-            ], body: nil)
+            let response = try await client.executeRequest(
+                uri: "/v1/forward-auth",
+                method: .get,
+                headers: [
+                    HTTPField.Name("X-Forwarded-Uri")!: "/hls/a.m3u8?token=\(GateFixtures.token())",
+                    HTTPField.Name("X-Forwarded-Method")!: "GET", HTTPField.Name("X-Forwarded-Host")!: "media.example",
+                    HTTPField.Name("X-Token-Resource")!: "TNT",
+                ],
+                body: nil
+            )
             #expect(response.status == .ok)
             #expect(response.tokenStatus == "VALID_TOKEN")
-            let refused = try await client.executeRequest(uri: "/v1/forward-auth", method: .get, headers: [
-                HTTPField.Name("X-Forwarded-Uri")!: "/hls/a.m3u8", HTTPField.Name("X-Token-Resource")!: "TNT",
-            ], body: nil)
+            let refused = try await client.executeRequest(
+                uri: "/v1/forward-auth",
+                method: .get,
+                headers: [
+                    HTTPField.Name("X-Forwarded-Uri")!: "/hls/a.m3u8", HTTPField.Name("X-Token-Resource")!: "TNT",
+                ],
+                body: nil
+            )
             #expect(refused.status == .unauthorized)
             #expect(refused.tokenStatus == "NO_TOKEN")
         }
@@ -127,14 +148,21 @@ import Testing
     @Test func extAuthzTakesTheAppendedPathAndAnyMethod() async throws {
         try await withGate { client, _ in
             for method in [HTTPRequest.Method.get, .post, .head, .put] {
-                let response = try await client.executeRequest(uri: "/v1/ext-authz/hls/a.m3u8?x=1&token=\(GateFixtures.token())",
-                                                               method: method,
-                                                               headers: [HTTPField.Name("X-Token-Resource")!: "TNT"], body: nil)
+                let response = try await client.executeRequest(
+                    uri: "/v1/ext-authz/hls/a.m3u8?x=1&token=\(GateFixtures.token())",
+                    method: method,
+                    headers: [HTTPField.Name("X-Token-Resource")!: "TNT"],
+                    body: nil
+                )
                 #expect(response.status == .ok, "\(method)")
                 #expect(response.tokenStatus == "VALID_TOKEN")
             }
-            let none = try await client.executeRequest(uri: "/v1/ext-authz/hls/a.m3u8", method: .get,
-                                                       headers: [HTTPField.Name("X-Token-Resource")!: "TNT"], body: nil)
+            let none = try await client.executeRequest(
+                uri: "/v1/ext-authz/hls/a.m3u8",
+                method: .get,
+                headers: [HTTPField.Name("X-Token-Resource")!: "TNT"],
+                body: nil
+            )
             #expect(none.status == .unauthorized)
             #expect(none.tokenStatus == "NO_TOKEN")
         }

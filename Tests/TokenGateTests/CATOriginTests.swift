@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// Common Access Tokens at the auth endpoints (docs/DESIGN.md#cat-at-the-origin):
@@ -18,13 +19,22 @@ import Testing
     static let clientIP = HTTPField.Name("X-Real-IP")!
 
     /// A gate with the fixture HMAC key (kid edge-1) and ES256 key (kid edge-es).
-    func withGate(_ extra: [String] = [], replay: ReplayStoreFactory.Made? = nil, logs: LogCapture = LogCapture(),
-                  _ body: @Sendable (any TestClientProtocol, GateRuntime) async throws -> Void) async throws {
+    func withGate(
+        _ extra: [String] = [],
+        replay: ReplayStoreFactory.Made? = nil,
+        logs: LogCapture = LogCapture(),
+        _ body: @Sendable (any TestClientProtocol, GateRuntime) async throws -> Void
+    ) async throws {
         let arguments = ["--cat-key", "\(CATGateFixtures.hmacPath) edge-1", "--cat-key", "\(CATGateFixtures.es256Path) edge-es"] + extra
         let runtime: GateRuntime
         if let replay {
-            runtime = try GateRuntime(configuration: GateFixtures.configuration(arguments), logger: logs.logger, clock: { clock.read() },
-                                      keyPollInterval: .seconds(60), replay: replay)
+            runtime = try GateRuntime(
+                configuration: GateFixtures.configuration(arguments),
+                logger: logs.logger,
+                clock: { clock.read() },
+                keyPollInterval: .seconds(60),
+                replay: replay
+            )
         } else {
             runtime = try GateFixtures.runtime(arguments, clock: clock, logs: logs)
         }
@@ -55,8 +65,10 @@ import Testing
                 #expect(answer["Cache-Control"] == "no-store")
             }
             // Signed with the ES256 key (kid edge-es): the kid selects it.
-            let signed = try await client.authRequest("/hls/tnt/seg2.ts",
-                                                      headers: [Self.catHeader: CATGateFixtures.token(now: now, key: CATGateFixtures.es256Key())])
+            let signed = try await client.authRequest(
+                "/hls/tnt/seg2.ts",
+                headers: [Self.catHeader: CATGateFixtures.token(now: now, key: CATGateFixtures.es256Key())]
+            )
             #expect(signed.tokenStatus == "VALID_TOKEN")
             #expect(metrics(runtime).contains(#"tokengate_verdicts_total{status="VALID_TOKEN",kind="cat"} 4"#))
         }
@@ -67,28 +79,48 @@ import Testing
             let other = CATGateFixtures.es256Key(id: "edge-es", path: CATGateFixtures.otherES256Path)
             let cases: [(String, String, HTTPResponse.Status, String, String)] = [
                 ("expired", CATGateFixtures.token(now: now - 700), .unauthorized, "TOKEN_EXPIRED", "exp"),
-                ("not yet valid", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.nbf, .integer(now + 120))]),
-                 .unauthorized, "TOKEN_NOT_YET_VALID", "nbf"),
+                (
+                    "not yet valid", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.nbf, .integer(now + 120))]),
+                    .unauthorized, "TOKEN_NOT_YET_VALID", "nbf"
+                ),
                 ("garbage", "not-a-cat!", .unauthorized, "INVALID_TOKEN_FORMAT", "CAT"),
                 ("another key", CATGateFixtures.token(now: now, key: other), .forbidden, "INVALID_SIGNATURE", "signature"),
-                ("unknown kid", CATGateFixtures.token(now: now, key: CATGateFixtures.hmacKey(id: "edge-9")), .forbidden,
-                 "INVALID_SIGNATURE", "edge-9"),
-                ("another issuer", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.iss, .text("evil.example"))]),
-                 .forbidden, "INVALID_SIGNATURE", "iss"),
-                ("another folder", CATGateFixtures.token(now: now, [CATGateFixtures.catu(.path, .prefix, "/hls/cnn/")]),
-                 .forbidden, "URL_NOT_COVERED", "/hls/cnn/"),
-                ("another method", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catm, .array([.text("POST")]))]),
-                 .forbidden, "URL_NOT_COVERED", "catm"),
-                ("bound to an IP, none known", CATGateFixtures.token(now: now, [CATGateFixtures.catnip([192, 0, 2, 1])]),
-                 .forbidden, "IP_MISMATCH", "catnip"),
-                ("geography", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catgeoiso3166, .array([.text("US")]))]),
-                 .forbidden, "UNSUPPORTED_CLAIM", "catgeoiso3166"),
-                ("headers", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.cath, .map([]))]),
-                 .forbidden, "UNSUPPORTED_CLAIM", "cath"),
-                ("version 2", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catv, .integer(2))]),
-                 .forbidden, "UNSUPPORTED_CLAIM", "catv"),
-                ("one use, no cti", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catreplay, .integer(1))], removing: [.cti]),
-                 .forbidden, "UNSUPPORTED_CLAIM", "cti"),
+                (
+                    "unknown kid", CATGateFixtures.token(now: now, key: CATGateFixtures.hmacKey(id: "edge-9")), .forbidden,
+                    "INVALID_SIGNATURE", "edge-9"
+                ),
+                (
+                    "another issuer", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.iss, .text("evil.example"))]),
+                    .forbidden, "INVALID_SIGNATURE", "iss"
+                ),
+                (
+                    "another folder", CATGateFixtures.token(now: now, [CATGateFixtures.catu(.path, .prefix, "/hls/cnn/")]),
+                    .forbidden, "URL_NOT_COVERED", "/hls/cnn/"
+                ),
+                (
+                    "another method", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catm, .array([.text("POST")]))]),
+                    .forbidden, "URL_NOT_COVERED", "catm"
+                ),
+                (
+                    "bound to an IP, none known", CATGateFixtures.token(now: now, [CATGateFixtures.catnip([192, 0, 2, 1])]),
+                    .forbidden, "IP_MISMATCH", "catnip"
+                ),
+                (
+                    "geography", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catgeoiso3166, .array([.text("US")]))]),
+                    .forbidden, "UNSUPPORTED_CLAIM", "catgeoiso3166"
+                ),
+                (
+                    "headers", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.cath, .map([]))]),
+                    .forbidden, "UNSUPPORTED_CLAIM", "cath"
+                ),
+                (
+                    "version 2", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catv, .integer(2))]),
+                    .forbidden, "UNSUPPORTED_CLAIM", "catv"
+                ),
+                (
+                    "one use, no cti", CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catreplay, .integer(1))], removing: [.cti]),
+                    .forbidden, "UNSUPPORTED_CLAIM", "cti"
+                ),
             ]
             for (name, cat, status, tokenStatus, named) in cases {
                 let answer = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: cat])
@@ -128,31 +160,52 @@ import Testing
 
     @Test func catuIsMatchedAgainstTheOriginalURIWithoutTheCATParameter() async throws {
         try await withGate { client, _ in
-            let exact = CATGateFixtures.token(now: now, [
-                CATGateFixtures.claim(.catu, .map([
-                    CBORMapEntry(.integer(CATURIComponent.path.rawValue), .map([CBORMapEntry(.integer(0), .text("/hls/tnt/seg1.ts"))])),
-                    CBORMapEntry(.integer(CATURIComponent.query.rawValue), .map([CBORMapEntry(.integer(0), .text("a=1&b=2"))])),
-                ])),
-            ])
+            let exact = CATGateFixtures.token(
+                now: now,
+                [
+                    CATGateFixtures.claim(
+                        .catu,
+                        .map([
+                            CBORMapEntry(.integer(CATURIComponent.path.rawValue), .map([CBORMapEntry(.integer(0), .text("/hls/tnt/seg1.ts"))])),
+                            CBORMapEntry(.integer(CATURIComponent.query.rawValue), .map([CBORMapEntry(.integer(0), .text("a=1&b=2"))])),
+                        ])
+                    )
+                ]
+            )
             let inQuery = try await client.authRequest("/hls/tnt/seg1.ts?a=1&cat=\(exact)&b=2#frag?cat=x")
             #expect(inQuery.tokenStatus == "VALID_TOKEN", "\(inQuery["X-Token-Reason"] ?? "")")
             let otherQuery = try await client.authRequest("/hls/tnt/seg1.ts?a=1&b=3", headers: [Self.catHeader: exact])
             #expect(otherQuery.tokenStatus == "URL_NOT_COVERED")
             // The forward-auth convention: the URI in X-Forwarded-Uri.
-            let forwarded = try await client.executeRequest(uri: "/v1/forward-auth", method: .get, headers: [
-                HTTPField.Name("X-Forwarded-Uri")!: "/hls/tnt/seg1.ts?a=1&b=2", HTTPField.Name("X-Token-Resource")!: "TNT",
-                Self.catHeader: exact,
-            ], body: nil)
+            let forwarded = try await client.executeRequest(
+                uri: "/v1/forward-auth",
+                method: .get,
+                headers: [
+                    HTTPField.Name("X-Forwarded-Uri")!: "/hls/tnt/seg1.ts?a=1&b=2", HTTPField.Name("X-Token-Resource")!: "TNT",
+                    Self.catHeader: exact,
+                ],
+                body: nil
+            )
             #expect(forwarded.tokenStatus == "VALID_TOKEN")
             // A host restriction needs the proxy's X-Forwarded-Host; without it, it is not skipped.
             let hostBound = CATGateFixtures.token(now: now, [CATGateFixtures.catu(.host, .exact, "origin.example")])
             let noHost = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: hostBound])
             #expect(noHost.tokenStatus == "UNSUPPORTED_CLAIM")
-            let rightHost = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: hostBound,
-                                                                                     HTTPField.Name("X-Forwarded-Host")!: "origin.example"])
+            let rightHost = try await client.authRequest(
+                "/hls/tnt/seg1.ts",
+                headers: [
+                    Self.catHeader: hostBound,
+                    HTTPField.Name("X-Forwarded-Host")!: "origin.example",
+                ]
+            )
             #expect(rightHost.tokenStatus == "VALID_TOKEN")
-            let wrongHost = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: hostBound,
-                                                                                     HTTPField.Name("X-Forwarded-Host")!: "evil.example"])
+            let wrongHost = try await client.authRequest(
+                "/hls/tnt/seg1.ts",
+                headers: [
+                    Self.catHeader: hostBound,
+                    HTTPField.Name("X-Forwarded-Host")!: "evil.example",
+                ]
+            )
             #expect(wrongHost.tokenStatus == "URL_NOT_COVERED")
         }
     }
@@ -162,17 +215,28 @@ import Testing
             let getOnly = CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catm, .array([.text("GET")]))])
             let defaultGet = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: getOnly])
             #expect(defaultGet.tokenStatus == "VALID_TOKEN")
-            let reportedPost = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: getOnly,
-                                                                                        HTTPField.Name("X-Forwarded-Method")!: "POST"])
+            let reportedPost = try await client.authRequest(
+                "/hls/tnt/seg1.ts",
+                headers: [
+                    Self.catHeader: getOnly,
+                    HTTPField.Name("X-Forwarded-Method")!: "POST",
+                ]
+            )
             #expect(reportedPost.tokenStatus == "URL_NOT_COVERED")
             // Envoy forwards the original method itself.
-            let envoyPost = try await client.executeRequest(uri: "/v1/ext-authz/hls/tnt/seg1.ts", method: .post,
-                                                            headers: [Self.catHeader: getOnly, HTTPField.Name("X-Token-Resource")!: "TNT"],
-                                                            body: nil)
+            let envoyPost = try await client.executeRequest(
+                uri: "/v1/ext-authz/hls/tnt/seg1.ts",
+                method: .post,
+                headers: [Self.catHeader: getOnly, HTTPField.Name("X-Token-Resource")!: "TNT"],
+                body: nil
+            )
             #expect(envoyPost.tokenStatus == "URL_NOT_COVERED")
-            let envoyGet = try await client.executeRequest(uri: "/v1/ext-authz/hls/tnt/seg1.ts", method: .get,
-                                                           headers: [Self.catHeader: getOnly, HTTPField.Name("X-Token-Resource")!: "TNT"],
-                                                           body: nil)
+            let envoyGet = try await client.executeRequest(
+                uri: "/v1/ext-authz/hls/tnt/seg1.ts",
+                method: .get,
+                headers: [Self.catHeader: getOnly, HTTPField.Name("X-Token-Resource")!: "TNT"],
+                body: nil
+            )
             #expect(envoyGet.tokenStatus == "VALID_TOKEN")
             var doubled = HTTPFields()
             doubled.append(HTTPField(name: HTTPField.Name("X-Forwarded-Method")!, value: "GET"))
@@ -280,7 +344,10 @@ import Testing
             #expect(tokenDecides.tokenStatus == "VALID_TOKEN")
             #expect(tokenDecides["X-Token-Kind"] == "media")
             // Without a token, the CAT's refusal is the answer, before a session's.
-            let catDecides = try await client.authRequest("/hls/tnt/a.ts", headers: [Self.catHeader: expiredCAT, .cookie: "tokengate_session=forged"])
+            let catDecides = try await client.authRequest(
+                "/hls/tnt/a.ts",
+                headers: [Self.catHeader: expiredCAT, .cookie: "tokengate_session=forged"]
+            )
             #expect(catDecides.tokenStatus == "TOKEN_EXPIRED")
 
             // A valid session wins and a one-use CAT beside it is not spent.
@@ -329,7 +396,10 @@ import Testing
 
     @Test func theConfigurationRefusesWhatCannotWork() throws {
         func refusal(_ arguments: [String]) -> String? {
-            do { _ = try GateFixtures.runtime(arguments, clock: clock); return nil } catch { return "\(error)" }
+            do {
+                _ = try GateFixtures.runtime(arguments, clock: clock)
+                return nil
+            } catch { return "\(error)" }
         }
         #expect(refusal(["--cat-issuer", "x"])?.contains("--cat-key") == true)
         #expect(refusal(["--cat-key", "\(CATGateFixtures.hmacPath) edge-1", "--token-param", "cat"])?.contains("cat") == true)

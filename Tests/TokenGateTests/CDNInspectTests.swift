@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// `POST /v1/inspect` reads CDN pastes back (docs/DESIGN.md#reading-cdn-tokens-back): each kind
@@ -12,16 +13,20 @@ import Testing
 /// object `tokeninspect --format json` prints), verified against the gate's own profiles.
 struct CDNInspectTests {
     /// The members of the CLI's CDN report, in its order (``CDNReadingReport/json``).
-    static let reportMembers = ["input", "source", "line", "status", "reason", "kind", "carrier", "tokenName", "url",
-                                "expiresAt", "notBefore", "fields", "cookieAttributes", "diagnostic", "verifiedWith"]
+    static let reportMembers = [
+        "input", "source", "line", "status", "reason", "kind", "carrier", "tokenName", "url",
+        "expiresAt", "notBefore", "fields", "cookieAttributes", "diagnostic", "verifiedWith",
+    ]
     static let samples = GateFixtures.repository.appendingPathComponent("Samples/cdn")
     static let now = "2026-01-15T12:03:00Z"
 
     /// Each sample, the URL the edge was asked for (nil: the paste's own) and what it reads as.
     static let kinds: [(file: String, profile: String, url: String?, kind: String, carrier: String, tokenName: String?, profileName: String)] = [
         ("akamai-url.txt", "akamai.profile", nil, "akamai", "query", "__token__", "samples-akamai"),
-        ("cloudfront-cookie.txt", "cloudfront.profile", "https://d111111abcdef8.cloudfront.net/hls/tnt/seg-1.ts", "cloudfront", "cookie", nil,
-         "samples-cloudfront"),
+        (
+            "cloudfront-cookie.txt", "cloudfront.profile", "https://d111111abcdef8.cloudfront.net/hls/tnt/seg-1.ts", "cloudfront", "cookie", nil,
+            "samples-cloudfront"
+        ),
         ("cat-header.txt", "cat.profile", "https://cat.example.test/hls/tnt/seg-1.ts", "cat", "header", "CTA-Common-Access-Token", "samples-cat"),
         ("nginx-secure-link-set-cookie.txt", "nginx-secure-link.profile", nil, "nginx-secure-link", "set-cookie", "tg", "samples-nginx"),
     ]
@@ -99,8 +104,11 @@ struct CDNInspectTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let runtime = try GateFixtures.runtime(try Self.sampleProfiles(in: directory).flatMap { ["--cdn-profile", $0] })
         try await runtime.application().test(.router) { client in
-            let (_, elsewhere) = try await inspect(client, Self.query(url: "https://d111111abcdef8.cloudfront.net/hls/cnn/seg-1.ts"),
-                                                   try Self.sample("cloudfront-cookie.txt"))
+            let (_, elsewhere) = try await inspect(
+                client,
+                Self.query(url: "https://d111111abcdef8.cloudfront.net/hls/cnn/seg-1.ts"),
+                try Self.sample("cloudfront-cookie.txt")
+            )
             #expect(elsewhere.first?["status"] as? String == "URL_NOT_COVERED")
             #expect(elsewhere.first?["verifiedWith"] as? String == "the profile samples-cloudfront")
             let (_, late) = try await inspect(client, Self.query(now: "2026-01-15T17:00:00Z", url: nil), try Self.sample("akamai-url.txt"))
@@ -110,12 +118,18 @@ struct CDNInspectTests {
             let (_, wrong) = try await inspect(client, Self.query(url: nil), forged)
             #expect(wrong.first?["status"] as? String == "INVALID_SIGNATURE")
             // Two tokens in one paste are one refusal naming both, never a pick.
-            let (_, two) = try await inspect(client, Self.query(url: nil),
-                                             try Self.sample("akamai-url.txt") + Self.sample("cat-header.txt"))
+            let (_, two) = try await inspect(
+                client,
+                Self.query(url: nil),
+                try Self.sample("akamai-url.txt") + Self.sample("cat-header.txt")
+            )
             #expect(two.count == 1 && two.first?["status"] as? String == "INVALID_TOKEN_FORMAT", "\(two)")
             // Several pastes, a blank line apart: one report each, in order.
-            let (_, several) = try await inspect(client, Self.query(url: nil),
-                                                 try Self.sample("akamai-url.txt") + "\n" + Self.sample("nginx-secure-link-set-cookie.txt"))
+            let (_, several) = try await inspect(
+                client,
+                Self.query(url: nil),
+                try Self.sample("akamai-url.txt") + "\n" + Self.sample("nginx-secure-link-set-cookie.txt")
+            )
             #expect(several.map { $0["kind"] as? String } == ["akamai", "nginx-secure-link"])
             #expect(several.map { $0["input"] as? Int } == [1, 2])
         }
@@ -130,7 +144,11 @@ struct CDNInspectTests {
         try await runtime.application().test(.router) { client in
             for kind in Self.kinds {
                 for path in ["/hls/tnt/../cnn/seg-1.ts", "/hls/tnt/%2E%2E/cnn/seg-1.ts", "/hls/tnt/..;/cnn/seg-1.ts", "/hls/tnt/..%5Ccnn/seg-1.ts"] {
-                    let (response, reports) = try await inspect(client, Self.query(url: "https://edge.example.test" + path), try Self.sample(kind.file))
+                    let (response, reports) = try await inspect(
+                        client,
+                        Self.query(url: "https://edge.example.test" + path),
+                        try Self.sample(kind.file)
+                    )
                     #expect(response.status == .ok, "\(kind.file) \(path)")
                     #expect(reports.first?["status"] as? String == "INVALID_URL", "\(kind.file) \(path): \(String(buffer: response.body))")
                 }
@@ -162,23 +180,35 @@ struct CDNInspectTests {
         let runtime = try GateFixtures.runtime(["--debugger"] + (try Self.sampleProfiles(in: directory).flatMap { ["--cdn-profile", $0] }))
         let akamai = try Self.sample("akamai-url.txt")
         try await runtime.application().test(.router) { client in
-            let response = try await client.executeRequest(uri: "/debugger/report?now=\(Self.now)", method: .post, headers: [:],
-                                                           body: ByteBuffer(string: akamai + "\n" + Self.sample("nginx-secure-link-set-cookie.txt")))
+            let response = try await client.executeRequest(
+                uri: "/debugger/report?now=\(Self.now)",
+                method: .post,
+                headers: [:],
+                body: ByteBuffer(string: akamai + "\n" + Self.sample("nginx-secure-link-set-cookie.txt"))
+            )
             let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
             let reports = try #require(object["reports"] as? [[String: Any]])
             #expect(reports.map { $0["status"] as? String } == ["VALID_TOKEN", "VALID_TOKEN"], "\(reports)")
             #expect(reports.map { $0["verifiedWith"] as? String } == ["the profile samples-akamai", "the profile samples-nginx"])
             #expect((object["encoded"] as? [String])?.first == akamai.trimmingCharacters(in: .newlines))
             #expect((object["errorXML"] as? [Any])?.count == 2)
-            let late = try await client.executeRequest(uri: "/debugger/report?now=2026-01-15T17:00:00Z", method: .post, headers: [:],
-                                                       body: ByteBuffer(string: akamai))
+            let late = try await client.executeRequest(
+                uri: "/debugger/report?now=2026-01-15T17:00:00Z",
+                method: .post,
+                headers: [:],
+                body: ByteBuffer(string: akamai)
+            )
             let lateObject = try JSONSerialization.jsonObject(with: Data(buffer: late.body)) as? [String: Any]
             #expect((lateObject?["reports"] as? [[String: Any]])?.first?["status"] as? String == "TOKEN_EXPIRED")
             // The same token pasted on a URL whose path leaves its folder: INVALID_URL, never VALID_TOKEN.
             let escaping = akamai.replacingOccurrences(of: "/hls/tnt/", with: "/hls/tnt/%2e%2e/cnn/")
             #expect(escaping != akamai)
-            let moved = try await client.executeRequest(uri: "/debugger/report?now=\(Self.now)", method: .post, headers: [:],
-                                                        body: ByteBuffer(string: escaping))
+            let moved = try await client.executeRequest(
+                uri: "/debugger/report?now=\(Self.now)",
+                method: .post,
+                headers: [:],
+                body: ByteBuffer(string: escaping)
+            )
             let movedObject = try JSONSerialization.jsonObject(with: Data(buffer: moved.body)) as? [String: Any]
             #expect((movedObject?["reports"] as? [[String: Any]])?.first?["status"] as? String == "INVALID_URL", "\(String(buffer: moved.body))")
         }

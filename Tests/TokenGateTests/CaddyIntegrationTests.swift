@@ -1,13 +1,19 @@
 import Foundation
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// Caddy's `forward_auth` in front of tokengate, with the shipped
 /// `deploy/caddy/Caddyfile` (addresses substituted) and a second Caddy site as
 /// the origin, echoing the `X-Token-*` values `copy_headers` gave it.
-@Suite(.serialized, .enabled(if: Caddy.available,
-                             "caddy is not installed (apt-get install caddy); TOKENINSPECT_INTEGRATION=require makes this a failure"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: Caddy.available,
+        "caddy is not installed (apt-get install caddy); TOKENINSPECT_INTEGRATION=require makes this a failure"
+    )
+)
 struct CaddyIntegrationTests {
     @Test func forwardAuthAllowsRefusesAndPassesTheValues() async throws {
         let clock = GateFixtures.Clock()
@@ -16,7 +22,8 @@ struct CaddyIntegrationTests {
             let port = try RawHTTP.freePort()
             let origin = try RawHTTP.freePort()
             let shipped = try String(contentsOf: GateFixtures.repository.appendingPathComponent("deploy/caddy/Caddyfile"), encoding: .utf8)
-            let site = shipped
+            let site =
+                shipped
                 .replacingOccurrences(of: "media.example.com {", with: "http://127.0.0.1:\(port) {")
                 .replacingOccurrences(of: "forward_auth 127.0.0.1:8089", with: "forward_auth 127.0.0.1:\(client.port!)")
                 .replacingOccurrences(of: "reverse_proxy 127.0.0.1:8080", with: "reverse_proxy 127.0.0.1:\(origin)")
@@ -58,12 +65,16 @@ struct CaddyIntegrationTests {
             // Every spelling that leaves the folder, sent as is: Caddy does not route it (404) or the gate
             // refuses it (400 INVALID_REQUEST); the origin never serves it, and the token is not spent.
             let fresh = GateFixtures.token()
-            for path in ["/hls/tnt/../cnn/seg1.ts", "/hls/tnt/%2e%2e/cnn/seg1.ts", "/hls/tnt/.%2E/cnn/seg1.ts", "/hls/tnt/..;/cnn/seg1.ts",
-                         "/hls/tnt/..%2fcnn/seg1.ts", "/hls/tnt/..%5Ccnn/seg1.ts", "/hls/tnt/./../cnn/seg1.ts"] {
+            for path in [
+                "/hls/tnt/../cnn/seg1.ts", "/hls/tnt/%2e%2e/cnn/seg1.ts", "/hls/tnt/.%2E/cnn/seg1.ts", "/hls/tnt/..;/cnn/seg1.ts",
+                "/hls/tnt/..%2fcnn/seg1.ts", "/hls/tnt/..%5Ccnn/seg1.ts", "/hls/tnt/./../cnn/seg1.ts",
+            ] {
                 let answer = try await RawHTTP.fetch(port: port, "\(path)?token=\(fresh)")
                 #expect(answer.body != "segment", "\(path) reached the origin")
-                #expect(answer.status == 404 || (answer.status == 400 && answer["X-Token-Status"] == "INVALID_REQUEST"),
-                        "\(path): \(answer.status) \(answer["X-Token-Status"] ?? "-")")
+                #expect(
+                    answer.status == 404 || (answer.status == 400 && answer["X-Token-Status"] == "INVALID_REQUEST"),
+                    "\(path): \(answer.status) \(answer["X-Token-Status"] ?? "-")"
+                )
             }
             let played = try await RawHTTP.fetch(port: port, "/hls/tnt/seg1.ts?token=\(fresh)")
             #expect(played.status == 200, "a refused path spent the token")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TokenGate
 
 /// `tokengate check` (docs/DESIGN.md#operators, docs/DEPLOY.md §6): the built
@@ -24,12 +25,18 @@ struct CheckCommandTests {
         let directory = GateFixtures.temporaryDirectory()
         var keys: URL { directory.appendingPathComponent("keys") }
 
-        init(keys names: [String] = ["trusted/test-rsa2048.pub.pem", "trusted/test-rsa3072.pub.pem",
-                                     "trusted/test-p256.pub.pem", "trusted/test-ed25519.pub.pem"]) throws {
+        init(
+            keys names: [String] = [
+                "trusted/test-rsa2048.pub.pem", "trusted/test-rsa3072.pub.pem",
+                "trusted/test-p256.pub.pem", "trusted/test-ed25519.pub.pem",
+            ]
+        ) throws {
             try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
             for name in names {
-                try FileManager.default.copyItem(at: GateFixtures.keys.appendingPathComponent(name),
-                                                 to: keys.appendingPathComponent(URL(fileURLWithPath: name).lastPathComponent))
+                try FileManager.default.copyItem(
+                    at: GateFixtures.keys.appendingPathComponent(name),
+                    to: keys.appendingPathComponent(URL(fileURLWithPath: name).lastPathComponent)
+                )
             }
         }
 
@@ -67,8 +74,10 @@ struct CheckCommandTests {
         let (status, output) = try await Self.check(setUp.arguments + ["--session-secret", secret])
         #expect(status == 0, "\(output)")
         #expect(output.contains("ready to serve: 0 problems, 4 warnings"), "\(output)")
-        for (file, size) in [("test-rsa2048.pub.pem", "RSA 2048 bits"), ("test-rsa3072.pub.pem", "RSA 3072 bits"),
-                             ("test-p256.pub.pem", "P-256"), ("test-ed25519.pub.pem", "Ed25519")] {
+        for (file, size) in [
+            ("test-rsa2048.pub.pem", "RSA 2048 bits"), ("test-rsa3072.pub.pem", "RSA 3072 bits"),
+            ("test-p256.pub.pem", "P-256"), ("test-ed25519.pub.pem", "Ed25519"),
+        ] {
             let path = setUp.keys.appendingPathComponent(file).path
             let fingerprint = try Self.opensslFingerprint(path)
             let line = output.split(separator: "\n").first { $0.contains(path) }.map(String.init) ?? ""
@@ -85,11 +94,17 @@ struct CheckCommandTests {
         let setUp = try SetUp(keys: ["trusted/test-p256.pub.pem"])
         defer { setUp.remove() }
         let config = setUp.directory.appendingPathComponent("tokengate.conf")
-        try "key = \(setUp.keys.path)\nrequestor = TNT\nresource = TNT\nsession-secret = session.key\n".write(to: config, atomically: true, encoding: .utf8)
+        try "key = \(setUp.keys.path)\nrequestor = TNT\nresource = TNT\nsession-secret = session.key\n".write(
+            to: config,
+            atomically: true,
+            encoding: .utf8
+        )
         _ = try setUp.secret("session.key", String(repeating: "k", count: 40))
         // A relative secret is read under $CREDENTIALS_DIRECTORY, as the unit's gate reads it.
-        let (status, output) = try await Self.check(["--config", config.path, "--format", "json"],
-                                                    environment: ["CREDENTIALS_DIRECTORY": setUp.directory.path])
+        let (status, output) = try await Self.check(
+            ["--config", config.path, "--format", "json"],
+            environment: ["CREDENTIALS_DIRECTORY": setUp.directory.path]
+        )
         #expect(status == 0, "\(output)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
         #expect(object["ready"] as? Bool == true && object["problems"] as? Int == 0 && object["warnings"] as? Int == 1)
@@ -111,8 +126,10 @@ struct CheckCommandTests {
         #expect(status == 1, "\(output)")
         let problems = Self.problemList(output)
         let privateKey = setUp.keys.appendingPathComponent("test-rsa2048.pem").path
-        #expect(problems.count == 1 && problems[0].hasPrefix("  1. \(privateKey): " + KeyNotices.headline(.privateKeySkipped).message),
-                "\(output)")
+        #expect(
+            problems.count == 1 && problems[0].hasPrefix("  1. \(privateKey): " + KeyNotices.headline(.privateKeySkipped).message),
+            "\(output)"
+        )
         #expect(output.contains("private key in the trust folder: skipped, move it out"))
     }
 
@@ -122,14 +139,20 @@ struct CheckCommandTests {
         let missing = setUp.directory.appendingPathComponent("no-such.key").path
         let short = try setUp.secret("short.key", "too-short\n")
         let exposed = try setUp.secret("exposed.key", String(repeating: "x", count: 48), mode: 0o644)
-        let (status, output) = try await Self.check(setUp.arguments + ["--session-secret", missing, "--session-secret", short,
-                                                                       "--session-secret", exposed])
+        let (status, output) = try await Self.check(
+            setUp.arguments + [
+                "--session-secret", missing, "--session-secret", short,
+                "--session-secret", exposed,
+            ]
+        )
         #expect(status == 1, "\(output)")
         let problems = Self.problemList(output)
         #expect(problems.count == 3, "\(output)")
         #expect(problems.contains { $0.contains(missing) && $0.contains("not a readable regular file") }, "\(problems)")
-        #expect(problems.contains { $0.contains(short) && $0.contains("holds 10 bytes, of which 9 are used") && $0.contains("at least 32") },
-                "\(problems)")
+        #expect(
+            problems.contains { $0.contains(short) && $0.contains("holds 10 bytes, of which 9 are used") && $0.contains("at least 32") },
+            "\(problems)"
+        )
         #expect(problems.contains { $0.contains(exposed) && $0.contains("readable by others (mode 644)") }, "\(problems)")
         #expect(output.contains("not ready to serve: 3 problems"))
     }
@@ -193,16 +216,20 @@ struct CheckCommandTests {
         let secret = try setUp.secret("edge.secret", String(repeating: "e", count: 40) + "\n")
         let profile = setUp.directory.appendingPathComponent("edge.profile")
         try """
-            name = edge
-            kind = nginx-secure-link
-            key = \(secret)
-            secure-link-md5 = $secure_link_expires$folder $secret
-            resource = TNT https://edge.example.test/hls/tnt/master.m3u8
-            """.write(to: profile, atomically: true, encoding: .utf8)
+        name = edge
+        kind = nginx-secure-link
+        key = \(secret)
+        secure-link-md5 = $secure_link_expires$folder $secret
+        resource = TNT https://edge.example.test/hls/tnt/master.m3u8
+        """.write(to: profile, atomically: true, encoding: .utf8)
         let hmac = CATGateFixtures.hmacPath
         let es256 = CATGateFixtures.es256Path
-        let (status, output) = try await Self.check(setUp.arguments + ["--cdn-profile", profile.path,
-                                                                       "--cat-key", "\(hmac) edge-1", "--cat-key", es256])
+        let (status, output) = try await Self.check(
+            setUp.arguments + [
+                "--cdn-profile", profile.path,
+                "--cat-key", "\(hmac) edge-1", "--cat-key", es256,
+            ]
+        )
         #expect(status == 0, "\(output)")
         let secretDigest = try OperatorTests.run("/bin/sh", ["-c", "printf %s '\(String(repeating: "e", count: 40))' | sha256sum"]).output.prefix(64)
         #expect(output.contains("\(profile.path): profile edge (kind nginx-secure-link)"), "\(output)")

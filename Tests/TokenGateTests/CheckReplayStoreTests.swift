@@ -1,18 +1,22 @@
 import Foundation
 import IntegrationSupport
 import Testing
+
+@testable import TokenGate
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import TokenGate
 
 /// `tokengate check`'s replay store part against real `redis-server` and
 /// `redis-sentinel` processes (docs/DESIGN.md#redis-settings, docs/REDIS.md):
 /// a failure is named by mode and address, as `/readyz` names it.
-@Suite(.serialized,
-       .enabled(if: Integration.redis, "redis-server not installed"),
-       .enabled(if: ExecutableTests.binary != nil || Integration.required, "the tokengate executable is not built"),
-       .holdsMachineLock)
+@Suite(
+    .serialized,
+    .enabled(if: Integration.redis, "redis-server not installed"),
+    .enabled(if: ExecutableTests.binary != nil || Integration.required, "the tokengate executable is not built"),
+    .holdsMachineLock
+)
 struct CheckReplayStoreTests {
     static func check(replay url: String) async throws -> (status: Int32, output: String) {
         try await CheckCommandTests.check(["--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT", "--replay", url])
@@ -44,8 +48,10 @@ struct CheckReplayStoreTests {
         let (status, output) = try await Self.check(replay: "redis://127.0.0.1:\(port)")
         #expect(status == 1, "\(output)")
         let problems = CheckCommandTests.problemList(output)
-        #expect(problems.count == 1 && problems[0].hasPrefix("  1. redis 127.0.0.1:\(port): ") && problems[0].contains("connection refused"),
-                "\(output)")
+        #expect(
+            problems.count == 1 && problems[0].hasPrefix("  1. redis 127.0.0.1:\(port): ") && problems[0].contains("connection refused"),
+            "\(output)"
+        )
     }
 
     /// As the image, the hardened unit and a Kubernetes pod run it: another
@@ -53,16 +59,22 @@ struct CheckReplayStoreTests {
     /// one (SO_DEBUG wants CAP_NET_ADMIN, and `.socketOption(.tcp_nodelay)`
     /// is SO_DEBUG: SOL_SOCKET level, TCP_NODELAY's number) fails every
     /// connection there with "permission denied", where root connects.
-    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
-                   "needs root and setpriv (util-linux) to drop to a user without capabilities"))
+    @Test(
+        .enabled(
+            if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+            "needs root and setpriv (util-linux) to drop to a user without capabilities"
+        )
+    )
     func aGateWithoutCapabilitiesReachesRedis() async throws {
         try await withRedisServer { redis in
             let binary = try #require(ExecutableTests.binary)
             let result = try await offloaded {
-                try Shell.run(["/usr/bin/setpriv", "--reuid", "65532", "--regid", "65532", "--clear-groups",
-                               "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-                               binary.path, "check", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT",
-                               "--replay", "redis://127.0.0.1:\(redis.port)"])
+                try Shell.run([
+                    "/usr/bin/setpriv", "--reuid", "65532", "--regid", "65532", "--clear-groups",
+                    "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
+                    binary.path, "check", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT",
+                    "--replay", "redis://127.0.0.1:\(redis.port)",
+                ])
             }
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("ok       redis 127.0.0.1:\(redis.port): answers"), "\(result.output)")
@@ -87,8 +99,10 @@ struct CheckReplayStoreTests {
             let (status, output) = try await Self.check(replay: "redis://127.0.0.1:\(redis.port)")
             #expect(status == 1, "\(output)")
             let problems = CheckCommandTests.problemList(output)
-            #expect(problems.count == 1 && problems[0].contains("redis 127.0.0.1:\(redis.port): maxmemory-policy \(policy) evicts replay entries"),
-                    "\(output)")
+            #expect(
+                problems.count == 1 && problems[0].contains("redis 127.0.0.1:\(redis.port): maxmemory-policy \(policy) evicts replay entries"),
+                "\(output)"
+            )
         }
     }
 
@@ -106,8 +120,13 @@ struct CheckReplayStoreTests {
         let (status, output) = try await Self.check(replay: group.url)
         #expect(status == 0, "\(output)")
         for sentinel in group.sentinels {
-            #expect(output.contains("redis-sentinel 127.0.0.1:\(sentinel.port): names primary 127.0.0.1:\(group.primary.port) of mymaster, "
-                + "replicas 127.0.0.1:\(group.replicas[0].port)"), "\(output)")
+            #expect(
+                output.contains(
+                    "redis-sentinel 127.0.0.1:\(sentinel.port): names primary 127.0.0.1:\(group.primary.port) of mymaster, "
+                        + "replicas 127.0.0.1:\(group.replicas[0].port)"
+                ),
+                "\(output)"
+            )
         }
         for node in [group.primary] + group.replicas {
             #expect(output.contains("redis 127.0.0.1:\(node.port): maxmemory-policy noeviction"), "\(output)")
@@ -117,8 +136,11 @@ struct CheckReplayStoreTests {
         let (downStatus, downOutput) = try await Self.check(replay: group.url)
         #expect(downStatus == 1, "\(downOutput)")
         let problems = CheckCommandTests.problemList(downOutput)
-        #expect(problems.count == 1 && problems[0].contains("redis-sentinel 127.0.0.1:\(group.sentinels[1].port): ")
-                && problems[0].contains("connection refused"), "\(downOutput)")
+        #expect(
+            problems.count == 1 && problems[0].contains("redis-sentinel 127.0.0.1:\(group.sentinels[1].port): ")
+                && problems[0].contains("connection refused"),
+            "\(downOutput)"
+        )
     }
 
     @Test func aClusterWithEverySlotCoveredIsReadyAndAShardDownIsNamed() async throws {
@@ -141,7 +163,9 @@ struct CheckReplayStoreTests {
         }
         let (downStatus, downOutput) = try await Self.check(replay: cluster.url)
         #expect(downStatus == 1, "\(downOutput)")
-        #expect(CheckCommandTests.problemList(downOutput).contains { $0.contains(" of 16384 slots have no primary that answers (slots ") },
-                "\(downOutput)")
+        #expect(
+            CheckCommandTests.problemList(downOutput).contains { $0.contains(" of 16384 slots have no primary that answers (slots ") },
+            "\(downOutput)"
+        )
     }
 }

@@ -32,17 +32,26 @@ extension FailoverTests {
     /// Fresh media tokens a second, across the four workers.
     static let partitionRate = 100
 
-    @Test(.enabled(if: NetworkNamespaces.usable || Integration.required,
-                   "needs root, ip (Debian: iproute2) and iptables (Debian: iptables)"),
-          arguments: partitionSetups)
+    @Test(
+        .enabled(
+            if: NetworkNamespaces.usable || Integration.required,
+            "needs root, ip (Debian: iproute2) and iptables (Debian: iptables)"
+        ),
+        arguments: partitionSetups
+    )
     func aPrimaryCutOffFromItsReplicasAndTheOtherNodes(_ setup: Setup) async throws {
         let started = Date()
         let topology = try await offloaded { try PartitionedClusterTopology() }
         defer { topology.remove() }
         let gates = try await topology.network.inHub {
             try (0..<4).map { _ in
-                try GateProcess(["--replay", topology.url, "--replay-durability", setup.durability,
-                                 "--replay-timeout", String(Self.replayTimeoutMilliseconds)], in: topology.network)
+                try GateProcess(
+                    [
+                        "--replay", topology.url, "--replay-durability", setup.durability,
+                        "--replay-timeout", String(Self.replayTimeoutMilliseconds),
+                    ],
+                    in: topology.network
+                )
             }
         }
         defer { gates.forEach { $0.stop() } }
@@ -59,21 +68,33 @@ extension FailoverTests {
             }.max()
             let reasons = Self.unavailableReasons(gates).map { ($0.key, $0.value - (refusalsBefore[$0.key] ?? 0)) }
                 .filter { $0.1 > 0 }.sorted { $0.0 < $1.0 }.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
-            let summary = measured.summary + "; cluster-node-timeout \(Int(timeout)) ms: promotion "
+            let summary =
+                measured.summary + "; cluster-node-timeout \(Int(timeout)) ms: promotion "
                 + String(format: "%.1f", run.detection / timeout) + "x, 503 window " + String(format: "%.1f", measured.lastUnavailable / timeout)
                 + "x; lost allows sent until " + (lastLostAllow.map { "\(Int($0)) ms" } ?? "-") + " after the cut; 503 reasons: " + reasons
             print("failover \(setup.name) repetition \(repetition)/\(Self.repetitions): \(summary)")
             let context = "\(setup.name) repetition \(repetition): \(summary)\n\(topology.describe())"
 
-            #expect(measured.otherAnswers.isEmpty, "answers other than allowed, replayed or REPLAY_CHECK_UNAVAILABLE: \(measured.otherAnswers.prefix(5)); \(context)")
+            #expect(
+                measured.otherAnswers.isEmpty,
+                "answers other than allowed, replayed or REPLAY_CHECK_UNAVAILABLE: \(measured.otherAnswers.prefix(5)); \(context)"
+            )
             #expect(measured.unavailableBeforeKill == 0, "503s before the cut; \(context)")
             #expect(measured.unavailableAfterKill > 0, "no 503 at all: the stream did not reach the cut-off primary; \(context)")
-            #expect(measured.lastUnavailable <= run.detection + 1000,
-                    "the last 503 was sent \(Int(measured.lastUnavailable)) ms after the cut, the promotion took \(Int(run.detection)) ms; \(context)")
+            #expect(
+                measured.lastUnavailable <= run.detection + 1000,
+                "the last 503 was sent \(Int(measured.lastUnavailable)) ms after the cut, the promotion took \(Int(run.detection)) ms; \(context)"
+            )
             #expect(measured.recovery != nil, "a gate never allowed a token of the cut-off shard after the last 503; \(context)")
-            #expect(run.freshTokensAllowed.allSatisfy { $0 }, "gates that refused a fresh token after the window: \(run.freshTokensAllowed); \(context)\n\(run.gateLogs.joined(separator: "\n"))")
+            #expect(
+                run.freshTokensAllowed.allSatisfy { $0 },
+                "gates that refused a fresh token after the window: \(run.freshTokensAllowed); \(context)\n\(run.gateLogs.joined(separator: "\n"))"
+            )
             #expect(measured.checkUnanswered == 0, "third presentations not answered allowed or replayed after the partition healed; \(context)")
-            #expect(measured.readinessRedBeforeKill == 0 && measured.readinessRedAfterKill == 0, "readiness red with two of three shards healthy; \(context)")
+            #expect(
+                measured.readinessRedBeforeKill == 0 && measured.readinessRedAfterKill == 0,
+                "readiness red with two of three shards healthy; \(context)"
+            )
             #expect(measured.unavailableOnHealthyShards == 0, "503s for tokens of healthy shards; \(context)")
             #expect(measured.victimShardTokens > 0 && measured.healthyShardTokens > 0, "tokens on both kinds of shard; \(context)")
             if setup.durability == "replicated" {
@@ -95,8 +116,12 @@ extension FailoverTests {
         var counts: [String: Int] = [:]
         for gate in gates {
             for line in gate.log.split(separator: "\n") where line.contains("REPLAY_CHECK_UNAVAILABLE") {
-                let reason = line.contains("NOREPLICAS") ? "NOREPLICAS" : line.contains("CLUSTERDOWN") ? "CLUSTERDOWN"
-                    : line.contains("no primary serves slot") ? "no primary known" : "other"
+                let reason =
+                    line.contains("NOREPLICAS")
+                    ? "NOREPLICAS"
+                    : line.contains("CLUSTERDOWN")
+                        ? "CLUSTERDOWN"
+                        : line.contains("no primary serves slot") ? "no primary known" : "other"
                 counts[reason, default: 0] += 1
             }
         }

@@ -1,7 +1,8 @@
 import ArgumentParser
-import Foundation
 import EntitlementTokensRedis
+import Foundation
 import Testing
+
 @testable import TokenGate
 
 @Suite struct ConfigurationTests {
@@ -32,9 +33,13 @@ import Testing
 
     /// A relative secret path outside systemd: the error says where it was looked for, and where it would be under systemd.
     @Test func aMissingRelativeSecretNamesWhereItWasLookedFor() throws {
-        let configuration = try GateConfiguration(ServeOptions.parse(["--key", key, "--requestor", "TNT", "--resource", "TNT",
-                                                                      "--session-secret", "session.key"]),
-                                                  credentialsDirectory: nil)
+        let configuration = try GateConfiguration(
+            ServeOptions.parse([
+                "--key", key, "--requestor", "TNT", "--resource", "TNT",
+                "--session-secret", "session.key",
+            ]),
+            credentialsDirectory: nil
+        )
         #expect(configuration.sessionSecretPaths == ["session.key"])
         let message: String
         do {
@@ -47,9 +52,13 @@ import Testing
         #expect(message.contains("looked for in the working directory \(FileManager.default.currentDirectoryPath)"), "\(message)")
         #expect(message.contains("$CREDENTIALS_DIRECTORY"), "\(message)")
         // Under systemd the relative path is read in the credentials folder, whose path the error then names.
-        let underSystemd = try GateConfiguration(ServeOptions.parse(["--key", key, "--requestor", "TNT", "--resource", "TNT",
-                                                                     "--session-secret", "session.key"]),
-                                                 credentialsDirectory: "/run/credentials/tokengate.service")
+        let underSystemd = try GateConfiguration(
+            ServeOptions.parse([
+                "--key", key, "--requestor", "TNT", "--resource", "TNT",
+                "--session-secret", "session.key",
+            ]),
+            credentialsDirectory: "/run/credentials/tokengate.service"
+        )
         #expect(underSystemd.sessionSecretPaths == ["/run/credentials/tokengate.service/session.key"])
     }
 
@@ -65,8 +74,10 @@ import Testing
 
     /// docs/DESIGN.md#high-availability: the URL names the mode; the durability is a setting of its own.
     @Test func theReplayURLNamesTheRedisMode() throws {
-        for url in ["redis://127.0.0.1:6379", "rediss://h:6380/0", "redis-sentinel://a:26379,b:26379#mymaster",
-                    "rediss-sentinel://a:26379/1#mymaster", "redis-cluster://a:7000,b:7001", "rediss-cluster://a:7000"] {
+        for url in [
+            "redis://127.0.0.1:6379", "rediss://h:6380/0", "redis-sentinel://a:26379,b:26379#mymaster",
+            "rediss-sentinel://a:26379/1#mymaster", "redis-cluster://a:7000,b:7001", "rediss-cluster://a:7000",
+        ] {
             let configuration = try GateFixtures.configuration(["--replay", url])
             #expect(configuration.replay == .redis(url))
             #expect(configuration.replayDurability == .primary)
@@ -75,8 +86,11 @@ import Testing
         #expect(throws: (any Error).self) { try GateFixtures.configuration(["--replay-durability", "quorum"]) }
         #expect(throws: GateConfigurationError.self) { try GateFixtures.configuration(["--replay", "redis-shards://a:1"]) }
         // The store a sentinel URL makes, and the durability it is given, reach the library.
-        let made = try ReplayStoreFactory.make(.redis("redis-sentinel://127.0.0.1:1#mymaster"), timeout: .milliseconds(50),
-                                               durability: .replicated)
+        let made = try ReplayStoreFactory.make(
+            .redis("redis-sentinel://127.0.0.1:1#mymaster"),
+            timeout: .milliseconds(50),
+            durability: .replicated
+        )
         #expect(made.store != nil)
     }
 
@@ -161,16 +175,22 @@ import Testing
         }
         #expect(check(.authenticationFailed, "refused the login") == .refused("refused the login [authenticationFailed]"))
         #expect(check(.databaseSelectionFailed, "no db") == .refused("no db [databaseSelectionFailed]"))
-        #expect(check(.unexpectedReply, "refused PING: 'NOPERM this user has no permissions'")
-                    == .refused("refused PING: 'NOPERM this user has no permissions' [unexpectedReply]"))
-        #expect(check(.errorReply, "PING refused: 'WRONGPASS invalid username-password pair'")
-                    == .refused("PING refused: 'WRONGPASS invalid username-password pair' [errorReply]"))
+        #expect(
+            check(.unexpectedReply, "refused PING: 'NOPERM this user has no permissions'")
+                == .refused("refused PING: 'NOPERM this user has no permissions' [unexpectedReply]")
+        )
+        #expect(
+            check(.errorReply, "PING refused: 'WRONGPASS invalid username-password pair'")
+                == .refused("PING refused: 'WRONGPASS invalid username-password pair' [errorReply]")
+        )
         #expect(check(.connectionFailed, "refused") == .unreachable("refused [connectionFailed]"))
         #expect(check(.timedOut, "late") == .unreachable("late [timedOut]"))
         #expect(check(.errorReply, "PING refused: 'LOADING'") == .unreachable("PING refused: 'LOADING' [errorReply]"))
         // The write check: a server without SET … PXAT (Redis < 6.2) is a setting to fix; OOM may pass.
-        #expect(check(.errorReply, "SET refused: 'ERR syntax error'")
-                    == .refused("SET refused: 'ERR syntax error' [errorReply] (SET … PXAT needs Redis 6.2 or later, or Valkey)"))
+        #expect(
+            check(.errorReply, "SET refused: 'ERR syntax error'")
+                == .refused("SET refused: 'ERR syntax error' [errorReply] (SET … PXAT needs Redis 6.2 or later, or Valkey)")
+        )
         #expect(check(.errorReply, "SET refused: 'OOM command not allowed'") == .unreachable("SET refused: 'OOM command not allowed' [errorReply]"))
     }
 
@@ -186,8 +206,12 @@ import Testing
             allow-insecure-keys = false
             """
         let arguments = try ConfigFile.arguments(from: text, source: "gate.conf")
-        #expect(arguments == ["--key", "/etc/keys", "--requestor", "TNT", "--mvpd", "Comcast_SSO", "--mvpd", "Charter Direct",
-                              "--allow-any-resource"])
+        #expect(
+            arguments == [
+                "--key", "/etc/keys", "--requestor", "TNT", "--mvpd", "Comcast_SSO", "--mvpd", "Charter Direct",
+                "--allow-any-resource",
+            ]
+        )
     }
 
     @Test func configFileErrorsNameTheLine() {
@@ -201,8 +225,10 @@ import Testing
 
     @Test func theCommandLineComesAfterTheFile() throws {
         let file = "requestor = FROMFILE\nmvpd = A\nkey = \(key)\nresource = TNT\n"
-        let expanded = try ConfigFile.expand(["serve", "--config", "gate.conf", "--requestor", "CLI", "--mvpd", "B"],
-                                             read: { _ in file })
+        let expanded = try ConfigFile.expand(
+            ["serve", "--config", "gate.conf", "--requestor", "CLI", "--mvpd", "B"],
+            read: { _ in file }
+        )
         let options = try ServeOptions.parse(Array(expanded.dropFirst()))
         #expect(options.requestor == "CLI")
         #expect(options.mvpds == ["A", "B"])
@@ -218,11 +244,13 @@ import Testing
 
     @Test func helpNamesEveryOptionOfTheSpec() {
         let help = Serve.helpMessage(columns: 200)
-        for option in ["--key", "--requestor", "--mvpd", "--resource", "--resource-header", "--listen", "--token-param",
-                       "--token-header", "--token-cookie", "--device-header", "--leeway", "--allow-insecure-keys", "--replay",
-                       "--replay-failure", "--replay-timeout", "--session-secret", "--session-lifetime", "--session-cookie",
-                       "--session-param", "--verdict-cache-size", "--log-format", "--config", "--allow-any-requestor",
-                       "--allow-any-resource"] {
+        for option in [
+            "--key", "--requestor", "--mvpd", "--resource", "--resource-header", "--listen", "--token-param",
+            "--token-header", "--token-cookie", "--device-header", "--leeway", "--allow-insecure-keys", "--replay",
+            "--replay-failure", "--replay-timeout", "--session-secret", "--session-lifetime", "--session-cookie",
+            "--session-param", "--verdict-cache-size", "--log-format", "--config", "--allow-any-requestor",
+            "--allow-any-resource",
+        ] {
             #expect(help.contains(option), "help lacks \(option)")
         }
         #expect(help.contains("127.0.0.1:8089"))
@@ -258,10 +286,12 @@ import Testing
         #expect(both.contains("password-file=PATH and sentinel-password-file=PATH"), "\(both)")
         #expect(!both.contains("hunter2") && !both.contains("hunter3"))
         // The file forms, no password, other stores, and a `--replay` after `--` pass.
-        for arguments in [["serve", "--replay", "redis://gate@127.0.0.1:6379/0?password-file=redis.password"],
-                          ["serve", "--replay", "redis-sentinel://h:26379?sentinel-password-file=/run/s#m"],
-                          ["serve", "--replay", "redis://127.0.0.1:6379"], ["serve", "--replay", "memory"],
-                          ["serve", "--", "--replay", "redis://:hunter2@h"]] {
+        for arguments in [
+            ["serve", "--replay", "redis://gate@127.0.0.1:6379/0?password-file=redis.password"],
+            ["serve", "--replay", "redis-sentinel://h:26379?sentinel-password-file=/run/s#m"],
+            ["serve", "--replay", "redis://127.0.0.1:6379"], ["serve", "--replay", "memory"],
+            ["serve", "--", "--replay", "redis://:hunter2@h"],
+        ] {
             #expect(expansionRefusal(arguments) == nil, "\(arguments)")
         }
     }
@@ -270,8 +300,11 @@ import Testing
         let file = "requestor = TNT\nreplay = redis://gate:hunter2@127.0.0.1:6379/0\n"
         for mode in [0o644, 0o640, 0o604, 0o660, 0o601] {
             let message = try #require(expansionRefusal(["serve", "--config", "gate.conf"], file: file, permissions: mode), "mode \(mode)")
-            #expect(message.contains("gate.conf") && message.contains("readable by others") && message.contains("chmod 600")
-                    && message.contains("password-file="), "\(message)")
+            #expect(
+                message.contains("gate.conf") && message.contains("readable by others") && message.contains("chmod 600")
+                    && message.contains("password-file="),
+                "\(message)"
+            )
             #expect(!message.contains("hunter2"))
         }
         #expect(expansionRefusal(["serve", "--config", "gate.conf"], file: file, permissions: 0o600) == nil)
@@ -300,8 +333,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "from-the-file\n".write(toFile: directory + "/redis.password", atomically: true, encoding: .utf8)
         // The shipped config's commented example.
-        let configuration = try RedisClientConfiguration(url: "rediss://gate@redis.internal:6380/0?password-file=redis.password",
-                                                         credentialsDirectory: directory)
+        let configuration = try RedisClientConfiguration(
+            url: "rediss://gate@redis.internal:6380/0?password-file=redis.password",
+            credentialsDirectory: directory
+        )
         #expect(configuration.endpoint.username == "gate")
         #expect(configuration.endpoint.password == "from-the-file")
     }

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import NIOPosix
 import Testing
+
 @testable import TokenGate
 
 /// Issue 22 item 2: a decision that needs no I/O runs on the event loop that
@@ -26,9 +27,16 @@ import Testing
         return Application(
             router: router,
             server: HTTPServerBuilder { responder in
-                LimitedHTTP1Channel(responder: responder, configuration: ServerLimits.http1, requestTimeout: .seconds(5),
-                                    limiter: limiter, metrics: metrics, executor: executor,
-                                    readiness: Readiness(replayProbe: { nil }), answerDirectly: { _ in nil })
+                LimitedHTTP1Channel(
+                    responder: responder,
+                    configuration: ServerLimits.http1,
+                    requestTimeout: .seconds(5),
+                    limiter: limiter,
+                    metrics: metrics,
+                    executor: executor,
+                    readiness: Readiness(replayProbe: { nil }),
+                    answerDirectly: { _ in nil }
+                )
             },
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0))
         )

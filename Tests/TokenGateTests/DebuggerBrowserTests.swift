@@ -3,6 +3,7 @@ import Foundation
 import IntegrationSupport
 import ServiceLifecycle
 import Testing
+
 @testable import TokenGate
 
 /// The debugger's page in a real headless Chromium (docs/DESIGN.md#the-web-debugger): what it shows
@@ -12,9 +13,11 @@ import Testing
 /// is written to `$TOKENINSPECT_TEST_ARTIFACTS` (default `.build/test-artifacts/`);
 /// the pasted key, the summary lines, the side-by-side views and the
 /// screenshot of docs/DEBUGGER.md are tested in `DebuggerPageLayoutTests`.
-@Suite(.serialized,
-       .enabled(if: Browser.available, "chromium and chromedriver not installed (apt-get install chromium chromium-driver)"),
-       .holdsMachineLock)
+@Suite(
+    .serialized,
+    .enabled(if: Browser.available, "chromium and chromedriver not installed (apt-get install chromium chromium-driver)"),
+    .holdsMachineLock
+)
 struct DebuggerBrowserTests {
     static let clock = GateFixtures.Clock()
 
@@ -23,12 +26,18 @@ struct DebuggerBrowserTests {
     static func withDebugger(now: (@Sendable () -> TokenTimestamp)? = nil, _ body: @Sendable (String, Browser) async throws -> Void) async throws {
         let options = try DebuggerOptions.parse(["--key", GateFixtures.publicKey])
         let clock = Self.clock
-        let server = try DebuggerServer(configuration: DebuggerConfiguration(options), logger: LogCapture().logger,
-                                        clock: now ?? { clock.read() })
+        let server = try DebuggerServer(
+            configuration: DebuggerConfiguration(options),
+            logger: LogCapture().logger,
+            clock: now ?? { clock.read() }
+        )
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: server.application(port: 0) { continuation.yield($0.localAddress?.port ?? 0) })],
-            logger: LogCapture().logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server.application(port: 0) { continuation.yield($0.localAddress?.port ?? 0) })],
+                logger: LogCapture().logger
+            )
+        )
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()
@@ -56,21 +65,26 @@ struct DebuggerBrowserTests {
         let before = try browser.execute("return Number(document.getElementById('results').dataset.generation || 0);") as? Int ?? 0
         if let key { try browser.execute("document.getElementById('key').value = arguments[0];", [key]) }
         try browser.execute("document.getElementById('input').value = arguments[0]; document.getElementById('run').click();", [text])
-        let rendered = try browser.wait(for: """
-            const results = document.getElementById('results');
-            return Number(results.dataset.generation) > arguments[0] && (results.dataset.state === 'done' || results.dataset.state === 'failed');
-            """, [before])
+        let rendered = try browser.wait(
+            for: """
+                const results = document.getElementById('results');
+                return Number(results.dataset.generation) > arguments[0] && (results.dataset.state === 'done' || results.dataset.state === 'failed');
+                """,
+            [before]
+        )
         guard rendered else { throw Browser.Failure(description: "the page did not render an answer") }
     }
 
-    static let mediaRSS = #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>TNT</title>"#
+    static let mediaRSS =
+        #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>TNT</title>"#
         + #"<item><title>Episode 12</title><guid>tnt-ep-12</guid><media:rating scheme="urn:v-chip">tv-14</media:rating></item></channel></rss>"#
 
     static let malformed = "<signatureInfo>AAAA<signatureInfo>\n<authToken>\n  <requestorID>TNT</requestorID\n</authToken>"
 
     static func artifactsDirectory() throws -> URL {
         let environment = ProcessInfo.processInfo.environment["TOKENINSPECT_TEST_ARTIFACTS"]
-        let directory = environment.map { URL(fileURLWithPath: $0) }
+        let directory =
+            environment.map { URL(fileURLWithPath: $0) }
             ?? GateFixtures.repository.appendingPathComponent(".build/test-artifacts")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
@@ -96,7 +110,8 @@ struct DebuggerBrowserTests {
                 try browser.execute("document.getElementById('expand').click();")
                 let shot = try browser.screenshot()
                 try shot.write(to: Self.artifactsDirectory().appendingPathComponent("debugger-fixtures.png"))
-                return try browser.execute("""
+                return try browser.execute(
+                    """
                     const text = (root, selector) => { const node = root.querySelector(selector); return node ? node.textContent : null; };
                     const row = (root, part, field) => text(root, '.part-' + part + ' tr[data-field="' + field + '"] td');
                     return {
@@ -126,10 +141,15 @@ struct DebuggerBrowserTests {
                       stored: localStorage.length + sessionStorage.length + document.cookie.length,
                       href: location.href,
                     };
-                    """) as? [String: Any] ?? [:]
+                    """
+                ) as? [String: Any] ?? [:]
             }
             let reports = try #require(page["reports"] as? [[String: Any]])
-            #expect(reports.map { $0["status"] as? String } == ["VALID_TOKEN", "TOKEN_EXPIRED", "INVALID_SIGNATURE", "INVALID_TOKEN_FORMAT", "INVALID_TOKEN_FORMAT"])
+            #expect(
+                reports.map { $0["status"] as? String } == [
+                    "VALID_TOKEN", "TOKEN_EXPIRED", "INVALID_SIGNATURE", "INVALID_TOKEN_FORMAT", "INVALID_TOKEN_FORMAT",
+                ]
+            )
             try #require(reports.count == 5)
             let (valid, expiredReport, forged, brokenInBase64, broken) = (reports[0], reports[1], reports[2], reports[3], reports[4])
             #expect(valid["colour"] as? String == "rgb(30, 125, 50)")
@@ -185,7 +205,8 @@ struct DebuggerBrowserTests {
             let page = try await offloadedPage { () -> [String: Any] in
                 try browser.open(origin + "/debugger")
                 try Self.paste(token, into: browser)
-                return try browser.execute("""
+                return try browser.execute(
+                    """
                     const cell = (field) => { const node = document.querySelector('.part-typed tr[data-field="' + field + '"] td'); return node ? node.textContent : null; };
                     return {
                       status: document.querySelector('.banner .status').textContent,
@@ -195,7 +216,9 @@ struct DebuggerBrowserTests {
                       handlers: document.querySelectorAll('[onerror], [onload], [onclick]').length,
                       escaped: arguments[0].map((text) => window.tokenDebugger.escapeText(text)),
                     };
-                    """, [hostileStrings]) as? [String: Any] ?? [:]
+                    """,
+                    [hostileStrings]
+                ) as? [String: Any] ?? [:]
             }
             #expect(page["status"] as? String == "VALID_TOKEN")
             #expect(page["resource"] as? String == TerminalText.escaped(resource))
@@ -212,15 +235,19 @@ struct DebuggerBrowserTests {
             // Nothing was blocked: no violation report and no error in the console.
             let violations = try await RawHTTP.fetch(port: Int(origin.split(separator: ":").last!)!, "/debugger/csp-reports")
             #expect(violations.body.hasPrefix("{\"total\":0,"), "\(violations.body)")
-            let console = try await offloaded { try browser.log("browser").compactMap { entry -> String? in
-                entry["level"] as? String == "SEVERE" ? "\(entry["message"] ?? "")" : nil
-            } }
+            let console = try await offloaded {
+                try browser.log("browser").compactMap { entry -> String? in
+                    entry["level"] as? String == "SEVERE" ? "\(entry["message"] ?? "")" : nil
+                }
+            }
             #expect(console.isEmpty, "\(console)")
 
             // And the collector does catch one: a blocked load is reported.
             let port = Int(origin.split(separator: ":").last!)!
             try await offloaded {
-                _ = try browser.execute("const image = document.createElement('img'); image.src = 'https://example.invalid/x.png'; document.body.append(image);")
+                _ = try browser.execute(
+                    "const image = document.createElement('img'); image.src = 'https://example.invalid/x.png'; document.body.append(image);"
+                )
             }
             var reported = false
             for _ in 0..<200 where !reported {
@@ -244,7 +271,8 @@ struct DebuggerBrowserTests {
                 try browser.execute("document.getElementById('expand').click();")
                 let shot = try browser.screenshot()
                 try shot.write(to: Self.artifactsDirectory().appendingPathComponent("debugger-cdn.png"))
-                return try browser.execute("""
+                return try browser.execute(
+                    """
                     const text = (root, selector) => { const node = root.querySelector(selector); return node ? node.textContent : null; };
                     const row = (root, part, field) => text(root, '.part-' + part + ' tr[data-field="' + field + '"] td');
                     return {
@@ -260,7 +288,8 @@ struct DebuggerBrowserTests {
                       pwned: typeof window.__pwned, images: document.images.length,
                       handlers: document.querySelectorAll('[onerror], [onload], [onclick]').length,
                     };
-                    """) as? [String: Any] ?? [:]
+                    """
+                ) as? [String: Any] ?? [:]
             }
             let reports = try #require(page["reports"] as? [[String: Any]])
             try #require(reports.count == 2, "\(page)")
@@ -297,13 +326,19 @@ struct DebuggerBrowserTests {
                 try browser.open("about:blank")
                 _ = try browser.log("performance")
                 try browser.open(origin + "/debugger" + fragment)
-                let restored = try browser.execute("""
+                let restored = try browser.execute(
+                    """
                     return ['resource', 'requestor', 'mvpd', 'device', 'now', 'leeway'].map((id) => document.getElementById(id).value);
-                    """)
-                try browser.execute("document.getElementById('device').value = ''; document.getElementById('device').dispatchEvent(new Event('input'));")
+                    """
+                )
+                try browser.execute(
+                    "document.getElementById('device').value = ''; document.getElementById('device').dispatchEvent(new Event('input'));"
+                )
                 try Self.paste(token, into: browser)
                 let first = try browser.execute("return document.querySelector('.banner .status').textContent;")
-                try browser.execute("const field = document.getElementById('resource'); field.value = 'TNT'; field.dispatchEvent(new Event('input'));")
+                try browser.execute(
+                    "const field = document.getElementById('resource'); field.value = 'TNT'; field.dispatchEvent(new Event('input'));"
+                )
                 let href = try browser.execute("return location.href;") as? String ?? ""
                 // A reload of the shared link gives the same view (the token pasted as the player's URL this time).
                 try browser.open(href)
@@ -314,14 +349,17 @@ struct DebuggerBrowserTests {
                 let stored = try browser.execute("return localStorage.length + sessionStorage.length + document.cookie.length;")
                 let requests = try browser.log("performance").compactMap { entry -> String? in
                     guard let message = entry["message"] as? String,
-                          let object = try? JSONSerialization.jsonObject(with: Data(message.utf8)) as? [String: Any],
-                          let inner = object["message"] as? [String: Any], inner["method"] as? String == "Network.requestWillBeSent",
-                          let params = inner["params"] as? [String: Any], let request = params["request"] as? [String: Any] else { return nil }
+                        let object = try? JSONSerialization.jsonObject(with: Data(message.utf8)) as? [String: Any],
+                        let inner = object["message"] as? [String: Any], inner["method"] as? String == "Network.requestWillBeSent",
+                        let params = inner["params"] as? [String: Any], let request = params["request"] as? [String: Any]
+                    else { return nil }
                     return request["url"] as? String
                 }
-                return ["restored": restored ?? [], "first": first ?? "", "href": href, "second": second ?? "", "warnings": warnings ?? [],
-                        "relative": relative ?? "",
-                        "stored": stored ?? -1, "requests": requests]
+                return [
+                    "restored": restored ?? [], "first": first ?? "", "href": href, "second": second ?? "", "warnings": warnings ?? [],
+                    "relative": relative ?? "",
+                    "stored": stored ?? -1, "requests": requests,
+                ]
             }
             #expect(state["restored"] as? [String] == ["CNN", "TNT", "Other, Comcast_SSO", "dev-1", "2016-03-17T22:03:31Z", "5"])
             #expect(state["first"] as? String == "INVALID_RESOURCE_ID")
@@ -334,9 +372,16 @@ struct DebuggerBrowserTests {
             #expect(state["relative"] as? String == "in 5 min")
             #expect(state["stored"] as? Int == 0)
             let requests = try #require(state["requests"] as? [String])
-            #expect(requests.contains { $0.hasSuffix("/debugger/report?resource=TNT&requestor=TNT&now=2016-03-17T22%3A03%3A31Z&leeway=5&mvpd=Other&mvpd=Comcast_SSO") })
+            #expect(
+                requests.contains {
+                    $0.hasSuffix("/debugger/report?resource=TNT&requestor=TNT&now=2016-03-17T22%3A03%3A31Z&leeway=5&mvpd=Other&mvpd=Comcast_SSO")
+                }
+            )
             #expect(requests.contains(origin + "/debugger/debugger.js"))
-            #expect(requests.allSatisfy { $0.hasPrefix(origin + "/") }, "a request off the origin: \(requests.filter { !$0.hasPrefix(origin + "/") })")
+            #expect(
+                requests.allSatisfy { $0.hasPrefix(origin + "/") },
+                "a request off the origin: \(requests.filter { !$0.hasPrefix(origin + "/") })"
+            )
         }
     }
 }

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// The SDK's other credentials (docs/DESIGN.md#the-sdks-other-credentials) in the debugger and `/v1/inspect` (issue 24):
@@ -16,14 +17,17 @@ import Testing
     let clock = GateFixtures.Clock()
 
     static func statement(key: SigningKey, expires: TokenTimestamp? = nil) throws -> String {
-        var claims = [JSONMember(name: "software_id", value: .string("app-<b>1</b>")),
-                      JSONMember(name: "iss", value: .string("Adobe Pass")),
-                      JSONMember(name: "iat", value: .number("1458252000"))]
+        var claims = [
+            JSONMember(name: "software_id", value: .string("app-<b>1</b>")),
+            JSONMember(name: "iss", value: .string("Adobe Pass")),
+            JSONMember(name: "iat", value: .number("1458252000")),
+        ]
         if let expires { claims.append(JSONMember(name: "exp", value: .number(String(expires.millisecondsSince1970 / 1000)))) }
         return try SoftwareStatementMinter.mint(claims: claims, keyID: "kid-1", key: key)
     }
 
-    static let metadata = #"{"updated":1458252000,"encrypted":["userID"],"data":{"zip":["10001"],"userID":"ZW5jcnlwdGVk","maxRating":{"MPAA":"PG-13"}}}"#
+    static let metadata =
+        #"{"updated":1458252000,"encrypted":["userID"],"data":{"zip":["10001"],"userID":"ZW5jcnlwdGVk","maxRating":{"MPAA":"PG-13"}}}"#
 
     func debuggerServer() throws -> DebuggerServer {
         let options = try DebuggerOptions.parse(["--key", GateFixtures.publicKey])

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// The debugger's routes over HTTP (docs/DESIGN.md#the-web-debugger): strict headers on every
@@ -11,7 +12,8 @@ import Testing
 /// touched, loopback only.
 @Suite struct DebuggerEndpointTests {
     let clock = GateFixtures.Clock()
-    static let strictCSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+    static let strictCSP =
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'"
 
     func debuggerServer() throws -> DebuggerServer {
@@ -37,17 +39,23 @@ import Testing
     @Test func everyDebuggerAnswerCarriesTheStrictHeaders() async throws {
         let server = try debuggerServer()
         try await server.application().test(.router) { client in
-            let gets = ["/debugger", "/debugger/debugger.js", "/debugger/debugger.css", "/debugger/favicon.svg",
-                        "/debugger/csp-reports", "/debugger/nothing-here", "/debugger/report", "/", "/healthz", "/v1/verify"]
+            let gets = [
+                "/debugger", "/debugger/debugger.js", "/debugger/debugger.css", "/debugger/favicon.svg",
+                "/debugger/csp-reports", "/debugger/nothing-here", "/debugger/report", "/", "/healthz", "/v1/verify",
+            ]
             var statuses: [String: Int] = [:]
             for path in gets {
                 let response = try await client.executeRequest(uri: path, method: .get, headers: [:], body: nil)
                 statuses[path] = response.status.code
                 expectStrictHeaders(response, "GET \(path)")
             }
-            #expect(statuses == ["/debugger": 200, "/debugger/debugger.js": 200, "/debugger/debugger.css": 200,
-                                 "/debugger/favicon.svg": 200, "/debugger/csp-reports": 200, "/debugger/nothing-here": 404, "/debugger/report": 405,
-                                 "/": 303, "/healthz": 200, "/v1/verify": 404])
+            #expect(
+                statuses == [
+                    "/debugger": 200, "/debugger/debugger.js": 200, "/debugger/debugger.css": 200,
+                    "/debugger/favicon.svg": 200, "/debugger/csp-reports": 200, "/debugger/nothing-here": 404, "/debugger/report": 405,
+                    "/": 303, "/healthz": 200, "/v1/verify": 404,
+                ]
+            )
             let page = try await client.executeRequest(uri: "/debugger", method: .get, headers: [:], body: nil)
             #expect(page.headers[.contentType] == "text/html; charset=utf-8")
             let script = try await client.executeRequest(uri: "/debugger/debugger.js", method: .get, headers: [:], body: nil)
@@ -77,8 +85,10 @@ import Testing
         #expect(html.lowercased().firstMatch(of: /\son[a-z]+\s*=/) == nil, "an inline event handler")
         #expect(!html.contains("http:") && !html.contains("https:") && !html.contains("//cdn"))
         let script = String(decoding: DebuggerAssets.script, as: UTF8.self)
-        for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "setTimeout('",
-                     "localStorage", "sessionStorage", "document.cookie", "indexedDB"] {
+        for sink in [
+            "innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "setTimeout('",
+            "localStorage", "sessionStorage", "document.cookie", "indexedDB",
+        ] {
             #expect(!script.contains(sink), "the script uses \(sink)")
         }
         let stylesheet = String(decoding: DebuggerAssets.stylesheet, as: UTF8.self)
@@ -116,8 +126,12 @@ import Testing
     @Test func theReportHasTheDecodedXMLCutAtTheSignedBytesAndTheNowUsed() async throws {
         let server = try debuggerServer()
         try await server.application().test(.router) { client in
-            let response = try await client.executeRequest(uri: "/debugger/report?now=2016-03-17T22:05:31Z", method: .post, headers: [:],
-                                                           body: ByteBuffer(string: GateFixtures.token()))
+            let response = try await client.executeRequest(
+                uri: "/debugger/report?now=2016-03-17T22:05:31Z",
+                method: .post,
+                headers: [:],
+                body: ByteBuffer(string: GateFixtures.token())
+            )
             let object = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
             #expect(object["now"] as? String == "2016-03-17T22:05:31Z")
             let report = try #require((object["reports"] as? [[String: Any]])?.first)
@@ -168,13 +182,21 @@ import Testing
             let (_, tolerated) = try await post(client, "/debugger/report?now=2016-03-17T22:09:00Z&leeway=120", token)
             #expect(tolerated.first?["status"] as? String == "VALID_TOKEN")
 
-            let production = try await client.executeRequest(uri: "/v1/verify?requestor=CNN&mvpd=Other&leeway=999", method: .post,
-                                                             headers: [:], body: ByteBuffer(string: token))
+            let production = try await client.executeRequest(
+                uri: "/v1/verify?requestor=CNN&mvpd=Other&leeway=999",
+                method: .post,
+                headers: [:],
+                body: ByteBuffer(string: token)
+            )
             let reports = try JSONSerialization.jsonObject(with: Data(buffer: production.body)) as? [[String: Any]]
             #expect(reports?.first?["status"] as? String == "VALID_TOKEN")
             let foreign = GateFixtures.token(GateFixtures.request(requestor: "CNN"))
-            let refused = try await client.executeRequest(uri: "/v1/verify?requestor=CNN", method: .post, headers: [:],
-                                                          body: ByteBuffer(string: foreign))
+            let refused = try await client.executeRequest(
+                uri: "/v1/verify?requestor=CNN",
+                method: .post,
+                headers: [:],
+                body: ByteBuffer(string: foreign)
+            )
             let refusedReports = try JSONSerialization.jsonObject(with: Data(buffer: refused.body)) as? [[String: Any]]
             #expect(refusedReports?.first?["status"] as? String == "INVALID_REQUESTOR_ID")
         }
@@ -205,8 +227,12 @@ import Testing
         try await runtime.application().test(.router) { client in
             let page = try await client.executeRequest(uri: "/debugger", method: .get, headers: [:], body: nil)
             #expect(page.status == .notFound)
-            let report = try await client.executeRequest(uri: "/debugger/report", method: .post, headers: [:],
-                                                         body: ByteBuffer(string: GateFixtures.token()))
+            let report = try await client.executeRequest(
+                uri: "/debugger/report",
+                method: .post,
+                headers: [:],
+                body: ByteBuffer(string: GateFixtures.token())
+            )
             #expect(report.status == .notFound)
         }
         let withDebugger = try GateFixtures.runtime(["--debugger"], clock: clock)
@@ -220,9 +246,11 @@ import Testing
         }
     }
 
-    @Test(arguments: [("127.0.0.1:8090", true), ("127.0.0.2:1", true), ("localhost:8090", true), ("[::1]:8090", true),
-                      ("0.0.0.0:8090", false), ("10.1.2.3:8090", false), ("[::]:8090", false), ("example.com:80", false),
-                      ("127.0.0.1.example.com:80", false), ("127.1:80", false)])
+    @Test(arguments: [
+        ("127.0.0.1:8090", true), ("127.0.0.2:1", true), ("localhost:8090", true), ("[::1]:8090", true),
+        ("0.0.0.0:8090", false), ("10.1.2.3:8090", false), ("[::]:8090", false), ("example.com:80", false),
+        ("127.0.0.1.example.com:80", false), ("127.1:80", false),
+    ])
     func theDebuggerListensOnLoopbackOnlyUnlessTheInsecureDoorIsOpen(listen: String, loopback: Bool) throws {
         let options = try DebuggerOptions.parse(["--key", GateFixtures.publicKey, "--listen", listen])
         #expect(((try? DebuggerConfiguration(options)) != nil) == loopback, "debugger --listen \(listen)")
@@ -233,7 +261,9 @@ import Testing
     }
 
     @Test func aSettingsFileCanTurnTheDebuggerOn() throws {
-        #expect(try ConfigFile.arguments(from: "debugger = true\nlisten = 127.0.0.1:8089", source: "c") == ["--debugger", "--listen", "127.0.0.1:8089"])
+        #expect(
+            try ConfigFile.arguments(from: "debugger = true\nlisten = 127.0.0.1:8089", source: "c") == ["--debugger", "--listen", "127.0.0.1:8089"]
+        )
         #expect(try ConfigFile.arguments(from: "debugger = false", source: "c") == [])
         let configuration = try GateFixtures.configuration(ConfigFile.arguments(from: "debugger = true", source: "c"))
         #expect(configuration.debugger)
@@ -255,8 +285,12 @@ import Testing
         let server = try debuggerServer()
         try await server.application().test(.router) { client in
             for index in 0..<(CSPViolationLog.maximumReports + 3) {
-                let response = try await client.executeRequest(uri: "/debugger/csp-report", method: .post, headers: [:],
-                                                               body: ByteBuffer(string: "{\"csp-report\":{\"n\":\(index)}}"))
+                let response = try await client.executeRequest(
+                    uri: "/debugger/csp-report",
+                    method: .post,
+                    headers: [:],
+                    body: ByteBuffer(string: "{\"csp-report\":{\"n\":\(index)}}")
+                )
                 #expect(response.status == .noContent)
             }
             let huge = String(repeating: "x", count: CSPViolationLog.maximumReportBytes * 2)
@@ -275,8 +309,10 @@ import Testing
 @Suite(.serialized) struct DebuggerExecutableTests {
     @Test func helpSaysHowToStartItAndWhatItKeepsSafe() {
         let help = Debugger.helpMessage(columns: 200)
-        for text in ["--key", "--listen", "127.0.0.1:8090", "--insecure-listen-anywhere", "open the address it prints",
-                     "never records a media token as used", "stores nothing", "docs/DEBUGGER.md"] {
+        for text in [
+            "--key", "--listen", "127.0.0.1:8090", "--insecure-listen-anywhere", "open the address it prints",
+            "never records a media token as used", "stores nothing", "docs/DEBUGGER.md",
+        ] {
             #expect(help.contains(text), "debugger --help lacks \(text)")
         }
         #expect(Serve.helpMessage(columns: 200).contains("--debugger"))
@@ -320,10 +356,16 @@ import Testing
         #expect(process.terminationReason == .exit)
     }
 
-    @Test(.enabled(if: ExecutableTests.binary != nil, "the tokengate executable is not built"),
-          arguments: [["debugger", "--key", GateFixtures.publicKey, "--listen", "0.0.0.0:0"],
-                      ["serve", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT", "--debugger",
-                       "--listen", "0.0.0.0:0"]])
+    @Test(
+        .enabled(if: ExecutableTests.binary != nil, "the tokengate executable is not built"),
+        arguments: [
+            ["debugger", "--key", GateFixtures.publicKey, "--listen", "0.0.0.0:0"],
+            [
+                "serve", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT", "--debugger",
+                "--listen", "0.0.0.0:0",
+            ],
+        ]
+    )
     func refusesANonLoopbackAddress(arguments: [String]) async throws {
         let (status, text) = try await ExecutableTests.run(arguments)
         #expect(status == 64)

@@ -1,6 +1,7 @@
 import EntitlementTokens
 import Foundation
 import Testing
+
 @testable import TokenGate
 
 /// The escaping rule the debugger's page shares with the CLI (docs/DESIGN.md#text-for-people,

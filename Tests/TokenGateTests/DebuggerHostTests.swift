@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// Issue 20 item 6 (docs/DESIGN.md#the-web-debugger): the debugger answers only its own
@@ -15,7 +16,10 @@ import Testing
 @Suite struct DebuggerHostTests {
     let clock = GateFixtures.Clock()
 
-    struct Answer { var status: Int; var body: String }
+    struct Answer {
+        var status: Int
+        var body: String
+    }
 
     /// One request with exactly these `Host` lines (none, one or two).
     static func send(port: Int, _ target: String, method: String = "GET", hosts: [String], body: String = "") async throws -> Answer {
@@ -32,18 +36,24 @@ import Testing
     }
 
     static func refused(port: Int, listenPort: Int) -> [[String]] {
-        [["evil.example"], ["evil.example:\(listenPort)"], ["127.0.0.1.evil.example"], ["127.0.0.1.evil.example:\(listenPort)"],
-         ["localhost.evil.example"], ["127.0.0.1:\(listenPort + 1)"], ["localhost:0"], ["[::1]:\(listenPort + 1)"],
-         ["localhost:"], ["localhost:+\(listenPort)"], ["[::1"], ["localhost", "localhost"], ["localhost", "evil.example"], []]
+        [
+            ["evil.example"], ["evil.example:\(listenPort)"], ["127.0.0.1.evil.example"], ["127.0.0.1.evil.example:\(listenPort)"],
+            ["localhost.evil.example"], ["127.0.0.1:\(listenPort + 1)"], ["localhost:0"], ["[::1]:\(listenPort + 1)"],
+            ["localhost:"], ["localhost:+\(listenPort)"], ["[::1"], ["localhost", "localhost"], ["localhost", "evil.example"], [],
+        ]
     }
 
     static func accepted(listenPort: Int) -> [[String]] {
-        [["localhost"], ["LOCALHOST"], ["127.0.0.1"], ["[::1]"], ["127.0.0.1:\(listenPort)"], ["[::1]:\(listenPort)"],
-         ["Localhost:\(listenPort)"]]
+        [
+            ["localhost"], ["LOCALHOST"], ["127.0.0.1"], ["[::1]"], ["127.0.0.1:\(listenPort)"], ["[::1]:\(listenPort)"],
+            ["Localhost:\(listenPort)"],
+        ]
     }
 
-    static let debuggerRoutes = [("GET", "/debugger"), ("GET", "/debugger/debugger.js"), ("GET", "/debugger/csp-reports"),
-                                 ("GET", "/debugger/nothing-here"), ("POST", "/debugger/report")]
+    static let debuggerRoutes = [
+        ("GET", "/debugger"), ("GET", "/debugger/debugger.js"), ("GET", "/debugger/csp-reports"),
+        ("GET", "/debugger/nothing-here"), ("POST", "/debugger/report"),
+    ]
 
     func checkDebugger(port: Int, listenPort: Int, routes: [(String, String)], token: String) async throws {
         for hosts in Self.refused(port: port, listenPort: listenPort) {
@@ -105,8 +115,12 @@ import Testing
             let options = try? DebuggerOptions.parse(base + ["--insecure-listen-anywhere", "--allowed-host=\(bad)"])
             #expect(options.flatMap { try? DebuggerConfiguration($0) } == nil, "\(bad)")
         }
-        let options = try DebuggerOptions.parse(base + ["--insecure-listen-anywhere", "--allowed-host", "Debugger.Support.example",
-                                                        "--allowed-host", "10.1.2.3"])
+        let options = try DebuggerOptions.parse(
+            base + [
+                "--insecure-listen-anywhere", "--allowed-host", "Debugger.Support.example",
+                "--allowed-host", "10.1.2.3",
+            ]
+        )
         let server = try DebuggerServer(configuration: DebuggerConfiguration(options), logger: LogCapture().logger, clock: { clock.read() })
         try await server.application().test(.live) { client in
             let port = try #require(client.port)
@@ -138,8 +152,12 @@ import Testing
             let twice = try await client.executeRequest(uri: "/debugger", method: .get, headers: [HTTPField.Name("Host")!: "evil.example"], body: nil)
             #expect(twice.status == .misdirectedRequest)
             #expect(twice.body.readableBytes == 0)
-            let verified = try await client.executeRequest(uri: "/v1/verify", method: .post, headers: [HTTPField.Name("Host")!: "evil.example"],
-                                                           body: ByteBuffer(string: GateFixtures.token()))
+            let verified = try await client.executeRequest(
+                uri: "/v1/verify",
+                method: .post,
+                headers: [HTTPField.Name("Host")!: "evil.example"],
+                body: ByteBuffer(string: GateFixtures.token())
+            )
             #expect(verified.status == .ok)
         }
     }

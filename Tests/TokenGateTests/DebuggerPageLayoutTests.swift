@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import IntegrationSupport
 import Testing
+
 @testable import TokenGate
 
 /// The debugger's page in a real headless Chromium, for issue 23 item 9 and
@@ -10,9 +11,11 @@ import Testing
 /// one summary line per token, each expandable; the encoded and decoded views
 /// side by side, stacked on a narrow window; "now" read by the server's one
 /// parser; and docs/DEBUGGER.md's screenshot, taken with the real clock.
-@Suite(.serialized,
-       .enabled(if: Browser.available, "chromium and chromedriver not installed (apt-get install chromium chromium-driver)"),
-       .holdsMachineLock)
+@Suite(
+    .serialized,
+    .enabled(if: Browser.available, "chromium and chromedriver not installed (apt-get install chromium chromium-driver)"),
+    .holdsMachineLock
+)
 struct DebuggerPageLayoutTests {
     static let untrustedPublicPEM = DebuggerPastedKeyTests.untrustedPublicPEM
 
@@ -108,8 +111,10 @@ struct DebuggerPageLayoutTests {
             #expect((pages[0]["keyText"] as? String)?.contains("a private key (PEM \"PRIVATE KEY\")") == true)
             #expect((pages[0]["keyText"] as? String)?.contains("openssl pkey -in KEY -pubout") == true)
             // The hostile label is shown as the text it is.
-            #expect((pages[1]["keyText"] as? String)?.contains("<img src=x onerror=\"window.__pwned=1\"> PRIVATE KEY") == true,
-                    "\(pages[1]["keyText"] ?? "")")
+            #expect(
+                (pages[1]["keyText"] as? String)?.contains("<img src=x onerror=\"window.__pwned=1\"> PRIVATE KEY") == true,
+                "\(pages[1]["keyText"] ?? "")"
+            )
             #expect((pages[3]["keyText"] as? String)?.contains("a JWK with private members (\"d\")") == true)
             let violations = try await RawHTTP.fetch(port: port, "/debugger/csp-reports")
             #expect(violations.body.hasPrefix("{\"total\":0,"), "\(violations.body)")
@@ -124,7 +129,8 @@ struct DebuggerPageLayoutTests {
             let page = try await offloadedPage { () -> [String: Any] in
                 try browser.open(origin + "/debugger")
                 try DebuggerBrowserTests.paste(tokens.joined(separator: "\n"), into: browser)
-                let lines = try browser.execute("""
+                let lines = try browser.execute(
+                    """
                     return [...document.querySelectorAll('details.report')].map((report) => ({
                       open: report.open, summary: report.querySelector('summary').textContent,
                       chip: report.querySelector('.summary .chip').textContent,
@@ -132,7 +138,8 @@ struct DebuggerPageLayoutTests {
                       fields: report.querySelector('.summary .fields').textContent,
                       height: report.getBoundingClientRect().height,
                     }));
-                    """)
+                    """
+                )
                 try browser.execute("document.querySelectorAll('details.report summary')[1].click();")
                 let afterClick = try browser.execute("return [...document.querySelectorAll('details.report')].map((report) => report.open);")
                 try browser.execute("document.getElementById('expand').click();")
@@ -213,8 +220,10 @@ struct DebuggerPageLayoutTests {
             #expect(base64Report["encodedMarkTitle"] as? String == "the Base64 characters that carry the signed bytes")
             let markStart = try #require(base64.range(of: mark)).lowerBound
             #expect(base64.distance(from: base64.startIndex, to: markStart) % 4 == 0)
-            let decodedMark = String(decoding: Data(base64Encoded: mark + String(repeating: "=", count: (4 - mark.count % 4) % 4)) ?? Data(),
-                                     as: UTF8.self)
+            let decodedMark = String(
+                decoding: Data(base64Encoded: mark + String(repeating: "=", count: (4 - mark.count % 4) % 4)) ?? Data(),
+                as: UTF8.self
+            )
             #expect(decodedMark.contains("<authToken>") && decodedMark.contains("</authToken>"), "\(decodedMark.prefix(80))")
             #expect(!decodedMark.contains("<signatureInfo>"), "the mark starts after the signature block")
         }
@@ -229,10 +238,14 @@ struct DebuggerPageLayoutTests {
         try await DebuggerBrowserTests.withDebugger { origin, browser in
             let page = try await offloadedPage { () -> [String: Any] in
                 try browser.open(origin + "/debugger")
-                try DebuggerBrowserTests.paste([trusted, forged, DebuggerCredentialTests.metadata].joined(separator: "\n"),
-                                               key: Self.untrustedPublicPEM, into: browser)
+                try DebuggerBrowserTests.paste(
+                    [trusted, forged, DebuggerCredentialTests.metadata].joined(separator: "\n"),
+                    key: Self.untrustedPublicPEM,
+                    into: browser
+                )
                 try browser.execute("document.getElementById('expand').click();")
-                return try browser.execute("""
+                return try browser.execute(
+                    """
                     const text = (root, selector) => root.querySelector(selector)?.textContent ?? null;
                     const row = (root, part, field) => text(root, '.part-' + part + ' tr[data-field="' + field + '"] td');
                     return {
@@ -246,7 +259,8 @@ struct DebuggerPageLayoutTests {
                       })),
                       bold: document.querySelectorAll('.report b').length,
                     };
-                    """) as? [String: Any] ?? [:]
+                    """
+                ) as? [String: Any] ?? [:]
             }
             let reports = try #require(page["reports"] as? [[String: Any]])
             try #require(reports.count == 3)
@@ -278,15 +292,19 @@ struct DebuggerPageLayoutTests {
         try await DebuggerBrowserTests.withDebugger { origin, browser in
             let answer = try await offloadedPage { () -> [String: Any] in
                 try browser.open(origin + "/debugger")
-                try browser.execute("document.getElementById('kind').value = 'signed-requestor-id'; document.getElementById('requestor').value = 'TNT';")
+                try browser.execute(
+                    "document.getElementById('kind').value = 'signed-requestor-id'; document.getElementById('requestor').value = 'TNT';"
+                )
                 try DebuggerBrowserTests.paste(trusted + "\n" + forged, key: Self.untrustedPublicPEM, into: browser)
                 try browser.execute("document.getElementById('expand').click();")
-                return try browser.execute("""
+                return try browser.execute(
+                    """
                     return { reports: [...document.querySelectorAll('.report')].map((report) => ({
                       chip: report.querySelector('.summary .chip')?.textContent ?? null,
                       status: report.querySelector('.part-requestor-id tr[data-field="status"] td')?.textContent ?? null,
                     })) };
-                    """) as? [String: Any] ?? [:]
+                    """
+                ) as? [String: Any] ?? [:]
             }
             let page = answer["reports"] as? [[String: Any]] ?? []
             try #require(page.count == 2, "\(page)")
@@ -301,19 +319,25 @@ struct DebuggerPageLayoutTests {
     /// (`TokenDateParser.parseNow`): every form the CLI's `--now` takes gives the same view.
     @Test func nowIsReadByTheOneParserInEveryFormTheCLIAccepts() async throws {
         let token = GateFixtures.token()
-        let forms = ["2016-03-17T22:05:31Z", "2016-03-17T23:05:31.000+01:00", "2016-03-17 15:05:31 -0700",
-                     "2016/03/18 00:05:31 GMT +0200", "1458252331", "1458252331000"]
+        let forms = [
+            "2016-03-17T22:05:31Z", "2016-03-17T23:05:31.000+01:00", "2016-03-17 15:05:31 -0700",
+            "2016/03/18 00:05:31 GMT +0200", "1458252331", "1458252331000",
+        ]
         try await DebuggerBrowserTests.withDebugger { origin, browser in
             let views = try await offloaded { () -> [PageAnswer] in
                 try browser.open(origin + "/debugger")
                 return try forms.map { now in
                     try browser.execute("document.getElementById('now').value = arguments[0];", [now])
                     try DebuggerBrowserTests.paste(token, into: browser)
-                    return PageAnswer(object: try browser.execute("""
-                        const text = (selector) => document.querySelector(selector)?.textContent ?? null;
-                        return { state: text('#state'), requestError: text('.request-error'), times: text('.part-times h3'),
-                                 expires: text('.part-times tr[data-field="expires"] .relative') };
-                        """) as? [String: Any] ?? [:])
+                    return PageAnswer(
+                        object: try browser.execute(
+                            """
+                            const text = (selector) => document.querySelector(selector)?.textContent ?? null;
+                            return { state: text('#state'), requestError: text('.request-error'), times: text('.part-times h3'),
+                                     expires: text('.part-times tr[data-field="expires"] .relative') };
+                            """
+                        ) as? [String: Any] ?? [:]
+                    )
                 }
             }.map(\.object)
             for (now, view) in zip(forms, views) {

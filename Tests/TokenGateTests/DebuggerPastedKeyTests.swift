@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// A public key pasted into the debugger (docs/DESIGN.md#a-pasted-key): one
@@ -37,8 +38,13 @@ import Testing
     }
 
     /// The answer to a report with these tokens and this pasted key, as JSON.
-    func report(_ client: any TestClientProtocol, tokens: String, key: String?, query: String = "",
-                route: String = "/debugger/report") async throws -> (TestResponse, [String: Any]) {
+    func report(
+        _ client: any TestClientProtocol,
+        tokens: String,
+        key: String?,
+        query: String = "",
+        route: String = "/debugger/report"
+    ) async throws -> (TestResponse, [String: Any]) {
         var headers: HTTPFields = [:]
         let body: String
         if let key {
@@ -81,10 +87,12 @@ import Testing
         let server = try debuggerServer()
         var expired = GateFixtures.request()
         expired.issueTime = GateFixtures.issued.adding(milliseconds: -86_400_000)!
-        let tokens = [GateFixtures.token(expired, key: GateFixtures.untrustedKey),   // forged and expired
-                      GateFixtures.token(),                                            // the gate's own key
-                      GateFixtures.token(key: GateFixtures.untrustedKey),              // forged, every other check passes
-                      "not a token"].joined(separator: "\n")
+        let tokens = [
+            GateFixtures.token(expired, key: GateFixtures.untrustedKey),  // forged and expired
+            GateFixtures.token(),  // the gate's own key
+            GateFixtures.token(key: GateFixtures.untrustedKey),  // forged, every other check passes
+            "not a token",
+        ].joined(separator: "\n")
         let otherKey = Self.fixtureKey("test-rsa2048-b.pub.pem")
         try await server.application().test(.router) { client in
             let (_, answer) = try await report(client, tokens: tokens, key: Self.untrustedPublicPEM)
@@ -99,8 +107,12 @@ import Testing
             #expect(statuses == ["INVALID_SIGNATURE", "VALID_TOKEN", "INVALID_SIGNATURE", "INVALID_TOKEN_FORMAT"])
             #expect(checks[2]["status"] as? String == "SIGNED_BY_PASTED_KEY")
 
-            let (_, resource) = try await report(client, tokens: GateFixtures.token(key: GateFixtures.untrustedKey),
-                                                 key: Self.untrustedPublicPEM, query: "?resource=CNN")
+            let (_, resource) = try await report(
+                client,
+                tokens: GateFixtures.token(key: GateFixtures.untrustedKey),
+                key: Self.untrustedPublicPEM,
+                query: "?resource=CNN"
+            )
             #expect((resource["pastedKey"] as? [[String: Any]])?.first?["status"] as? String == "INVALID_RESOURCE_ID")
 
             // Another key pasted: tried, and it does not verify.
@@ -139,8 +151,10 @@ import Testing
         ("traditional RSA private key", fixtureKey("test-rsa2048-traditional.pem"), "a private key (PEM \"RSA PRIVATE KEY\")"),
         ("encrypted private key", fixtureKey("test-p256-encrypted.pem"), "a private key (PEM \"ENCRYPTED PRIVATE KEY\")"),
         ("SEC1 EC private key", fixtureKey("test-p256-sec1.pem"), "a private key (PEM \"EC PRIVATE KEY\")"),
-        ("OpenSSH private key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
-         "a private key (PEM \"OPENSSH PRIVATE KEY\")"),
+        (
+            "OpenSSH private key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+            "a private key (PEM \"OPENSSH PRIVATE KEY\")"
+        ),
         ("public key then a private key", untrustedPublicPEM + fixtureKey("test-rsa2048.pem"), "a private key"),
         ("JWK with d, p, q", #"{"kty":"RSA","n":"AQAB","e":"AQAB","d":"x","p":"y","q":"z"}"#, "a JWK with private members (\"d\", \"p\", \"q\")"),
         ("JWKS with an EC d", #"{"keys":[{"kty":"EC","crv":"P-256","x":"a","y":"b", "d" : "c"}]}"#, "a JWK with private members (\"d\")"),
@@ -186,8 +200,10 @@ import Testing
         let bundle = directory.appendingPathComponent("key.p12")
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["pkcs12", "-export", "-inkey", Self.fixtureKeys.appendingPathComponent("test-rsa2048.pem").path,
-                             "-in", Self.fixtureKeys.appendingPathComponent("test-rsa2048-cert.pem").path, "-out", bundle.path, "-passout", "pass:"]
+        openssl.arguments = [
+            "pkcs12", "-export", "-inkey", Self.fixtureKeys.appendingPathComponent("test-rsa2048.pem").path,
+            "-in", Self.fixtureKeys.appendingPathComponent("test-rsa2048-cert.pem").path, "-out", bundle.path, "-passout", "pass:",
+        ]
         openssl.standardError = FileHandle.nullDevice
         try openssl.run()
         openssl.waitUntilExit()
@@ -227,14 +243,19 @@ import Testing
     @Test func theFormDataReaderReadsWhatBrowsersAndCurlSend() throws {
         #expect(try DebuggerFormData.boundary(ofContentType: "text/plain") == nil)
         #expect(try DebuggerFormData.boundary(ofContentType: nil) == nil)
-        #expect(try DebuggerFormData.boundary(ofContentType: "multipart/form-data; boundary=----WebKitFormBoundaryAb3") == "----WebKitFormBoundaryAb3")
+        #expect(
+            try DebuggerFormData.boundary(ofContentType: "multipart/form-data; boundary=----WebKitFormBoundaryAb3") == "----WebKitFormBoundaryAb3"
+        )
         #expect(try DebuggerFormData.boundary(ofContentType: "Multipart/Form-Data;charset=utf-8; BOUNDARY=\"a b:c\"") == "a b:c")
-        for bad in ["multipart/form-data", "multipart/form-data; boundary=", "multipart/form-data; boundary=\(String(repeating: "x", count: 71))",
-                    "multipart/form-data; boundary=a<b"] {
+        for bad in [
+            "multipart/form-data", "multipart/form-data; boundary=", "multipart/form-data; boundary=\(String(repeating: "x", count: 71))",
+            "multipart/form-data; boundary=a<b",
+        ] {
             #expect(throws: DebuggerFormData.Invalid.self, "\(bad)") { try DebuggerFormData.boundary(ofContentType: bad) }
         }
         // curl -F: a preamble-free body, a filename, a content type, CRLF inside the content kept.
-        let body = "--XYZ\r\nContent-Disposition: form-data; name=\"input\"; filename=\"tokens.txt\"\r\nContent-Type: text/plain\r\n\r\n"
+        let body =
+            "--XYZ\r\nContent-Disposition: form-data; name=\"input\"; filename=\"tokens.txt\"\r\nContent-Type: text/plain\r\n\r\n"
             + "line 1\r\nline 2\r\n--XYZ\r\ncontent-disposition: form-data; name=key\r\n\r\n-----BEGIN\r\n--XYZ--\r\n"
         let form = try DebuggerFormData(body: Array(body.utf8), boundary: "XYZ", allowedNames: ["input", "key"])
         #expect(form.content("input") == Array("line 1\r\nline 2".utf8))
@@ -245,7 +266,10 @@ import Testing
 
         let refused: [(String, String)] = [
             ("--XYZ\r\nContent-Disposition: form-data; name=\"other\"\r\n\r\nx\r\n--XYZ--", "unknown part 'other'"),
-            ("--XYZ\r\nContent-Disposition: form-data; name=\"input\"\r\n\r\nx\r\n--XYZ\r\nContent-Disposition: form-data; name=\"input\"\r\n\r\ny\r\n--XYZ--", "twice"),
+            (
+                "--XYZ\r\nContent-Disposition: form-data; name=\"input\"\r\n\r\nx\r\n--XYZ\r\nContent-Disposition: form-data; name=\"input\"\r\n\r\ny\r\n--XYZ--",
+                "twice"
+            ),
             ("--XYZ\r\nContent-Disposition: form-data; name=\"input\"\r\n\r\nx", "ends before"),
             ("no delimiter at all", "no '--XYZ' line"),
             ("--XYZ\r\nContent-Type: text/plain\r\n\r\nx\r\n--XYZ--", "no Content-Disposition"),
@@ -272,13 +296,20 @@ import Testing
         let server = try debuggerServer()
         try await server.application().test(.router) { client in
             let keyOnly = Self.multipart([("key", Self.untrustedPublicPEM)])
-            let response = try await client.executeRequest(uri: "/debugger/report", method: .post,
-                                                           headers: [.contentType: "multipart/form-data; boundary=\(Self.boundary)"],
-                                                           body: ByteBuffer(string: keyOnly))
+            let response = try await client.executeRequest(
+                uri: "/debugger/report",
+                method: .post,
+                headers: [.contentType: "multipart/form-data; boundary=\(Self.boundary)"],
+                body: ByteBuffer(string: keyOnly)
+            )
             #expect(response.status == .badRequest)
             #expect(String(buffer: response.body).contains("no 'input' part"))
-            let noBoundary = try await client.executeRequest(uri: "/debugger/report", method: .post,
-                                                             headers: [.contentType: "multipart/form-data"], body: ByteBuffer(string: "x"))
+            let noBoundary = try await client.executeRequest(
+                uri: "/debugger/report",
+                method: .post,
+                headers: [.contentType: "multipart/form-data"],
+                body: ByteBuffer(string: "x")
+            )
             #expect(noBoundary.status == .badRequest)
             // A key part of white space only is no key: the report is the gate's alone.
             let (blank, answer) = try await report(client, tokens: GateFixtures.token(), key: "\n  \n")

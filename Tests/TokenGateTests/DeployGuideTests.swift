@@ -6,8 +6,10 @@ import Testing
 /// the site's address moved to a scratch folder, a `tokengate serve` process
 /// and a real nginx with the shipped site on free loopback ports), with the
 /// built `tokengate` and `tokeninspect` and the system's openssl and curl.
-@Suite(.enabled(if: ExecutableTests.binary != nil, "the tokengate executable is not built"),
-       .enabled(if: Nginx.available, "nginx is not installed (apt-get install nginx-light)"))
+@Suite(
+    .enabled(if: ExecutableTests.binary != nil, "the tokengate executable is not built"),
+    .enabled(if: Nginx.available, "nginx is not installed (apt-get install nginx-light)")
+)
 struct DeployGuideTests {
     static let guide = GateFixtures.repository.appendingPathComponent("docs/DEPLOY.md")
 
@@ -50,8 +52,13 @@ struct DeployGuideTests {
         try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret.path)
         let gatePort = try RawHTTP.freePort()
         let shipped = try String(contentsOf: GateFixtures.repository.appendingPathComponent("deploy/tokengate.conf"), encoding: .utf8)
-        let settings = try Self.substituted(shipped, [("key = /etc/tokengate/keys", "key = \(keys.path)"),
-                                                       ("listen = 127.0.0.1:8089", "listen = 127.0.0.1:\(gatePort)")])
+        let settings = try Self.substituted(
+            shipped,
+            [
+                ("key = /etc/tokengate/keys", "key = \(keys.path)"),
+                ("listen = 127.0.0.1:8089", "listen = 127.0.0.1:\(gatePort)"),
+            ]
+        )
         try Data(settings.utf8).write(to: etc.appendingPathComponent("tokengate.conf"))
         let bin = try #require(ExecutableTests.binary).deletingLastPathComponent().path
         let environment = ["PATH": "\(bin):/usr/bin:/bin", "HOME": root.path]
@@ -77,13 +84,19 @@ struct DeployGuideTests {
         gate.standardOutput = try FileHandle(forWritingTo: log)
         gate.standardError = try FileHandle(forWritingTo: log)
         try gate.run()
-        defer { if gate.isRunning { gate.terminate(); gate.waitUntilExit() } }
+        defer {
+            if gate.isRunning {
+                gate.terminate()
+                gate.waitUntilExit()
+            }
+        }
         let gateLog = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         let serving = try await offloaded { eventually(within: 20) { try gate.isRunning && RawHTTP.get(port: gatePort, "/healthz").status == 200 } }
         try #require(serving.held, "the gate did not serve:\n\(gateLog().suffix(2000))")
 
         // The shipped nginx site in front of it, and an origin with the channel's playlist.
-        let port = try RawHTTP.freePort(), originPort = try RawHTTP.freePort()
+        let port = try RawHTTP.freePort()
+        let originPort = try RawHTTP.freePort()
         let site = try ShippedNginxSite(gate: gatePort, origin: originPort, port: port)
         let http = site.http + "\nserver {\n    listen 127.0.0.1:\(originPort);\n    root {{prefix}}/www;\n}\n"
         let nginx = try await offloaded {
@@ -93,12 +106,15 @@ struct DeployGuideTests {
 
         // The smoke test: a throw-away key of the operator's own, 200, then removed, 403.
         let smokeBlock = try Self.block(after: "### A smoke test with your own keys")
-        let smoke = try Self.substituted(smokeBlock, [
-            ("/etc/tokengate/keys/", keys.path + "/"),
-            ("install -o root -g tokengate -m 0640", "install -m 0640"),
-            ("systemctl reload tokengate", "kill -HUP \(gate.processIdentifier)"),
-            ("http://127.0.0.1/", "http://127.0.0.1:\(port)/"),
-        ])
+        let smoke = try Self.substituted(
+            smokeBlock,
+            [
+                ("/etc/tokengate/keys/", keys.path + "/"),
+                ("install -o root -g tokengate -m 0640", "install -m 0640"),
+                ("systemctl reload tokengate", "kill -HUP \(gate.processIdentifier)"),
+                ("http://127.0.0.1/", "http://127.0.0.1:\(port)/"),
+            ]
+        )
         let ran = try await Self.shell(smoke, environment: environment)
         #expect(ran.status == 0, "\(smoke)\n\(ran.output)")
         #expect(ran.stdout.split(separator: "\n") == ["200", "403"], "\(ran.output)\n\(nginx.errorLog)\n\(gateLog().suffix(3000))")

@@ -5,6 +5,7 @@ import NIOEmbedded
 import NIOHTTPTypes
 import Synchronization
 import Testing
+
 @testable import TokenGate
 
 /// ``DirectAnswerHandler`` on an embedded channel: what it answers itself,
@@ -30,15 +31,23 @@ import Testing
 
         init() throws {
             let waits = waits
-            let handler = DirectAnswerHandler(answer: { [unowned self] head in
-                let path = head.path ?? ""
-                asked.append(path)
-                let response = HTTPResponse(status: .ok, headerFields: [HTTPField.Name("X-Path")!: path])
-                if path.hasPrefix("/at-once") { return .now(response) }
-                if path.hasPrefix("/verified") { return .afterVerifying { response } }
-                if path.hasPrefix("/waits") { return .afterVerifying { await waits.wait(path); return response } }
-                return nil
-            }, executor: { [executor] _ in executor })
+            let handler = DirectAnswerHandler(
+                answer: { [unowned self] head in
+                    let path = head.path ?? ""
+                    asked.append(path)
+                    let response = HTTPResponse(status: .ok, headerFields: [HTTPField.Name("X-Path")!: path])
+                    if path.hasPrefix("/at-once") { return .now(response) }
+                    if path.hasPrefix("/verified") { return .afterVerifying { response } }
+                    if path.hasPrefix("/waits") {
+                        return .afterVerifying {
+                            await waits.wait(path)
+                            return response
+                        }
+                    }
+                    return nil
+                },
+                executor: { [executor] _ in executor }
+            )
             try channel.pipeline.syncOperations.addHandlers([outbound, handler])
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8089)).wait()
         }
@@ -131,7 +140,10 @@ import Testing
         #expect(try connection.handedOn().isEmpty)
         let answer = try connection.answered()
         #expect(answer.count == 2)
-        guard case .head(let head) = answer.first, case .end = answer.last else { Issue.record("\(answer)"); return }
+        guard case .head(let head) = answer.first, case .end = answer.last else {
+            Issue.record("\(answer)")
+            return
+        }
         #expect(head.status == .ok)
         #expect(head.headerFields[.contentLength] == "0")
         #expect(connection.channel.isActive)
@@ -142,7 +154,10 @@ import Testing
         try connection.read([.head(Self.request("/verify")), .end(nil)])
         let parts = try connection.handedOn()
         #expect(parts.count == 2)
-        guard case .head(let head) = parts.first, case .end = parts.last else { Issue.record("\(parts)"); return }
+        guard case .head(let head) = parts.first, case .end = parts.last else {
+            Issue.record("\(parts)")
+            return
+        }
         #expect(head.path == "/verify")
         #expect(try connection.answered().isEmpty)
     }
@@ -180,7 +195,8 @@ import Testing
         let parts = try connection.handedOn()
         #expect(parts.count == 3, "\(parts)")
         guard case .head = parts.first, case .body(let body) = parts.dropFirst().first, case .end = parts.last else {
-            Issue.record("\(parts)"); return
+            Issue.record("\(parts)")
+            return
         }
         #expect(String(buffer: body) == "body")
         #expect(try connection.answered().isEmpty)
@@ -200,8 +216,10 @@ import Testing
 
     @Test func connectionCloseClosesAfterTheAnswerAndReadsNothingMore() throws {
         let connection = try Channel()
-        try connection.read([.head(Self.request("/at-once/last", [.connection: "close"])), .end(nil),
-                             .head(Self.request("/at-once/after")), .end(nil)])
+        try connection.read([
+            .head(Self.request("/at-once/last", [.connection: "close"])), .end(nil),
+            .head(Self.request("/at-once/after")), .end(nil),
+        ])
         #expect(Self.paths(try connection.answered()) == ["/at-once/last"])
         #expect(try connection.handedOn().isEmpty)
         #expect(connection.asked == ["/at-once/last"])
@@ -209,8 +227,10 @@ import Testing
     }
 
     /// RFC 9110's IMF-fixdate, against Python's `strftime("%a, %d %b %Y %H:%M:%S GMT")` in UTC.
-    @Test(arguments: [(Int64(0), "Thu, 01 Jan 1970 00:00:00 GMT"), (951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"),
-                      (1_795_833_000, "Sat, 28 Nov 2026 02:30:00 GMT"), (4_102_444_799, "Thu, 31 Dec 2099 23:59:59 GMT")])
+    @Test(arguments: [
+        (Int64(0), "Thu, 01 Jan 1970 00:00:00 GMT"), (951_782_400, "Tue, 29 Feb 2000 00:00:00 GMT"),
+        (1_795_833_000, "Sat, 28 Nov 2026 02:30:00 GMT"), (4_102_444_799, "Thu, 31 Dec 2099 23:59:59 GMT"),
+    ])
     func theDateOfAnAnswer(second: Int64, text: String) throws {
         #expect(HTTPDate.format(second: second) == text)
         let dates = HTTPDate()
@@ -239,8 +259,10 @@ import Testing
     @Test func whatFollowsAVerificationThatWaitsWaitsBehindIt() throws {
         let connection = try Channel()
         let readsBefore = connection.outbound.reads
-        try connection.read([.head(Self.request("/waits/1")), .end(nil), .head(Self.request("/at-once/2")), .end(nil),
-                             .head(Self.request("/verify/3")), .end(nil), .head(Self.request("/at-once/4")), .end(nil)])
+        try connection.read([
+            .head(Self.request("/waits/1")), .end(nil), .head(Self.request("/at-once/2")), .end(nil),
+            .head(Self.request("/verify/3")), .end(nil), .head(Self.request("/at-once/4")), .end(nil),
+        ])
         connection.channel.read()
         #expect(try connection.answered().isEmpty)
         #expect(try connection.handedOn().isEmpty)
@@ -286,8 +308,10 @@ import Testing
 
     @Test func connectionCloseAfterAVerificationThatWaitedClosesAndReadsNothingMore() throws {
         let connection = try Channel()
-        try connection.read([.head(Self.request("/waits/last", [.connection: "close"])), .end(nil),
-                             .head(Self.request("/at-once/after")), .end(nil)])
+        try connection.read([
+            .head(Self.request("/waits/last", [.connection: "close"])), .end(nil),
+            .head(Self.request("/at-once/after")), .end(nil),
+        ])
         connection.release("/waits/last")
         #expect(Self.paths(try connection.answered()) == ["/waits/last"])
         #expect(try connection.handedOn().isEmpty)

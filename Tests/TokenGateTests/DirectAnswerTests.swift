@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// The auth answers written from the event loop over a real socket
@@ -46,9 +47,13 @@ import Testing
         let runtime = try GateFixtures.runtime(["--session-secret", secret])
         try await runtime.application(port: 0).test(.live) { client in
             let port = try #require(client.port)
-            let opened = try await RawHTTP.fetch(port: port, "/v1/auth-request", headers: [
-                ("X-Original-URI", "/hls/tnt/master.m3u8?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT"),
-            ])
+            let opened = try await RawHTTP.fetch(
+                port: port,
+                "/v1/auth-request",
+                headers: [
+                    ("X-Original-URI", "/hls/tnt/master.m3u8?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT"),
+                ]
+            )
             try await body(port, try #require(opened["X-Token-Session"]))
         }
     }
@@ -56,12 +61,19 @@ import Testing
     /// Each answer both ways: `direct` the request as a proxy sends it,
     /// `framework` the same with a one-byte body. Fields named in `differing`
     /// (a new session's credential) must be there both ways, with any value.
-    static func compare(port: Int, status: String, direct: [(String, String)], framework: [(String, String)],
-                        differing: Set<String> = []) async throws {
+    static func compare(
+        port: Int,
+        status: String,
+        direct: [(String, String)],
+        framework: [(String, String)],
+        differing: Set<String> = []
+    ) async throws {
         let directAnswers = try answers(try await offloaded { try RawHTTP.exchange(port: port, Array(request(direct, close: true).utf8)) })
-        let frameworkAnswers = try answers(try await offloaded {
-            try RawHTTP.exchange(port: port, Array(request(framework, body: "x", close: true).utf8))
-        })
+        let frameworkAnswers = try answers(
+            try await offloaded {
+                try RawHTTP.exchange(port: port, Array(request(framework, body: "x", close: true).utf8))
+            }
+        )
         #expect(directAnswers.count == 1 && frameworkAnswers.count == 1)
         guard let direct = directAnswers.first, let framework = frameworkAnswers.first else { return }
         #expect(direct.tokenStatus == status)
@@ -92,8 +104,13 @@ import Testing
             }
             // Media tokens, verified and spent: a new one each way, then one presented again.
             let media = { [("X-Original-URI", "/hls/tnt/master.m3u8?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT")] }
-            try await Self.compare(port: port, status: "VALID_TOKEN", direct: media(), framework: media(),
-                                   differing: ["x-token-session", "x-token-set-cookie"])
+            try await Self.compare(
+                port: port,
+                status: "VALID_TOKEN",
+                direct: media(),
+                framework: media(),
+                differing: ["x-token-session", "x-token-set-cookie"]
+            )
             let spent = media()
             _ = try await RawHTTP.fetch(port: port, "/v1/auth-request", headers: spent)
             try await Self.compare(port: port, status: "TOKEN_REPLAYED", direct: spent, framework: spent)

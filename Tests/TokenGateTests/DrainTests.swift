@@ -46,7 +46,8 @@ struct DrainTests {
         let seen = try await offloaded {
             let gate = try GateProcess(["--shutdown-grace", String(Self.grace)])
             defer { gate.stop() }
-            let busy = KeepAliveHTTP(port: gate.port), idle = KeepAliveHTTP(port: gate.port)
+            let busy = KeepAliveHTTP(port: gate.port)
+            let idle = KeepAliveHTTP(port: gate.port)
             _ = try busy.get("/healthz")
             let keptAlive = busy.lastHeader("Connection")
             _ = try idle.get("/healthz")
@@ -64,9 +65,18 @@ struct DrainTests {
             let idleEnd = idle.peerEnd(within: Self.grace + 5)
             let idleClosedAfter = Date().timeIntervalSince(sigterm)
             let status = gate.waitForExit(seconds: 10)
-            return Seen(keptAliveBefore: keptAlive, readinessAfter: readiness, busy: busyExchange, late: lateExchange, stepsTook: stepsTook,
-                        idleEnd: idleEnd, idleClosedAfter: idleClosedAfter, exitStatus: status,
-                        drain: Date().timeIntervalSince(sigterm), log: gate.log)
+            return Seen(
+                keptAliveBefore: keptAlive,
+                readinessAfter: readiness,
+                busy: busyExchange,
+                late: lateExchange,
+                stepsTook: stepsTook,
+                idleEnd: idleEnd,
+                idleClosedAfter: idleClosedAfter,
+                exitStatus: status,
+                drain: Date().timeIntervalSince(sigterm),
+                log: gate.log
+            )
         }
         print(String(format: "drain: SIGTERM to exit %.2f s with --shutdown-grace %.0f", seen.drain, Self.grace))
         #expect(seen.keptAliveBefore == nil, "a connection was not kept alive before SIGTERM")

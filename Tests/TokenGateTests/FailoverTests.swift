@@ -31,10 +31,12 @@ import Testing
 /// `sentinel-primary,cluster-replicated,cluster-cut-primary`; `all` by default) and
 /// `TOKENGATE_FAILOVER_REPETITIONS=N` are for `Benchmarks/redis-ha`, which runs
 /// every case N times and reads the `failover …` lines this test prints.
-@Suite(.serialized,
-       .enabled(if: Integration.redisHighAvailability, "redis-server, redis-sentinel or redis-cli not installed"),
-       .enabled(if: GateProcess.binary != nil || Integration.required, "the tokengate executable is not built"),
-       .holdsMachineLock)
+@Suite(
+    .serialized,
+    .enabled(if: Integration.redisHighAvailability, "redis-server, redis-sentinel or redis-cli not installed"),
+    .enabled(if: GateProcess.binary != nil || Integration.required, "the tokengate executable is not built"),
+    .holdsMachineLock
+)
 struct FailoverTests {
     enum Mode: String, Sendable, CaseIterable {
         case sentinel, cluster
@@ -88,8 +90,10 @@ struct FailoverTests {
         defer { topology.remove() }
         let gates = try await offloaded {
             try (0..<4).map { _ in
-                try GateProcess(["--replay", topology.url, "--replay-durability", setup.durability,
-                                 "--replay-timeout", String(Self.replayTimeoutMilliseconds)])
+                try GateProcess([
+                    "--replay", topology.url, "--replay-durability", setup.durability,
+                    "--replay-timeout", String(Self.replayTimeoutMilliseconds),
+                ])
             }
         }
         defer { gates.forEach { $0.stop() } }
@@ -99,13 +103,21 @@ struct FailoverTests {
             print("failover \(setup.name) repetition \(repetition)/\(Self.repetitions): \(measured.summary)")
             let context = "\(setup.name) repetition \(repetition): \(measured.summary)"
 
-            #expect(measured.otherAnswers.isEmpty, "answers other than allowed, replayed or REPLAY_CHECK_UNAVAILABLE: \(measured.otherAnswers.prefix(5)); \(context)")
+            #expect(
+                measured.otherAnswers.isEmpty,
+                "answers other than allowed, replayed or REPLAY_CHECK_UNAVAILABLE: \(measured.otherAnswers.prefix(5)); \(context)"
+            )
             #expect(measured.unavailableBeforeKill == 0, "503s before the kill; \(context)")
             #expect(measured.unavailableAfterKill > 0, "no 503 at all: the stream did not reach the dead primary; \(context)")
-            #expect(measured.lastUnavailable <= run.detection + 1000,
-                    "the last 503 was sent \(Int(measured.lastUnavailable)) ms after the kill, detection took \(Int(run.detection)) ms; \(context)")
+            #expect(
+                measured.lastUnavailable <= run.detection + 1000,
+                "the last 503 was sent \(Int(measured.lastUnavailable)) ms after the kill, detection took \(Int(run.detection)) ms; \(context)"
+            )
             #expect(measured.recovery != nil, "a gate never allowed a token of the failed shard after the last 503; \(context)")
-            #expect(run.freshTokensAllowed.allSatisfy { $0 }, "gates that refused a fresh token after the window: \(run.freshTokensAllowed); \(context)\n\(run.gateLogs.joined(separator: "\n"))")
+            #expect(
+                run.freshTokensAllowed.allSatisfy { $0 },
+                "gates that refused a fresh token after the window: \(run.freshTokensAllowed); \(context)\n\(run.gateLogs.joined(separator: "\n"))"
+            )
             #expect(measured.checkUnanswered == 0, "third presentations not answered allowed or replayed after the old primary came back; \(context)")
             if setup.durability == "replicated" {
                 #expect(measured.doubleAllows.isEmpty, "tokens allowed twice: \(measured.doubleAllows.prefix(5)); \(context)")
@@ -113,8 +125,10 @@ struct FailoverTests {
             #expect(measured.readinessRedBeforeKill == 0, "readiness red before the kill; \(context)")
             switch setup.mode {
             case .sentinel:
-                #expect(measured.lastReadinessRed <= run.detection + 2000,
-                        "readiness red \(Int(measured.lastReadinessRed)) ms after the kill, detection \(Int(run.detection)) ms; \(context)")
+                #expect(
+                    measured.lastReadinessRed <= run.detection + 2000,
+                    "readiness red \(Int(measured.lastReadinessRed)) ms after the kill, detection \(Int(run.detection)) ms; \(context)"
+                )
             case .cluster, .clusterCut:
                 #expect(measured.unavailableOnHealthyShards == 0, "503s for tokens of healthy shards; \(context)")
                 #expect(measured.readinessRedAfterKill == 0, "readiness red with two of three shards healthy; \(context)")
@@ -143,8 +157,12 @@ struct FailoverTests {
     /// One failure under the stream; `rate` and `replayAfter` as in
     /// ``FailoverStream/begin(workers:pause:rate:replayAfter:)`` (the replays
     /// join each token's presentations after the third one).
-    static func failOver(_ topology: any FailoverTopology, gates: [GateProcess],
-                         rate: Int? = nil, replayAfter: Duration? = nil) throws -> Run {
+    static func failOver(
+        _ topology: any FailoverTopology,
+        gates: [GateProcess],
+        rate: Int? = nil,
+        replayAfter: Duration? = nil
+    ) throws -> Run {
         try topology.waitUntilPrimed()
         for gate in gates {
             let ready = eventually(within: 15) { try RawHTTP.get(port: gate.port, "/readyz").status == 200 }
@@ -187,9 +205,11 @@ struct FailoverTests {
                 // What the gate said about its store: the reason behind its 503s, for whoever debugs the client.
                 let lines = gate.log.split(separator: "\n").filter { $0.contains("replay") || $0.contains("redis") || $0.contains("REPLAY") }
                 let refusals = lines.filter { $0.contains("\"refused\"") }
-                gateLogs.append("gate \(gate.port), the store's last lines other than refusals, then the last refusals:\n"
-                                + lines.filter { !$0.contains("\"refused\"") }.suffix(8).joined(separator: "\n") + "\n"
-                                + refusals.suffix(2).joined(separator: "\n") + "\nRedis now: " + topology.describe())
+                gateLogs.append(
+                    "gate \(gate.port), the store's last lines other than refusals, then the last refusals:\n"
+                        + lines.filter { !$0.contains("\"refused\"") }.suffix(8).joined(separator: "\n") + "\n"
+                        + refusals.suffix(2).joined(separator: "\n") + "\nRedis now: " + topology.describe()
+                )
             }
         }
 
@@ -220,8 +240,15 @@ struct FailoverTests {
                 slotCrossCheck.append((token.slot, Int(answer.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1))
             }
         }
-        return Run(tokens: checked, readiness: readiness, killedAt: killedAt, detection: detectedAt - killedAt,
-                   freshTokensAllowed: freshTokensAllowed, gateLogs: gateLogs, slotCrossCheck: slotCrossCheck)
+        return Run(
+            tokens: checked,
+            readiness: readiness,
+            killedAt: killedAt,
+            detection: detectedAt - killedAt,
+            freshTokensAllowed: freshTokensAllowed,
+            gateLogs: gateLogs,
+            slotCrossCheck: slotCrossCheck
+        )
     }
 }
 

@@ -4,6 +4,7 @@ import Foundation
 import IntegrationSupport
 import RedisRESP
 import Testing
+
 @testable import TokenGate
 
 /// One-time use across the fleet (docs/DESIGN.md#one-time-use-across-a-fleet, issue 14): real `tokengate serve`
@@ -14,10 +15,12 @@ import Testing
 /// `TOKENGATE_FLEET_TOKENS` and `TOKENGATE_FLEET_REPETITIONS` scale the
 /// exactly-once test (250 tokens, once, by default); `Benchmarks/fleet` runs
 /// the full figure, 10,000 tokens × 8 sends, 20 times.
-@Suite(.serialized,
-       .enabled(if: Integration.redis, "redis-server not installed"),
-       .enabled(if: GateProcess.binary != nil || Integration.required, "the tokengate executable is not built"),
-       .holdsMachineLock)
+@Suite(
+    .serialized,
+    .enabled(if: Integration.redis, "redis-server not installed"),
+    .enabled(if: GateProcess.binary != nil || Integration.required, "the tokengate executable is not built"),
+    .holdsMachineLock
+)
 struct FleetTests {
     static let environment = ProcessInfo.processInfo.environment
     static let tokenCount = environment["TOKENGATE_FLEET_TOKENS"].flatMap(Int.init) ?? 250
@@ -47,9 +50,19 @@ struct FleetTests {
                 let start = Date()
                 let tally = try await offloaded { FleetLoad.send(tokens, sends: Self.sends, ports: gates.map(\.port)) }
                 let seconds = Date().timeIntervalSince(start)
-                print(String(format: "fleet repetition %d/%d: %d tokens x %d sends over %d gates in %.2f s (%.0f requests/s): %@",
-                             repetition, Self.repetitions, count, Self.sends, gates.count, seconds,
-                             Double(tally.total) / seconds, tally.description))
+                print(
+                    String(
+                        format: "fleet repetition %d/%d: %d tokens x %d sends over %d gates in %.2f s (%.0f requests/s): %@",
+                        repetition,
+                        Self.repetitions,
+                        count,
+                        Self.sends,
+                        gates.count,
+                        seconds,
+                        Double(tally.total) / seconds,
+                        tally.description
+                    )
+                )
                 #expect(tally["200 VALID_TOKEN"] == count, "repetition \(repetition): \(tally)")
                 #expect(tally["403 TOKEN_REPLAYED"] == (Self.sends - 1) * count, "repetition \(repetition): \(tally)")
                 #expect(tally.total == Self.sends * count, "repetition \(repetition): \(tally)")
@@ -65,8 +78,11 @@ struct FleetTests {
             try await waitUntilReady(shared + [alone])
             let token = try FleetLoad.mediaTokenForms()[2]
             func send(_ gate: GateProcess) async throws -> String {
-                let answer = try await RawHTTP.fetch(port: gate.port, "/v1/auth-request",
-                                                     headers: [("X-Original-URI", "/live/tnt.m3u8?token=\(token)")])
+                let answer = try await RawHTTP.fetch(
+                    port: gate.port,
+                    "/v1/auth-request",
+                    headers: [("X-Original-URI", "/live/tnt.m3u8?token=\(token)")]
+                )
                 return "\(answer.status) \(answer.tokenStatus ?? "-")"
             }
             // The in-memory gate knows only itself: it allows the token once.
@@ -111,14 +127,19 @@ struct FleetTests {
                 #expect(readiness.contains("redis") && readiness.contains("127.0.0.1:\(redis.port)"), "\(readiness)")
                 #expect(readiness.contains("connection refused"), "\(readiness)")
                 #expect(!readiness.contains("NIO") && !readiness.contains("SingleConnectionFailure"), "\(readiness)")
-                let refusal = try RawHTTP.get(port: gate.port, "/v1/auth-request",
-                                              headers: [("X-Original-URI", "/a?token=\(try FleetLoad.mediaTokenForms()[1])")])
+                let refusal = try RawHTTP.get(
+                    port: gate.port,
+                    "/v1/auth-request",
+                    headers: [("X-Original-URI", "/a?token=\(try FleetLoad.mediaTokenForms()[1])")]
+                )
                 let header = try #require(refusal["X-Token-Reason"]).removingPercentEncoding ?? ""
                 #expect(refusal.status == 503 && header.contains("replay store did not answer"), "\(header)")
                 #expect(!header.contains("\(redis.port)") && !header.contains("127.0.0.1") && !header.contains("NIO"), "\(header)")
                 // Authorization tokens never touch the replay store.
-                let authorization = try client.get("/v1/auth-request",
-                                                   headers: [("X-Original-URI", "/a?token=\(Self.authorizationToken())")])
+                let authorization = try client.get(
+                    "/v1/auth-request",
+                    headers: [("X-Original-URI", "/a?token=\(Self.authorizationToken())")]
+                )
                 #expect(authorization == (200, "VALID_TOKEN"))
 
                 try redis.restart()
@@ -192,18 +213,28 @@ struct FleetTests {
     /// a store that is down refuses it (503), never allows it.
     @Test func aOneUseCATIsAllowedOnceAcrossTwoGatesOnOneRedis() async throws {
         try await withRedisServer { redis in
-            let gates = try await gates(2, ["--replay", redis.url, "--replay-timeout", "50",
-                                            "--cat-key", "\(CATGateFixtures.hmacPath) edge-1"])
+            let gates = try await gates(
+                2,
+                [
+                    "--replay", redis.url, "--replay-timeout", "50",
+                    "--cat-key", "\(CATGateFixtures.hmacPath) edge-1",
+                ]
+            )
             defer { gates.forEach { $0.stop() } }
             try await waitUntilReady(gates)
             try await offloaded {
                 func cat() -> String {
-                    CATGateFixtures.token(now: CATGateFixtures.seconds(TokenTimestamp.now()),
-                                          [CATGateFixtures.claim(.catreplay, .integer(1))])
+                    CATGateFixtures.token(
+                        now: CATGateFixtures.seconds(TokenTimestamp.now()),
+                        [CATGateFixtures.claim(.catreplay, .integer(1))]
+                    )
                 }
                 func send(_ gate: GateProcess, _ cat: String) throws -> RawHTTP.Answer {
-                    try RawHTTP.get(port: gate.port, "/v1/auth-request",
-                                    headers: [("X-Original-URI", "/hls/tnt/seg1.ts"), ("CTA-Common-Access-Token", cat)])
+                    try RawHTTP.get(
+                        port: gate.port,
+                        "/v1/auth-request",
+                        headers: [("X-Original-URI", "/hls/tnt/seg1.ts"), ("CTA-Common-Access-Token", cat)]
+                    )
                 }
                 let once = cat()
                 let first = try send(gates[0], once)
@@ -246,8 +277,10 @@ struct FleetTests {
         try await withRedisServer(["--requirepass", "the-right-one"]) { redis in
             let wrong = try Self.secretFile("not-the-password")
             defer { try? FileManager.default.removeItem(atPath: wrong) }
-            for (url, cause) in [("redis://127.0.0.1:\(redis.port)?password-file=\(wrong)", "refused the login"),
-                                 ("redis://127.0.0.1:\(redis.port)", "wants a password")] {
+            for (url, cause) in [
+                ("redis://127.0.0.1:\(redis.port)?password-file=\(wrong)", "refused the login"),
+                ("redis://127.0.0.1:\(redis.port)", "wants a password"),
+            ] {
                 let gate = try GateProcess(["--replay", url], waitUntilServing: false)
                 defer { gate.stop() }
                 let status = try await offloaded { gate.waitForExit(seconds: 20) }
@@ -278,15 +311,19 @@ struct FleetTests {
     }
 
     @Test func aUserThatMayPingButNotWriteTheKeysIsAClearStartUpError() async throws {
-        let users = ["--user", "reader", "on", ">readpw", "~*", "+get", "+ping",
-                     "--user", "elsewhere", "on", ">elsepw", "~other:*", "+set", "+ping",
-                     "--user", "gate", "on", ">gatepw", "~tokeninspect:replay:*", "+set", "+ping"]
+        let users = [
+            "--user", "reader", "on", ">readpw", "~*", "+get", "+ping",
+            "--user", "elsewhere", "on", ">elsepw", "~other:*", "+set", "+ping",
+            "--user", "gate", "on", ">gatepw", "~tokeninspect:replay:*", "+set", "+ping",
+        ]
         try await withRedisServer(users) { redis in
             for user in ["reader", "elsewhere"] {
                 let password = try Self.secretFile("\(user.prefix(4))pw")
                 defer { try? FileManager.default.removeItem(atPath: password) }
-                let gate = try GateProcess(["--replay", "redis://\(user)@127.0.0.1:\(redis.port)?password-file=\(password)"],
-                                           waitUntilServing: false)
+                let gate = try GateProcess(
+                    ["--replay", "redis://\(user)@127.0.0.1:\(redis.port)?password-file=\(password)"],
+                    waitUntilServing: false
+                )
                 defer { gate.stop() }
                 let status = try await offloaded { gate.waitForExit(seconds: 20) }
                 #expect(status == 2, "\(user): the gate did not exit 2: \(gate.log.suffix(1000))")
@@ -307,8 +344,10 @@ struct FleetTests {
     /// The TLS forms through real gates: every node on a TLS port only, the CA
     /// named in the URL (`tls-ca-file=`, the gate's one way to trust a private
     /// CA); a CA that signed nothing there stops the start.
-    @Test(.enabled(if: Integration.redisHighAvailability, "redis-sentinel or redis-cli not installed"),
-          arguments: ["sentinel", "cluster"])
+    @Test(
+        .enabled(if: Integration.redisHighAvailability, "redis-sentinel or redis-cli not installed"),
+        arguments: ["sentinel", "cluster"]
+    )
     func theTLSFormsOfSentinelAndClusterAllowEachMediaTokenOnce(mode: String) async throws {
         let tls = try RedisTLSFiles()
         defer { tls.remove() }
@@ -347,7 +386,7 @@ struct FleetTests {
             let group = runtime.serviceGroup(port: 0)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
-                #expect(await runtime.readiness.notReadyReason() == nil)   // a PING through the gate's own client
+                #expect(await runtime.readiness.notReadyReason() == nil)  // a PING through the gate's own client
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+
 @testable import TokenGate
 
 /// `tokengate --help` keeps its paragraphs (issue 23 item 7): swift-argument-parser
@@ -50,9 +51,13 @@ import Testing
         var section = "discussion"
         for (line, next) in zip(lines, lines.dropFirst()) {
             if line.hasPrefix("USAGE:") { section = "usage" }
-            if line == "OPTIONS:" || line == "SUBCOMMANDS:" { section = "entries"; continue }
+            if line == "OPTIONS:" || line == "SUBCOMMANDS:" {
+                section = "entries"
+                continue
+            }
             guard !line.trimmingCharacters(in: .whitespaces).isEmpty,
-                  let word = next.split(separator: " ").first else { continue }
+                let word = next.split(separator: " ").first
+            else { continue }
             switch section {
             case "discussion":
                 guard !line.hasPrefix(" "), !next.hasPrefix(" ") else { continue }

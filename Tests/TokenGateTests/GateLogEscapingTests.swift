@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import Logging
 import Testing
+
 @testable import TokenGate
 
 /// Issue 20 item 8b: the gate's log lines escape with the library's one

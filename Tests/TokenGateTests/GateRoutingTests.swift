@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// The gate's routes (`GateResponder.route(_:)`, docs/DESIGN.md#where-the-routes-are-declared)
@@ -41,10 +42,12 @@ struct GateRoutingTests {
     static var table: [(HTTPRequest.Method, String, Expected)] {
         var rows: [(HTTPRequest.Method, String, Expected)] = []
         // The proxies' endpoints refuse another method themselves; the probes before they are reached.
-        for (path, label, refusedAs) in [("/v1/auth-request", "auth-request", "auth-request"),
-                                         ("/v1/forward-auth", "forward-auth", "forward-auth"),
-                                         ("/healthz", "healthz", "other"), ("/readyz", "readyz", "other"),
-                                         ("/metrics", "metrics", "other")] {
+        for (path, label, refusedAs) in [
+            ("/v1/auth-request", "auth-request", "auth-request"),
+            ("/v1/forward-auth", "forward-auth", "forward-auth"),
+            ("/healthz", "healthz", "other"), ("/readyz", "readyz", "other"),
+            ("/metrics", "metrics", "other"),
+        ] {
             rows += [(.get, path, .endpoint(label)), (.head, path, .endpoint(label))]
             rows += others.map { ($0, path, .methodNotAllowed(allow: "GET, HEAD", label: refusedAs)) }
         }
@@ -63,13 +66,17 @@ struct GateRoutingTests {
             rows += ([.get, .head] + others).map { ($0, path, .endpoint("ext-authz")) }
         }
         // The mounted debugger takes its prefix and below, and answers its own 404 and 405.
-        rows += [(.get, "/debugger", .endpoint("debugger")), (.get, "/debugger/nothing-here", .endpoint("debugger")),
-                 (.get, "/debugger/report", .endpoint("debugger")), (propfind, "/debugger", .endpoint("debugger"))]
+        rows += [
+            (.get, "/debugger", .endpoint("debugger")), (.get, "/debugger/nothing-here", .endpoint("debugger")),
+            (.get, "/debugger/report", .endpoint("debugger")), (propfind, "/debugger", .endpoint("debugger")),
+        ]
         // Neither a route nor below a prefix: paths are matched as written.
-        rows += [(.get, "/", .notFound), (.get, "/v1/nothing", .notFound), (.post, "/v1/nothing", .notFound),
-                 (.get, "/v1/ext-authzed", .notFound), (.get, "/v1", .notFound), (.get, "/debuggers", .notFound),
-                 (.get, "/v1/auth-request/more", .notFound), (propfind, "/v1/verify/more", .notFound),
-                 (.get, "/healthz/", .notFound), (.get, "/v1/auth-request/", .notFound)]
+        rows += [
+            (.get, "/", .notFound), (.get, "/v1/nothing", .notFound), (.post, "/v1/nothing", .notFound),
+            (.get, "/v1/ext-authzed", .notFound), (.get, "/v1", .notFound), (.get, "/debuggers", .notFound),
+            (.get, "/v1/auth-request/more", .notFound), (propfind, "/v1/verify/more", .notFound),
+            (.get, "/healthz/", .notFound), (.get, "/v1/auth-request/", .notFound),
+        ]
         return rows
     }
 
@@ -90,8 +97,10 @@ struct GateRoutingTests {
                 case .endpoint:
                     if response.status == .methodNotAllowed || response.status == .notFound {
                         // The debugger answers its own 404 and 405, with its own headers.
-                        #expect(expected.label == "debugger" && response.headers[.contentSecurityPolicy] != nil,
-                                "\(what): \(response.status), expected \(expected)")
+                        #expect(
+                            expected.label == "debugger" && response.headers[.contentSecurityPolicy] != nil,
+                            "\(what): \(response.status), expected \(expected)"
+                        )
                     }
                 case .methodNotAllowed(let allow, _):
                     #expect(response.status == .methodNotAllowed, "\(what): \(response.status), expected \(expected)")
@@ -111,8 +120,10 @@ struct GateRoutingTests {
     @Test func optionalRoutesAreAbsentUnlessConfigured() async throws {
         let runtime = try GateFixtures.runtime()
         try await runtime.application().test(.router) { client in
-            for (method, path) in [(HTTPRequest.Method.get, "/v1/playback"), (.post, "/v1/playback"), (.head, "/v1/playback"),
-                                   (.get, "/debugger"), (.post, "/debugger/report")] {
+            for (method, path) in [
+                (HTTPRequest.Method.get, "/v1/playback"), (.post, "/v1/playback"), (.head, "/v1/playback"),
+                (.get, "/debugger"), (.post, "/debugger/report"),
+            ] {
                 let response = try await client.executeRequest(uri: path, method: method, headers: [:], body: nil)
                 #expect(response.status == .notFound, "\(method) \(path)")
             }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Testing
+
 @testable import TokenGate
 
 @Suite struct HeaderValueTests {
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test func longValuesAreCutOnACharacterWithAnEllipsis() {
-        let long = String(repeating: "é", count: 1000)   // 2 bytes each, 6 once encoded
+        let long = String(repeating: "é", count: 1000)  // 2 bytes each, 6 once encoded
         let encoded = HeaderValue.encode(long)
         #expect(encoded.utf8.count <= HeaderValue.maximumBytes)
         #expect(encoded.hasSuffix("%E2%80%A6"))

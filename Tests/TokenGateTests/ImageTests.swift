@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import IntegrationSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,8 +14,12 @@ import Glibc
 /// machine's sandbox needs: runc, vfs, explicit ulimits, the host's network),
 /// and run as an operator runs it: the keys and the session secret mounted
 /// read-only as files, a read-only root filesystem, the image's own user.
-@Suite(.serialized, .holdsMachineLock, .timeLimit(.minutes(30)),
-       .enabled(if: ReleaseImage.available, ReleaseImage.skipReason))
+@Suite(
+    .serialized,
+    .holdsMachineLock,
+    .timeLimit(.minutes(30)),
+    .enabled(if: ReleaseImage.available, ReleaseImage.skipReason)
+)
 struct ImageTests {
     @Test func theArchiveHoldsTheGateItsLibrariesAndNoShell() async throws {
         let (file, builtHere) = try await ReleaseImage.archive()
@@ -33,15 +38,20 @@ struct ImageTests {
         #expect(labels["org.opencontainers.image.title"] == "tokengate")
         #expect(!(labels["org.opencontainers.image.description"] ?? "").isEmpty)
         #expect(!(labels["org.opencontainers.image.licenses"] ?? "").isEmpty)
-        #expect(labels["org.opencontainers.image.created"].flatMap { ISO8601DateFormatter().date(from: $0) } != nil,
-                "created: \(labels["org.opencontainers.image.created"] ?? "none")")
+        #expect(
+            labels["org.opencontainers.image.created"].flatMap { ISO8601DateFormatter().date(from: $0) } != nil,
+            "created: \(labels["org.opencontainers.image.created"] ?? "none")"
+        )
         if builtHere {
             let head = try Shell.run(["git", "rev-parse", "HEAD"], directory: GateFixtures.repository).checked()
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             let revision = labels["org.opencontainers.image.revision"] ?? ""
             #expect(revision == head || revision == head + "-dirty", "revision \(revision), HEAD \(head)")
             let origin = try Shell.run(["git", "remote", "get-url", "origin"], directory: GateFixtures.repository)
-            #expect(labels["org.opencontainers.image.source"] == (origin.status == 0 ? origin.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : nil))
+            #expect(
+                labels["org.opencontainers.image.source"]
+                    == (origin.status == 0 ? origin.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : nil)
+            )
         }
 
         // Owned by root, written by nobody else, no set-id bit.
@@ -49,8 +59,10 @@ struct ImageTests {
         for entry in image.entries {
             #expect(entry.owner == "0/0", "\(entry.path) is owned by \(entry.owner)")
             let mode = Array(entry.mode)
-            #expect(mode.count == 10 && (mode[0] == "l" || (mode[5] != "w" && mode[8] != "w")) && mode[3] != "s" && mode[6] != "s",
-                    "\(entry.path): \(entry.mode)")
+            #expect(
+                mode.count == 10 && (mode[0] == "l" || (mode[5] != "w" && mode[8] != "w")) && mode[3] != "s" && mode[6] != "s",
+                "\(entry.path): \(entry.mode)"
+            )
         }
         // No shell, no package manager: the only programs are the two binaries (and the loader, libc's).
         let programs = image.entries.filter { $0.mode.hasPrefix("-") && Array($0.mode)[3] == "x" && !$0.path.contains(".so") }.map(\.path)
@@ -77,7 +89,9 @@ struct ImageTests {
 
         // Every library a binary or a library asks for is there, and the loader the binaries name.
         let elves = image.entries.filter { $0.mode.hasPrefix("-") && ($0.path.hasPrefix("usr/bin/") || $0.path.contains(".so")) }.map(\.path)
-        let libraries = Set(image.entries.filter { $0.path.contains(".so") && !$0.mode.hasPrefix("d") }.map { ($0.path as NSString).lastPathComponent })
+        let libraries = Set(
+            image.entries.filter { $0.path.contains(".so") && !$0.mode.hasPrefix("d") }.map { ($0.path as NSString).lastPathComponent }
+        )
         for elf in elves {
             let dynamic = try Shell.run(["readelf", "-d", image.root.appendingPathComponent(elf).path]).checked()
             for line in dynamic.split(separator: "\n") where line.contains("(NEEDED)") {
@@ -86,10 +100,14 @@ struct ImageTests {
             }
         }
         let headers = try Shell.run(["readelf", "-l", image.root.appendingPathComponent("usr/bin/tokengate").path]).checked()
-        let interpreter = try #require(headers.split(separator: "\n").first { $0.contains("program interpreter") }
-            .flatMap { $0.split(separator: ":").last?.trimmingCharacters(in: CharacterSet(charactersIn: " ]")) })
-        #expect(FileManager.default.fileExists(atPath: image.root.appendingPathComponent(String(interpreter.dropFirst())).path),
-                "the loader \(interpreter) is not in the image")
+        let interpreter = try #require(
+            headers.split(separator: "\n").first { $0.contains("program interpreter") }
+                .flatMap { $0.split(separator: ":").last?.trimmingCharacters(in: CharacterSet(charactersIn: " ]")) }
+        )
+        #expect(
+            FileManager.default.fileExists(atPath: image.root.appendingPathComponent(String(interpreter.dropFirst())).path),
+            "the loader \(interpreter) is not in the image"
+        )
 
         // Each library's Debian package: its copyright file and its status entry (what scanners read).
         let statuses = image.entries.filter { $0.path.hasPrefix("var/lib/dpkg/status.d/") && $0.mode.hasPrefix("-") }
@@ -99,8 +117,10 @@ struct ImageTests {
         }
         for package in statuses {
             #expect(try image.text("var/lib/dpkg/status.d/\(package)").hasPrefix("Package: \(package)\n"))
-            #expect(FileManager.default.fileExists(atPath: image.root.appendingPathComponent("usr/share/doc/\(package)/copyright").path),
-                    "\(package) has no copyright file")
+            #expect(
+                FileManager.default.fileExists(atPath: image.root.appendingPathComponent("usr/share/doc/\(package)/copyright").path),
+                "\(package) has no copyright file"
+            )
         }
         if builtHere {
             // The packages this machine says installed each library file.
@@ -128,18 +148,27 @@ struct ImageTests {
         #expect(loaded.contains("Loaded image: \(ReleaseImage.name)"), "\(loaded)")
 
         // A media token minted by the image's own tokeninspect, on no network.
-        let mint = try podman.run(["run", "--rm", "--network", "none", "--read-only"] + Podman.limits
-                                  + ["--volume", "\(mounts.signing.path):/keys:ro", "--entrypoint", "/usr/bin/tokeninspect", ReleaseImage.name,
-                                     "mint", "--key", "/keys/test-rsa2048.pem", "--requestor", "TNT", "--resource", "TNT",
-                                     "--mvpd", "Comcast_SSO", "--encoding", "base64url"])
+        let mint = try podman.run(
+            ["run", "--rm", "--network", "none", "--read-only"] + Podman.limits
+                + [
+                    "--volume", "\(mounts.signing.path):/keys:ro", "--entrypoint", "/usr/bin/tokeninspect", ReleaseImage.name,
+                    "mint", "--key", "/keys/test-rsa2048.pem", "--requestor", "TNT", "--resource", "TNT",
+                    "--mvpd", "Comcast_SSO", "--encoding", "base64url",
+                ]
+        )
         let token = try mint.checked().trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!token.isEmpty && !token.contains(" "), "\(mint.output)")
 
         let port = try RawHTTP.freePort()
         let container = "tokengate-image-\(UUID().uuidString.prefix(8))"
-        let gate = try Podman.Attached(podman, ["--name", container, "--network", "host", "--read-only"] + Podman.limits + mounts.options
-                                       + [ReleaseImage.name, "serve", "--config", "/etc/tokengate/tokengate.conf",
-                                          "--listen", "127.0.0.1:\(port)", "--shutdown-grace", "3"])
+        let gate = try Podman.Attached(
+            podman,
+            ["--name", container, "--network", "host", "--read-only"] + Podman.limits + mounts.options
+                + [
+                    ReleaseImage.name, "serve", "--config", "/etc/tokengate/tokengate.conf",
+                    "--listen", "127.0.0.1:\(port)", "--shutdown-grace", "3",
+                ]
+        )
         let logs = { (try? String(contentsOf: gate.output, encoding: .utf8)) ?? "" }
         let serving = eventually(within: 60) { try RawHTTP.get(port: port, "/healthz").status == 200 }
         #expect(serving.held, "the container did not answer /healthz:\n\(logs().suffix(2000))")
@@ -165,14 +194,17 @@ struct ImageTests {
 
         // Through the shipped nginx site on the host, the gate being the container.
         if Nginx.available {
-            let mediaPort = try RawHTTP.freePort(), originPort = try RawHTTP.freePort()
+            let mediaPort = try RawHTTP.freePort()
+            let originPort = try RawHTTP.freePort()
             let site = try ShippedNginxSite(gate: port, origin: originPort, port: mediaPort)
             let http = site.http + "\nserver {\n    listen 127.0.0.1:\(originPort);\n    root {{prefix}}/www;\n}\n"
             let nginx = try await offloaded { try Nginx(http: http, port: mediaPort, files: NginxIntegrationTests.files, configFiles: site.snippets) }
             defer { nginx.stop() }
             let allowed = try await RawHTTP.fetch(port: mediaPort, "/hls/tnt/seg1.ts?token=\(token)")
-            #expect(allowed.status == 200 && allowed.body == "segment one" && allowed.tokenStatus == "VALID_TOKEN",
-                    "\(allowed.status) \(allowed.tokenStatus ?? "")\n\(nginx.errorLog)\n\(logs().suffix(2000))")
+            #expect(
+                allowed.status == 200 && allowed.body == "segment one" && allowed.tokenStatus == "VALID_TOKEN",
+                "\(allowed.status) \(allowed.tokenStatus ?? "")\n\(nginx.errorLog)\n\(logs().suffix(2000))"
+            )
             let replayed = try await RawHTTP.fetch(port: mediaPort, "/hls/tnt/seg2.ts?token=\(token)")
             #expect(replayed.status == 403 && replayed.tokenStatus == "TOKEN_REPLAYED", "\(replayed.status) \(replayed.tokenStatus ?? "")")
         }
@@ -189,16 +221,23 @@ struct ImageTests {
         #expect(draining.held, "/readyz did not turn 503 on SIGTERM")
         // After the grace the gate stops accepting; the request in flight is still its to finish.
         let closed = eventually(within: 10) {
-            do { close(try RawHTTP.connect(port: port)); return false } catch { return true }
+            do {
+                close(try RawHTTP.connect(port: port))
+                return false
+            } catch { return true }
         }
         #expect(closed.held, "the gate still accepts connections after its grace")
         held.send(Array(body.dropFirst(body.count / 2)))
         let answer = held.receive(within: 10)
-        #expect(answer.text.hasPrefix("HTTP/1.1 200") && answer.text.contains("VALID_TOKEN"),
-                "the request in flight: \(answer.text.prefix(300))\n\(logs().suffix(2000))")
+        #expect(
+            answer.text.hasPrefix("HTTP/1.1 200") && answer.text.contains("VALID_TOKEN"),
+            "the request in flight: \(answer.text.prefix(300))\n\(logs().suffix(2000))"
+        )
         let exited = gate.waitForExit(seconds: 30)
         let drained = Date().timeIntervalSince(signalled)
-        let exitCode = try podman.run(["inspect", "--format", "{{.State.ExitCode}}", container]).checked().trimmingCharacters(in: .whitespacesAndNewlines)
+        let exitCode = try podman.run(["inspect", "--format", "{{.State.ExitCode}}", container]).checked().trimmingCharacters(
+            in: .whitespacesAndNewlines
+        )
         #expect(exited == 0 && exitCode == "0", "exit \(exited.map(String.init) ?? "none after 30 s") / \(exitCode)\n\(logs().suffix(2000))")
         #expect(logs().contains("shutting down"))
         print(String(format: "image: SIGTERM to exit with a request in flight (shutdown-grace 3 s): %.1f s", drained))
@@ -218,8 +257,10 @@ struct ImageTests {
         // Its own network namespace: the image's listen = 0.0.0.0:8089 is the container's.
         let isolated = ["--network", "none", "--read-only"] + Podman.limits
 
-        let checked = try podman.run(["run", "--rm"] + isolated + mounts.options
-                                     + [ReleaseImage.name, "check", "--config", "/etc/tokengate/tokengate.conf"])
+        let checked = try podman.run(
+            ["run", "--rm"] + isolated + mounts.options
+                + [ReleaseImage.name, "check", "--config", "/etc/tokengate/tokengate.conf"]
+        )
         #expect(checked.status == 0, "\(checked.output)")
         let unmounted = try podman.run(["run", "--rm"] + isolated + [ReleaseImage.name, "check", "--config", "/etc/tokengate/tokengate.conf"])
         #expect(unmounted.status == 1 && unmounted.output.contains("/etc/tokengate/secrets/session.key"), "\(unmounted.output)")
@@ -231,7 +272,9 @@ struct ImageTests {
         _ = eventually(within: 60) { logs().contains("listening on 0.0.0.0:8089") || !gate.process.isRunning }
         #expect(logs().contains("listening on 0.0.0.0:8089"), "the default command does not serve on 0.0.0.0:8089:\n\(logs().suffix(2000))")
         _ = try podman.run(["stop", "--time", "20", container], timeout: 40).checked()
-        let exitCode = try podman.run(["inspect", "--format", "{{.State.ExitCode}}", container]).checked().trimmingCharacters(in: .whitespacesAndNewlines)
+        let exitCode = try podman.run(["inspect", "--format", "{{.State.ExitCode}}", container]).checked().trimmingCharacters(
+            in: .whitespacesAndNewlines
+        )
         #expect(gate.waitForExit(seconds: 10) == 0 && exitCode == "0", "\(logs().suffix(2000))")
     }
 }
@@ -252,7 +295,10 @@ enum ReleaseImage {
     /// The archive this run tests, and whether this run made it.
     static func archive() async throws -> (file: URL, builtHere: Bool) {
         let package = try await ReleasePackage.shared.value
-        let image = try #require(package.image, "no image: \(Podman.missing.isEmpty ? "scripts/release --image made none" : "apt-get install \(Podman.missing.joined(separator: " "))")")
+        let image = try #require(
+            package.image,
+            "no image: \(Podman.missing.isEmpty ? "scripts/release --image made none" : "apt-get install \(Podman.missing.joined(separator: " "))")"
+        )
         return (image, package.imageBuiltHere)
     }
 }
@@ -277,8 +323,10 @@ struct ImageMounts {
         let key = keys.appendingPathComponent("issuer.pem")
         try manager.copyItem(atPath: GateFixtures.publicKey, toPath: key.path)
         try manager.setAttributes([.posixPermissions: 0o444], ofItemAtPath: key.path)
-        let secret = GateFixtures.sessionSecret(String((0..<48).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! }),
-                                                in: secrets)
+        let secret = GateFixtures.sessionSecret(
+            String((0..<48).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! }),
+            in: secrets
+        )
         let signingKey = signing.appendingPathComponent("test-rsa2048.pem")
         try manager.copyItem(at: GateFixtures.keys.appendingPathComponent("test-rsa2048.pem"), to: signingKey)
         // The image's user's own, as a Secret's files are the pod's.

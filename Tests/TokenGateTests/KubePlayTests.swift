@@ -1,6 +1,7 @@
 import Foundation
 import IntegrationSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,10 +23,16 @@ import Glibc
 /// the image, having no shell, cannot) from a systemd timer (which this
 /// sandbox has not); so the test asks the probes' paths itself, as the kubelet
 /// would.
-@Suite(.serialized, .holdsMachineLock, .timeLimit(.minutes(30)),
-       .enabled(if: ReleaseImage.available, ReleaseImage.skipReason),
-       .enabled(if: Integration.redisHighAvailability,
-                "redis-server, redis-sentinel and redis-cli are needed (apt-get install redis-server redis-sentinel redis-tools)"))
+@Suite(
+    .serialized,
+    .holdsMachineLock,
+    .timeLimit(.minutes(30)),
+    .enabled(if: ReleaseImage.available, ReleaseImage.skipReason),
+    .enabled(
+        if: Integration.redisHighAvailability,
+        "redis-server, redis-sentinel and redis-cli are needed (apt-get install redis-server redis-sentinel redis-tools)"
+    )
+)
 struct KubePlayTests {
     static func random(_ count: Int) -> String {
         String((0..<count).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement()! })
@@ -33,12 +40,18 @@ struct KubePlayTests {
 
     @Test func theShippedManifestsServeThroughPodmanKubePlay() async throws {
         let (file, _) = try await ReleaseImage.archive()
-        let redisPassword = Self.random(24), sentinelPassword = Self.random(24)
+        let redisPassword = Self.random(24)
+        let sentinelPassword = Self.random(24)
         let primaryName = try PlayableManifests.primaryName()
         // One replica: the ConfigMap's replay-durability = replicated waits for one.
         let redis = try await offloaded {
-            try RedisSentinelGroup(primaryName: primaryName, replicaCount: 1, sentinelCount: 1,
-                                   dataPassword: redisPassword, sentinelPassword: sentinelPassword)
+            try RedisSentinelGroup(
+                primaryName: primaryName,
+                replicaCount: 1,
+                sentinelCount: 1,
+                dataPassword: redisPassword,
+                sentinelPassword: sentinelPassword
+            )
         }
         defer { redis.remove() }
         let port = try RawHTTP.freePort()
@@ -88,9 +101,15 @@ struct KubePlayTests {
         let token = try FleetLoad.mediaTokenForms()[2]
         let request = [("X-Original-URI", "/hls/tnt/seg1.ts?token=\(token)"), ("X-Token-Resource", "TNT")]
         let allowed = try RawHTTP.get(port: port, "/v1/auth-request", headers: request)
-        #expect(allowed.status == 200 && allowed.tokenStatus == "VALID_TOKEN", "\(allowed.status) \(allowed.tokenStatus ?? "")\n\(logs().suffix(3000))")
+        #expect(
+            allowed.status == 200 && allowed.tokenStatus == "VALID_TOKEN",
+            "\(allowed.status) \(allowed.tokenStatus ?? "")\n\(logs().suffix(3000))"
+        )
         let after = try spent()
-        #expect(after.count == before.count + 1, "the primary the sentinel names holds no new spent token (the one before is the readiness write check): \(before) then \(after)")
+        #expect(
+            after.count == before.count + 1,
+            "the primary the sentinel names holds no new spent token (the one before is the readiness write check): \(before) then \(after)"
+        )
         let replayed = try RawHTTP.get(port: port, "/v1/auth-request", headers: request)
         #expect(replayed.status == 403 && replayed.tokenStatus == "TOKEN_REPLAYED", "\(replayed.status) \(replayed.tokenStatus ?? "")")
 
@@ -112,7 +131,10 @@ struct KubePlayTests {
         let mounts = try String(contentsOfFile: "/proc/\(pid)/mounts", encoding: .utf8).split(separator: "\n").map { $0.split(separator: " ") }
         for path in ["/", "/etc/tokengate/config", "/etc/tokengate/keys", "/etc/tokengate/secrets/session", "/etc/tokengate/secrets/redis"] {
             let mount = mounts.last { $0.count > 3 && $0[1] == path }
-            #expect(mount.map { $0[3].split(separator: ",").contains("ro") } == true, "\(path) is mounted \(mount.map { String($0[3]) } ?? "nowhere")")
+            #expect(
+                mount.map { $0[3].split(separator: ",").contains("ro") } == true,
+                "\(path) is mounted \(mount.map { String($0[3]) } ?? "nowhere")"
+            )
         }
 
         // Down: the pod and its containers go; podman 4.3 keeps the volumes it

@@ -24,8 +24,10 @@ import Testing
             .map { folder.appendingPathComponent($0).path }
     }
 
-    @Test(.enabled(if: IndependentPython.available(["kubernetes_validate"]), "pip install kubernetes-validate"),
-          arguments: versions)
+    @Test(
+        .enabled(if: IndependentPython.available(["kubernetes_validate"]), "pip install kubernetes-validate"),
+        arguments: versions
+    )
     func everyManifestIsValidForKubernetes(_ version: String) throws {
         let validator = try #require(Self.validator, "kubernetes-validate is not beside the venv's python")
         #expect(Self.manifests.count >= 6, "namespace, settings, Deployment, Service, PodDisruptionBudget, NetworkPolicy")

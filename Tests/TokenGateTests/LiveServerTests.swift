@@ -4,14 +4,17 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 import Testing
+
 @testable import TokenGate
 
 /// The gate over a real socket: limits, graceful shutdown, and the
 /// `tokengate` executable itself (config file, SIGHUP, SIGTERM).
 @Suite(.serialized) struct LiveServerTests {
     /// Runs the gate's service group on a free port until `body` returns, then shuts it down gracefully.
-    func withServer(_ extra: [String] = ["--shutdown-grace", "0.5"],
-                    _ body: @Sendable (Int, GateRuntime, ServiceGroup) async throws -> Void) async throws {
+    func withServer(
+        _ extra: [String] = ["--shutdown-grace", "0.5"],
+        _ body: @Sendable (Int, GateRuntime, ServiceGroup) async throws -> Void
+    ) async throws {
         let runtime = try GateFixtures.runtime(extra)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let group = runtime.serviceGroup(port: 0) { channel in
@@ -36,8 +39,11 @@ import Testing
             let many = (0..<(ServerLimits.maximumHeaderFields + 10)).map { ("X-Filler-\($0)", "x") }
             let tooMany = try? await RawHTTP.fetch(port: port, "/healthz", headers: many)
             #expect(tooMany == nil || tooMany!.status >= 400, "status \(tooMany?.status ?? 0)")
-            let fine = try await RawHTTP.fetch(port: port, "/v1/auth-request",
-                                       headers: [("X-Original-URI", "/a?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT")])
+            let fine = try await RawHTTP.fetch(
+                port: port,
+                "/v1/auth-request",
+                headers: [("X-Original-URI", "/a?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT")]
+            )
             #expect(fine.status == 200)
             #expect(fine["X-Token-Status"] == "VALID_TOKEN")
         }
@@ -54,8 +60,11 @@ import Testing
             #expect(draining.status == 503)
             #expect(draining.body.contains("shutting down"))
             // Still served while draining.
-            let served = try await RawHTTP.fetch(port: port, "/v1/auth-request",
-                                         headers: [("X-Original-URI", "/a?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT")])
+            let served = try await RawHTTP.fetch(
+                port: port,
+                "/v1/auth-request",
+                headers: [("X-Original-URI", "/a?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT")]
+            )
             #expect(served["X-Token-Status"] == "VALID_TOKEN")
         }
     }
@@ -64,8 +73,10 @@ import Testing
 /// The executable as an operator runs it.
 @Suite(.serialized) struct ExecutableTests {
     static let binary: URL? = {
-        let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-                          GateFixtures.repository.appendingPathComponent(".build/debug")]
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            GateFixtures.repository.appendingPathComponent(".build/debug"),
+        ]
         return candidates.map { $0.appendingPathComponent("tokengate") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
@@ -98,7 +109,8 @@ import Testing
         try FileManager.default.copyItem(atPath: GateFixtures.publicKey, toPath: keyDirectory.appendingPathComponent("a.pem").path)
         let port = try RawHTTP.freePort()
         let config = directory.appendingPathComponent("gate.conf")
-        try Data("""
+        try Data(
+            """
             # test settings
             key = \(keyDirectory.path)
             requestor = TNT
@@ -106,7 +118,8 @@ import Testing
             listen = 127.0.0.1:\(port)
             log-format = json
             shutdown-grace = 0.2
-            """.utf8).write(to: config)
+            """.utf8
+        ).write(to: config)
         let process = Process()
         process.executableURL = Self.binary
         // The token's issue time is 2016: this gate has the real clock, so only authorization tokens are
@@ -133,10 +146,17 @@ import Testing
             request.encoding = .base64url
             return try! TokenMinter.mint(request, key: key)
         }
-        let ours = try await RawHTTP.fetch(port: port, "/v1/auth-request", headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.signingKey))")])
+        let ours = try await RawHTTP.fetch(
+            port: port,
+            "/v1/auth-request",
+            headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.signingKey))")]
+        )
         #expect(ours["X-Token-Status"] == "VALID_TOKEN")
-        let theirs = try await RawHTTP.fetch(port: port, "/v1/auth-request",
-                                     headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.untrustedKey))")])
+        let theirs = try await RawHTTP.fetch(
+            port: port,
+            "/v1/auth-request",
+            headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.untrustedKey))")]
+        )
         #expect(theirs["X-Token-Status"] == "INVALID_SIGNATURE")
 
         // Rotate: add the other issuer's key, then SIGHUP.
@@ -144,16 +164,22 @@ import Testing
         kill(process.processIdentifier, SIGHUP)
         var rotated = false
         for _ in 0..<50 {
-            let answer = try await RawHTTP.fetch(port: port, "/v1/auth-request",
-                                         headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.untrustedKey))")])
-            if answer["X-Token-Status"] == "VALID_TOKEN" { rotated = true; break }
+            let answer = try await RawHTTP.fetch(
+                port: port,
+                "/v1/auth-request",
+                headers: [("X-Original-URI", "/a?token=\(token(GateFixtures.untrustedKey))")]
+            )
+            if answer["X-Token-Status"] == "VALID_TOKEN" {
+                rotated = true
+                break
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(rotated)
         let metrics = try await RawHTTP.fetch(port: port, "/metrics").body
         #expect(metrics.contains("tokengate_keys_loaded 2"))
 
-        process.terminate()   // SIGTERM
+        process.terminate()  // SIGTERM
         try await offloaded { process.waitUntilExit() }
         #expect(process.terminationReason == .exit)
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

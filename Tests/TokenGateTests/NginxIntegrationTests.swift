@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// nginx in front of tokengate, with the shipped `deploy/nginx/tokengate.conf`
@@ -9,13 +10,18 @@ import Testing
 /// player's origin substituted: ``ShippedNginxSite``) and nginx itself as the
 /// media origin, echoing the `X-Token-*` values it received as
 /// `X-Seen-Token-*` and recording every request line it receives.
-@Suite(.serialized, .enabled(if: Nginx.available,
-                             "nginx is not installed (apt-get install nginx-light); TOKENINSPECT_INTEGRATION=require makes this a failure"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: Nginx.available,
+        "nginx is not installed (apt-get install nginx-light); TOKENINSPECT_INTEGRATION=require makes this a failure"
+    )
+)
 struct NginxIntegrationTests {
     struct Stack: Sendable {
-        var port: Int       // nginx, the shipped server block
+        var port: Int  // nginx, the shipped server block
         var extraPort: Int  // nginx, the test-only locations
-        var gatePort: Int   // the gate the shipped site asks (closed for `.unreachable`)
+        var gatePort: Int  // the gate the shipped site asks (closed for `.unreachable`)
         var httpsPort: Int?  // nginx, the shipped server block's HTTPS listener
         var clock: GateFixtures.Clock
         var nginx: Nginx
@@ -34,10 +40,10 @@ struct NginxIntegrationTests {
 
     /// The gate the shipped site's `upstream tokengate` points at.
     enum SiteGate {
-        case verifying       // verifies, memory replay store, sessions
+        case verifying  // verifies, memory replay store, sessions
         case refusingWrites  // any resource; its replay store refuses every write (503 REPLAY_CHECK_UNAVAILABLE)
-        case unreachable     // a loopback port nothing listens on
-        case silent          // a port that accepts and never answers (the site's 2 s read timeout)
+        case unreachable  // a loopback port nothing listens on
+        case silent  // a port that accepts and never answers (the site's 2 s read timeout)
     }
 
     static let files = [
@@ -55,20 +61,30 @@ struct NginxIntegrationTests {
 
     /// `tls`: a certificate and key for the site's HTTPS listener (its commented lines, uncommented).
     /// `gateArguments`: more `serve` options for the verifying gate (`--cat-key`…).
-    func withStack(gate siteGate: SiteGate = .verifying, tls: (certificate: String, key: String)? = nil, gateArguments: [String] = [],
-                   _ body: @Sendable (Stack) async throws -> Void) async throws {
+    func withStack(
+        gate siteGate: SiteGate = .verifying,
+        tls: (certificate: String, key: String)? = nil,
+        gateArguments: [String] = [],
+        _ body: @Sendable (Stack) async throws -> Void
+    ) async throws {
         let clock = GateFixtures.Clock()
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let secret = GateFixtures.sessionSecret(in: directory)
         let gateLogs = LogCapture()
-        let gate = try GateFixtures.runtime(["--session-secret", secret, "--session-lifetime", "600"] + gateArguments, clock: clock,
-                                            logs: gateLogs)
+        let gate = try GateFixtures.runtime(
+            ["--session-secret", secret, "--session-lifetime", "600"] + gateArguments,
+            clock: clock,
+            logs: gateLogs
+        )
         // A second gate: any resource (for hostile resource ids) and a replay store that refuses every write.
         let open = try GateRuntime(
             configuration: GateFixtures.configuration(["--allow-any-resource"], base: ["--key", GateFixtures.publicKey, "--requestor", "TNT"]),
-            logger: LogCapture().logger, clock: { clock.read() }, keyPollInterval: .seconds(60),
-            replay: .init(store: RefusingReplayStore(), probe: { nil }))
+            logger: LogCapture().logger,
+            clock: { clock.read() },
+            keyPollInterval: .seconds(60),
+            replay: .init(store: RefusingReplayStore(), probe: { nil })
+        )
         try await gate.application(port: 0).test(.live) { gateClient in
             try await open.application(port: 0).test(.live) { openClient in
                 let port = try RawHTTP.freePort()
@@ -76,23 +92,38 @@ struct NginxIntegrationTests {
                 let extraPort = try RawHTTP.freePort()
                 let silent = siteGate == .silent ? try SilentListener() : nil
                 defer { withExtendedLifetime(silent) {} }
-                let gatePort = switch siteGate {
-                case .verifying: gateClient.port!
-                case .refusingWrites: openClient.port!
-                case .unreachable: try RawHTTP.freePort()
-                case .silent: silent!.port
-                }
+                let gatePort =
+                    switch siteGate {
+                    case .verifying: gateClient.port!
+                    case .refusingWrites: openClient.port!
+                    case .unreachable: try RawHTTP.freePort()
+                    case .silent: silent!.port
+                    }
                 let https = try tls.map { certificate in
                     ShippedNginxSite.HTTPS(port: try RawHTTP.freePort(), certificate: certificate.certificate, key: certificate.key)
                 }
-                let site = try ShippedNginxSite(gate: gatePort, origin: originPort, port: port,
-                                                playerOrigin: Self.playerOrigin, https: https,
-                                                gateReadTimeout: siteGate == .silent ? nil : "15s")
+                let site = try ShippedNginxSite(
+                    gate: gatePort,
+                    origin: originPort,
+                    port: port,
+                    playerOrigin: Self.playerOrigin,
+                    https: https,
+                    gateReadTimeout: siteGate == .silent ? nil : "15s"
+                )
                 let http = site.http + Self.testServers(origin: originPort, extra: extraPort, open: openClient.port!)
                 let nginx = try await offloaded { try Nginx(http: http, port: port, files: Self.files, configFiles: site.snippets) }
                 defer { nginx.stop() }
-                try await body(Stack(port: port, extraPort: extraPort, gatePort: gatePort, httpsPort: https?.port, clock: clock, nginx: nginx,
-                                    gateLogs: gateLogs))
+                try await body(
+                    Stack(
+                        port: port,
+                        extraPort: extraPort,
+                        gatePort: gatePort,
+                        httpsPort: https?.port,
+                        clock: clock,
+                        nginx: nginx,
+                        gateLogs: gateLogs
+                    )
+                )
             }
         }
     }
@@ -183,10 +214,13 @@ struct NginxIntegrationTests {
     @Test func aSegmentPlaysOnACommonAccessTokenInItsHeader() async throws {
         try await withStack(gateArguments: ["--cat-key", "\(CATGateFixtures.hmacPath) edge-1", "--client-ip-header", "X-Real-IP"]) { stack in
             let now = CATGateFixtures.seconds(stack.clock.read())
-            let cat = CATGateFixtures.token(now: now, [
-                CATGateFixtures.catnip([127, 0, 0, 1]), CATGateFixtures.claim(.catm, .array([.text("GET")])),
-                CATGateFixtures.claim(.catreplay, .integer(1)),
-            ])
+            let cat = CATGateFixtures.token(
+                now: now,
+                [
+                    CATGateFixtures.catnip([127, 0, 0, 1]), CATGateFixtures.claim(.catm, .array([.text("GET")])),
+                    CATGateFixtures.claim(.catreplay, .integer(1)),
+                ]
+            )
             let allowed = try await stack.get("/hls/tnt/seg1.ts", headers: [("CTA-Common-Access-Token", cat)])
             #expect(allowed.status == 200, "\(allowed["X-Token-Reason"] ?? "")\n\(stack.nginx.errorLog)")
             #expect(allowed.body == "segment one")
@@ -276,8 +310,10 @@ struct NginxIntegrationTests {
     @Test func anHLSPlaylistAndItsSegmentsPlayOnTheSessionCookie() async throws {
         try await withStack { stack in
             // The client's own scheme and cookie path are not the site's: nginx replaces both.
-            let master = try await stack.get("/hls/tnt/master.m3u8?token=\(GateFixtures.token())",
-                                             headers: [("X-Forwarded-Proto", "https"), ("X-Token-Cookie-Path", "/")])
+            let master = try await stack.get(
+                "/hls/tnt/master.m3u8?token=\(GateFixtures.token())",
+                headers: [("X-Forwarded-Proto", "https"), ("X-Token-Cookie-Path", "/")]
+            )
             #expect(master.status == 200, "\(stack.nginx.errorLog)")
             Self.expectNoInternals(master, "the answer that opens a session")
             // The gate's cookie, whole: the channel's path, the gate's session lifetime, and no
@@ -317,8 +353,10 @@ struct NginxIntegrationTests {
 
     @Test func hostileTokenFieldsCannotInjectAHeaderThroughNginx() async throws {
         try await withStack { stack in
-            let token = GateFixtures.hostileToken(resource: "TNT\r\nX-Injected: 1\r\n\r\n<html>é\u{202E}",
-                                                  mvpd: "MVPD\nSet-Cookie: stolen=1")
+            let token = GateFixtures.hostileToken(
+                resource: "TNT\r\nX-Injected: 1\r\n\r\n<html>é\u{202E}",
+                mvpd: "MVPD\nSet-Cookie: stolen=1"
+            )
             let answer = try await stack.get("/open/a.ts?token=\(token)", extra: true)
             #expect(answer.status == 200, "\(stack.nginx.errorLog)")
             #expect(answer.body == "open location")
@@ -333,8 +371,11 @@ struct NginxIntegrationTests {
     }
 
     /// The gate's internal headers (docs/DESIGN.md#endpoints-and-answers) never reach a client of the shipped site.
-    static func expectNoInternals(_ answer: RawHTTP.Answer, _ what: String,
-                                  sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    static func expectNoInternals(
+        _ answer: RawHTTP.Answer,
+        _ what: String,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
         #expect(answer["X-Token-Reason"] == nil, "X-Token-Reason reached the client: \(what)", sourceLocation: sourceLocation)
         #expect(answer["X-Token-Set-Cookie"] == nil, "X-Token-Set-Cookie reached the client: \(what)", sourceLocation: sourceLocation)
     }
@@ -398,8 +439,10 @@ struct NginxIntegrationTests {
                 ("/hls/tnt/seg1.ts?x=1&tgs=\(session)", "/hls/tnt/seg1.ts?x=1&tgs=REDACTED"),
                 ("/hls/tnt/seg2.ts?token=\(token)", "/hls/tnt/seg2.ts?token=REDACTED"),
                 ("/hls/tnt/seg3.ts?AUTH=\(untrusted)&y=2", "/hls/tnt/seg3.ts?AUTH=REDACTED&y=2"),
-                ("/hls/tnt/seg4.ts?cat=2D3RhEOhAQWhBFBrZXk&hdnts=exp%3D9~hmac%3Dab&Signature=c2ln&Key-Pair-Id=K1&md5=bWQ1&expires=9",
-                 "/hls/tnt/seg4.ts?cat=REDACTED&hdnts=REDACTED&Signature=REDACTED&Key-Pair-Id=K1&md5=REDACTED&expires=9"),
+                (
+                    "/hls/tnt/seg4.ts?cat=2D3RhEOhAQWhBFBrZXk&hdnts=exp%3D9~hmac%3Dab&Signature=c2ln&Key-Pair-Id=K1&md5=bWQ1&expires=9",
+                    "/hls/tnt/seg4.ts?cat=REDACTED&hdnts=REDACTED&Signature=REDACTED&Key-Pair-Id=K1&md5=REDACTED&expires=9"
+                ),
                 ("/hls/tnt/seg5.ts?tokenx=1&xtoken=2&token", "/hls/tnt/seg5.ts?tokenx=1&xtoken=2&token"),
                 ("/hls/tnt/seg6.ts?token=\(token)&auth=\(token)&tgs=\(session)&cat=c&token=\(untrusted)", "/hls/tnt/seg6.ts?WITHHELD"),
             ]
@@ -435,7 +478,10 @@ struct NginxIntegrationTests {
             func accessTrace(_ marker: String) async throws -> String? {
                 for _ in 0..<20 {
                     if let line = stack.accessLog.first(where: { $0.contains("&n=\(marker) ") }),
-                       let match = line.firstMatch(of: /trace_id=([0-9a-f]{32})$/) { return String(match.1) }
+                        let match = line.firstMatch(of: /trace_id=([0-9a-f]{32})$/)
+                    {
+                        return String(match.1)
+                    }
                     try await Task.sleep(for: .milliseconds(50))
                 }
                 return nil
@@ -505,8 +551,11 @@ struct NginxIntegrationTests {
                 #expect(line.tokenStatus == tokenStatus)
                 // The reason the gate sends is the one logged. Asked directly, the gate answers the same
                 // (the allow's token is spent by now: it answers TOKEN_REPLAYED, so only "a reason" is compared).
-                let direct = try await RawHTTP.fetch(port: stack.gatePort, "/v1/auth-request",
-                                                     headers: [("X-Original-URI", target), ("X-Token-Resource", "TNT")])
+                let direct = try await RawHTTP.fetch(
+                    port: stack.gatePort,
+                    "/v1/auth-request",
+                    headers: [("X-Original-URI", target), ("X-Token-Resource", "TNT")]
+                )
                 switch (direct["X-Token-Reason"], tokenStatus) {
                 case (nil, _):
                     // A gate that sends no X-Token-Reason yet: nothing can be logged but the status.
@@ -523,7 +572,7 @@ struct NginxIntegrationTests {
     @Test func outagesLookLikeOutages() async throws {
         try await withStack(gate: .unreachable) { stack in
             let target = "/hls/tnt/seg1.ts?token=\(GateFixtures.token())"
-            for _ in 0..<2 {   // a refused connection, then nginx's "no live upstreams"
+            for _ in 0..<2 {  // a refused connection, then nginx's "no live upstreams"
                 let down = try await stack.get(target)
                 #expect(down.status == 503, "\(stack.nginx.errorLog)")
                 #expect(down["X-Token-Status"] == "GATE_UNAVAILABLE")
@@ -594,7 +643,8 @@ struct NginxIntegrationTests {
         let curl = try #require(Browser.find(["curl"]), "curl is needed for the HTTPS listener (apt-get install curl)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: curl)
-        process.arguments = ["-sk", "-D", "-", "-o", "/dev/null", "--max-time", "10"]
+        process.arguments =
+            ["-sk", "-D", "-", "-o", "/dev/null", "--max-time", "10"]
             + headers.flatMap { ["-H", "\($0.0): \($0.1)"] } + ["https://127.0.0.1:\(port)\(target)"]
         let output = Pipe()
         process.standardOutput = output
@@ -623,8 +673,11 @@ struct NginxIntegrationTests {
             let httpsPort = try #require(stack.httpsPort)
             // A client that claims plain HTTP over TLS: the site sends the gate its own $scheme.
             let secure = try await offloaded {
-                try Self.httpsHead(port: httpsPort, "/hls/tnt/master.m3u8?token=\(GateFixtures.token())",
-                                   headers: [("X-Forwarded-Proto", "http")])
+                try Self.httpsHead(
+                    port: httpsPort,
+                    "/hls/tnt/master.m3u8?token=\(GateFixtures.token())",
+                    headers: [("X-Forwarded-Proto", "http")]
+                )
             }
             #expect(secure.status == 200, "\(stack.nginx.errorLog)")
             #expect(secure["X-Token-Status"] == "VALID_TOKEN")
@@ -645,9 +698,15 @@ struct NginxIntegrationTests {
 
     static func options(_ stack: Stack, _ target: String, origin: String, requestHeaders: String = "x-token-session") async throws -> RawHTTP.Answer {
         try await offloaded {
-            try RawHTTP.get(port: stack.port, target, headers: [("Origin", origin), ("Access-Control-Request-Method", "GET"),
-                                                                ("Access-Control-Request-Headers", requestHeaders)],
-                            method: "OPTIONS")
+            try RawHTTP.get(
+                port: stack.port,
+                target,
+                headers: [
+                    ("Origin", origin), ("Access-Control-Request-Method", "GET"),
+                    ("Access-Control-Request-Headers", requestHeaders),
+                ],
+                method: "OPTIONS"
+            )
         }
     }
 
@@ -674,7 +733,9 @@ struct NginxIntegrationTests {
             let allow = try await stack.get("/hls/tnt/master.m3u8?token=\(token)", headers: [("Origin", Self.playerOrigin)])
             #expect(allow.status == 200, "the preflight spent the token: \(allow["X-Token-Status"] ?? "-")")
             #expect(allow["Access-Control-Allow-Origin"] == Self.playerOrigin)
-            let exposed = Set((allow["Access-Control-Expose-Headers"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+            let exposed = Set(
+                (allow["Access-Control-Expose-Headers"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            )
             #expect(exposed.isSuperset(of: ["x-token-session", "x-token-status"]), "\(exposed)")
             #expect(allow["X-Token-Session"] != nil)
             #expect(allow.all("Vary").contains { $0.contains("Origin") })

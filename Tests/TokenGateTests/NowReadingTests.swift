@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// Issue 20 item 8a: "now" is read by the library's one function

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// docs/DESIGN.md#the-gates-reading-of-a-request and docs/DESIGN.md#the-valid-one-wins: every
@@ -93,8 +94,12 @@ import Testing
     @Test func aStaleCookieForAnotherChannelDoesNotShadowTheValidOne() async throws {
         try await withGate { client, _ in
             let tnt = try #require(try await client.authRequest("/hls/tnt/master.m3u8?token=\(GateFixtures.token())")["X-Token-Session"])
-            let cnn = try #require(try await client.authRequest("/hls/cnn/master.m3u8?token=\(GateFixtures.token(GateFixtures.request(resource: "CNN")))",
-                                                                 resource: "CNN")["X-Token-Session"])
+            let cnn = try #require(
+                try await client.authRequest(
+                    "/hls/cnn/master.m3u8?token=\(GateFixtures.token(GateFixtures.request(resource: "CNN")))",
+                    resource: "CNN"
+                )["X-Token-Session"]
+            )
             // Browsers send both cookies when two paths match, in either order.
             for cookie in ["tokengate_session=\(cnn); tokengate_session=\(tnt)", "tokengate_session=\(tnt); tokengate_session=\(cnn)"] {
                 let segment = try await client.authRequest("/hls/tnt/seg1.ts", headers: [.cookie: cookie])
@@ -124,19 +129,37 @@ import Testing
     @Test func theBestFailureIsReportedExpiredBeforeDeviceBeforeInvalid() async throws {
         try await withGate(["--session-lifetime", "60"]) { client, _ in
             let session = try #require(try await client.authRequest("/a?token=\(GateFixtures.token())")["X-Token-Session"])
-            let bound = try #require(try await client.authRequest("/a?token=\(GateFixtures.token())",
-                                                                  headers: [Self.device: "device-1"])["X-Token-Session"])
+            let bound = try #require(
+                try await client.authRequest(
+                    "/a?token=\(GateFixtures.token())",
+                    headers: [Self.device: "device-1"]
+                )["X-Token-Session"]
+            )
             clock.advance(61_000)
-            let fresh = try #require(try await client.authRequest("/a?token=\(GateFixtures.token())",
-                                                                  headers: [Self.device: "device-1"])["X-Token-Session"])
+            let fresh = try #require(
+                try await client.authRequest(
+                    "/a?token=\(GateFixtures.token())",
+                    headers: [Self.device: "device-1"]
+                )["X-Token-Session"]
+            )
             let forged = String(repeating: "A", count: 194)
             let expired = try await client.authRequest("/s.ts", headers: [.cookie: "tokengate_session=\(forged); tokengate_session=\(session)"])
             #expect(expired.tokenStatus == "SESSION_EXPIRED")
-            let device = try await client.authRequest("/s.ts", headers: [.cookie: "tokengate_session=\(forged); tokengate_session=\(fresh)",
-                                                                         Self.device: "device-2"])
+            let device = try await client.authRequest(
+                "/s.ts",
+                headers: [
+                    .cookie: "tokengate_session=\(forged); tokengate_session=\(fresh)",
+                    Self.device: "device-2",
+                ]
+            )
             #expect(device.tokenStatus == "DEVICE_MISMATCH")
-            let both = try await client.authRequest("/s.ts", headers: [.cookie: "tokengate_session=\(fresh); tokengate_session=\(session)",
-                                                                       Self.device: "device-2"])
+            let both = try await client.authRequest(
+                "/s.ts",
+                headers: [
+                    .cookie: "tokengate_session=\(fresh); tokengate_session=\(session)",
+                    Self.device: "device-2",
+                ]
+            )
             #expect(both.tokenStatus == "SESSION_EXPIRED")
             // A candidate bound to another device is that, expired or not.
             let stale = try await client.authRequest("/s.ts", headers: [.cookie: "tokengate_session=\(bound)", Self.device: "device-2"])
@@ -179,8 +202,12 @@ import Testing
 
     @Test func aDeviceBoundSessionIsRefusedWhenTheRequestNamesNoDevice() async throws {
         try await withGate { client, _ in
-            let session = try #require(try await client.authRequest("/a?token=\(GateFixtures.token())",
-                                                                    headers: [Self.device: "device-1"])["X-Token-Session"])
+            let session = try #require(
+                try await client.authRequest(
+                    "/a?token=\(GateFixtures.token())",
+                    headers: [Self.device: "device-1"]
+                )["X-Token-Session"]
+            )
             let missing = try await client.authRequest("/s.ts", headers: [.cookie: "tokengate_session=\(session)"])
             #expect(missing.tokenStatus == "DEVICE_MISMATCH")
             let other = try await client.authRequest("/s.ts", headers: [.cookie: "tokengate_session=\(session)", Self.device: "device-2"])
@@ -198,10 +225,19 @@ import Testing
         try FileManager.default.createDirectory(at: keyDirectory, withIntermediateDirectories: true)
         let keyFile = keyDirectory.appendingPathComponent("issuer.pem")
         try FileManager.default.copyItem(atPath: GateFixtures.publicKey, toPath: keyFile.path)
-        let tnt = try GateFixtures.runtime(["--session-secret", secret], base: ["--key", keyDirectory.path, "--requestor", "TNT",
-                                                                                 "--resource-header", "X-Token-Resource"], clock: clock)
-        let other = try GateFixtures.runtime(["--session-secret", secret, "--allow-any-requestor", "--resource-header", "X-Token-Resource"],
-                                             base: ["--key", GateFixtures.publicKey], clock: clock)
+        let tnt = try GateFixtures.runtime(
+            ["--session-secret", secret],
+            base: [
+                "--key", keyDirectory.path, "--requestor", "TNT",
+                "--resource-header", "X-Token-Resource",
+            ],
+            clock: clock
+        )
+        let other = try GateFixtures.runtime(
+            ["--session-secret", secret, "--allow-any-requestor", "--resource-header", "X-Token-Resource"],
+            base: ["--key", GateFixtures.publicKey],
+            clock: clock
+        )
         let session = try await tnt.application().test(.router) { client in
             try #require(try await client.authRequest("/a?token=\(GateFixtures.token())")["X-Token-Session"])
         }
@@ -212,8 +248,10 @@ import Testing
         try await tnt.application().test(.router) { client in
             #expect(try await client.authRequest("/s.ts", headers: [.cookie: "tokengate_session=\(session)"]).tokenStatus == "VALID_SESSION")
             try FileManager.default.removeItem(at: keyFile)
-            try FileManager.default.copyItem(atPath: GateFixtures.keys.appendingPathComponent("trusted/test-p256.pub.pem").path,
-                                             toPath: keyDirectory.appendingPathComponent("new.pem").path)
+            try FileManager.default.copyItem(
+                atPath: GateFixtures.keys.appendingPathComponent("trusted/test-p256.pub.pem").path,
+                toPath: keyDirectory.appendingPathComponent("new.pem").path
+            )
             #expect(tnt.reloadKeys())
             let answer = try await client.authRequest("/s.ts", headers: [.cookie: "tokengate_session=\(session)"])
             #expect(answer.tokenStatus == "INVALID_SESSION")

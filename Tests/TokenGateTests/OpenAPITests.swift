@@ -3,7 +3,9 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,9 +43,11 @@ import Glibc
     /// The checks every answer must pass. `unsupported_method` and
     /// `allow_header_conformance` send methods the description does not list
     /// and expect 405 with `Allow`.
-    static let checks = ["not_a_server_error", "status_code_conformance", "content_type_conformance",
-                         "response_headers_conformance", "response_schema_conformance",
-                         "unsupported_method", "allow_header_conformance"]
+    static let checks = [
+        "not_a_server_error", "status_code_conformance", "content_type_conformance",
+        "response_headers_conformance", "response_schema_conformance",
+        "unsupported_method", "allow_header_conformance",
+    ]
 
     /// The run's settings (schemathesis.toml). The auth endpoints document
     /// 500 (a site that sends a bad `X-Token-Cookie-Path`) and 503 (the
@@ -114,9 +118,11 @@ import Glibc
 
     /// The arguments of a bounded, repeatable run of `description` against `port`.
     static func arguments(_ description: URL, port: Int, examples: Int, only: [String] = []) -> [String] {
-        ["run", description.path, "--url", "http://127.0.0.1:\(port)", "--checks", checks.joined(separator: ","),
-         "--max-examples", "\(examples)", "--seed", "20261125", "--workers", "1", "--no-shrink",
-         "--generation-database", "none", "--request-timeout", "10", "--output-sanitize", "false"]
+        [
+            "run", description.path, "--url", "http://127.0.0.1:\(port)", "--checks", checks.joined(separator: ","),
+            "--max-examples", "\(examples)", "--seed", "20261125", "--workers", "1", "--no-shrink",
+            "--generation-database", "none", "--request-timeout", "10", "--output-sanitize", "false",
+        ]
             + only.flatMap { ["--include-operation-id", $0] }
     }
 
@@ -157,26 +163,31 @@ import Glibc
         defer { try? FileManager.default.removeItem(atPath: secret) }
         // A CDN profile, so /v1/playback is served: nginx secure_link, one resource.
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-cdn-\(UUID().uuidString).profile").path
-        try "name = edge\nkind = nginx-secure-link\nkey = \(secret)\nresource = TNT https://edge.media.test/hls/tnt/index.m3u8\nsecure-link-md5 = $secure_link_expires$folder $secret\n"
+        try
+            "name = edge\nkind = nginx-secure-link\nkey = \(secret)\nresource = TNT https://edge.media.test/hls/tnt/index.m3u8\nsecure-link-md5 = $secure_link_expires$folder $secret\n"
             .write(toFile: profile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: profile) }
-        let gate = try GateProcess(["--session-secret", secret, "--replay", "memory", "--cdn-profile", profile,
-                                    "--cat-key", "\(CATGateFixtures.hmacPath) edge-1"])
+        let gate = try GateProcess([
+            "--session-secret", secret, "--replay", "memory", "--cdn-profile", profile,
+            "--cat-key", "\(CATGateFixtures.hmacPath) edge-1",
+        ])
         defer { gate.stop() }
         let uri = "/hls/tnt/index.m3u8?token=\(try Self.freshToken())"
         let start = Date()
-        let (status, output) = try Self.run(Self.arguments(Self.description, port: gate.port, examples: 30),
-                                            settings: Self.settings(forwardedURI: uri) + """
+        let (status, output) = try Self.run(
+            Self.arguments(Self.description, port: gate.port, examples: 30),
+            settings: Self.settings(forwardedURI: uri) + """
 
-                                                [[operations]]
-                                                include-operation-id = "authRequest"
-                                                parameters = { "header.CTA-Common-Access-Token" = "\(Self.freshCAT())" }
+                [[operations]]
+                include-operation-id = "authRequest"
+                parameters = { "header.CTA-Common-Access-Token" = "\(Self.freshCAT())" }
 
-                                                [[operations]]
-                                                include-operation-id = "playbackRedirect"
-                                                parameters = { "query.token" = "\(try Self.freshToken())" }
+                [[operations]]
+                include-operation-id = "playbackRedirect"
+                parameters = { "query.token" = "\(try Self.freshToken())" }
 
-                                                """)
+                """
+        )
         #expect(status == 0, "schemathesis found the gate and docs/openapi.yaml disagreeing:\n\(output.suffix(6000))")
         #expect(output.contains("Selected: 19/19"), "not every documented operation was tested:\n\(output.suffix(2000))")
         #expect(Date().timeIntervalSince(start) < 90, "the run took \(Date().timeIntervalSince(start)) s")
@@ -189,8 +200,10 @@ import Glibc
         #expect(metrics.sum(prefix: "tokengate_verdicts_total{status=\"TOKEN_REPLAYED\"") >= 1, "no replay was checked")
         #expect(metrics.sum(prefix: "tokengate_verdicts_total{status=\"NO_TOKEN\"") >= 1, "no refusal was checked")
         #expect(metrics.sum(prefix: "tokengate_verdicts_total{status=\"VALID_TOKEN\",kind=\"cat\"}") >= 1, "no CAT allow was checked")
-        #expect(metrics.sum(prefix: "tokengate_cdn_exchanges_total{profile=\"edge\",kind=\"nginx-secure-link\",status=\"VALID_TOKEN\"}") >= 1,
-                "no CDN exchange was allowed")
+        #expect(
+            metrics.sum(prefix: "tokengate_cdn_exchanges_total{profile=\"edge\",kind=\"nginx-secure-link\",status=\"VALID_TOKEN\"}") >= 1,
+            "no CDN exchange was allowed"
+        )
     }
 
     /// The outage answers: `/readyz` 503 with its reason, and a media token
@@ -201,13 +214,21 @@ import Glibc
         let gate = try GateProcess(["--replay", "redis://127.0.0.1:\(nobody)", "--replay-timeout", "20"])
         defer { gate.stop() }
         let uri = "/hls/tnt/index.m3u8?token=\(try Self.freshToken())"
-        let (status, output) = try Self.run(Self.arguments(Self.description, port: gate.port, examples: 10,
-                                                           only: ["readyz", "forwardAuth", "healthz"]),
-                                            settings: Self.settings(forwardedURI: uri))
+        let (status, output) = try Self.run(
+            Self.arguments(
+                Self.description,
+                port: gate.port,
+                examples: 10,
+                only: ["readyz", "forwardAuth", "healthz"]
+            ),
+            settings: Self.settings(forwardedURI: uri)
+        )
         #expect(status == 0, "schemathesis found the gate and docs/openapi.yaml disagreeing:\n\(output.suffix(6000))")
         let metrics = ScrapedMetrics(try RawHTTP.get(port: gate.port, "/metrics").body)
-        #expect(metrics.sum(prefix: "tokengate_verdicts_total{status=\"REPLAY_CHECK_UNAVAILABLE\"") >= 1,
-                "no REPLAY_CHECK_UNAVAILABLE was checked")
+        #expect(
+            metrics.sum(prefix: "tokengate_verdicts_total{status=\"REPLAY_CHECK_UNAVAILABLE\"") >= 1,
+            "no REPLAY_CHECK_UNAVAILABLE was checked"
+        )
         #expect(try RawHTTP.get(port: gate.port, "/readyz").status == 503)
     }
 
@@ -224,10 +245,14 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: wrong) }
         let gate = try GateProcess([])
         defer { gate.stop() }
-        let (status, output) = try Self.run(Self.arguments(wrong, port: gate.port, examples: 5, only: ["authRequest"]),
-                                            settings: Self.settings(forwardedURI: "/"))
+        let (status, output) = try Self.run(
+            Self.arguments(wrong, port: gate.port, examples: 5, only: ["authRequest"]),
+            settings: Self.settings(forwardedURI: "/")
+        )
         #expect(status != 0, "schemathesis passed a description that leaves out NO_TOKEN:\n\(output.suffix(3000))")
-        #expect(output.contains("Response header does not conform to the schema") && output.contains("\"NO_TOKEN\" is not one of"),
-                "\(output.suffix(3000))")
+        #expect(
+            output.contains("Response header does not conform to the schema") && output.contains("\"NO_TOKEN\" is not one of"),
+            "\(output.suffix(3000))"
+        )
     }
 }

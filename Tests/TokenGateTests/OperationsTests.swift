@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+
 @testable import TokenGate
 
 /// A replay store that never answers in time: what a shared store that is
@@ -43,10 +44,12 @@ struct RefusingReplayStore: ReplayStore {
             let metrics = try await client.execute(uri: "/metrics", method: .get)
             #expect(metrics.status == .ok)
             let text = String(buffer: metrics.body)
-            for name in ["tokengate_verdicts_total", "tokengate_request_duration_seconds", "tokengate_requests_in_flight",
-                         "tokengate_replay_store_operations_total", "tokengate_replay_store_duration_seconds",
-                         "tokengate_replay_fail_open_total", "tokengate_verdict_cache_total", "tokengate_sessions_total",
-                         "tokengate_keys_loaded", "tokengate_key_reloads_total"] {
+            for name in [
+                "tokengate_verdicts_total", "tokengate_request_duration_seconds", "tokengate_requests_in_flight",
+                "tokengate_replay_store_operations_total", "tokengate_replay_store_duration_seconds",
+                "tokengate_replay_fail_open_total", "tokengate_verdict_cache_total", "tokengate_sessions_total",
+                "tokengate_keys_loaded", "tokengate_key_reloads_total",
+            ] {
                 #expect(text.contains("# TYPE \(name)"), "no \(name)")
             }
             #expect(text.contains(#"tokengate_verdicts_total{status="VALID_TOKEN",kind="media"} 1"#))
@@ -71,9 +74,13 @@ struct RefusingReplayStore: ReplayStore {
 
     @Test func readinessIsRedWhileTheReplayStoreDoesNotAnswer() async throws {
         let configuration = try GateFixtures.configuration()
-        let runtime = try GateRuntime(configuration: configuration, logger: LogCapture().logger, clock: { GateFixtures.at(60_000) },
-                                      keyPollInterval: .seconds(60),
-                                      replay: .init(store: InMemoryReplayStore(), probe: { "connection refused" }))
+        let runtime = try GateRuntime(
+            configuration: configuration,
+            logger: LogCapture().logger,
+            clock: { GateFixtures.at(60_000) },
+            keyPollInterval: .seconds(60),
+            replay: .init(store: InMemoryReplayStore(), probe: { "connection refused" })
+        )
         try await runtime.application().test(.router) { client in
             let ready = try await client.execute(uri: "/readyz", method: .get)
             #expect(ready.status == .serviceUnavailable)
@@ -85,8 +92,13 @@ struct RefusingReplayStore: ReplayStore {
     func anUnavailableReplayStoreFailsClosed(silent: Bool) async throws {
         let configuration = try GateFixtures.configuration()
         let store: any ReplayStore = silent ? SilentReplayStore() : RefusingReplayStore()
-        let runtime = try GateRuntime(configuration: configuration, logger: LogCapture().logger, clock: { GateFixtures.at(60_000) },
-                                      keyPollInterval: .seconds(60), replay: .init(store: store, probe: { nil }))
+        let runtime = try GateRuntime(
+            configuration: configuration,
+            logger: LogCapture().logger,
+            clock: { GateFixtures.at(60_000) },
+            keyPollInterval: .seconds(60),
+            replay: .init(store: store, probe: { nil })
+        )
         try await runtime.application().test(.router) { client in
             let response = try await client.authRequest("/a?token=\(GateFixtures.token())")
             #expect(response.status == .serviceUnavailable)
@@ -105,11 +117,21 @@ struct RefusingReplayStore: ReplayStore {
         let now = GateFixtures.at(0)
         let open = GuardedReplayStore(RefusingReplayStore(), timeout: .milliseconds(20), failure: .open, events: metrics, logger: logs.logger)
         #expect(await open.accept(identity, until: now, now: now) == .accepted)
-        let closed = GuardedReplayStore(RefusingReplayStore(), timeout: .milliseconds(20), failure: .closed, events: metrics,
-                                        logger: logs.logger)
+        let closed = GuardedReplayStore(
+            RefusingReplayStore(),
+            timeout: .milliseconds(20),
+            failure: .closed,
+            events: metrics,
+            logger: logs.logger
+        )
         #expect(await closed.accept(identity, until: now, now: now) == .unavailable("OOM command not allowed"))
-        let silent = GuardedReplayStore(SilentReplayStore(), timeout: .milliseconds(20), failure: .closed, events: metrics,
-                                        logger: logs.logger)
+        let silent = GuardedReplayStore(
+            SilentReplayStore(),
+            timeout: .milliseconds(20),
+            failure: .closed,
+            events: metrics,
+            logger: logs.logger
+        )
         // The silent store would answer `.accepted` after 10 s: `.unavailable` means the
         // timeout won (no wall-clock bound: a loaded test run may delay any timer).
         guard case .unavailable = await silent.accept(identity, until: now, now: now) else {
@@ -130,11 +152,20 @@ struct RefusingReplayStore: ReplayStore {
         let keys = directory.appendingPathComponent("keys")
         try FileManager.default.createDirectory(at: keys, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: GateFixtures.publicKey, toPath: keys.appendingPathComponent("a.pem").path)
-        let runtime = try GateFixtures.runtime(["--session-secret", GateFixtures.sessionSecret(in: directory),
-                                                "--cat-key", "\(CATGateFixtures.hmacPath) edge-1", "--cat-key", "\(CATGateFixtures.es256Path) edge-es"],
-                                               base: ["--key", keys.path, "--requestor", "TNT", "--resource", "TNT"], clock: clock)
-        let trusted = try #require(try PublicKey.keys(from: [UInt8](FileManager.default.contents(atPath: GateFixtures.publicKey)!),
-                                                      source: "a.pem").first).sha256Fingerprint
+        let runtime = try GateFixtures.runtime(
+            [
+                "--session-secret", GateFixtures.sessionSecret(in: directory),
+                "--cat-key", "\(CATGateFixtures.hmacPath) edge-1", "--cat-key", "\(CATGateFixtures.es256Path) edge-es",
+            ],
+            base: ["--key", keys.path, "--requestor", "TNT", "--resource", "TNT"],
+            clock: clock
+        )
+        let trusted = try #require(
+            try PublicKey.keys(
+                from: [UInt8](FileManager.default.contents(atPath: GateFixtures.publicKey)!),
+                source: "a.pem"
+            ).first
+        ).sha256Fingerprint
         let es256 = CATGateFixtures.es256Key().fingerprint
         let hmacDigest = CATGateFixtures.hmacKey().fingerprint
         var metrics = ScrapedMetrics(runtime)
@@ -159,8 +190,11 @@ struct RefusingReplayStore: ReplayStore {
         let keyFile = directory.appendingPathComponent("issuer.pem")
         try FileManager.default.copyItem(atPath: GateFixtures.publicKey, toPath: keyFile.path)
         let logs = LogCapture()
-        let runtime = try GateFixtures.runtime(base: ["--key", keyFile.path, "--requestor", "TNT", "--resource", "TNT"],
-                                               clock: clock, logs: logs)
+        let runtime = try GateFixtures.runtime(
+            base: ["--key", keyFile.path, "--requestor", "TNT", "--resource", "TNT"],
+            clock: clock,
+            logs: logs
+        )
         let authz = GateFixtures.token(GateFixtures.request(.authorization))
         try await runtime.application().test(.router) { client in
             let r1 = try await client.authRequest("/a?token=\(authz)")
@@ -176,8 +210,10 @@ struct RefusingReplayStore: ReplayStore {
             #expect(logs.all.contains { $0.contains("key reload failed") && $0.contains("issuer.pem") })
 
             // The untrusted issuer's public key replaces ours: our tokens stop verifying, the cache is emptied.
-            let untrusted = try SigningKey(bytes: [UInt8](FileManager.default.contents(atPath: GateFixtures.untrustedKeyPath)!),
-                                           source: "u")
+            let untrusted = try SigningKey(
+                bytes: [UInt8](FileManager.default.contents(atPath: GateFixtures.untrustedKeyPath)!),
+                source: "u"
+            )
             try Data(untrusted.publicKey.derRepresentation).write(to: keyFile)
             runtime.reloader.reloadIfChanged()
             #expect(ScrapedMetrics(runtime)[#"tokengate_key_reloads_total{result="success"}"#] == 1)
@@ -202,8 +238,11 @@ struct RefusingReplayStore: ReplayStore {
         try Data("{\"kty\":\"oct\",\"k\":\"AAAA\"}".utf8).write(to: directory.appendingPathComponent("key.jwk"))
         try FileManager.default.copyItem(atPath: GateFixtures.untrustedKeyPath, toPath: directory.appendingPathComponent("private.pem").path)
         let logs = LogCapture()
-        let runtime = try GateFixtures.runtime(base: ["--key", directory.path, "--requestor", "TNT", "--resource", "TNT"],
-                                               clock: clock, logs: logs)
+        let runtime = try GateFixtures.runtime(
+            base: ["--key", directory.path, "--requestor", "TNT", "--resource", "TNT"],
+            clock: clock,
+            logs: logs
+        )
         func expectEachSkipSaid(times: Int) {
             for name in ["README", "key.jwk"] {
                 #expect(logs.all.count { $0.contains("key folder: file skipped") && $0.contains("/\(name)") } == times, "\(name): \(logs.all)")

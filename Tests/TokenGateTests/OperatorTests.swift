@@ -4,6 +4,7 @@ import Foundation
 import HummingbirdTesting
 import IntegrationSupport
 import Testing
+
 @testable import TokenGate
 
 /// docs/DESIGN.md#operators: what a person running the gate watches and ships —
@@ -67,7 +68,8 @@ import Testing
                 declared[String(words[2]), default: (false, nil)].type = String(words[3])
             } else if !line.hasPrefix("#") {
                 let name = String(line.prefix { $0 != "{" && $0 != " " })
-                let family = ["_bucket", "_sum", "_count"].first { name.hasSuffix($0) && declared[String(name.dropLast($0.count))]?.type == "histogram" }
+                let family =
+                    ["_bucket", "_sum", "_count"].first { name.hasSuffix($0) && declared[String(name.dropLast($0.count))]?.type == "histogram" }
                     .map { String(name.dropLast($0.count)) } ?? name
                 sampled.insert(family)
             }
@@ -137,8 +139,10 @@ import Testing
     @Test func alertRulesCoverTheOperatorsListAndReadExportedSeries() async throws {
         let families = Self.families(try await Self.scrape()).sampled
         let rules = try String(contentsOf: Self.repository.appendingPathComponent("deploy/prometheus/tokengate-rules.yml"), encoding: .utf8)
-        for alert in ["TokengateHighRefusalRate", "TokengateReplayStoreUnavailable", "TokengateReplayFailOpen", "TokengateKeyReloadFailed",
-                      "TokengateNotReady", "TokengateRequestTimeouts", "TokengateConnectionsRefused"] {
+        for alert in [
+            "TokengateHighRefusalRate", "TokengateReplayStoreUnavailable", "TokengateReplayFailOpen", "TokengateKeyReloadFailed",
+            "TokengateNotReady", "TokengateRequestTimeouts", "TokengateConnectionsRefused",
+        ] {
             #expect(rules.contains("alert: \(alert)\n"), "no \(alert) rule")
         }
         let names = Self.seriesNames(in: rules, families: families)
@@ -174,8 +178,10 @@ import Testing
     func unitScoresOKOrBetter() throws {
         let analyze = try #require(Self.systemdAnalyze, "systemd-analyze is required (TOKENINSPECT_INTEGRATION=require): apt-get install systemd")
         let (_, output) = try Self.run(analyze, ["security", "--offline=yes", "--no-pager", "deploy/systemd/tokengate.service"])
-        let line = try #require(output.split(separator: "\n").first { $0.contains("Overall exposure level for tokengate.service:") },
-                                "\(output)")
+        let line = try #require(
+            output.split(separator: "\n").first { $0.contains("Overall exposure level for tokengate.service:") },
+            "\(output)"
+        )
         let words = line.split(separator: ":").last!.split(separator: " ")
         let exposure = try #require(Double(words[0]), "\(line)")
         #expect(exposure < Self.okThreshold, "\(line)")
@@ -220,8 +226,10 @@ import Testing
         let files = try FileManager.default.subpathsOfDirectory(atPath: keys.path).filter { $0.hasSuffix(".pem") }
         var seen = Set<String>()
         for file in files where file.contains(".pub.") || file.contains("-cert") {
-            let ring = try KeyRing.load(paths: [keys.appendingPathComponent(file).path],
-                                        options: KeyLoadingOptions(allowsInsecureKeySizes: true))
+            let ring = try KeyRing.load(
+                paths: [keys.appendingPathComponent(file).path],
+                options: KeyLoadingOptions(allowsInsecureKeySizes: true)
+            )
             for key in ring.keys {
                 #expect(SampleKeys.name(of: key) != nil, "\(file) (SHA-256 \(key.sha256Fingerprint)) is not in SampleKeys")
                 seen.insert(key.sha256Fingerprint)
@@ -269,11 +277,11 @@ import Testing
         let samples = GateFixtures.repository.appendingPathComponent("Samples/cdn")
         let profile = directory.appendingPathComponent("akamai.profile")
         try """
-            name = edge
-            kind = akamai
-            key = \(samples.appendingPathComponent("test-only-akamai.hex").path)
-            resource = TNT https://akamai.example.test/hls/tnt/master.m3u8
-            """.write(to: profile, atomically: true, encoding: .utf8)
+        name = edge
+        kind = akamai
+        key = \(samples.appendingPathComponent("test-only-akamai.hex").path)
+        resource = TNT https://akamai.example.test/hls/tnt/master.m3u8
+        """.write(to: profile, atomically: true, encoding: .utf8)
         let cat = samples.appendingPathComponent("test-only-cat-hmac.hex").path
         let runtime = try GateFixtures.runtime(["--cdn-profile", profile.path, "--cat-key", "\(cat) edge-1"])
         let warning = try #require(runtime.readiness.sampleKeyWarning)

@@ -1,6 +1,7 @@
 import Foundation
 import IntegrationSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,8 +11,12 @@ import Glibc
 /// machine), its postinst run there against recording stand-ins for adduser
 /// and chown, and its binaries run with no Swift toolchain on `PATH` or
 /// `LD_LIBRARY_PATH`: the CLI on the samples, the gate as its unit starts it.
-@Suite(.serialized, .holdsMachineLock, .timeLimit(.minutes(30)),
-       .enabled(if: ReleasePackage.available, ReleasePackage.skipReason))
+@Suite(
+    .serialized,
+    .holdsMachineLock,
+    .timeLimit(.minutes(30)),
+    .enabled(if: ReleasePackage.available, ReleasePackage.skipReason)
+)
 struct PackageTests {
     @Test func fileListModesAndControl() async throws {
         let package = try await ReleasePackage.shared.value
@@ -62,10 +67,13 @@ struct PackageTests {
         #expect(entries.keys.allSatisfy { !$0.hasPrefix("/etc/tokengate/keys") })
 
         let control = try Shell.run(["dpkg-deb", "--field", package.deb.path]).checked()
-        let fields = Dictionary(control.split(separator: "\n").compactMap { line -> (String, String)? in
-            guard let colon = line.firstIndex(of: ":"), !line.hasPrefix(" ") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }, uniquingKeysWith: { first, _ in first })
+        let fields = Dictionary(
+            control.split(separator: "\n").compactMap { line -> (String, String)? in
+                guard let colon = line.firstIndex(of: ":"), !line.hasPrefix(" ") else { return nil }
+                return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            },
+            uniquingKeysWith: { first, _ in first }
+        )
         let depends = try #require(fields["Depends"])
         print("Depends: \(depends)")
         for library in ["libc6", "libxml2", "libssl3", "libstdc++6", "libgcc-s1", "adduser"] {
@@ -85,8 +93,10 @@ struct PackageTests {
             try FileManager.default.createDirectory(at: tree.appendingPathComponent("debian"), withIntermediateDirectories: true)
             try Data("Source: tokeninspect\n\nPackage: tokeninspect\nArchitecture: any\n".utf8)
                 .write(to: tree.appendingPathComponent("debian/control"))
-            let answer = try Shell.run(["dpkg-shlibdeps", "-O", "\(root.path)/usr/bin/tokengate", "\(root.path)/usr/bin/tokeninspect"],
-                                       directory: tree).checked()
+            let answer = try Shell.run(
+                ["dpkg-shlibdeps", "-O", "\(root.path)/usr/bin/tokengate", "\(root.path)/usr/bin/tokeninspect"],
+                directory: tree
+            ).checked()
             let shlibs = answer.split(separator: "\n").first { $0.hasPrefix("shlibs:Depends=") }.map { $0.dropFirst("shlibs:Depends=".count) }
             #expect(shlibs.map { "\($0), adduser" } == depends)
         }
@@ -124,8 +134,8 @@ struct PackageTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path)
         }
         for name in ["adduser", "addgroup", "chown", "systemctl"] { try stub(name, exit: 0) }
-        try stub("dpkg-statoverride", exit: 1)      // no override
-        try stub("getent", exit: 2)                  // no such user or group yet
+        try stub("dpkg-statoverride", exit: 1)  // no override
+        try stub("getent", exit: 2)  // no such user or group yet
         let environment = ["PATH": "\(stubs.path):/usr/bin:/bin", "DPKG_ROOT": root.path]
         let keys = root.appendingPathComponent("etc/tokengate/keys")
 
@@ -152,8 +162,10 @@ struct PackageTests {
         #expect(upgrade.status == 0, "\(upgrade.output)")
         log = (try? String(contentsOf: calls, encoding: .utf8)) ?? ""
         #expect(!log.contains("adduser") && !log.contains("addgroup"), "\(log)")
-        #expect(log.split(separator: "\n").contains { $0.hasPrefix("chown root:tokengate ") && $0.split(separator: " ").contains(Substring(key.path)) },
-                "\(log)")
+        #expect(
+            log.split(separator: "\n").contains { $0.hasPrefix("chown root:tokengate ") && $0.split(separator: " ").contains(Substring(key.path)) },
+            "\(log)"
+        )
         #expect((try FileManager.default.attributesOfItem(atPath: key.path)[.posixPermissions] as? Int) == 0o640)
         #expect(!upgrade.output.contains("/etc/tokengate/keys"))
     }
@@ -201,8 +213,10 @@ struct PackageTests {
         #expect(verify.status == 0, "\(verify.output.suffix(1000))")
         let summary = verify.output.split(separator: "\n").last { $0.contains(" tokens: ") }.map(String.init) ?? ""
         let counts = summary.split(separator: " ")
-        #expect(counts.count == 4 && counts[0] == counts[2] && counts[3] == "VALID_TOKEN" && Int(counts[0]) ?? 0 > 0,
-                "README's first command: \(summary)")
+        #expect(
+            counts.count == 4 && counts[0] == counts[2] && counts[3] == "VALID_TOKEN" && Int(counts[0]) ?? 0 > 0,
+            "README's first command: \(summary)"
+        )
     }
 
     /// From `dpkg -x` to the first allowed media token: postinst, the
@@ -232,7 +246,8 @@ struct PackageTests {
         for line in lines where line.hasPrefix("LoadCredential=") {
             let value = line.dropFirst("LoadCredential=".count)
             guard let colon = value.firstIndex(of: ":") else { continue }
-            let id = String(value[..<colon]), source = scratch(String(value[value.index(after: colon)...]))
+            let id = String(value[..<colon])
+            let source = scratch(String(value[value.index(after: colon)...]))
             try FileManager.default.createDirectory(at: URL(fileURLWithPath: source).deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data((0..<48).map { _ in UInt8.random(in: 0x21...0x7e) }).write(to: URL(fileURLWithPath: source))
             try FileManager.default.copyItem(atPath: source, toPath: credentials.appendingPathComponent(id).path)
@@ -250,7 +265,8 @@ struct PackageTests {
         // The settings the unit names: absolute paths into the scratch root, a free loopback port.
         if let at = words.firstIndex(of: "--config"), at + 1 < words.count {
             let file = URL(fileURLWithPath: words[at + 1])
-            let settings = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let settings = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map {
+                line -> String in
                 let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard parts.count == 2, !parts[0].hasPrefix("#") else { return String(line) }
                 if parts[0] == "listen" { return "listen = 127.0.0.1:\(port)" }
@@ -273,16 +289,23 @@ struct PackageTests {
         gate.standardError = try FileHandle(forWritingTo: log)
         try gate.run()
         defer {
-            if gate.isRunning { gate.terminate(); gate.waitUntilExit() }
+            if gate.isRunning {
+                gate.terminate()
+                gate.waitUntilExit()
+            }
         }
         let serving = eventually(within: 20) { try gate.isRunning && RawHTTP.get(port: port, "/healthz").status == 200 }
         let gateLog = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         #expect(serving.held, "the unit's gate did not answer /healthz: \(words)\n\(gateLog().suffix(2000))")
         guard serving.held else { return }
 
-        let token = try Shell.run([root.path + "/usr/bin/tokeninspect", "mint", "--key", GateFixtures.keys.appendingPathComponent("test-rsa2048.pem").path,
-                                   "--requestor", "TNT", "--resource", "TNT", "--mvpd", "Comcast_SSO", "--encoding", "base64url"],
-                                  environment: bare).checked().trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try Shell.run(
+            [
+                root.path + "/usr/bin/tokeninspect", "mint", "--key", GateFixtures.keys.appendingPathComponent("test-rsa2048.pem").path,
+                "--requestor", "TNT", "--resource", "TNT", "--mvpd", "Comcast_SSO", "--encoding", "base64url",
+            ],
+            environment: bare
+        ).checked().trimmingCharacters(in: .whitespacesAndNewlines)
         let headers = [("X-Original-URI", "/hls/tnt/seg1.ts?token=\(token)"), ("X-Token-Resource", "TNT"), ("X-Forwarded-Proto", "https")]
         let allowed = try await RawHTTP.fetch(port: port, "/v1/auth-request", headers: headers)
         let elapsed = Date().timeIntervalSince(started)
@@ -300,10 +323,15 @@ struct PackageTests {
             #expect(!Nginx.required, "nginx, chromium and chromedriver are needed (apt-get install nginx-light chromium chromium-driver)")
             return
         }
-        let mediaPort = try RawHTTP.freePort(), originPort = try RawHTTP.freePort()
-        let site = try ShippedNginxSite(gate: port, origin: originPort, port: mediaPort,
-                                        serverLines: "    location = /player.html { root {{prefix}}/www; }",
-                                        directory: root.appendingPathComponent("usr/share/tokeninspect/deploy/nginx"))
+        let mediaPort = try RawHTTP.freePort()
+        let originPort = try RawHTTP.freePort()
+        let site = try ShippedNginxSite(
+            gate: port,
+            origin: originPort,
+            port: mediaPort,
+            serverLines: "    location = /player.html { root {{prefix}}/www; }",
+            directory: root.appendingPathComponent("usr/share/tokeninspect/deploy/nginx")
+        )
         let http = site.http + "\nserver {\n    listen 127.0.0.1:\(originPort);\n    root {{prefix}}/www;\n}\n"
         let nginx = try await offloaded { try Nginx(http: http, port: mediaPort, files: PlaybackBrowserTests.files, configFiles: site.snippets) }
         defer { nginx.stop() }
@@ -311,23 +339,37 @@ struct PackageTests {
         defer { browser.stop() }
         let media = "http://media.test:\(mediaPort)"
         // A token minted now by the installed CLI (the gate runs on the real clock).
-        let fresh = try Shell.run([root.path + "/usr/bin/tokeninspect", "mint", "--key", GateFixtures.keys.appendingPathComponent("test-rsa2048.pem").path,
-                                   "--requestor", "TNT", "--resource", "TNT", "--mvpd", "Comcast_SSO", "--encoding", "base64url"],
-                                  environment: bare).checked().trimmingCharacters(in: .whitespacesAndNewlines)
+        let fresh = try Shell.run(
+            [
+                root.path + "/usr/bin/tokeninspect", "mint", "--key", GateFixtures.keys.appendingPathComponent("test-rsa2048.pem").path,
+                "--requestor", "TNT", "--resource", "TNT", "--mvpd", "Comcast_SSO", "--encoding", "base64url",
+            ],
+            environment: bare
+        ).checked().trimmingCharacters(in: .whitespacesAndNewlines)
         let result = try await offloadedPage {
             try browser.open(media + "/player.html")
-            return try browser.execute("return play(arguments[0], arguments[1], arguments[2]);",
-                                       [media + "/hls/tnt/", fresh, "cookies"]) as? [String: Any] ?? [:]
+            return try browser.execute(
+                "return play(arguments[0], arguments[1], arguments[2]);",
+                [media + "/hls/tnt/", fresh, "cookies"]
+            ) as? [String: Any] ?? [:]
         }
         #expect(result["failure"] == nil, "\(result["failure"] ?? "")")
         let playlist = try #require(result["playlist"] as? [String: Any], "\(result)\n\(gateLog().suffix(2000))")
-        #expect(playlist["status"] as? Int == 200 && playlist["tokenStatus"] as? String == "VALID_TOKEN",
-                "\(playlist)\n\(nginx.errorLog)\n\(gateLog().suffix(2000))")
+        #expect(
+            playlist["status"] as? Int == 200 && playlist["tokenStatus"] as? String == "VALID_TOKEN",
+            "\(playlist)\n\(nginx.errorLog)\n\(gateLog().suffix(2000))"
+        )
         let segments = try #require(result["segments"] as? [[String: Any]])
-        #expect(segments.map { $0["status"] as? Int } == [200, 200] && segments.map { $0["body"] as? String } == ["segment one", "segment two"],
-                "\(segments.map { "\($0["uri"] ?? "") \($0["status"] ?? "") \($0["tokenStatus"] ?? "")" })")
-        print(String(format: "package install (dpkg -x) to a browser playing the playlist and both segments through the shipped nginx site: %.0f ms",
-                     Date().timeIntervalSince(started) * 1000))
+        #expect(
+            segments.map { $0["status"] as? Int } == [200, 200] && segments.map { $0["body"] as? String } == ["segment one", "segment two"],
+            "\(segments.map { "\($0["uri"] ?? "") \($0["status"] ?? "") \($0["tokenStatus"] ?? "")" })"
+        )
+        print(
+            String(
+                format: "package install (dpkg -x) to a browser playing the playlist and both segments through the shipped nginx site: %.0f ms",
+                Date().timeIntervalSince(started) * 1000
+            )
+        )
     }
 }
 
@@ -371,23 +413,34 @@ struct ReleasePackage: Sendable {
             // Under TOKENINSPECT_INTEGRATION=require without dpkg-dev: a failure naming it
             // (scripts/release would install it, but only scripts/test asks first).
             guard hasShlibdeps else {
-                throw RawHTTP.Failure(description: "dpkg-dev is required (TOKENINSPECT_INTEGRATION=require) but not installed: apt-get install dpkg-dev")
+                throw RawHTTP.Failure(
+                    description: "dpkg-dev is required (TOKENINSPECT_INTEGRATION=require) but not installed: apt-get install dpkg-dev"
+                )
             }
             let out = GateFixtures.temporaryDirectory()
             let started = Date()
-            let release = try Shell.run([GateFixtures.repository.appendingPathComponent("scripts/release").path, "--out", out.path, "--fast"]
-                                        + (buildsImage ? ["--image"] : []),
-                                        directory: GateFixtures.repository, timeout: 25 * 60)
+            let release = try Shell.run(
+                [GateFixtures.repository.appendingPathComponent("scripts/release").path, "--out", out.path, "--fast"]
+                    + (buildsImage ? ["--image"] : []),
+                directory: GateFixtures.repository,
+                timeout: 25 * 60
+            )
             // The .deb's path, then (with --image) the image's as the last line.
             let lines = release.stdout.split(separator: "\n").map(String.init)
-            let deb = lines.last { $0.hasSuffix(".deb") }, image = buildsImage ? lines.last : nil
+            let deb = lines.last { $0.hasSuffix(".deb") }
+            let image = buildsImage ? lines.last : nil
             guard release.status == 0, let deb, FileManager.default.fileExists(atPath: deb),
-                  !buildsImage || (image?.hasSuffix(".oci.tar") == true && FileManager.default.fileExists(atPath: image!)) else {
+                !buildsImage || (image?.hasSuffix(".oci.tar") == true && FileManager.default.fileExists(atPath: image!))
+            else {
                 throw RawHTTP.Failure(description: "scripts/release failed (\(release.status)):\n\(release.output.suffix(3000))")
             }
             print(String(format: "scripts/release%@: %.0f s", buildsImage ? " --image" : "", Date().timeIntervalSince(started)))
-            return ReleasePackage(deb: prebuilt ?? URL(fileURLWithPath: deb), builtHere: prebuilt == nil,
-                                  image: prebuiltImage ?? image.map { URL(fileURLWithPath: $0) }, imageBuiltHere: buildsImage)
+            return ReleasePackage(
+                deb: prebuilt ?? URL(fileURLWithPath: deb),
+                builtHere: prebuilt == nil,
+                image: prebuiltImage ?? image.map { URL(fileURLWithPath: $0) },
+                imageBuiltHere: buildsImage
+            )
         }
     }
 
@@ -416,11 +469,16 @@ enum Shell {
         }
     }
 
-    static func run(_ command: [String], environment: [String: String]? = nil, directory: URL? = nil,
-                    timeout: TimeInterval = 60) throws -> Result {
+    static func run(
+        _ command: [String],
+        environment: [String: String]? = nil,
+        directory: URL? = nil,
+        timeout: TimeInterval = 60
+    ) throws -> Result {
         let folder = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let out = folder.appendingPathComponent("out"), err = folder.appendingPathComponent("err")
+        let out = folder.appendingPathComponent("out")
+        let err = folder.appendingPathComponent("err")
         FileManager.default.createFile(atPath: out.path, contents: nil)
         FileManager.default.createFile(atPath: err.path, contents: nil)
         let process = Process()
@@ -441,8 +499,11 @@ enum Shell {
             process.waitUntilExit()
             throw RawHTTP.Failure(description: "\(command.joined(separator: " ")) still running after \(Int(timeout)) s")
         }
-        return Result(status: process.terminationStatus,
-                      stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "", command: command)
+        return Result(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "",
+            command: command
+        )
     }
 }

@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// The gate reads the original URI's path once (docs/DESIGN.md#one-reading-of-a-path): a
@@ -40,8 +41,12 @@ import Testing
                 for answer in [
                     try await client.authRequest(path, headers: [Self.catHeader: cat]),
                     try await client.authRequest(path + "?cat=\(cat)"),
-                    try await client.executeRequest(uri: "/v1/ext-authz" + path, method: .get,
-                                                    headers: [Self.catHeader: cat, HTTPField.Name("X-Token-Resource")!: "TNT"], body: nil),
+                    try await client.executeRequest(
+                        uri: "/v1/ext-authz" + path,
+                        method: .get,
+                        headers: [Self.catHeader: cat, HTTPField.Name("X-Token-Resource")!: "TNT"],
+                        body: nil
+                    ),
                 ] {
                     #expect(answer.status == .badRequest, "\(path): \(answer["X-Token-Reason"] ?? "")")
                     #expect(answer.tokenStatus == "INVALID_REQUEST", "\(path)")

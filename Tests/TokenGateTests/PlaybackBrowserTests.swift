@@ -1,9 +1,10 @@
 import Foundation
 import IntegrationSupport
 import Testing
+
 @testable import TokenGate
 
-/// A real headless Chromium plays through the shipped nginx site 
+/// A real headless Chromium plays through the shipped nginx site
 /// (docs/DESIGN.md#the-session-cookie, docs/DESIGN.md#web-players-on-another-origin), on
 /// plain HTTP and under names that are not loopback: Chromium resolves
 /// `media.test` and `player.test` to 127.0.0.1 (`--host-resolver-rules`), so
@@ -14,14 +15,18 @@ import Testing
 /// The page `player.html` plays the way a web player fetches HLS: the
 /// playlist with a fresh token, then every segment the playlist lists; it
 /// reports what it could read of each answer.
-@Suite(.serialized,
-       .enabled(if: Nginx.available && Browser.available,
-                "nginx, chromium and chromedriver are needed (apt-get install nginx-light chromium chromium-driver)"),
-       .holdsMachineLock)
+@Suite(
+    .serialized,
+    .enabled(
+        if: Nginx.available && Browser.available,
+        "nginx, chromium and chromedriver are needed (apt-get install nginx-light chromium chromium-driver)"
+    ),
+    .holdsMachineLock
+)
 struct PlaybackBrowserTests {
     struct Stack: Sendable {
-        var media: String    // http://media.test:<port>: the shipped site, with the test page at /player.html
-        var player: Int      // the port of the web player's own site (player.test, and evil.test, unlisted)
+        var media: String  // http://media.test:<port>: the shipped site, with the test page at /player.html
+        var player: Int  // the port of the web player's own site (player.test, and evil.test, unlisted)
         var port: Int
         var nginx: Nginx
         var accessLog: [String] { nginx.logLines("tokengate.access.log") }
@@ -87,23 +92,28 @@ struct PlaybackBrowserTests {
             let originPort = try RawHTTP.freePort()
             let playerPort = try RawHTTP.freePort()
             // The test page, same origin as the media: a test-only location in the shipped server block.
-            let site = try ShippedNginxSite(gate: gateClient.port!, origin: originPort, port: port,
-                                            playerOrigin: "http://player.test:\(playerPort)",
-                                            serverLines: "    location = /player.html { root {{prefix}}/www; }",
-                                            gateReadTimeout: "15s")
-            let http = site.http + """
-                server {
-                    listen 127.0.0.1:\(originPort);
-                    root {{prefix}}/www;
-                }
-                # The web player's own site: another origin (player.test, listed; evil.test, not).
-                server {
-                    listen 127.0.0.1:\(playerPort);
-                    root {{prefix}}/www;
-                    location = /player.html { }
-                    location / { return 404; }
-                }
-                """
+            let site = try ShippedNginxSite(
+                gate: gateClient.port!,
+                origin: originPort,
+                port: port,
+                playerOrigin: "http://player.test:\(playerPort)",
+                serverLines: "    location = /player.html { root {{prefix}}/www; }",
+                gateReadTimeout: "15s"
+            )
+            let http =
+                site.http + """
+                    server {
+                        listen 127.0.0.1:\(originPort);
+                        root {{prefix}}/www;
+                    }
+                    # The web player's own site: another origin (player.test, listed; evil.test, not).
+                    server {
+                        listen 127.0.0.1:\(playerPort);
+                        root {{prefix}}/www;
+                        location = /player.html { }
+                        location / { return 404; }
+                    }
+                    """
             let nginx = try await offloaded { try Nginx(http: http, port: port, files: Self.files, configFiles: site.snippets) }
             defer { nginx.stop() }
             let browser = try await offloaded {
@@ -124,8 +134,10 @@ struct PlaybackBrowserTests {
         let token = GateFixtures.token()
         return try await offloadedPage {
             try browser.open(page)
-            return try browser.execute("return play(arguments[0], arguments[1], arguments[2]);",
-                                       [media + "/hls/tnt/", token, mode]) as? [String: Any] ?? [:]
+            return try browser.execute(
+                "return play(arguments[0], arguments[1], arguments[2]);",
+                [media + "/hls/tnt/", token, mode]
+            ) as? [String: Any] ?? [:]
         }
     }
 
@@ -201,8 +213,11 @@ struct PlaybackBrowserTests {
                 #expect(line.status == 204)
                 #expect(line.gate == "-", "a preflight reached the gate")
             }
-            #expect(lines.filter { $0.request.hasPrefix("GET /hls/tnt/") }.map(\.tokenStatus)
-                        == ["VALID_TOKEN", "VALID_SESSION", "VALID_SESSION", "VALID_SESSION"], "\(stack.accessLog)")
+            #expect(
+                lines.filter { $0.request.hasPrefix("GET /hls/tnt/") }.map(\.tokenStatus)
+                    == ["VALID_TOKEN", "VALID_SESSION", "VALID_SESSION", "VALID_SESSION"],
+                "\(stack.accessLog)"
+            )
 
             // An origin the site does not list: the browser lets the page read nothing.
             let evil = try await Self.play(browser, page: "http://evil.test:\(stack.player)/player.html", media: stack.media, mode: "header")

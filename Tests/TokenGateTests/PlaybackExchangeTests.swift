@@ -4,8 +4,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Testing
 import IntegrationSupport
+import Testing
+
 @testable import TokenGate
 
 /// The CDN exchange, `POST` and `GET /v1/playback` (docs/DESIGN.md#the-cdn-exchange):
@@ -21,42 +22,55 @@ struct PlaybackExchangeTests {
         let secret = "secure-link-secret-for-the-tests-0123456789"
 
         static let cloudFrontKey = GateFixtures.repository.appendingPathComponent(
-            "Tests/CDNTokensTests/Fixtures/CloudFront/test-only-cloudfront-rsa2048.pem").path
+            "Tests/CDNTokensTests/Fixtures/CloudFront/test-only-cloudfront-rsa2048.pem"
+        ).path
 
         init() throws {
             directory = GateFixtures.temporaryDirectory()
             try write("akamai.key", akamaiKey + "\n")
             try write("cat.key", catKey + "\n")
             try write("secure-link.key", secret + "\n")
-            paths["akamai"] = try write("akamai.profile", """
+            paths["akamai"] = try write(
+                "akamai.profile",
+                """
                 name = akamai-edge
                 kind = akamai
                 key = \(directory.path)/akamai.key
                 resource = TNT https://akamai.media.test/hls/tnt/master.m3u8
                 resource = CNN https://akamai.media.test/hls/cnn/master.m3u8
                 lifetime = 600
-                """)
-            paths["cloudfront"] = try write("cloudfront.profile", """
+                """
+            )
+            paths["cloudfront"] = try write(
+                "cloudfront.profile",
+                """
                 name = cloudfront-edge
                 kind = cloudfront
                 key = \(Self.cloudFrontKey) K2JCJMDEHXQW5F
                 resource = TNT https://d111111abcdef8.cloudfront.net/hls/tnt/master.m3u8
-                """)
-            paths["cat"] = try write("cat.profile", """
+                """
+            )
+            paths["cat"] = try write(
+                "cat.profile",
+                """
                 name = cat-edge
                 kind = cat
                 key = \(directory.path)/cat.key edge-key-1
                 resource = TNT https://cat.media.test/hls/tnt/master.m3u8
                 carrier = header
                 issuer = tokengate-tests
-                """)
-            paths["nginx-secure-link"] = try write("secure-link.profile", """
+                """
+            )
+            paths["nginx-secure-link"] = try write(
+                "secure-link.profile",
+                """
                 name = nginx-edge
                 kind = nginx-secure-link
                 key = \(directory.path)/secure-link.key
                 resource = TNT http://edge.media.test/hls/tnt/master.m3u8
                 secure-link-md5 = $secure_link_expires$folder $secret
-                """)
+                """
+            )
         }
 
         @discardableResult
@@ -123,8 +137,10 @@ struct PlaybackExchangeTests {
                 let value = try #require(pairs.first { $0.name == "__token__" }?.value)
                 try EdgeAuthToken(parsing: value).verify(key: EdgeAuthKey(hex: profiles.akamaiKey), facts: facts)
                 #expect(throws: CDNRefusal.self) {
-                    try EdgeAuthToken(parsing: value).verify(key: EdgeAuthKey(hex: profiles.akamaiKey),
-                                                             facts: Self.facts("https://akamai.media.test/hls/cnn/seg-7.ts", clock: clock))
+                    try EdgeAuthToken(parsing: value).verify(
+                        key: EdgeAuthKey(hex: profiles.akamaiKey),
+                        facts: Self.facts("https://akamai.media.test/hls/cnn/seg-7.ts", clock: clock)
+                    )
                 }
             case "cloudfront":
                 let key = try SigningKey(path: Profiles.cloudFrontKey).publicKey
@@ -153,8 +169,12 @@ struct PlaybackExchangeTests {
             // The replay was refused, and the refusal logged with the token's fingerprint, not the token.
             #expect(logs.all.contains { $0.contains("refused") && $0.contains("TOKEN_REPLAYED") && $0.contains("token_id") })
             let metrics = String(decoding: runtime.metrics.render(), as: UTF8.self)
-            #expect(metrics.contains("tokengate_cdn_exchanges_total{profile=\"\(runtime.cdnProfiles.current.names[0])\",kind=\"\(kind)\",status=\"VALID_TOKEN\"} 1"),
-                    "\(metrics.split(separator: "\n").filter { $0.contains("cdn_exchanges") })")
+            #expect(
+                metrics.contains(
+                    "tokengate_cdn_exchanges_total{profile=\"\(runtime.cdnProfiles.current.names[0])\",kind=\"\(kind)\",status=\"VALID_TOKEN\"} 1"
+                ),
+                "\(metrics.split(separator: "\n").filter { $0.contains("cdn_exchanges") })"
+            )
         }
     }
 
@@ -164,8 +184,12 @@ struct PlaybackExchangeTests {
         let runtime = try Self.runtime([try #require(profiles.paths["nginx-secure-link"])])
         try await runtime.application().test(.router) { client in
             let token = GateFixtures.token()
-            let prefetch = try await client.executeRequest(uri: "/v1/playback?token=\(token)&resource=TNT", method: .get,
-                                                           headers: [.init("Sec-Purpose")!: "prefetch"], body: nil)
+            let prefetch = try await client.executeRequest(
+                uri: "/v1/playback?token=\(token)&resource=TNT",
+                method: .get,
+                headers: [.init("Sec-Purpose")!: "prefetch"],
+                body: nil
+            )
             #expect(prefetch.status == .badRequest)
             #expect(prefetch.headers[.init("X-Token-Status")!] == "BAD_REQUEST")
             let answer = try await client.executeRequest(uri: "/v1/playback?token=\(token)", method: .get, headers: [:], body: nil)
@@ -192,8 +216,14 @@ struct PlaybackExchangeTests {
                 ("{\"token\":\"\(token)\",\"resource\":\"TNT\"}", .badRequest, "BAD_REQUEST", "more than one CDN profile"),
                 ("{\"token\":\"\(token)\",\"resource\":\"TNT\",\"profile\":\"nope\"}", .badRequest, "BAD_REQUEST", "no CDN profile is named nope"),
                 ("{\"token\":\"\(token)\",\"profile\":\"akamai-edge\"}", .badRequest, "BAD_REQUEST", "several resources"),
-                ("{\"token\":\"\(token)\",\"resource\":\"HBO\",\"profile\":\"akamai-edge\"}", .forbidden, "INVALID_RESOURCE_ID", "no URL for the resource HBO"),
-                ("{\"token\":\"\(token)\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\",\"x\":\"1\"}", .badRequest, "BAD_REQUEST", "is not one of"),
+                (
+                    "{\"token\":\"\(token)\",\"resource\":\"HBO\",\"profile\":\"akamai-edge\"}", .forbidden, "INVALID_RESOURCE_ID",
+                    "no URL for the resource HBO"
+                ),
+                (
+                    "{\"token\":\"\(token)\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\",\"x\":\"1\"}", .badRequest, "BAD_REQUEST",
+                    "is not one of"
+                ),
                 ("{\"token\":\"\(token)\",\"resource\":1,\"profile\":\"akamai-edge\"}", .badRequest, "BAD_REQUEST", "not a string"),
                 ("[\"\(token)\"]", .badRequest, "BAD_REQUEST", "not a JSON object"),
                 ("{\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}", .badRequest, "BAD_REQUEST", "no token"),
@@ -204,25 +234,41 @@ struct PlaybackExchangeTests {
                 #expect(answer.headers[.init("X-Token-Status")!] == tokenStatus, "\(body)")
                 #expect((Self.json(answer)["reason"] as? String)?.contains(reason) == true, "\(body): \(String(buffer: answer.body))")
             }
-            let doubled = try await client.executeRequest(uri: "/v1/playback?token=\(token)&token=\(token)&profile=cat-edge", method: .get,
-                                                          headers: [:], body: nil)
+            let doubled = try await client.executeRequest(
+                uri: "/v1/playback?token=\(token)&token=\(token)&profile=cat-edge",
+                method: .get,
+                headers: [:],
+                body: nil
+            )
             #expect(doubled.status == .badRequest)
-            let twoDevices = try await Self.post(client, "{\"token\":\"\(token)\",\"profile\":\"cat-edge\",\"deviceId\":\"a\"}",
-                                                 headers: [.init("X-Token-Device-Id")!: "b"])
+            let twoDevices = try await Self.post(
+                client,
+                "{\"token\":\"\(token)\",\"profile\":\"cat-edge\",\"deviceId\":\"a\"}",
+                headers: [.init("X-Token-Device-Id")!: "b"]
+            )
             #expect(twoDevices.status == .badRequest)
             // The token is whole after all of that.
             let answer = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\",\"profile\":\"cat-edge\"}")
             #expect(answer.status == .ok, "\(String(buffer: answer.body))")
             #expect(Self.json(answer)["kind"] as? String == "cat")
             // A media token for another resource than the one asked for: the token's check, not the profile's.
-            let cnn = try await Self.post(client, "{\"token\":\"\(GateFixtures.token(GateFixtures.request(resource: "CNN")))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}")
+            let cnn = try await Self.post(
+                client,
+                "{\"token\":\"\(GateFixtures.token(GateFixtures.request(resource: "CNN")))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}"
+            )
             #expect(cnn.headers[.init("X-Token-Status")!] == "INVALID_RESOURCE_ID")
             // An authentication token is the wrong request, 400, not a refused resource (it names none).
-            let authentication = try await Self.post(client, "{\"token\":\"\(GateFixtures.token(GateFixtures.request(.authentication)))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}")
+            let authentication = try await Self.post(
+                client,
+                "{\"token\":\"\(GateFixtures.token(GateFixtures.request(.authentication)))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}"
+            )
             #expect(authentication.status == .badRequest, "\(String(buffer: authentication.body))")
             #expect((Self.json(authentication)["reason"] as? String)?.contains("authentication token is not exchanged") == true)
             // An authorization token is not exchanged: it is not one-time.
-            let authorization = try await Self.post(client, "{\"token\":\"\(GateFixtures.token(GateFixtures.request(.authorization)))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}")
+            let authorization = try await Self.post(
+                client,
+                "{\"token\":\"\(GateFixtures.token(GateFixtures.request(.authorization)))\",\"resource\":\"TNT\",\"profile\":\"akamai-edge\"}"
+            )
             #expect(authorization.status == .badRequest)
             #expect((Self.json(authorization)["reason"] as? String)?.contains("media token") == true)
         }
@@ -233,13 +279,16 @@ struct PlaybackExchangeTests {
     @Test func aBoundIPComesFromOneHeaderLineAndTheBodyIsBounded() async throws {
         let profiles = try Profiles()
         defer { try? FileManager.default.removeItem(at: profiles.directory) }
-        let path = try profiles.write("bound.profile", """
+        let path = try profiles.write(
+            "bound.profile",
+            """
             name = bound
             kind = akamai
             key = \(profiles.directory.path)/akamai.key
             resource = TNT https://akamai.media.test/hls/tnt/master.m3u8
             bind-ip = true
-            """)
+            """
+        )
         let clock = GateFixtures.Clock()
         let runtime = try Self.runtime([path], clock: clock)
         try await runtime.application().test(.router) { client in
@@ -285,8 +334,14 @@ struct PlaybackExchangeTests {
         let runtime = try Self.runtime([path], clock: clock)
         let seconds = clock.read().millisecondsSince1970 / 1000
         let tokeninspect = try #require(Self.tokeninspect, "the tokeninspect binary beside the tests")
-        let minted = try Subprocess.run(tokeninspect, ["mint", "cdn", "--profile", path, "--resource", "TNT", "--now", String(seconds),
-                                                       "--requestor", "TNT"], separateErrors: true)
+        let minted = try Subprocess.run(
+            tokeninspect,
+            [
+                "mint", "cdn", "--profile", path, "--resource", "TNT", "--now", String(seconds),
+                "--requestor", "TNT",
+            ],
+            separateErrors: true
+        )
         #expect(minted.status == 0, "\(minted.errorText)")
         let lines = minted.text.split(separator: "\n").map(String.init)
         try await runtime.application().test(.router) { client in
@@ -296,7 +351,8 @@ struct PlaybackExchangeTests {
             #expect(lines.first == body["url"] as? String, "\(lines) \(body)")
             let cookies = (body["cookies"] as? [[String: Any]]) ?? []
             for cookie in cookies {
-                let name = try #require(cookie["name"] as? String), value = try #require(cookie["value"] as? String)
+                let name = try #require(cookie["name"] as? String)
+                let value = try #require(cookie["value"] as? String)
                 #expect(lines.contains { $0.hasPrefix("Set-Cookie: \(name)=\(value);") }, "\(kind): \(name) differs: \(lines)")
             }
             let headers = (body["headers"] as? [String: String]) ?? [:]
@@ -364,8 +420,13 @@ struct PlaybackExchangeTests {
             _ = try await Self.post(client, "{\"token\":\"\(token)\"}", headers: [.contentType: "text/plain"])
             let played = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\"}")
             #expect(played.status == .ok)
-            #expect(Set(series()) == [#"tokengate_cdn_exchanges_total{profile="-",kind="-",status="BAD_REQUEST"} 1004"#,
-                                      #"tokengate_cdn_exchanges_total{profile="cat-edge",kind="cat",status="VALID_TOKEN"} 1"#], "\(series())")
+            #expect(
+                Set(series()) == [
+                    #"tokengate_cdn_exchanges_total{profile="-",kind="-",status="BAD_REQUEST"} 1004"#,
+                    #"tokengate_cdn_exchanges_total{profile="cat-edge",kind="cat",status="VALID_TOKEN"} 1"#,
+                ],
+                "\(series())"
+            )
         }
     }
 
@@ -409,8 +470,10 @@ struct PlaybackExchangeTests {
         let bound = try profiles.write("bound-\(kind).profile", original + "\nbind-ip = true\n")
         let runtime = try Self.runtime([bound])
         try await runtime.application().test(.router) { client in
-            for (spelling, canonical) in [("[2001:db8::1]", "2001:db8::1"), ("2001:DB8:0:0:0:0:0:1", "2001:db8::1"),
-                                          ("::ffff:192.0.2.7", "192.0.2.7"), ("192.0.2.7", "192.0.2.7")] {
+            for (spelling, canonical) in [
+                ("[2001:db8::1]", "2001:db8::1"), ("2001:DB8:0:0:0:0:0:1", "2001:db8::1"),
+                ("::ffff:192.0.2.7", "192.0.2.7"), ("192.0.2.7", "192.0.2.7"),
+            ] {
                 let token = GateFixtures.token()
                 let answer = try await Self.post(client, "{\"token\":\"\(token)\",\"resource\":\"TNT\"}", headers: [.init("X-Real-IP")!: spelling])
                 #expect(answer.status == .ok, "\(kind) \(spelling): \(String(buffer: answer.body))")
@@ -447,13 +510,16 @@ struct PlaybackExchangeTests {
             // A new first key signs after the reload; the old one still verifies what it made.
             let newKey = "99887766554433221100998877665544"
             try profiles.write("akamai-new.key", newKey)
-            try profiles.write("akamai.profile", """
+            try profiles.write(
+                "akamai.profile",
+                """
                 name = akamai-edge
                 kind = akamai
                 key = \(profiles.directory.path)/akamai-new.key
                 key = \(profiles.directory.path)/akamai.key
                 resource = TNT https://akamai.media.test/hls/tnt/master.m3u8
-                """)
+                """
+            )
             #expect(runtime.reloader.reload(because: "test"))
             try EdgeAuthToken(parsing: try await grantValue()).verify(key: EdgeAuthKey(hex: newKey), facts: facts)
             // A broken profile: the reload fails whole, the set in use stays.

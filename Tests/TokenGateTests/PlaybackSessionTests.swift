@@ -2,6 +2,7 @@ import Crypto
 import EntitlementTokens
 import Foundation
 import Testing
+
 @testable import TokenGate
 
 @Suite struct PlaybackSessionTests {
@@ -15,16 +16,37 @@ import Testing
         try! PlaybackSessions(secrets: secrets, lifetimeSeconds: lifetime)
     }
 
-    func issue(_ gate: PlaybackSessions, resource: String? = "TNT", deviceID: String?, requestor: String? = "TNT") -> (credential: String, expires: TokenTimestamp) {
+    func issue(
+        _ gate: PlaybackSessions,
+        resource: String? = "TNT",
+        deviceID: String?,
+        requestor: String? = "TNT"
+    ) -> (credential: String, expires: TokenTimestamp) {
         gate.issue(resource: resource, deviceID: deviceID, requestor: requestor, keyID: keyA, now: now)
     }
 
-    func check(_ gate: PlaybackSessions, _ credential: String, resource: String? = "TNT", deviceID: String?, requestor: String? = "TNT",
-               unbound: Bool = false, at time: TokenTimestamp? = nil, keys: Set<UInt64>? = nil) -> PlaybackSessions.Check {
+    func check(
+        _ gate: PlaybackSessions,
+        _ credential: String,
+        resource: String? = "TNT",
+        deviceID: String?,
+        requestor: String? = "TNT",
+        unbound: Bool = false,
+        at time: TokenTimestamp? = nil,
+        keys: Set<UInt64>? = nil
+    ) -> PlaybackSessions.Check {
         let trusted = keys ?? [keyA]
-        return gate.check(credential.utf8, against: .init(resource: resource, deviceID: deviceID, requestor: requestor,
-                                                          allowsUnboundDevice: unbound, now: time ?? now),
-                          trusts: { trusted.contains($0) })
+        return gate.check(
+            credential.utf8,
+            against: .init(
+                resource: resource,
+                deviceID: deviceID,
+                requestor: requestor,
+                allowsUnboundDevice: unbound,
+                now: time ?? now
+            ),
+            trusts: { trusted.contains($0) }
+        )
     }
 
     @Test func aCredentialIsValidForItsResourceAndDeviceUntilItExpires() {
@@ -48,8 +70,10 @@ import Testing
         #expect(check(gate, credential, deviceID: nil) == .deviceMismatch("the session is bound to a device; the request names none"))
         if case .valid = check(gate, credential, deviceID: nil, unbound: true) {} else { Issue.record("--allow-unbound-device refused") }
         // An expired credential for another resource is refused, not "expired".
-        #expect(check(gate, credential, resource: "CNN", deviceID: "device-1", at: now.adding(milliseconds: 3_600_000)!)
-                == .invalid("the session was made for another resource"))
+        #expect(
+            check(gate, credential, resource: "CNN", deviceID: "device-1", at: now.adding(milliseconds: 3_600_000)!)
+                == .invalid("the session was made for another resource")
+        )
     }
 
     @Test func aSessionEndsWithTheKeyThatAdmittedIt() {
@@ -66,8 +90,10 @@ import Testing
         bytes += HMAC<SHA256>.authenticationCode(for: bytes, using: SymmetricKey(data: secretA))
         let credential = Base64URL.encode(bytes)
         #expect(credential.utf8.count == 140)
-        #expect(check(sessions([secretA]), credential, deviceID: nil)
-                == .invalid("session credential version 1 is no longer accepted; start playback again"))
+        #expect(
+            check(sessions([secretA]), credential, deviceID: nil)
+                == .invalid("session credential version 1 is no longer accepted; start playback again")
+        )
     }
 
     @Test func aCredentialMadeWithoutADeviceServesAnyDevice() {
@@ -103,8 +129,10 @@ import Testing
         }
     }
 
-    @Test(arguments: ["", "x", String(repeating: "A", count: 193), String(repeating: "A", count: 195), String(repeating: "=", count: 194),
-                      String(repeating: "+", count: 194), String(repeating: "A", count: 140)])
+    @Test(arguments: [
+        "", "x", String(repeating: "A", count: 193), String(repeating: "A", count: 195), String(repeating: "=", count: 194),
+        String(repeating: "+", count: 194), String(repeating: "A", count: 140),
+    ])
     func malformedCredentialsAreInvalid(_ text: String) {
         guard case .invalid = check(sessions([secretA]), text, deviceID: nil) else {
             Issue.record("accepted \(text)")
@@ -154,7 +182,7 @@ import Testing
             let text = Base64URL.encode(bytes)
             #expect(Base64URL.decode(Array(text.utf8)) == bytes)
         }
-        #expect(Base64URL.decode(Array("AB".utf8)) == nil)   // leftover bits not zero
+        #expect(Base64URL.decode(Array("AB".utf8)) == nil)  // leftover bits not zero
         #expect(Base64URL.decode(Array("AA==".utf8)) == nil)
         #expect(Base64URL.decode(Array("A".utf8)) == nil)
         #expect(Base64URL.decode(Array("a+b/".utf8)) == nil)

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// `POST /v1/verify` and `/v1/inspect`: the report objects (docs/DESIGN.md#output-forms) of the library's `TokenReport`.
@@ -78,12 +79,22 @@ import Testing
         try await runtime.application().test(.router) { client in
             for route in ["/v1/verify", "/v1/inspect"] {
                 for type in ["application/x-www-form-urlencoded", "multipart/form-data; boundary=b", "image/png"] {
-                    let answer = try await client.executeRequest(uri: route, method: .post, headers: [.contentType: type], body: ByteBuffer(string: media))
+                    let answer = try await client.executeRequest(
+                        uri: route,
+                        method: .post,
+                        headers: [.contentType: type],
+                        body: ByteBuffer(string: media)
+                    )
                     #expect(answer.status == .unsupportedMediaType, "\(route) \(type)")
                     #expect(String(buffer: answer.body).contains("text/plain"), "\(route) \(type)")
                 }
                 for type in ["text/plain; charset=utf-8", "Application/Octet-Stream", "application/json"] {
-                    let answer = try await client.executeRequest(uri: route, method: .post, headers: [.contentType: type], body: ByteBuffer(string: media))
+                    let answer = try await client.executeRequest(
+                        uri: route,
+                        method: .post,
+                        headers: [.contentType: type],
+                        body: ByteBuffer(string: media)
+                    )
                     #expect(answer.status == .ok, "\(route) \(type)")
                 }
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -163,7 +164,8 @@ struct RequestLimitTests {
                 let asked = Date()
                 func complete() -> Bool {
                     guard let end = answer.range(of: "\r\n\r\n") else { return false }
-                    let length = answer[..<end.lowerBound].lowercased().components(separatedBy: "\r\n")
+                    let length =
+                        answer[..<end.lowerBound].lowercased().components(separatedBy: "\r\n")
                         .first { $0.hasPrefix("content-length:") }.flatMap { Int($0.dropFirst(15).trimmingCharacters(in: .whitespaces)) } ?? 0
                     return answer[end.upperBound...].utf8.count >= length
                 }
@@ -174,7 +176,8 @@ struct RequestLimitTests {
             let watcher = try Client(port: gate.port, from: "127.0.0.4")
             let settled = Date()
             while Date().timeIntervalSince(settled) < 10,
-                  !served(watcher, "/metrics").contains("\ntokengate_connections_open 1.0\n") { Thread.sleep(forTimeInterval: 0.05) }
+                !served(watcher, "/metrics").contains("\ntokengate_connections_open 1.0\n")
+            { Thread.sleep(forTimeInterval: 0.05) }
             // One peer: three connections, each answered; its fourth is closed at once.
             var own = try (0..<3).map { _ in try Client(port: gate.port) }
             for client in own { #expect(served(client).hasPrefix("HTTP/1.1 200")) }
@@ -234,7 +237,9 @@ struct RequestLimitTests {
             return (slowest, clients.count)
         }
         let peak = status("VmHWM")
-        print("trickling clients: \(result.clients), gate RSS before \(baseline / 1024) MiB, peak \(peak / 1024) MiB, slowest probe \(Int(result.slowest * 1000)) ms")
+        print(
+            "trickling clients: \(result.clients), gate RSS before \(baseline / 1024) MiB, peak \(peak / 1024) MiB, slowest probe \(Int(result.slowest * 1000)) ms"
+        )
         #expect(result.clients >= 900)
         #expect(peak - baseline < 64 * 1024, "the gate's peak RSS grew by \((peak - baseline) / 1024) MiB under trickling clients")
         #expect(result.slowest < 1.0, "a request waited \(result.slowest) s behind the trickling clients")

@@ -3,6 +3,7 @@ import Foundation
 import HummingbirdTesting
 import Synchronization
 import Testing
+
 @testable import TokenGate
 
 /// docs/DESIGN.md#revocation-is-exact: a key reload that removes a key ends every
@@ -17,8 +18,10 @@ import Testing
 
         init() throws {
             directory = GateFixtures.temporaryDirectory()
-            try FileManager.default.copyItem(atPath: GateFixtures.keys.appendingPathComponent("trusted/test-p256.pub.pem").path,
-                                             toPath: directory.appendingPathComponent("other-p256.pem").path)
+            try FileManager.default.copyItem(
+                atPath: GateFixtures.keys.appendingPathComponent("trusted/test-p256.pub.pem").path,
+                toPath: directory.appendingPathComponent("other-p256.pem").path
+            )
             try trustRSA(true)
         }
 
@@ -79,9 +82,14 @@ import Testing
     }
 
     func runtime(keys: KeyFolder, clock: GateFixtures.Clock, hooks: AuthGate.Hooks = .init()) throws -> GateRuntime {
-        try GateRuntime(configuration: GateFixtures.configuration(["--key", keys.directory.path], base: ["--requestor", "TNT", "--resource", "TNT"]),
-                        logger: LogCapture().logger, clock: { clock.read() }, keyPollInterval: .seconds(3600),
-                        replay: .init(store: InMemoryReplayStore()), hooks: hooks)
+        try GateRuntime(
+            configuration: GateFixtures.configuration(["--key", keys.directory.path], base: ["--requestor", "TNT", "--resource", "TNT"]),
+            logger: LogCapture().logger,
+            clock: { clock.read() },
+            keyPollInterval: .seconds(3600),
+            replay: .init(store: InMemoryReplayStore()),
+            hooks: hooks
+        )
     }
 
     /// The race made deterministic: a verification is held between its

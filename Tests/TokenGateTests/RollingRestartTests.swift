@@ -9,12 +9,16 @@ import Testing
 /// guide says: SIGTERM, wait for the exit, start it again on its port, wait
 /// for `/readyz` 200, then the next. No player may see anything but the
 /// expected answer, and no media token may be allowed twice.
-@Suite(.serialized,
-       .enabled(if: Nginx.available,
-                "nginx is not installed (apt-get install nginx-light); TOKENINSPECT_INTEGRATION=require makes this a failure"),
-       .enabled(if: Integration.redis, "redis-server not installed"),
-       .enabled(if: GateProcess.binary != nil || Integration.required, "the tokengate executable is not built"),
-       .holdsMachineLock)
+@Suite(
+    .serialized,
+    .enabled(
+        if: Nginx.available,
+        "nginx is not installed (apt-get install nginx-light); TOKENINSPECT_INTEGRATION=require makes this a failure"
+    ),
+    .enabled(if: Integration.redis, "redis-server not installed"),
+    .enabled(if: GateProcess.binary != nil || Integration.required, "the tokengate executable is not built"),
+    .holdsMachineLock
+)
 struct RollingRestartTests {
     static let playersPerSecond = 20.0
     /// The gate's default `--shutdown-grace`: readiness 503 this long before the listener closes.
@@ -38,8 +42,14 @@ struct RollingRestartTests {
         var exitStatus: Int32?
         var drain: Double { exited - sigterm }
         var description: String {
-            String(format: "gate %d: SIGTERM at %.2f s, exit %@ after %.2f s (the drain), /readyz 200 again at %.2f s",
-                   port, sigterm, exitStatus.map { "\($0)" } ?? "none", drain, ready)
+            String(
+                format: "gate %d: SIGTERM at %.2f s, exit %@ after %.2f s (the drain), /readyz 200 again at %.2f s",
+                port,
+                sigterm,
+                exitStatus.map { "\($0)" } ?? "none",
+                drain,
+                ready
+            )
         }
     }
 
@@ -49,17 +59,25 @@ struct RollingRestartTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let secret = GateFixtures.sessionSecret(in: directory)
             // GateProcess starts every gate with --shutdown-grace 0; the last value given counts.
-            let arguments = ["--replay", redis.url, "--session-secret", secret, "--session-lifetime", "600",
-                             "--shutdown-grace", String(Self.grace)]
+            let arguments = [
+                "--replay", redis.url, "--session-secret", secret, "--session-lifetime", "600",
+                "--shutdown-grace", String(Self.grace),
+            ]
             var gates = try await offloaded { try (0..<2).map { _ in try GateProcess(arguments) } }
             defer { gates.forEach { $0.stop() } }
             for gate in gates { try await Self.waitUntilReady(gate) }
 
-            let port = try RawHTTP.freePort(), originPort = try RawHTTP.freePort()
+            let port = try RawHTTP.freePort()
+            let originPort = try RawHTTP.freePort()
             // The site as shipped, a server line per gate; only the read timeout is longer (a
             // machine shared with other builds can stall a gate past 2 s, which is not this test's subject).
-            let site = try ShippedNginxSite(gate: gates[0].port, moreGates: [gates[1].port], origin: originPort, port: port,
-                                            gateReadTimeout: "10s")
+            let site = try ShippedNginxSite(
+                gate: gates[0].port,
+                moreGates: [gates[1].port],
+                origin: originPort,
+                port: port,
+                gateReadTimeout: "10s"
+            )
             let origin = "\nserver {\n    listen 127.0.0.1:\(originPort);\n    root {{prefix}}/www;\n}\n"
             let nginx = try await offloaded { try Nginx(http: site.http + origin, port: port, files: Self.files, configFiles: site.snippets) }
             defer { nginx.stop() }
@@ -98,17 +116,21 @@ struct RollingRestartTests {
             // What nginx met and retried on the other gate (its error log names each, once).
             let errorLog = nginx.errorLog
             let refused = errorLog.components(separatedBy: "(111: Connection refused) while connecting to upstream").count - 1
-            let closed = errorLog.components(separatedBy: "prematurely closed connection while reading response header").count - 1
+            let closed =
+                errorLog.components(separatedBy: "prematurely closed connection while reading response header").count - 1
                 + errorLog.components(separatedBy: "(104: Connection reset by peer) while reading response header").count - 1
             print("rolling restart: \(tally)")
             print("rolling restart: nginx was refused \(refused) times and had \(closed) connections closed before an answer")
             for restart in restarts { print("rolling restart: \(restart)") }
             for line in tally.unexpected.prefix(20) { print("rolling restart: unexpected at \(line)") }
-            #expect(tally.unexpected.isEmpty, """
+            #expect(
+                tally.unexpected.isEmpty,
+                """
                 \(tally.unexpected.count) unexpected answers: \(tally.unexpected.prefix(20).joined(separator: "; "))
                 restarts: \(restarts)
                 nginx: \(nginx.errorLog.suffix(3000))
-                """)
+                """
+            )
             #expect(tally.allowedTwice == 0, "\(tally)")
             #expect(tally["fresh 200 VALID_TOKEN"] == tally.players, "\(tally)")
             #expect(tally["replay 403 TOKEN_REPLAYED"] == tally.players, "\(tally)")
@@ -141,7 +163,8 @@ struct RollingRestartTests {
         let silent = try SilentListener()
         let gate = try await offloaded { try GateProcess([]) }
         defer { gate.stop() }
-        let port = try RawHTTP.freePort(), originPort = try RawHTTP.freePort()
+        let port = try RawHTTP.freePort()
+        let originPort = try RawHTTP.freePort()
         // As shipped, read timeout included; the silent one first in the rotation.
         let site = try ShippedNginxSite(gate: silent.port, moreGates: [gate.port], origin: originPort, port: port)
         let origin = "\nserver {\n    listen 127.0.0.1:\(originPort);\n    root {{prefix}}/www;\n}\n"

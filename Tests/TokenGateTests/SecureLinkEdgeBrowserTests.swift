@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import IntegrationSupport
 import Testing
+
 @testable import TokenGate
 
 /// End to end (docs/DESIGN.md#the-cdn-exchange): a real headless Chromium
@@ -21,10 +22,14 @@ import Testing
 /// The page `player.html` (a test-only location on the edge, same origin as
 /// the media) plays as a web player fetches HLS: the playlist, then every
 /// segment it lists, and reports each answer.
-@Suite(.serialized,
-       .enabled(if: Nginx.available && Browser.available,
-                "nginx, chromium and chromedriver are needed (apt-get install nginx-light chromium chromium-driver)"),
-       .holdsMachineLock)
+@Suite(
+    .serialized,
+    .enabled(
+        if: Nginx.available && Browser.available,
+        "nginx, chromium and chromedriver are needed (apt-get install nginx-light chromium chromium-driver)"
+    ),
+    .holdsMachineLock
+)
 struct SecureLinkEdgeBrowserTests {
     static let page = #"""
         <!doctype html>
@@ -59,8 +64,8 @@ struct SecureLinkEdgeBrowserTests {
     static let files = SecureLinkEdgeTests.files.merging(["player.html": page]) { $1 }
 
     struct Stack: Sendable {
-        var gate: String    // http://gate.media.test:<port>
-        var edge: String    // http://edge.media.test:<port>
+        var gate: String  // http://gate.media.test:<port>
+        var edge: String  // http://edge.media.test:<port>
         var edgePort: Int
         var clock: GateFixtures.Clock
         var nginx: Nginx
@@ -78,8 +83,14 @@ struct SecureLinkEdgeBrowserTests {
         let port = try RawHTTP.freePort()
         let originPort = try RawHTTP.freePort()
         let edgeOrigin = "http://edge.media.test:\(port)"
-        let edge = try ShippedEdge(port: port, origin: originPort, edge: edgeOrigin, cookieDomain: "media.test", directory: directory,
-                                   serverLines: "    location = /player.html { root {{prefix}}/www; }")
+        let edge = try ShippedEdge(
+            port: port,
+            origin: originPort,
+            edge: edgeOrigin,
+            cookieDomain: "media.test",
+            directory: directory,
+            serverLines: "    location = /player.html { root {{prefix}}/www; }"
+        )
         let clock = GateFixtures.Clock()
         clock.set(TokenTimestamp.now())
         // The stream profile alone: the player's URL names no profile.
@@ -106,16 +117,23 @@ struct SecureLinkEdgeBrowserTests {
     static func navigate(_ browser: Browser, to url: String) async throws -> (href: String, status: Int, text: String) {
         let answer = try await offloadedPage {
             try browser.open(url)
-            return try browser.execute("""
+            return try browser.execute(
+                """
                 const entry = performance.getEntriesByType('navigation')[0];
                 return { href: location.href, status: entry ? entry.responseStatus : -1, text: document.body ? document.body.innerText : '' };
-                """) as? [String: Any] ?? [:]
+                """
+            ) as? [String: Any] ?? [:]
         }
         return (answer["href"] as? String ?? "", answer["status"] as? Int ?? -1, answer["text"] as? String ?? "")
     }
 
     /// Runs the page's `play` on the edge's `folder` (`/hls/tnt/`).
-    static func play(_ browser: Browser, stack: Stack, folder: String = "/hls/tnt/", credentials: String = "same-origin") async throws -> [String: Any] {
+    static func play(
+        _ browser: Browser,
+        stack: Stack,
+        folder: String = "/hls/tnt/",
+        credentials: String = "same-origin"
+    ) async throws -> [String: Any] {
         try await offloadedPage {
             try browser.open(stack.edge + "/player.html")
             return try browser.execute("return play(arguments[0], arguments[1]);", [stack.edge + folder, credentials]) as? [String: Any] ?? [:]
@@ -154,7 +172,7 @@ struct SecureLinkEdgeBrowserTests {
             #expect(segments.map { $0["body"] as? String } == ["tnt segment one", "tnt segment two"])
             // The edge checked each of them itself (the gate saw only the exchange).
             let checked = stack.edgeLog.filter { $0.contains("GET /hls/tnt/") }
-            #expect(checked.count == 4, "\(stack.edgeLog)")   // the navigation, the playlist again, two segments
+            #expect(checked.count == 4, "\(stack.edgeLog)")  // the navigation, the playlist again, two segments
             #expect(checked.allSatisfy { $0.contains("\" 200 ") && $0.contains("secure_link=\"1\"") }, "\(checked)")
 
             // The same media token a second time: the gate refuses it, and the browser stays there.
@@ -169,10 +187,16 @@ struct SecureLinkEdgeBrowserTests {
 
             // The cookies for another channel's folder (copied by hand): refused by the edge.
             for cookie in cookies {
-                let name = cookie["name"] as? String ?? "", value = cookie["value"] as? String ?? ""
+                let name = cookie["name"] as? String ?? ""
+                let value = cookie["value"] as? String ?? ""
                 _ = try await offloadedPage {
-                    try browser.devTools("Network.setCookie", ["name": name, "value": value, "url": stack.edge + "/hls/cnn/",
-                                                               "path": "/hls/cnn/", "httpOnly": true])
+                    try browser.devTools(
+                        "Network.setCookie",
+                        [
+                            "name": name, "value": value, "url": stack.edge + "/hls/cnn/",
+                            "path": "/hls/cnn/", "httpOnly": true,
+                        ]
+                    )
                 }
             }
             let otherChannel = try await Self.play(browser, stack: stack, folder: "/hls/cnn/")
@@ -186,7 +210,10 @@ struct SecureLinkEdgeBrowserTests {
             #expect(late.status == 410, "\(late)")
             let expired = try await offloadedPage {
                 try browser.open(stack.edge + "/player.html")
-                let status = try browser.execute("return fetch(arguments[0], { cache: 'no-store' }).then(answer => answer.status);", [stack.edge + "/hls/tnt/seg1.ts"])
+                let status = try browser.execute(
+                    "return fetch(arguments[0], { cache: 'no-store' }).then(answer => answer.status);",
+                    [stack.edge + "/hls/tnt/seg1.ts"]
+                )
                 return ["status": status ?? NSNull()]
             }
             #expect(expired["status"] as? Int == 410)

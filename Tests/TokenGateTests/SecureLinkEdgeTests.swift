@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// A real nginx validates what the gate issues (docs/DESIGN.md#the-cdn-exchange):
@@ -13,8 +14,13 @@ import Testing
 /// decides on the cookies or the link the 303 carries. nginx's clock is the
 /// real one, so the gate's clock starts at the real time (and is set back
 /// to make a token that nginx finds expired).
-@Suite(.serialized, .enabled(if: Nginx.available,
-                             "nginx is not installed (apt-get install nginx-light); TOKENINSPECT_INTEGRATION=require makes this a failure"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: Nginx.available,
+        "nginx is not installed (apt-get install nginx-light); TOKENINSPECT_INTEGRATION=require makes this a failure"
+    )
+)
 struct SecureLinkEdgeTests {
     static let files = [
         "hls/tnt/master.m3u8": "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:6\n#EXTINF:6.0,\nseg1.ts\n#EXTINF:6.0,\nseg2.ts\n#EXT-X-ENDLIST\n",
@@ -53,8 +59,13 @@ struct SecureLinkEdgeTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let port = try RawHTTP.freePort()
         let originPort = try RawHTTP.freePort()
-        let edge = try ShippedEdge(port: port, origin: originPort, edge: "http://edge.media.test:\(port)", cookieDomain: "media.test",
-                                   directory: directory)
+        let edge = try ShippedEdge(
+            port: port,
+            origin: originPort,
+            edge: "http://edge.media.test:\(port)",
+            cookieDomain: "media.test",
+            directory: directory
+        )
         let clock = GateFixtures.Clock()
         clock.set(TokenTimestamp.now())
         let runtime = try GateFixtures.runtime(ShippedEdge.profileNames.flatMap { ["--cdn-profile", edge.profiles[$0]!] }, clock: clock)
@@ -66,10 +77,19 @@ struct SecureLinkEdgeTests {
     }
 
     /// `GET /v1/playback`: the 303's Location (on the edge, as a path) and the cookies it sets, by name.
-    static func exchange(_ client: some TestClientProtocol, token: String, resource: String, profile: String,
-                         port: Int) async throws -> (target: String, cookies: [String: String]) {
-        let answer = try await client.executeRequest(uri: "/v1/playback?token=\(token)&resource=\(resource)&profile=\(profile)",
-                                                     method: .get, headers: [:], body: nil)
+    static func exchange(
+        _ client: some TestClientProtocol,
+        token: String,
+        resource: String,
+        profile: String,
+        port: Int
+    ) async throws -> (target: String, cookies: [String: String]) {
+        let answer = try await client.executeRequest(
+            uri: "/v1/playback?token=\(token)&resource=\(resource)&profile=\(profile)",
+            method: .get,
+            headers: [:],
+            body: nil
+        )
         #expect(answer.status == .seeOther, "\(answer.headers[.init("X-Token-Status")!] ?? "-"): \(String(buffer: answer.body))")
         let location = try #require(answer.headers[.location])
         let origin = "http://edge.media.test:\(port)"
@@ -173,8 +193,13 @@ struct SecureLinkEdgeTests {
 
     @Test func aSingleFileOnTheQueryLink() async throws {
         try await withStack { stack, client in
-            let grant = try await Self.exchange(client, token: Self.token(stack.clock, resource: "TNT-TRAILER"), resource: "TNT-TRAILER",
-                                                profile: "nginx-edge-files", port: stack.port)
+            let grant = try await Self.exchange(
+                client,
+                token: Self.token(stack.clock, resource: "TNT-TRAILER"),
+                resource: "TNT-TRAILER",
+                profile: "nginx-edge-files",
+                port: stack.port
+            )
             #expect(grant.cookies.isEmpty)
             #expect(grant.target.hasPrefix("/downloads/tnt/trailer.mp4?md5="), "\(grant.target)")
             let file = try await stack.get(grant.target)
@@ -183,8 +208,13 @@ struct SecureLinkEdgeTests {
             #expect(file["X-Cache-Status"] == "MISS")
             // Another viewer's link (a second later: another expiry, another md5): the same cached copy.
             stack.clock.advance(1000)
-            let other = try await Self.exchange(client, token: Self.token(stack.clock, resource: "TNT-TRAILER"), resource: "TNT-TRAILER",
-                                                profile: "nginx-edge-files", port: stack.port)
+            let other = try await Self.exchange(
+                client,
+                token: Self.token(stack.clock, resource: "TNT-TRAILER"),
+                resource: "TNT-TRAILER",
+                profile: "nginx-edge-files",
+                port: stack.port
+            )
             #expect(other.target != grant.target)
             let hit = try await stack.get(other.target)
             #expect(hit.status == 200)
@@ -206,8 +236,13 @@ struct SecureLinkEdgeTests {
             #expect(stack.originLog == ["\"GET /downloads/tnt/trailer.mp4 HTTP/1.1\" cookie=\"-\""], "\(stack.originLog)")
 
             stack.clock.set(TokenTimestamp.now().adding(milliseconds: -(600 + 60) * 1000)!)
-            let old = try await Self.exchange(client, token: Self.token(stack.clock, resource: "TNT-TRAILER"), resource: "TNT-TRAILER",
-                                              profile: "nginx-edge-files", port: stack.port)
+            let old = try await Self.exchange(
+                client,
+                token: Self.token(stack.clock, resource: "TNT-TRAILER"),
+                resource: "TNT-TRAILER",
+                profile: "nginx-edge-files",
+                port: stack.port
+            )
             let expired = try await stack.get(old.target)
             #expect(expired.status == 410)
         }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 /// Playback sessions through the auth endpoint (docs/DESIGN.md#playback-sessions).
@@ -75,8 +76,11 @@ import Testing
             let byHeader = try await client.authRequest("/hls/tnt/seg3.ts", headers: [HTTPField.Name("X-Token-Session")!: session])
             #expect(byHeader.tokenStatus == "VALID_SESSION")
 
-            let otherResource = try await client.authRequest("/hls/cnn/seg1.ts", resource: "CNN",
-                                                             headers: [.cookie: "tokengate_session=\(session)"])
+            let otherResource = try await client.authRequest(
+                "/hls/cnn/seg1.ts",
+                resource: "CNN",
+                headers: [.cookie: "tokengate_session=\(session)"]
+            )
             #expect(otherResource.status == .forbidden)
             #expect(otherResource.tokenStatus == "INVALID_SESSION")
 
@@ -137,8 +141,10 @@ import Testing
             let session = try #require(https["X-Token-Session"])
             #expect(https["X-Token-Set-Cookie"] == "tokengate_session=\(session); Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure")
             #expect(https["Cache-Control"] == "no-store, private")
-            let plain = try await client.authRequest("/hls/tnt/master.m3u8?token=\(GateFixtures.token())",
-                                                     headers: [proto: "http", path: "/hls/tnt/"])
+            let plain = try await client.authRequest(
+                "/hls/tnt/master.m3u8?token=\(GateFixtures.token())",
+                headers: [proto: "http", path: "/hls/tnt/"]
+            )
             let plainSession = try #require(plain["X-Token-Session"])
             #expect(plain["X-Token-Set-Cookie"] == "tokengate_session=\(plainSession); Path=/hls/tnt/; Max-Age=600; HttpOnly; SameSite=Lax")
             let odd = try await client.authRequest("/a?token=\(GateFixtures.token())", headers: [proto: "HTTP"])

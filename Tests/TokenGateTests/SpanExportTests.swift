@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import IntegrationSupport
 import Testing
+
 @testable import TokenGate
 
 /// `--otlp-endpoint` (docs/DESIGN.md#span-export): a span per decision, sent
@@ -28,7 +29,8 @@ import Testing
             let portFile = directory.appendingPathComponent("port")
             let process = self.process
             process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [script.path, portFile.path, directory.appendingPathComponent("spans.jsonl").path]
+            process.arguments =
+                [script.path, portFile.path, directory.appendingPathComponent("spans.jsonl").path]
                 + (status == 200 ? [] : ["--status", String(status)])
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
@@ -83,8 +85,10 @@ import Testing
     /// parent, the caller's `tracestate`, the decision and the store's time;
     /// a caller's unsampled trace, a probe and a 404 make none; the span ids
     /// are the ones the log names; the last request's span leaves at SIGTERM.
-    @Test(.enabled(if: IndependentPython.available(["opentelemetry.proto"]), "pip install opentelemetry-proto"),
-          .enabled(if: Integration.redis && ExecutableTests.binary != nil, "redis-server or the tokengate executable missing"))
+    @Test(
+        .enabled(if: IndependentPython.available(["opentelemetry.proto"]), "pip install opentelemetry-proto"),
+        .enabled(if: Integration.redis && ExecutableTests.binary != nil, "redis-server or the tokengate executable missing")
+    )
     func eachDecisionIsASpanTheReceiverDecodes() async throws {
         let receiver = try Receiver()
         let redis = try RedisServer()
@@ -134,7 +138,8 @@ import Testing
             #expect(attributes(span)["http.request.method"] as? String == "GET")
             #expect((attributes(span)["tokengate.token_id"] as? String)?.count == 12)
             #expect(!(attributes(span)["tokengate.reason"] as? String ?? "").isEmpty)
-            let start = try #require(span["start"] as? Int), end = try #require(span["end"] as? Int)
+            let start = try #require(span["start"] as? Int)
+            let end = try #require(span["end"] as? Int)
             let now = Int(Date().timeIntervalSince1970 * 1e9)
             #expect(start <= end && end <= now && now - start < 120_000_000_000, "\(start) \(end) \(now)")
             let resource = span["resource"] as? [String: Any] ?? [:]
@@ -146,8 +151,12 @@ import Testing
         // The refusals' log lines name the exported spans.
         for span in [replayed, refused] {
             let line = "\"span_id\":\"\(span["span_id"] as? String ?? "?")\""
-            #expect(gate.log.split(separator: "\n").contains { $0.contains(line) && $0.contains("\"trace_id\":\"\(span["trace_id"] as? String ?? "?")\"") },
-                    "\(line) in \(gate.log.suffix(1500))")
+            #expect(
+                gate.log.split(separator: "\n").contains {
+                    $0.contains(line) && $0.contains("\"trace_id\":\"\(span["trace_id"] as? String ?? "?")\"")
+                },
+                "\(line) in \(gate.log.suffix(1500))"
+            )
         }
         #expect(try Self.metric(gate, "tokengate_spans_exported_total 3"))
         #expect(try Self.metric(gate, "tokengate_spans_dropped_total{reason=\"export-failed\"} 0"))
@@ -161,9 +170,11 @@ import Testing
 
     /// A receiver that refuses, or none at all: every answer as without
     /// tracing, the spans counted as dropped, one warning (not one per batch).
-    @Test(.enabled(if: IndependentPython.available(["opentelemetry.proto"]), "pip install opentelemetry-proto"),
-          .enabled(if: ExecutableTests.binary != nil, "the tokengate executable is not built"),
-          arguments: [true, false])
+    @Test(
+        .enabled(if: IndependentPython.available(["opentelemetry.proto"]), "pip install opentelemetry-proto"),
+        .enabled(if: ExecutableTests.binary != nil, "the tokengate executable is not built"),
+        arguments: [true, false]
+    )
     func aReceiverThatRefusesOrIsGoneChangesNoAnswer(receiverRefuses: Bool) async throws {
         let receiver = receiverRefuses ? try Receiver(status: 503) : nil
         let port = try receiver?.port ?? RawHTTP.freePort()
@@ -211,21 +222,23 @@ import Testing
         #expect(fresh.spanIdentity.traceState == nil, "a tracestate without a valid traceparent is dropped")
     }
 
-    @Test(arguments: [
-        (["congo=t61rcWkgMzE"], "congo=t61rcWkgMzE"),
-        (["rojo=00f067aa0ba902b7, congo=t61rcWkgMzE", "x@y=1"], "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE,x@y=1"),
-        ([" a=1 ,, b=2\t"], "a=1,b=2"),
-        (["Upper=1"], nil),                           // keys are lower case
-        (["a=1,a=2"], nil),                           // a key twice
-        (["a=1,b"], nil),                             // no value
-        (["a=b=c"], nil),                             // '=' in a value
-        (["a=x\u{7F}"], nil),                         // DEL
-        (["a=\u{00E9}"], nil),                        // not ASCII
-        (["1a=1"], nil),                              // a simple key starts with a letter
-        (["t@abcdefghijklmno=1"], nil),               // a system id of 15
-        ([(0..<33).map { "k\($0)=v" }.joined(separator: ",")], nil),  // 33 members
-        ([""], nil),
-    ] as [([String], String?)])
+    @Test(
+        arguments: [
+            (["congo=t61rcWkgMzE"], "congo=t61rcWkgMzE"),
+            (["rojo=00f067aa0ba902b7, congo=t61rcWkgMzE", "x@y=1"], "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE,x@y=1"),
+            ([" a=1 ,, b=2\t"], "a=1,b=2"),
+            (["Upper=1"], nil),  // keys are lower case
+            (["a=1,a=2"], nil),  // a key twice
+            (["a=1,b"], nil),  // no value
+            (["a=b=c"], nil),  // '=' in a value
+            (["a=x\u{7F}"], nil),  // DEL
+            (["a=\u{00E9}"], nil),  // not ASCII
+            (["1a=1"], nil),  // a simple key starts with a letter
+            (["t@abcdefghijklmno=1"], nil),  // a system id of 15
+            ([(0..<33).map { "k\($0)=v" }.joined(separator: ",")], nil),  // 33 members
+            ([""], nil),
+        ] as [([String], String?)]
+    )
     func traceStateFollowsTheW3CGrammar(values: [String], expected: String?) {
         #expect(TraceState.combined(values) == expected, "\(values)")
     }
@@ -260,10 +273,23 @@ import Testing
     @Test func aFullQueueDropsAndCounts() throws {
         let metrics = GateMetrics()
         let exporter = SpanExporter(endpoint: try OTLPEndpoint("http://127.0.0.1:9"), metrics: metrics, logger: .init(label: "test"))
-        let decision = SpanDecision(method: "GET", route: "/v1/auth-request", status: "VALID_TOKEN", reason: "", resource: nil,
-                                    tokenID: nil, kind: "media")
-        let span = DecisionSpan(identity: RequestTrace(traceParents: []).spanIdentity, decision: decision,
-                                startUnixNanoseconds: 1, endUnixNanoseconds: 2, httpStatus: 200, storeNanoseconds: nil)
+        let decision = SpanDecision(
+            method: "GET",
+            route: "/v1/auth-request",
+            status: "VALID_TOKEN",
+            reason: "",
+            resource: nil,
+            tokenID: nil,
+            kind: "media"
+        )
+        let span = DecisionSpan(
+            identity: RequestTrace(traceParents: []).spanIdentity,
+            decision: decision,
+            startUnixNanoseconds: 1,
+            endUnixNanoseconds: 2,
+            httpStatus: 200,
+            storeNanoseconds: nil
+        )
         for _ in 0..<(SpanExporter.queueCapacity + 5) { exporter.submit(span) }
         let text = String(decoding: metrics.render(), as: UTF8.self)
         #expect(text.contains("tokengate_spans_dropped_total{reason=\"queue-full\"} 5"), "\(text)")

@@ -2,6 +2,7 @@ import Crypto
 import EntitlementTokens
 import Foundation
 import Testing
+
 @testable import TokenGate
 
 /// docs/DESIGN.md#operators: a log line's token id is the first 12 hex digits of the SHA-256
@@ -17,8 +18,14 @@ import Testing
         return String(decoding: digest.prefix(6).flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0x0F)]] }, as: UTF8.self)
     }
 
-    static let p256Key: SigningKey = try! SigningKey(bytes: [UInt8](FileManager.default.contents(
-        atPath: GateFixtures.keys.appendingPathComponent("test-p256.pem").path)!), source: "test-p256.pem")
+    static let p256Key: SigningKey = try! SigningKey(
+        bytes: [UInt8](
+            FileManager.default.contents(
+                atPath: GateFixtures.keys.appendingPathComponent("test-p256.pem").path
+            )!
+        ),
+        source: "test-p256.pem"
+    )
 
     @Test("the token id is the signed bytes' digest, whether the verifier made it or the gate did")
     func tokenIDIsTheSignedBytesDigest() async throws {

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+
 @testable import TokenGate
 
 /// W3C trace context (docs/DESIGN.md#trace-context): the caller's
@@ -101,7 +102,8 @@ import Testing
         try #require(refusals.count == 4, "\(logs.all)")
         func ids(_ line: String) -> (trace: String, span: String)? {
             guard let trace = line.firstMatch(of: /trace_id=([0-9a-f]{32})(\s|$)/),
-                  let span = line.firstMatch(of: /span_id=([0-9a-f]{16})(\s|$)/) else { return nil }
+                let span = line.firstMatch(of: /span_id=([0-9a-f]{16})(\s|$)/)
+            else { return nil }
             return (String(trace.1), String(span.1))
         }
         let found = refusals.compactMap(ids)

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
 @testable import TokenGate
 
 @Suite struct VerdictCacheTests {
@@ -71,15 +72,22 @@ import Testing
         let metrics = GateMetrics()
         let byCount = VerdictCache(maximumEntries: 3, events: metrics)
         let byBytes = VerdictCache(maximumEntries: 1000, maximumBytes: 1000, events: metrics)
-        let verifier = TokenVerifier(signature: .trustedKeys(try KeyRing.load(paths: [GateFixtures.publicKey])),
-                                     policy: VerificationPolicy(clock: { GateFixtures.at(60_000) }))
+        let verifier = TokenVerifier(
+            signature: .trustedKeys(try KeyRing.load(paths: [GateFixtures.publicKey])),
+            policy: VerificationPolicy(clock: { GateFixtures.at(60_000) })
+        )
         for index in 0..<50 {
             let token = GateFixtures.token(GateFixtures.request(.authorization, resource: "R\(index)"))
             let verified = try #require(verifier.verify(token).verified)
             let allowance = Allowance(token: verified.token, expectedResource: nil)
             for cache in [byCount, byBytes] {
-                cache.insert(VerdictCache.key(token: token.utf8, resource: nil, deviceID: nil), verdict: verified,
-                             allowance: allowance, tokenID: "0123456789ab", generation: cache.generation)
+                cache.insert(
+                    VerdictCache.key(token: token.utf8, resource: nil, deviceID: nil),
+                    verdict: verified,
+                    allowance: allowance,
+                    tokenID: "0123456789ab",
+                    generation: cache.generation
+                )
             }
             #expect(byCount.count <= 3)
             #expect(byBytes.bytes <= 1000)

@@ -21,8 +21,13 @@ import Testing
         Kind(name: "akamai", keyFlags: ["--key", "Samples/cdn/test-only-akamai.hex"]),
         Kind(name: "cloudfront", keyFlags: ["--key", "Samples/cdn/test-only-cloudfront-rsa2048.pem", "--key-id", "K2JCJMDEHXQW5F"]),
         Kind(name: "cat", keyFlags: ["--key", "Samples/cdn/test-only-cat-hmac.hex", "--key-id", "samples-edge-1"]),
-        Kind(name: "nginx-secure-link", keyFlags: ["--key", "Samples/cdn/test-only-secure-link.secret",
-                                                   "--secure-link-md5", "$secure_link_expires$folder $secret"]),
+        Kind(
+            name: "nginx-secure-link",
+            keyFlags: [
+                "--key", "Samples/cdn/test-only-secure-link.secret",
+                "--secure-link-md5", "$secure_link_expires$folder $secret",
+            ]
+        ),
     ]
 
     /// What `mint cdn` prints for the kind's sample profile: the URL, then its cookies or header.
@@ -108,10 +113,14 @@ import Testing
         let paste = try Self.minted(kind)
         let first = String(paste.split(separator: "\n")[0])
         let host = try #require(URL(string: first)?.host)
-        for path in ["/hls/tnt/../cnn/seg-1.ts", "/hls/tnt/%2e%2E/cnn/seg-1.ts", "/hls/tnt/.%2e/cnn/seg-1.ts", "/hls/tnt/..;/cnn/seg-1.ts",
-                     "/hls/tnt/..%2fcnn/seg-1.ts"] {
-            let given = try CLI.run(["verify", "--format", "jsonl", "--profile", kind.profile, "--url", "https://\(host)\(path)"] + Self.checked,
-                                    stdin: paste)
+        for path in [
+            "/hls/tnt/../cnn/seg-1.ts", "/hls/tnt/%2e%2E/cnn/seg-1.ts", "/hls/tnt/.%2e/cnn/seg-1.ts", "/hls/tnt/..;/cnn/seg-1.ts",
+            "/hls/tnt/..%2fcnn/seg-1.ts",
+        ] {
+            let given = try CLI.run(
+                ["verify", "--format", "jsonl", "--profile", kind.profile, "--url", "https://\(host)\(path)"] + Self.checked,
+                stdin: paste
+            )
             #expect(given.status == 1, "\(path): \(given.stdout)\(given.stderr)")
             #expect(try Self.object(given)["status"] as? String == "INVALID_URL", "\(kind) \(path): \(given.stdout)")
             // The same token pasted on that URL (its own query kept).
@@ -127,8 +136,10 @@ import Testing
     /// --requestor came back valid. Each is a usage error naming it, as the CDN options are on other INPUTs.
     @Test func entitlementTokenOptionsOnCDNTokensAreUsageErrors() throws {
         let paste = try Self.minted(Self.kinds[2])
-        for option in [["--requestor", "evil.example"], ["--resource", "CNN"], ["--mvpd", "X"], ["--device-id", "d"],
-                       ["--fingerprint", String(repeating: "a", count: 64)], ["--reject-replays"]] {
+        for option in [
+            ["--requestor", "evil.example"], ["--resource", "CNN"], ["--mvpd", "X"], ["--device-id", "d"],
+            ["--fingerprint", String(repeating: "a", count: 64)], ["--reject-replays"],
+        ] {
             let result = try CLI.run(["verify", "--profile", Self.kinds[2].profile] + option + Self.checked, stdin: paste)
             #expect(result.status == 64, "\(option): \(result.stdout)")
             #expect(result.stderr.contains("\(option[0]) is for entitlement tokens"), "\(result.stderr)")
@@ -156,7 +167,10 @@ import Testing
         #expect(allowed.status == 0, "\(allowed.stdout)\(allowed.stderr)")
         #expect(try Self.object(allowed)["status"] as? String == "VALID_TOKEN", "\(allowed.stdout)")
         #expect(allowed.stderr.contains("is RSA-512, under 2048 bits, read because of --allow-insecure-keys"), "\(allowed.stderr)")
-        let expired = try CLI.run(["verify", "--key", key, "--allow-insecure-keys", "--now", "2026-01-02T00:00:00Z", "--format", "jsonl"], stdin: url)
+        let expired = try CLI.run(
+            ["verify", "--key", key, "--allow-insecure-keys", "--now", "2026-01-02T00:00:00Z", "--format", "jsonl"],
+            stdin: url
+        )
         #expect(try Self.object(expired)["status"] as? String == "TOKEN_EXPIRED")
         let refused = try CLI.run(["verify", "--key", key] + now, stdin: url)
         #expect(refused.status == 2, "\(refused.stdout)")
@@ -166,25 +180,34 @@ import Testing
     /// RFC 8392's signed example (A.3) carries aud: `--cat-audience` names the audience this edge answers as,
     /// and the example verifies; without it the aud is refused by name, as RFC 8392 §3.1.3 asks.
     @Test func catAudienceLetsRFC8392sExampleVerify() throws {
-        let hex = "d28443a10126a104524173796d6d657472696345434453413235365850a70175636f61703a2f2f61732e6578616d706c652e636f6d"
+        let hex =
+            "d28443a10126a104524173796d6d657472696345434453413235365850a70175636f61703a2f2f61732e6578616d706c652e636f6d"
             + "02656572696b77037818636f61703a2f2f6c696768742e6578616d706c652e636f6d041a5612aeb0051a5610d9f0061a5610d9f007420b71"
             + "58405427c1ff28d23fbad1f29c4c7c6a555e601d6fa29f9179bc3d7438bacaca5acd08c8d4d4f96131680c429a01f85951ecee743a52b9b6"
             + "3632c57209120e1c9e30"
-        let key = ["--kind", "cat", "--key", "Tests/CDNTokensTests/Fixtures/CAT/rfc8392-a2-3-p256-public.pem", "--key-id", "AsymmetricECDSA256",
-                   "--now", "2015-10-04T08:00:00Z", "--format", "jsonl"]
+        let key = [
+            "--kind", "cat", "--key", "Tests/CDNTokensTests/Fixtures/CAT/rfc8392-a2-3-p256-public.pem", "--key-id", "AsymmetricECDSA256",
+            "--now", "2015-10-04T08:00:00Z", "--format", "jsonl",
+        ]
         let named = try CLI.run(["verify", "--cat-audience", "coap://light.example.com"] + key + [hex])
         #expect(named.status == 0, "\(named.stdout)\(named.stderr)")
         #expect(try Self.object(named)["status"] as? String == "VALID_TOKEN")
         let unnamed = try CLI.run(["verify"] + key + [hex])
         #expect(unnamed.status == 1)
         #expect(try Self.object(unnamed)["status"] as? String == "UNSUPPORTED_CLAIM")
-        let withProfile = try CLI.run(["verify", "--profile", Self.kinds[2].profile, "--cat-audience", "x"] + Self.checked, stdin: try Self.minted(Self.kinds[2]))
+        let withProfile = try CLI.run(
+            ["verify", "--profile", Self.kinds[2].profile, "--cat-audience", "x"] + Self.checked,
+            stdin: try Self.minted(Self.kinds[2])
+        )
         #expect(withProfile.status == 64)
     }
 
     @Test func expiredNotYetValidAndIPMismatch() throws {
         let akamai = try Self.minted(Self.kinds[0])
-        let expired = try CLI.run(["verify", "--format", "jsonl", "--profile", Self.kinds[0].profile, "--now", "2026-01-15T17:00:00Z"], stdin: akamai)
+        let expired = try CLI.run(
+            ["verify", "--format", "jsonl", "--profile", Self.kinds[0].profile, "--now", "2026-01-15T17:00:00Z"],
+            stdin: akamai
+        )
         #expect(expired.status == 1)
         #expect(try Self.object(expired)["status"] as? String == "TOKEN_EXPIRED")
         let early = try CLI.run(["verify", "--format", "jsonl", "--profile", Self.kinds[0].profile, "--now", "2026-01-15T11:00:00Z"], stdin: akamai)
@@ -218,7 +241,8 @@ import Testing
     @Test func hostilePastesAreEscaped() throws {
         // A CloudFront policy whose Resource holds an escape sequence and a line break (JSON
         // escapes, so the policy reads), in a Cookie line: inspect shows every field.
-        let policy = #"{"Statement":[{"Resource":"https://x.test/\u001b[2J\u202e\nFAKE VALID_TOKEN","Condition":{"DateLessThan":{"AWS:EpochTime":1768500000}}}]}"#
+        let policy =
+            #"{"Statement":[{"Resource":"https://x.test/\u001b[2J\u202e\nFAKE VALID_TOKEN","Condition":{"DateLessThan":{"AWS:EpochTime":1768500000}}}]}"#
         let encoded = Data(policy.utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "=", with: "_").replacingOccurrences(of: "/", with: "~")
         let cookie = "Cookie: CloudFront-Policy=\(encoded); CloudFront-Signature=AAAA; CloudFront-Key-Pair-Id=K2JCJMDEHXQW5F"
@@ -244,8 +268,10 @@ import Testing
         func unquoted(_ cell: String) -> String { cell.trimmingCharacters(in: CharacterSet(charactersIn: "`")) }
         for row in rows {
             let url = row[3].hasPrefix("`") ? ["--url", unquoted(row[3])] : []
-            let result = try CLI.run(["verify", "--format", "jsonl", "--profile", "Samples/" + unquoted(row[2]), "@Samples/" + unquoted(row[0])]
-                                     + url + Self.checked)
+            let result = try CLI.run(
+                ["verify", "--format", "jsonl", "--profile", "Samples/" + unquoted(row[2]), "@Samples/" + unquoted(row[0])]
+                    + url + Self.checked
+            )
             #expect(try Self.object(result)["status"] as? String == row[4], "\(row): \(result.stdout)")
         }
     }

@@ -30,8 +30,14 @@ enum CLI {
     /// starts children with vfork, and Linux charges the parent's RSS high-water
     /// (this test runner's, ~100 MB) to a vfork child when it execs. GNU time
     /// really forks, from a process of a few MB, so its figure is tokeninspect's own.
-    static func run(_ arguments: [String], stdin: String? = nil, stdinFile: String? = nil, environment: [String: String] = [:],
-                    measuresMemory: Bool = false, shell: [String]? = nil) throws -> Result {
+    static func run(
+        _ arguments: [String],
+        stdin: String? = nil,
+        stdinFile: String? = nil,
+        environment: [String: String] = [:],
+        measuresMemory: Bool = false,
+        shell: [String]? = nil
+    ) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tokeninspect-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -58,7 +64,8 @@ enum CLI {
         let rssPath = scratch.appendingPathComponent("rss").path
         let timing = measuresMemory ? ["/usr/bin/time", "-f", "%M", "-o", rssPath] : []
         // `shell`: another program (a script's interpreter) in place of the binary.
-        let argv = (["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", packageRoot.path] + timing + (shell ?? [binary.path] + arguments))
+        let argv =
+            (["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", packageRoot.path] + timing + (shell ?? [binary.path] + arguments))
             .map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -69,17 +76,23 @@ enum CLI {
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
         let exit: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        let rss = measuresMemory ? try String(contentsOfFile: rssPath, encoding: .utf8)
-            .split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } : nil
-        return Result(status: exit,
-                      stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
-                      maxRSSKiB: rss ?? 0)
+        let rss =
+            measuresMemory
+            ? try String(contentsOfFile: rssPath, encoding: .utf8)
+                .split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } : nil
+        return Result(
+            status: exit,
+            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
+            maxRSSKiB: rss ?? 0
+        )
     }
 
     /// The flags Samples/README.md verifies every sample with.
-    static let sampleFlags = ["--key", "Samples/keys/trusted", "--now", "2026-01-15T12:03:00Z", "--requestor", "TNT",
-                              "--resource", "TNT", "--mvpd", "Comcast_SSO", "--device-id", "samples-device-1", "--reject-replays"]
+    static let sampleFlags = [
+        "--key", "Samples/keys/trusted", "--now", "2026-01-15T12:03:00Z", "--requestor", "TNT",
+        "--resource", "TNT", "--mvpd", "Comcast_SSO", "--device-id", "samples-device-1", "--reject-replays",
+    ]
 
     static func jsonLines(_ text: String) throws -> [[String: Any]] {
         try text.split(separator: "\n").map { line in

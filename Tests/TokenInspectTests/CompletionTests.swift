@@ -10,8 +10,10 @@ import Testing
         let generated = try CLI.run(["--generate-completion-script", shell])
         #expect(generated.status == 0)
         let committed = try String(contentsOf: CLI.packageRoot.appendingPathComponent(path), encoding: .utf8)
-        #expect(generated.stdout == committed,
-                "regenerate: tokeninspect --generate-completion-script \(shell) > \(path)")
+        #expect(
+            generated.stdout == committed,
+            "regenerate: tokeninspect --generate-completion-script \(shell) > \(path)"
+        )
     }
 
     /// The binary's answer (`---complete CWORD WORD...`), which every script offers.
@@ -43,14 +45,19 @@ import Testing
         // Bytes that are not UTF-8 (0xFF): made through the C library, as Foundation writes names as UTF-8.
         let raw = directory.path + "/f"
         let invalid = Array(raw.utf8) + [0xFF, 0]
-        let fd = invalid.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o600) }
+        let fd = invalid.withUnsafeBufferPointer {
+            open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o600)
+        }
         #expect(fd >= 0)
         close(fd)
         let offered = try Self.candidates(2, ["tokeninspect", "verify", "@\(directory.path)/"])
         #expect(offered == [":words", "@\(directory.path)/plain.txt", "@\(directory.path)/é-accent.txt"], "\(offered)")
         // The reply holds no control byte at all.
         let reply = try CLI.run(["---complete", "2", "tokeninspect", "verify", "@\(directory.path)/"]).stdout
-        #expect(!reply.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || ($0.value >= 0x7F && $0.value <= 0x9F) }, "\(reply.debugDescription)")
+        #expect(
+            !reply.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || ($0.value >= 0x7F && $0.value <= 0x9F) },
+            "\(reply.debugDescription)"
+        )
     }
 
     /// bash's script hands an option's path to readline's own file completion (one candidate a file,
@@ -140,12 +147,15 @@ import Testing
         defer { _ = try? run(["kill-server"]) }
         let bin = CLI.binary.deletingLastPathComponent().path
         let root = CLI.packageRoot.path
-        let (program, setUp) = shell == "bash"
+        let (program, setUp) =
+            shell == "bash"
             ? ("bash --norc --noprofile", "source completions/tokeninspect.bash")
             : ("zsh -f", "fpath=('\(root)/completions' $fpath) && autoload -U compinit && compinit -u -D")
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/\(shell)"), "\(shell) is needed (apt-get install \(shell))")
-        try run(["new-session", "-d", "-s", "t", "-x", "200", "-y", "10",
-                 "env -i PATH=\(bin):/usr/bin:/bin HOME=/tmp TERM=xterm \(program)"])
+        try run([
+            "new-session", "-d", "-s", "t", "-x", "200", "-y", "10",
+            "env -i PATH=\(bin):/usr/bin:/bin HOME=/tmp TERM=xterm \(program)",
+        ])
         try run(["send-keys", "-t", "t", "cd '\(root)' && \(setUp) && clear", "Enter"])
 
         func completed(_ typed: String, expecting: String) throws -> String {

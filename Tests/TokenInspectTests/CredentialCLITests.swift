@@ -8,8 +8,14 @@ import Testing
     static let now = ["--now", "2026-01-15T12:03:00Z"]
 
     @Test func aStatementOnStdinIsDetected() throws {
-        let text = try String(contentsOfFile: CLI.packageRoot.appendingPathComponent("Samples/credentials/software-statement.jwt").path, encoding: .utf8)
-        let result = try CLI.run(["verify", "--key", "Samples/keys/trusted", "--format", "jsonl"] + Self.now, stdin: "\u{FEFF}\"\(text.trimmingCharacters(in: .whitespacesAndNewlines))\"\n")
+        let text = try String(
+            contentsOfFile: CLI.packageRoot.appendingPathComponent("Samples/credentials/software-statement.jwt").path,
+            encoding: .utf8
+        )
+        let result = try CLI.run(
+            ["verify", "--key", "Samples/keys/trusted", "--format", "jsonl"] + Self.now,
+            stdin: "\u{FEFF}\"\(text.trimmingCharacters(in: .whitespacesAndNewlines))\"\n"
+        )
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let object = try #require(try CLI.jsonLines(result.stdout).first)
         #expect(object["kind"] as? String == "software-statement")
@@ -23,7 +29,9 @@ import Testing
     }
 
     @Test func kindRefusesWhatIsNotThatKind() throws {
-        let result = try CLI.run(["verify", "--key", "Samples/keys/trusted", "--kind", "user-metadata", "--format", "jsonl", Self.statement] + Self.now)
+        let result = try CLI.run(
+            ["verify", "--key", "Samples/keys/trusted", "--kind", "user-metadata", "--format", "jsonl", Self.statement] + Self.now
+        )
         #expect(result.status == 1)
         let object = try #require(try CLI.jsonLines(result.stdout).first)
         #expect(object["status"] as? String == "INVALID_TOKEN_FORMAT")
@@ -39,8 +47,10 @@ import Testing
     }
 
     @Test func hostileClaimTextIsEscapedInTextOutput() throws {
-        let minted = try CLI.run(["mint", "software-statement", "--key", "Samples/keys/test-rsa2048.pem", "--software-id", "app\u{1B}[2J\u{202E}evil",
-                                  "--claim", "note=line1\nFAKE VALID_TOKEN"])
+        let minted = try CLI.run([
+            "mint", "software-statement", "--key", "Samples/keys/test-rsa2048.pem", "--software-id", "app\u{1B}[2J\u{202E}evil",
+            "--claim", "note=line1\nFAKE VALID_TOKEN",
+        ])
         try #require(minted.status == 0, "\(minted.stderr)")
         let shown = try CLI.run(["inspect", minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
         #expect(shown.status == 0)
@@ -57,9 +67,16 @@ import Testing
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let keys = CLI.packageRoot.appendingPathComponent("Samples/keys")
-        try #require(try DecodedOutputTests.openssl(["pkcs12", "-export", "-inkey", keys.appendingPathComponent("test-rsa2048.pem").path,
-                                                     "-in", keys.appendingPathComponent("test-rsa2048-cert.pem").path,
-                                                     "-passout", "pass:s3cret", "-out", "programmer.p12"], in: scratch) == 0)
+        try #require(
+            try DecodedOutputTests.openssl(
+                [
+                    "pkcs12", "-export", "-inkey", keys.appendingPathComponent("test-rsa2048.pem").path,
+                    "-in", keys.appendingPathComponent("test-rsa2048-cert.pem").path,
+                    "-passout", "pass:s3cret", "-out", "programmer.p12",
+                ],
+                in: scratch
+            ) == 0
+        )
         let p12 = scratch.appendingPathComponent("programmer.p12").path
         let minted = try CLI.run(["mint", "signed-requestor-id", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT"])
         try #require(minted.status == 0, "\(minted.stderr)")
@@ -84,8 +101,10 @@ import Testing
         // A statement signed by the same key verifies with the .p12 too.
         let statement = try CLI.run(["mint", "software-statement", "--key", "Samples/keys/test-rsa2048.pem", "--software-id", "app"])
         try #require(statement.status == 0, "\(statement.stderr)")
-        let verified = try CLI.run(["verify", "--key", p12, statement.stdout.trimmingCharacters(in: .whitespacesAndNewlines)],
-                                   environment: ["TOKENINSPECT_KEY_PASSWORD": "s3cret"])
+        let verified = try CLI.run(
+            ["verify", "--key", p12, statement.stdout.trimmingCharacters(in: .whitespacesAndNewlines)],
+            environment: ["TOKENINSPECT_KEY_PASSWORD": "s3cret"]
+        )
         #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
 
         // Tokens never trust a programmer's key container.

@@ -41,11 +41,15 @@ import Testing
 
     /// The signed bytes, piped to the real `openssl dgst -sha256 -verify` with
     /// the signature from the JSON: what a support engineer does by hand.
-    @Test(arguments: [("Samples/keys/test-rsa2048.pem", "Samples/keys/trusted/test-rsa2048.pub.pem"),
-                      ("Samples/keys/test-p256.pem", "Samples/keys/trusted/test-p256.pub.pem")])
+    @Test(arguments: [
+        ("Samples/keys/test-rsa2048.pem", "Samples/keys/trusted/test-rsa2048.pub.pem"),
+        ("Samples/keys/test-p256.pem", "Samples/keys/trusted/test-p256.pub.pem"),
+    ])
     func signedBytesVerifyWithOpenSSL(privateKey: String, publicKey: String) throws {
-        let minted = try CLI.run(["mint", "--key", privateKey, "--requestor", "TNT", "--resource", "TNT",
-                                  "--issue-time", "2026-01-15T12:00:00Z", "--pretty", "--encoding", "base64"])
+        let minted = try CLI.run([
+            "mint", "--key", privateKey, "--requestor", "TNT", "--resource", "TNT",
+            "--issue-time", "2026-01-15T12:00:00Z", "--pretty", "--encoding", "base64",
+        ])
         let token = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("signed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -94,10 +98,12 @@ import Testing
         return process.terminationStatus
     }
 
-    @Test(arguments: [("<ttl>", "<ttl>1</ttl><ttl>", "duplicateField"),
-                      ("<issueTime>2026-01-15 12:00:00 +0000", "<issueTime>yesterday", "invalidFieldValue"),
-                      ("</mvpdId>", "</mvpdId><a b=\"1\" b=\"2\"/>", "malformedXML"),
-                      ("</mvpdId>", "&bogus;</mvpdId>", "entityForbidden")])
+    @Test(arguments: [
+        ("<ttl>", "<ttl>1</ttl><ttl>", "duplicateField"),
+        ("<issueTime>2026-01-15 12:00:00 +0000", "<issueTime>yesterday", "invalidFieldValue"),
+        ("</mvpdId>", "</mvpdId><a b=\"1\" b=\"2\"/>", "malformedXML"),
+        ("</mvpdId>", "&bogus;</mvpdId>", "entityForbidden"),
+    ])
     func aFormatErrorShowsTheFieldsReadBeforeIt(find: String, replace: String, code: String) throws {
         let raw = try Self.sample(1)
         try #require(raw.contains(find))

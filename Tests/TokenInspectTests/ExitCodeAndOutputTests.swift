@@ -39,7 +39,9 @@ import Testing
         let jsonl = try CLI.run(["verify", "--format", "jsonl"] + CLI.sampleFlags + [Self.valid, "@Samples/tokens/rest-v2.json"])
         let objects = try CLI.jsonLines(jsonl.stdout)
         #expect(objects.count == 19)
-        let required = ["input", "status", "reason", "kind", "root", "issuedAt", "expiresAt", "requestorID", "resourceID", "mvpdID", "fingerprint", "fields"]
+        let required = [
+            "input", "status", "reason", "kind", "root", "issuedAt", "expiresAt", "requestorID", "resourceID", "mvpdID", "fingerprint", "fields",
+        ]
         for object in objects {
             for key in required { #expect(object.keys.contains(key), "missing \(key)") }
             #expect(object["status"] as? String == "VALID_TOKEN")
@@ -78,9 +80,13 @@ import Testing
         let result = try CLI.run(["verify", "--format", "jsonl"] + CLI.sampleFlags + [Self.invalid])
         let objects = try CLI.jsonLines(result.stdout)
         let statuses = objects.compactMap { $0["status"] as? String }
-        #expect(statuses == ["INVALID_TOKEN_FORMAT", "INVALID_TOKEN_FORMAT", "INVALID_SIGNATURE", "INVALID_SIGNATURE", "TOKEN_EXPIRED",
-                             "TOKEN_NOT_YET_VALID", "INVALID_REQUESTOR_ID", "INVALID_RESOURCE_ID", "UNTRUSTED_MVPD", "DEVICE_MISMATCH",
-                             "VALID_TOKEN", "TOKEN_REPLAYED"])
+        #expect(
+            statuses == [
+                "INVALID_TOKEN_FORMAT", "INVALID_TOKEN_FORMAT", "INVALID_SIGNATURE", "INVALID_SIGNATURE", "TOKEN_EXPIRED",
+                "TOKEN_NOT_YET_VALID", "INVALID_REQUESTOR_ID", "INVALID_RESOURCE_ID", "UNTRUSTED_MVPD", "DEVICE_MISMATCH",
+                "VALID_TOKEN", "TOKEN_REPLAYED",
+            ]
+        )
         #expect((objects[1]["error"] as? [String: Any])?["code"] as? String == "unencodedPlus")
         #expect((objects[1]["reason"] as? String)?.contains("'+'") == true)
     }
@@ -112,7 +118,8 @@ import Testing
         let root = CLI.packageRoot.appendingPathComponent("Samples/tokens")
         // The 17 valid and 12 failing samples, 50 times over: 1,450 records
         // whose verdicts differ from record to record, so a reordering shows.
-        let samples = try String(contentsOf: root.appendingPathComponent("valid.txt"), encoding: .utf8)
+        let samples =
+            try String(contentsOf: root.appendingPathComponent("valid.txt"), encoding: .utf8)
             + String(contentsOf: root.appendingPathComponent("invalid.txt"), encoding: .utf8)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokeninspect-order-\(UUID().uuidString).txt").path
         defer { try? FileManager.default.removeItem(atPath: path) }

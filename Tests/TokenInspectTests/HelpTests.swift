@@ -25,7 +25,11 @@ import Testing
     static func entries(_ help: String) -> [String] {
         var entries: [String] = []
         for line in help.split(separator: "\n") {
-            if line.hasPrefix("  -") { entries.append(String(line)) } else if line.hasPrefix("      "), !entries.isEmpty { entries[entries.count - 1] += " " + line.trimmingCharacters(in: .whitespaces) }
+            if line.hasPrefix("  -") {
+                entries.append(String(line))
+            } else if line.hasPrefix("      "), !entries.isEmpty {
+                entries[entries.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
+            }
         }
         return entries
     }

@@ -10,7 +10,8 @@ import Testing
 @Suite struct HostileOutputTests {
     /// Every scalar that must never reach a terminal raw: C0, DEL, C1, the
     /// bidi controls, the line and paragraph separators, the BOM.
-    static let unsafeScalars: [Unicode.Scalar] = (Array(0x00...0x1F) + Array(0x7F...0x9F)
+    static let unsafeScalars: [Unicode.Scalar] =
+        (Array(0x00...0x1F) + Array(0x7F...0x9F)
         + [0x061C, 0x200E, 0x200F] + Array(0x2028...0x202E) + Array(0x2066...0x2069) + [0xFEFF])
         .map { Unicode.Scalar(UInt32($0))! }
 
@@ -40,19 +41,26 @@ import Testing
 
     /// A correctly signed media token whose field `name` holds `value` (XML-escaped).
     static func signedToken(_ fields: [String: String], root: String = "authToken") throws -> String {
-        var values = ["requestorID": "TNT", "resourceID": "TNT", "ttl": "420000", "issueTime": "2026-01-15 04:00:00 -0800",
-                      "mvpdId": "Comcast_SSO"]
+        var values = [
+            "requestorID": "TNT", "resourceID": "TNT", "ttl": "420000", "issueTime": "2026-01-15 04:00:00 -0800",
+            "mvpdId": "Comcast_SSO",
+        ]
         for (key, value) in fields { values[key] = value }
-        let order = ["sessionGUID", "requestorID", "resourceID", "ttl", "issueTime", "mvpdId"] + fields.keys.filter {
-            !["sessionGUID", "requestorID", "resourceID", "ttl", "issueTime", "mvpdId"].contains($0) }.sorted()
+        let order =
+            ["sessionGUID", "requestorID", "resourceID", "ttl", "issueTime", "mvpdId"]
+            + fields.keys.filter {
+                !["sessionGUID", "requestorID", "resourceID", "ttl", "issueTime", "mvpdId"].contains($0)
+            }.sorted()
         let element = "<\(root)>" + order.compactMap { name in values[name].map { "<\(name)>\(xmlEscaped($0))</\(name)>" } }.joined() + "</\(root)>"
         let key = try SigningKey(path: CLI.packageRoot.appendingPathComponent("Samples/keys/test-rsa2048.pem").path)
         let signature = try key.signature(for: Array(element.utf8))
         return "<signatureInfo>\(Data(signature).base64EncodedString())<signatureInfo>\(element)"
     }
 
-    static let verifyFlags = ["--key", "Samples/keys/trusted", "--now", "2026-01-15T12:03:00Z", "--requestor", "HBO",
-                              "--resource", "HBO", "--mvpd", "Other_MVPD"]
+    static let verifyFlags = [
+        "--key", "Samples/keys/trusted", "--now", "2026-01-15T12:03:00Z", "--requestor", "HBO",
+        "--resource", "HBO", "--mvpd", "Other_MVPD",
+    ]
 
     /// Each input-derived place, with the whole hostile payload in it.
     static func hostileInputs() throws -> [(String, String)] {
@@ -66,9 +74,15 @@ import Testing
             ("resource", try signedToken(["resourceID": every])),
             ("mvpd", try signedToken(["mvpdId": every])),
             ("unknown field", try signedToken(["extra": every])),
-            ("media rss title", try signedToken(["resourceID": "<rss version=\"2.0\"><channel><title>\(every.filter { $0 != "\u{0}" })</title></channel></rss>"])),
+            (
+                "media rss title",
+                try signedToken(["resourceID": "<rss version=\"2.0\"><channel><title>\(every.filter { $0 != "\u{0}" })</title></channel></rss>"])
+            ),
             ("rest v1 envelope", "{\"serializedToken\": \"\(Data(valid.utf8).base64EncodedString())\", \"expires\": \"\(jsonEvery)\"}"),
-            ("rest v2 denial", "{\"decisions\": [{\"resource\": \"\(jsonEvery)\", \"authorized\": false, \"error\": {\"details\": \"\(jsonEvery)\"}}]}"),
+            (
+                "rest v2 denial",
+                "{\"decisions\": [{\"resource\": \"\(jsonEvery)\", \"authorized\": false, \"error\": {\"details\": \"\(jsonEvery)\"}}]}"
+            ),
             ("base64 byte", "PHNpZ25hdHVyZUluZm8+\(forgery)"),
             ("percent byte", "%3Csignature%1B%5B2KInfo%3E"),
         ]

@@ -49,22 +49,31 @@ import Testing
     }
 
     /// The review's reproducers: before, the first printed `#1 VALID_TOKEN`.
-    @Test("A forged token under a degenerate key: exit 2, never VALID", arguments: [
-        ("test-degenerate-rsa2048-e1.pub.pem", "test-forged-rsa-e1.token", "e = 1 is below 3"),
-        ("test-degenerate-ed25519-identity.pub.pem", "test-forged-ed25519-identity.token", "identity point"),
-    ])
+    @Test(
+        "A forged token under a degenerate key: exit 2, never VALID",
+        arguments: [
+            ("test-degenerate-rsa2048-e1.pub.pem", "test-forged-rsa-e1.token", "e = 1 is below 3"),
+            ("test-degenerate-ed25519-identity.pub.pem", "test-forged-ed25519-identity.token", "identity point"),
+        ]
+    )
     func forgeryUnderADegenerateKey(key: String, token: String, reason: String) throws {
         for extra in [[], ["--allow-insecure-keys"]] {
-            let result = try CLI.run(["verify", "--key", Self.fixtureKeys + key, "--now", "2026-01-15T12:03:00Z",
-                                      "--requestor", "HBO", "--resource", "HBO"] + extra + ["@" + Self.fixtureKeys + token])
+            let result = try CLI.run(
+                [
+                    "verify", "--key", Self.fixtureKeys + key, "--now", "2026-01-15T12:03:00Z",
+                    "--requestor", "HBO", "--resource", "HBO",
+                ] + extra + ["@" + Self.fixtureKeys + token]
+            )
             #expect(result.status == 2)
             #expect(result.stderr.contains(Self.fixtureKeys + key))
             #expect(result.stderr.contains(reason))
             #expect(!result.stdout.contains("VALID_TOKEN"))
         }
         // The token itself is well-formed: a sound key calls it a bad signature.
-        let sound = try CLI.run(["verify", "--key", "Samples/keys/trusted", "--now", "2026-01-15T12:03:00Z",
-                                 "@" + Self.fixtureKeys + token])
+        let sound = try CLI.run([
+            "verify", "--key", "Samples/keys/trusted", "--now", "2026-01-15T12:03:00Z",
+            "@" + Self.fixtureKeys + token,
+        ])
         #expect(sound.status == 1)
         #expect(sound.stdout.contains("INVALID_SIGNATURE"))
     }
@@ -87,10 +96,20 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         let path = directory.path
-        #expect(lines.contains("tokeninspect: warning: \(path)/README.md: skipped: holds no key (neither PEM (no \"-----BEGIN\" line) nor DER SubjectPublicKeyInfo, X.509 certificate or PKCS#1 RSA public key)"))
-        #expect(lines.contains { $0.hasPrefix("tokeninspect: warning: \(path)/test-rsa2048.pem: skipped: PEM \"PRIVATE KEY\" is a private key, never trusted") })
+        #expect(
+            lines.contains(
+                "tokeninspect: warning: \(path)/README.md: skipped: holds no key (neither PEM (no \"-----BEGIN\" line) nor DER SubjectPublicKeyInfo, X.509 certificate or PKCS#1 RSA public key)"
+            )
+        )
+        #expect(
+            lines.contains {
+                $0.hasPrefix("tokeninspect: warning: \(path)/test-rsa2048.pem: skipped: PEM \"PRIVATE KEY\" is a private key, never trusted")
+            }
+        )
         #expect(lines.contains("tokeninspect: note: \(path)/old: subdirectory not entered; only files directly in a key directory are loaded"))
-        #expect(lines.contains("tokeninspect: warning: \(path)/pipe: skipped: is a FIFO (named pipe), not a regular file; refused without reading it"))
+        #expect(
+            lines.contains("tokeninspect: warning: \(path)/pipe: skipped: is a FIFO (named pipe), not a regular file; refused without reading it")
+        )
         // Sample keys copied out of Samples/keys: one warning each (docs/DESIGN.md#sample-keys).
         let sampleWarnings = lines.filter { $0.contains("is the repository's sample key") }
         #expect(sampleWarnings.count == 4, "\(lines)")
@@ -122,8 +141,10 @@ import Testing
         #expect(result.stderr.contains("b\\x1b[2J\\x1b]52;c;aGk=\\x07\\u{202E}gnp\\u{9B}\\u{2028}.txt: skipped: holds no key"))
         for scalar in result.stderr.unicodeScalars {
             let value = scalar.value
-            #expect(!(value < 0x20 && value != 0x0A) && !(0x7F...0x9F).contains(value) && value != 0x202E && value != 0x2028,
-                    "raw U+\(String(value, radix: 16)) on stderr")
+            #expect(
+                !(value < 0x20 && value != 0x0A) && !(0x7F...0x9F).contains(value) && value != 0x202E && value != 0x2028,
+                "raw U+\(String(value, radix: 16)) on stderr"
+            )
         }
         // The same for an error naming a file.
         let fifo = directory.appendingPathComponent("k\u{1B}[1A.pem")
@@ -162,8 +183,10 @@ import Testing
     /// A certificate outside its dates still yields its key, with a warning
     /// (dates compared with --now).
     @Test func anExpiredCertificateWarnsAndStillVerifies() throws {
-        let result = try CLI.run(["verify", "--key", "Samples/keys/test-rsa2048-cert.pem", "--now", "2200-01-01T00:00:00Z",
-                                  "--leeway", "0", Self.valid])
+        let result = try CLI.run([
+            "verify", "--key", "Samples/keys/test-rsa2048-cert.pem", "--now", "2200-01-01T00:00:00Z",
+            "--leeway", "0", Self.valid,
+        ])
         #expect(result.status != 2)
         #expect(result.stderr.contains("tokeninspect: warning: Samples/keys/test-rsa2048-cert.pem: certificate expired "))
         #expect(result.stderr.contains("its key is trusted anyway"))

@@ -1,9 +1,9 @@
-import Foundation
-import Testing
 import EntitlementTokens
+import Foundation
 import IntegrationSupport
+import Testing
 
-/// Encrypted metadata checked against implementations we did not write 
+/// Encrypted metadata checked against implementations we did not write
 /// (docs/DESIGN.md#hostile-credentials): values encrypted by PyPI `cryptography` (PKCS#1 v1.5, OAEP-SHA-1,
 /// OAEP-SHA-256) and by `joserfc` (JWE) decrypt with `tokeninspect metadata
 /// --decrypt-key`, tampered ones are refused; and what the library encrypts,
@@ -16,38 +16,40 @@ struct MetadataCrossCheckTests {
     /// Encrypts argv[3] to the key at argv[1] every way; prints one "name ciphertext" per line,
     /// then the same with one byte of the ciphertext flipped ("tampered-name …").
     static let encryptScript = #"""
-    import base64, sys
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import padding
-    from joserfc import jwe
-    from joserfc.jwk import RSAKey
-    key = serialization.load_pem_private_key(open(sys.argv[1], "rb").read(), password=None)
-    public = key.public_key()
-    message = sys.argv[2].encode()
-    def flip(data, at):
-        data = bytearray(data); data[at] ^= 1; return bytes(data)
-    out = []
-    for name, pad in [("pkcs1", padding.PKCS1v15()),
-                      ("oaep-sha1", padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA1(), label=None)),
-                      ("oaep-sha256", padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None))]:
-        c = public.encrypt(message, pad)
-        out.append((name, base64.b64encode(c).decode()))
-        out.append(("tampered-" + name, base64.b64encode(flip(c, 9)).decode()))
-    jwk = RSAKey.import_key(public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
-    registry = jwe.JWERegistry(algorithms=["RSA1_5", "RSA-OAEP", "RSA-OAEP-256", "A128CBC-HS256", "A256CBC-HS512", "A128GCM", "A256GCM"])
-    for alg, enc in [("RSA-OAEP-256", "A256GCM"), ("RSA-OAEP", "A128CBC-HS256"), ("RSA1_5", "A128GCM"), ("RSA-OAEP-256", "A256CBC-HS512")]:
-        token = jwe.encrypt_compact({"alg": alg, "enc": enc}, message, jwk, registry=registry)
-        out.append(("jwe-" + alg + "-" + enc, token))
-        parts = token.split(".")
-        raw = base64.urlsafe_b64decode(parts[3] + "=" * (-len(parts[3]) % 4))
-        parts[3] = base64.urlsafe_b64encode(flip(raw, 0)).decode().rstrip("=")
-        out.append(("tampered-jwe-" + alg + "-" + enc, ".".join(parts)))
-    for name, value in out:
-        print(name, value)
-    """#
+        import base64, sys
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import padding
+        from joserfc import jwe
+        from joserfc.jwk import RSAKey
+        key = serialization.load_pem_private_key(open(sys.argv[1], "rb").read(), password=None)
+        public = key.public_key()
+        message = sys.argv[2].encode()
+        def flip(data, at):
+            data = bytearray(data); data[at] ^= 1; return bytes(data)
+        out = []
+        for name, pad in [("pkcs1", padding.PKCS1v15()),
+                          ("oaep-sha1", padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA1(), label=None)),
+                          ("oaep-sha256", padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None))]:
+            c = public.encrypt(message, pad)
+            out.append((name, base64.b64encode(c).decode()))
+            out.append(("tampered-" + name, base64.b64encode(flip(c, 9)).decode()))
+        jwk = RSAKey.import_key(public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+        registry = jwe.JWERegistry(algorithms=["RSA1_5", "RSA-OAEP", "RSA-OAEP-256", "A128CBC-HS256", "A256CBC-HS512", "A128GCM", "A256GCM"])
+        for alg, enc in [("RSA-OAEP-256", "A256GCM"), ("RSA-OAEP", "A128CBC-HS256"), ("RSA1_5", "A128GCM"), ("RSA-OAEP-256", "A256CBC-HS512")]:
+            token = jwe.encrypt_compact({"alg": alg, "enc": enc}, message, jwk, registry=registry)
+            out.append(("jwe-" + alg + "-" + enc, token))
+            parts = token.split(".")
+            raw = base64.urlsafe_b64decode(parts[3] + "=" * (-len(parts[3]) % 4))
+            parts[3] = base64.urlsafe_b64encode(flip(raw, 0)).decode().rstrip("=")
+            out.append(("tampered-jwe-" + alg + "-" + enc, ".".join(parts)))
+        for name, value in out:
+            print(name, value)
+        """#
 
-    @Test("values encrypted by cryptography and joserfc decrypt with the right scheme; tampered ones are named, the others still shown",
-          .enabled(if: IndependentPython.available(["cryptography", "joserfc"]), "pip install cryptography joserfc (scripts/test does)"))
+    @Test(
+        "values encrypted by cryptography and joserfc decrypt with the right scheme; tampered ones are named, the others still shown",
+        .enabled(if: IndependentPython.available(["cryptography", "joserfc"]), "pip install cryptography joserfc (scripts/test does)")
+    )
     func independentEncryptions() throws {
         let key = CLI.packageRoot.appendingPathComponent(Self.privateKey).path
         let output = try IndependentPython.run(Self.encryptScript, arguments: [key, "household-3456 é"])
@@ -63,15 +65,19 @@ struct MetadataCrossCheckTests {
             JSONMember(name: "encrypted", value: .array(values.map { .string($0.name) })),
             JSONMember(name: "data", value: .object(data)),
         ])
-        let result = try CLI.run(["metadata", "--decrypt-key", Self.privateKey, "--format", "json", "-"],
-                                 stdin: String(decoding: document.encoded, as: UTF8.self))
+        let result = try CLI.run(
+            ["metadata", "--decrypt-key", Self.privateKey, "--format", "json", "-"],
+            stdin: String(decoding: document.encoded, as: UTF8.self)
+        )
         #expect(result.status == 1, "tampered values make the run fail: \(result.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         let decrypted = try #require(report?["decrypted"] as? [[String: Any]])
         #expect(decrypted.count == 14)
-        let expectedSchemes = ["pkcs1": "RSA PKCS#1 v1.5", "oaep-sha1": "RSA-OAEP (SHA-1)", "oaep-sha256": "RSA-OAEP (SHA-256)",
-                               "jwe-RSA-OAEP-256-A256GCM": "JWE RSA-OAEP-256 + A256GCM", "jwe-RSA-OAEP-A128CBC-HS256": "JWE RSA-OAEP + A128CBC-HS256",
-                               "jwe-RSA1_5-A128GCM": "JWE RSA1_5 + A128GCM", "jwe-RSA-OAEP-256-A256CBC-HS512": "JWE RSA-OAEP-256 + A256CBC-HS512"]
+        let expectedSchemes = [
+            "pkcs1": "RSA PKCS#1 v1.5", "oaep-sha1": "RSA-OAEP (SHA-1)", "oaep-sha256": "RSA-OAEP (SHA-256)",
+            "jwe-RSA-OAEP-256-A256GCM": "JWE RSA-OAEP-256 + A256GCM", "jwe-RSA-OAEP-A128CBC-HS256": "JWE RSA-OAEP + A128CBC-HS256",
+            "jwe-RSA1_5-A128GCM": "JWE RSA1_5 + A128GCM", "jwe-RSA-OAEP-256-A256CBC-HS512": "JWE RSA-OAEP-256 + A256CBC-HS512",
+        ]
         for entry in decrypted {
             let name = try #require(entry["name"] as? String)
             if name.hasPrefix("tampered-") {
@@ -83,24 +89,30 @@ struct MetadataCrossCheckTests {
         }
     }
 
-    @Test("what the library encrypts with PKCS#1 v1.5 and OAEP, cryptography decrypts",
-          .enabled(if: IndependentPython.available(["cryptography"]), "pip install cryptography (scripts/test does)"))
+    @Test(
+        "what the library encrypts with PKCS#1 v1.5 and OAEP, cryptography decrypts",
+        .enabled(if: IndependentPython.available(["cryptography"]), "pip install cryptography (scripts/test does)")
+    )
     func libraryEncryptionsDecryptElsewhere() throws {
         let root = CLI.packageRoot
-        let publicKey = try #require(try PublicKey.keys(from: Array(Data(contentsOf: root.appendingPathComponent(Self.publicKeyCertificate))),
-                                                        source: "cert").first)
+        let publicKey = try #require(
+            try PublicKey.keys(
+                from: Array(Data(contentsOf: root.appendingPathComponent(Self.publicKeyCertificate))),
+                source: "cert"
+            ).first
+        )
         let script = #"""
-        import base64, sys
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import padding
-        key = serialization.load_pem_private_key(open(sys.argv[1], "rb").read(), password=None)
-        pads = {"pkcs1": padding.PKCS1v15(),
-                "oaep-sha1": padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA1(), label=None),
-                "oaep-sha256": padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)}
-        for line in sys.stdin.read().split():
-            name, value = line.split(":")
-            print(name, key.decrypt(base64.b64decode(value), pads[name]).decode())
-        """#
+            import base64, sys
+            from cryptography.hazmat.primitives import hashes, serialization
+            from cryptography.hazmat.primitives.asymmetric import padding
+            key = serialization.load_pem_private_key(open(sys.argv[1], "rb").read(), password=None)
+            pads = {"pkcs1": padding.PKCS1v15(),
+                    "oaep-sha1": padding.OAEP(mgf=padding.MGF1(hashes.SHA1()), algorithm=hashes.SHA1(), label=None),
+                    "oaep-sha256": padding.OAEP(mgf=padding.MGF1(hashes.SHA256()), algorithm=hashes.SHA256(), label=None)}
+            for line in sys.stdin.read().split():
+                name, value = line.split(":")
+                print(name, key.decrypt(base64.b64decode(value), pads[name]).decode())
+            """#
         var input = ""
         for (name, scheme) in [("pkcs1", MetadataEncryptionScheme.rsaPKCS1v15), ("oaep-sha1", .rsaOAEPSHA1), ("oaep-sha256", .rsaOAEPSHA256)] {
             input += "\(name):\(try MetadataEncryptor(publicKey: publicKey, scheme: scheme).encrypt(Array("zip-10001".utf8)))\n"
@@ -115,9 +127,13 @@ struct MetadataCrossCheckTests {
         let key = try ProgrammerPrivateKey(path: root.appendingPathComponent(Self.privateKey).path)
         let metadata = try UserMetadata.minted(
             updated: TokenTimestamp(millisecondsSince1970: 1_334_243_471_000),
-            data: [JSONMember(name: "zip", value: .array([.string("10001")])),
-                   JSONMember(name: "householdID", value: .string("hh\u{1b}[31m"))],
-            encrypting: ["householdID"], with: try MetadataEncryptor(publicKey: key.publicKey))
+            data: [
+                JSONMember(name: "zip", value: .array([.string("10001")])),
+                JSONMember(name: "householdID", value: .string("hh\u{1b}[31m")),
+            ],
+            encrypting: ["householdID"],
+            with: try MetadataEncryptor(publicKey: key.publicKey)
+        )
         let text = metadata.jsonText
 
         let plain = try CLI.run(["metadata", text])
@@ -134,8 +150,13 @@ struct MetadataCrossCheckTests {
         let p12 = scratch.appendingPathComponent("programmer.p12").path
         let passwordFile = scratch.appendingPathComponent("pw").path
         try Data("p12 pass\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
-        let made = try CLI.run([], shell: ["/bin/sh", "-c",
-            "openssl pkcs12 -export -inkey \(Self.privateKey) -in \(Self.publicKeyCertificate) -passout 'pass:p12 pass' -out \(p12)"])
+        let made = try CLI.run(
+            [],
+            shell: [
+                "/bin/sh", "-c",
+                "openssl pkcs12 -export -inkey \(Self.privateKey) -in \(Self.publicKeyCertificate) -passout 'pass:p12 pass' -out \(p12)",
+            ]
+        )
         try #require(made.status == 0, "\(made.stderr)")
 
         let decrypted = try CLI.run(["metadata", "--decrypt-key", p12, "--key-password-file", passwordFile, base64])
@@ -157,8 +178,13 @@ struct MetadataCrossCheckTests {
 @Suite("Signed requestor IDs on the command line")
 struct SignedRequestorIDCLITests {
     static func opensslSignature(_ requestor: String, digest: String) throws -> String {
-        let result = try CLI.run([], shell: ["/bin/sh", "-c",
-            "printf '%s' '\(requestor)' | openssl dgst -\(digest) -sign Samples/keys/test-rsa2048.pem | base64 -w0"])
+        let result = try CLI.run(
+            [],
+            shell: [
+                "/bin/sh", "-c",
+                "printf '%s' '\(requestor)' | openssl dgst -\(digest) -sign Samples/keys/test-rsa2048.pem | base64 -w0",
+            ]
+        )
         try #require(result.status == 0, "\(result.stderr)")
         return result.stdout
     }
@@ -176,8 +202,10 @@ struct SignedRequestorIDCLITests {
         #expect(validSHA1.status == 0, "\(validSHA1.stdout)")
         let sha1AsDefault = try CLI.run(base + ["--requestor", "TNT", sha1])
         #expect(sha1AsDefault.status == 1 && sha1AsDefault.stdout.contains("--digest sha1"))
-        let otherKey = try CLI.run(["verify", "--kind", "signed-requestor-id", "--key", "Samples/keys/test-untrusted-rsa2048.pem",
-                                    "--requestor", "TNT", sha256])
+        let otherKey = try CLI.run([
+            "verify", "--kind", "signed-requestor-id", "--key", "Samples/keys/test-untrusted-rsa2048.pem",
+            "--requestor", "TNT", sha256,
+        ])
         #expect(otherKey.status != 0)
         let shown = try CLI.run(["inspect", "--kind", "signed-requestor-id", sha256])
         #expect(shown.status == 0 && shown.stdout.contains("not verified"))
@@ -190,16 +218,23 @@ struct MintCredentialsCLITests {
     @Test("a minted signed requestor ID verifies (sha256, sha1); minted metadata decrypts member by member")
     func roundTrips() throws {
         for digest in ["sha256", "sha1"] {
-            let minted = try CLI.run(["mint", "signed-requestor-id", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT", "--digest", digest])
+            let minted = try CLI.run([
+                "mint", "signed-requestor-id", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT", "--digest", digest,
+            ])
             #expect(minted.status == 0, "\(minted.stderr)")
             let id = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            let verified = try CLI.run(["verify", "--kind", "signed-requestor-id", "--key", "Samples/keys/test-rsa2048-cert.pem",
-                                        "--requestor", "TNT", "--digest", digest, id])
+            let verified = try CLI.run([
+                "verify", "--kind", "signed-requestor-id", "--key", "Samples/keys/test-rsa2048-cert.pem",
+                "--requestor", "TNT", "--digest", digest, id,
+            ])
             #expect(verified.status == 0, "\(verified.stdout)")
         }
-        for scheme in ["rsa-pkcs1", "rsa-oaep", "rsa-oaep-256", "jwe-rsa1_5-a128cbc-hs256", "jwe-rsa-oaep-a256cbc-hs512", "jwe-rsa-oaep-256-a128gcm"] {
-            let minted = try CLI.run(["mint", "metadata", "--encrypt-to", "Samples/keys/test-rsa2048-cert.pem", "--scheme", scheme,
-                                      "--updated", "1334243471", "--data", "zip=[\"10001\"]", "--data", "userID=u-7", "--encrypt", "userID"])
+        for scheme in ["rsa-pkcs1", "rsa-oaep", "rsa-oaep-256", "jwe-rsa1_5-a128cbc-hs256", "jwe-rsa-oaep-a256cbc-hs512", "jwe-rsa-oaep-256-a128gcm"]
+        {
+            let minted = try CLI.run([
+                "mint", "metadata", "--encrypt-to", "Samples/keys/test-rsa2048-cert.pem", "--scheme", scheme,
+                "--updated", "1334243471", "--data", "zip=[\"10001\"]", "--data", "userID=u-7", "--encrypt", "userID",
+            ])
             #expect(minted.status == 0, "\(minted.stderr)")
             let shown = try CLI.run(["metadata", "--decrypt-key", "Samples/keys/test-rsa2048.pem", "--format", "json", "-"], stdin: minted.stdout)
             #expect(shown.status == 0, "\(scheme): \(shown.stdout)")

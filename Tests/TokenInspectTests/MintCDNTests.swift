@@ -13,7 +13,8 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data((key + "\n").utf8).write(to: directory.appendingPathComponent("edge.key"))
         let path = directory.appendingPathComponent("edge.profile").path
-        try Data("""
+        try Data(
+            """
             name = edge
             kind = akamai
             # relative: read under $CREDENTIALS_DIRECTORY
@@ -21,15 +22,18 @@ import Testing
             resource = TNT https://media.example.com/hls/tnt/master.m3u8
             lifetime = 600
             \(extra)
-            """.utf8).write(to: URL(fileURLWithPath: path))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: path))
         return (directory, path)
     }
 
     @Test func printsTheURLAndTheCookieTheGateWouldHandOut() throws {
         let (directory, path) = try Self.profile()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try CLI.run(["mint", "cdn", "--profile", path, "--resource", "TNT", "--now", "1768478400"],
-                                 environment: ["CREDENTIALS_DIRECTORY": directory.path])
+        let result = try CLI.run(
+            ["mint", "cdn", "--profile", path, "--resource", "TNT", "--now", "1768478400"],
+            environment: ["CREDENTIALS_DIRECTORY": directory.path]
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
@@ -40,11 +44,15 @@ import Testing
         // The printed token verifies with the profile's key for a segment of the folder, and not for another channel.
         let value = String(cookie.dropFirst("Set-Cookie: __token__=".count).prefix { $0 != ";" })
         let token = try EdgeAuthToken(parsing: value)
-        try token.verify(key: EdgeAuthKey(hex: Self.key),
-                         facts: CDNRequestFacts(url: CDNURL(parsing: "https://media.example.com/hls/tnt/seg-1.ts"), now: 1_768_478_500))
+        try token.verify(
+            key: EdgeAuthKey(hex: Self.key),
+            facts: CDNRequestFacts(url: CDNURL(parsing: "https://media.example.com/hls/tnt/seg-1.ts"), now: 1_768_478_500)
+        )
         #expect(throws: CDNRefusal.self) {
-            try token.verify(key: EdgeAuthKey(hex: Self.key),
-                             facts: CDNRequestFacts(url: CDNURL(parsing: "https://media.example.com/hls/cnn/seg-1.ts"), now: 1_768_478_500))
+            try token.verify(
+                key: EdgeAuthKey(hex: Self.key),
+                facts: CDNRequestFacts(url: CDNURL(parsing: "https://media.example.com/hls/cnn/seg-1.ts"), now: 1_768_478_500)
+            )
         }
     }
 

@@ -8,9 +8,11 @@ import Testing
     @Test(arguments: ["media", "authentication", "authorization"], ["raw", "base64", "base64url"])
     func mintedTokensVerify(kind: String, encoding: String) throws {
         for closed in [false, true] {
-            var arguments = ["mint", "--key", "Samples/keys/test-rsa2048.pem", "--kind", kind, "--requestor", "TNT",
-                             "--resource", "TNT", "--mvpd", "Comcast_SSO", "--issue-time", "2026-01-15T12:00:00Z",
-                             "--device-id", "box-1", "--encoding", encoding, "--field", "extra/note=minted & kept"]
+            var arguments = [
+                "mint", "--key", "Samples/keys/test-rsa2048.pem", "--kind", kind, "--requestor", "TNT",
+                "--resource", "TNT", "--mvpd", "Comcast_SSO", "--issue-time", "2026-01-15T12:00:00Z",
+                "--device-id", "box-1", "--encoding", encoding, "--field", "extra/note=minted & kept",
+            ]
             if closed { arguments.append("--closed-signature") }
             let minted = try CLI.run(arguments)
             #expect(minted.status == 0, "\(minted.stderr)")
@@ -31,18 +33,24 @@ import Testing
         }
     }
 
-    @Test(arguments: [("420000", "2026-01-15T12:07:00Z"), ("90s", "2026-01-15T12:01:30Z"), ("7min", "2026-01-15T12:07:00Z"),
-                      ("2h", "2026-01-15T14:00:00Z"), ("1500ms", "2026-01-15T12:00:01.500Z")])
+    @Test(arguments: [
+        ("420000", "2026-01-15T12:07:00Z"), ("90s", "2026-01-15T12:01:30Z"), ("7min", "2026-01-15T12:07:00Z"),
+        ("2h", "2026-01-15T14:00:00Z"), ("1500ms", "2026-01-15T12:00:01.500Z"),
+    ])
     func ttlUnits(ttl: String, expires: String) throws {
-        let minted = try CLI.run(["mint", "--key", "Samples/keys/test-p256.pem", "--requestor", "TNT", "--resource", "TNT",
-                                  "--issue-time", "2026-01-15T12:00:00Z", "--ttl", ttl])
+        let minted = try CLI.run([
+            "mint", "--key", "Samples/keys/test-p256.pem", "--requestor", "TNT", "--resource", "TNT",
+            "--issue-time", "2026-01-15T12:00:00Z", "--ttl", ttl,
+        ])
         let inspected = try CLI.run(["inspect", "--format", "jsonl", minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
         #expect(try CLI.jsonLines(inspected.stdout).first?["expiresAt"] as? String == expires)
     }
 
     @Test func prettyAndShortAuthorizationTokenRoot() throws {
-        let minted = try CLI.run(["mint", "--key", "Samples/keys/test-ed25519.pem", "--requestor", "TNT", "--resource", "TNT",
-                                  "--issue-time", "2026-01-15T12:00:00Z", "--root", "shortAuthorizationToken", "--pretty"])
+        let minted = try CLI.run([
+            "mint", "--key", "Samples/keys/test-ed25519.pem", "--requestor", "TNT", "--resource", "TNT",
+            "--issue-time", "2026-01-15T12:00:00Z", "--root", "shortAuthorizationToken", "--pretty",
+        ])
         #expect(minted.stdout.split(separator: "\n").count > 4)
         // Through stdin, as a multi-line raw record.
         let verified = try CLI.run(["verify"] + Self.verifyFlags + ["-"], stdin: minted.stdout)
@@ -58,8 +66,10 @@ import Testing
         #expect(help.contains("epoch\n") || help.contains("epoch milliseconds"), "\(help)")
         var issued: [String] = []
         for time in ["2026-01-15T12:00:00Z", "1768478400000", "1768478400"] {
-            let minted = try CLI.run(["mint", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT", "--resource", "TNT",
-                                      "--issue-time", time, "--ttl", "600"])
+            let minted = try CLI.run([
+                "mint", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT", "--resource", "TNT",
+                "--issue-time", time, "--ttl", "600",
+            ])
             #expect(minted.status == 0, "\(time): \(minted.stderr)")
             let inspected = try CLI.run(["inspect", "--format", "jsonl", minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)])
             let object = try #require(try CLI.jsonLines(inspected.stdout).first)
@@ -70,7 +80,7 @@ import Testing
 
     @Test func mintRefusesWhatItCannotIssue() throws {
         let base = ["mint", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT"]
-        #expect(try CLI.run(base).status == 64)                                   // media needs --resource
+        #expect(try CLI.run(base).status == 64)  // media needs --resource
         #expect(try CLI.run(base + ["--resource", "T", "--ttl", "soon"]).status == 64)
         #expect(try CLI.run(base + ["--resource", "T", "--root", "nope"]).status == 64)
         #expect(try CLI.run(base + ["--resource", "T", "--issue-time", "tomorrow"]).status == 64)
@@ -80,7 +90,10 @@ import Testing
         #expect(publicKey.stderr.contains("test-rsa2048.pub.pem"))
         let weak = try CLI.run(["mint", "--key", "Samples/keys/test-rsa1024.pem", "--requestor", "T", "--resource", "T"])
         #expect(weak.status == 2)
-        #expect(try CLI.run(["mint", "--key", "Samples/keys/test-rsa1024.pem", "--allow-insecure-keys", "--requestor", "T", "--resource", "T"]).status == 0)
+        #expect(
+            try CLI.run(["mint", "--key", "Samples/keys/test-rsa1024.pem", "--allow-insecure-keys", "--requestor", "T", "--resource", "T"]).status
+                == 0
+        )
     }
 }
 
@@ -89,8 +102,12 @@ import Testing
 /// check would refuse the second copy of one).
 @Suite struct MintGUIDTests {
     static func mint(_ kind: String, _ extra: [String] = []) throws -> String {
-        let minted = try CLI.run(["mint", "--key", "Samples/keys/test-rsa2048.pem", "--kind", kind, "--requestor", "TNT",
-                                  "--resource", "TNT", "--issue-time", "2026-01-15T12:00:00Z"] + extra)
+        let minted = try CLI.run(
+            [
+                "mint", "--key", "Samples/keys/test-rsa2048.pem", "--kind", kind, "--requestor", "TNT",
+                "--resource", "TNT", "--issue-time", "2026-01-15T12:00:00Z",
+            ] + extra
+        )
         #expect(minted.status == 0, "\(minted.stderr)")
         return minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -103,13 +120,16 @@ import Testing
 
     static func isUUIDv4(_ text: String) -> Bool {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
-        let hex = text.utf8.allSatisfy { ("0"..."9").contains(Character(UnicodeScalar($0))) || ("a"..."f").contains(Character(UnicodeScalar($0))) || $0 == UInt8(ascii: "-") }
+        let hex = text.utf8.allSatisfy {
+            ("0"..."9").contains(Character(UnicodeScalar($0))) || ("a"..."f").contains(Character(UnicodeScalar($0))) || $0 == UInt8(ascii: "-")
+        }
         return groups == [8, 4, 4, 4, 12] && hex && Array(text)[14] == "4" && "89ab".contains(Array(text)[19])
     }
 
     @Test(arguments: [("media", "sessionGUID"), ("authentication", "simpleTokenAuthenticationGuid")])
     func twoMintsOfTheSameInputsDiffer(kind: String, field: String) throws {
-        let first = try Self.mint(kind), second = try Self.mint(kind)
+        let first = try Self.mint(kind)
+        let second = try Self.mint(kind)
         #expect(first != second)
         let guids = try [Self.guid(first, field: field), Self.guid(second, field: field)]
         let (a, b) = (try #require(guids[0]), try #require(guids[1]))

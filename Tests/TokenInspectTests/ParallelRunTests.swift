@@ -18,8 +18,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         let line = String(repeating: "QUFB", count: 262_144 / 4) + "\n"
         try String(repeating: line, count: 160).write(to: file, atomically: false, encoding: .utf8)
-        let result = try CLI.run(["verify", "--insecure-skip-signature", "--jobs", String(jobs), "--format", "jsonl", "@\(file.path)"],
-                                 measuresMemory: true)
+        let result = try CLI.run(
+            ["verify", "--insecure-skip-signature", "--jobs", String(jobs), "--format", "jsonl", "@\(file.path)"],
+            measuresMemory: true
+        )
         #expect(result.status == 1)
         #expect(result.stdout.split(separator: "\n").count == 160)
         #expect(result.maxRSSKiB > 1024)  // measured at all
@@ -39,8 +41,11 @@ import Testing
         var bytes = [UInt8](repeating: UInt8(ascii: "\n"), count: lines * 2)
         for index in stride(from: 0, to: bytes.count, by: 2) { bytes[index] = UInt8(ascii: "x") }
         try Data(bytes).write(to: file)
-        let result = try CLI.run(["verify", "--key", "Samples/keys/trusted", "--jobs", String(jobs), "--format", "jsonl", "-"],
-                                 stdinFile: file.path, measuresMemory: true)
+        let result = try CLI.run(
+            ["verify", "--key", "Samples/keys/trusted", "--jobs", String(jobs), "--format", "jsonl", "-"],
+            stdinFile: file.path,
+            measuresMemory: true
+        )
         #expect(result.status == 1)
         #expect(result.stderr.contains("\(lines) tokens: \(lines) INVALID_TOKEN_FORMAT"), "\(result.stderr.suffix(300))")
         #expect(result.maxRSSKiB > 1024)  // measured at all
@@ -74,8 +79,10 @@ import Testing
         let file = Self.scratchFile("replays")
         defer { try? FileManager.default.removeItem(at: file) }
         try lines.joined(separator: "\n").write(to: file, atomically: false, encoding: .utf8)
-        let result = try CLI.run(["verify", "--key", "Samples/keys/trusted", "--now", "2026-01-15T12:03:00Z", "--reject-replays",
-                                  "--jobs", String(jobs), "--format", "jsonl", "@\(file.path)"])
+        let result = try CLI.run([
+            "verify", "--key", "Samples/keys/trusted", "--now", "2026-01-15T12:03:00Z", "--reject-replays",
+            "--jobs", String(jobs), "--format", "jsonl", "@\(file.path)",
+        ])
         let objects = try CLI.jsonLines(result.stdout)
         try #require(objects.count == lines.count)
         for (position, object) in objects.enumerated() {

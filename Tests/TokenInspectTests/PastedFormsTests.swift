@@ -11,16 +11,20 @@ import Testing
     /// A fresh token of `kind`, signed by a sample key; `& ` in a field so
     /// that raw XML needs real encoding in a URL.
     static func mint(kind: String, encoding: String) throws -> String {
-        let minted = try CLI.run(["mint", "--key", "Samples/keys/test-rsa2048.pem", "--kind", kind, "--requestor", "TNT",
-                                  "--resource", "TNT", "--mvpd", "Comcast_SSO", "--issue-time", "2026-01-15T12:00:00Z",
-                                  "--device-id", "box-1", "--encoding", encoding, "--field", "extra/note=minted & kept"])
+        let minted = try CLI.run([
+            "mint", "--key", "Samples/keys/test-rsa2048.pem", "--kind", kind, "--requestor", "TNT",
+            "--resource", "TNT", "--mvpd", "Comcast_SSO", "--issue-time", "2026-01-15T12:00:00Z",
+            "--device-id", "box-1", "--encoding", encoding, "--field", "extra/note=minted & kept",
+        ])
         try #require(minted.status == 0, "\(minted.stderr)")
         return minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// encodeURIComponent-like: everything but letters and digits as `%XX`.
     static func percentEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~"))!
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
+        )!
     }
 
     /// As `URLSearchParams` and Python's `urlencode` write a value: `+` for a space.
@@ -47,8 +51,10 @@ import Testing
             ("form-encoded", "resource=TNT&token=\(formEncoded(token))", "'token' parameter"),
             ("twice percent-encoded", percentEncoded(percentEncoded(token)), "percent-encoded twice"),
             ("bearer", "Bearer \(token)", "Bearer"),
-            ("json log value", "\"\(token.replacingOccurrences(of: "/", with: "\\/"))\",",
-             token.contains("/") ? "undid its JSON string escapes" : "double quotes and trailing comma"),
+            (
+                "json log value", "\"\(token.replacingOccurrences(of: "/", with: "\\/"))\",",
+                token.contains("/") ? "undid its JSON string escapes" : "double quotes and trailing comma"
+            ),
             ("single quotes", "'\(token)'", "single quotes"),
             ("byte order mark", "\u{FEFF}\(token)", token.hasPrefix("<") ? "" : "byte order mark"),
         ]
@@ -132,8 +138,10 @@ import Testing
     @Test func oneTokenPerLineStaysOneRecordPerLine() throws {
         var tokens: [String] = []
         for guid in ["0000000000000001", "0000000000000002", "0000000000000003"] {
-            let minted = try CLI.run(["mint", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT", "--resource", "TNT",
-                                      "--session-guid", guid, "--issue-time", "2026-01-15T12:00:00Z", "--encoding", "base64"])
+            let minted = try CLI.run([
+                "mint", "--key", "Samples/keys/test-rsa2048.pem", "--requestor", "TNT", "--resource", "TNT",
+                "--session-guid", guid, "--issue-time", "2026-01-15T12:00:00Z", "--encoding", "base64",
+            ])
             tokens.append(minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         try #require(Set(tokens.map(\.count)).count == 1)
@@ -161,11 +169,17 @@ import Testing
         // Find a width (a multiple of 4, ≥ 60) that divides the Base64 exactly.
         var base64 = Data(padded.utf8).base64EncodedString()
         var width = 0
-        for candidate in stride(from: 60, through: 256, by: 4) where base64.count % candidate == 0 { width = candidate; break }
+        for candidate in stride(from: 60, through: 256, by: 4) where base64.count % candidate == 0 {
+            width = candidate
+            break
+        }
         while width == 0 {
             padded += " "
             base64 = Data(padded.utf8).base64EncodedString()
-            for candidate in stride(from: 60, through: 256, by: 4) where base64.count % candidate == 0 { width = candidate; break }
+            for candidate in stride(from: 60, through: 256, by: 4) where base64.count % candidate == 0 {
+                width = candidate
+                break
+            }
         }
         let input = Self.wrapped(base64, width: width) + "\n" + Self.wrapped(base64, width: width) + "\n"
         let run = try CLI.run(["verify"] + Self.verifyFlags, stdin: input)
@@ -195,11 +209,17 @@ import Testing
     /// The library's entry point for captured text does the same unwrapping.
     @Test func theLibraryVerifierFindsTheTokenToo() throws {
         let token = try Self.mint(kind: "media", encoding: "base64")
-        let ring = try KeyRing.load(paths: [CLI.packageRoot.appendingPathComponent("Samples/keys/trusted").path], options: KeyLoadingOptions(),
-                                    now: TokenTimestamp(millisecondsSince1970: 1_768_478_580_000)!)
-        let verifier = TokenVerifier(signature: .trustedKeys(ring), policy: VerificationPolicy(clock: {
-            TokenTimestamp(millisecondsSince1970: 1_768_478_580_000)!
-        }))
+        let ring = try KeyRing.load(
+            paths: [CLI.packageRoot.appendingPathComponent("Samples/keys/trusted").path],
+            options: KeyLoadingOptions(),
+            now: TokenTimestamp(millisecondsSince1970: 1_768_478_580_000)!
+        )
+        let verifier = TokenVerifier(
+            signature: .trustedKeys(ring),
+            policy: VerificationPolicy(clock: {
+                TokenTimestamp(millisecondsSince1970: 1_768_478_580_000)!
+            })
+        )
         let verdict = verifier.verify("https://cdn.example.com/play?resource=TNT&token=\(Self.percentEncoded(token))")
         #expect(verdict.status == .validToken, "\(verdict.reason)")
         #expect(verdict.token?.warnings == ["took the token from the 'token' parameter of the URL"])

@@ -63,9 +63,11 @@ import Testing
 
     @Test func ambiguousEnvelopesAndTopLevelArraysAreRefused() throws {
         let token = try Self.sampleToken()
-        for document in [#"{"serializedToken":"\#(token)","serializedToken":"\#(token)"}"#,
-                         #"{"serializedToken":"\#(token)","decisions":[]}"#,
-                         #"[{"serializedToken":"\#(token)"}]"#] {
+        for document in [
+            #"{"serializedToken":"\#(token)","serializedToken":"\#(token)"}"#,
+            #"{"serializedToken":"\#(token)","decisions":[]}"#,
+            #"[{"serializedToken":"\#(token)"}]"#,
+        ] {
             let result = try CLI.run(["verify", "--format", "jsonl"] + CLI.sampleFlags + ["-"], stdin: "\u{FEFF}" + document)
             #expect(result.status == 1)
             let objects = try CLI.jsonLines(result.stdout)

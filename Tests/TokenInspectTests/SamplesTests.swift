@@ -23,8 +23,10 @@ import Testing
         let rows = try Self.rows()
         #expect(rows.count == 32)
         let statuses = Set(rows.map(\.status))
-        for status in ["VALID_TOKEN", "INVALID_TOKEN_FORMAT", "INVALID_SIGNATURE", "TOKEN_EXPIRED", "TOKEN_NOT_YET_VALID",
-                       "INVALID_REQUESTOR_ID", "INVALID_RESOURCE_ID", "UNTRUSTED_MVPD", "DEVICE_MISMATCH", "TOKEN_REPLAYED"] {
+        for status in [
+            "VALID_TOKEN", "INVALID_TOKEN_FORMAT", "INVALID_SIGNATURE", "TOKEN_EXPIRED", "TOKEN_NOT_YET_VALID",
+            "INVALID_REQUESTOR_ID", "INVALID_RESOURCE_ID", "UNTRUSTED_MVPD", "DEVICE_MISMATCH", "TOKEN_REPLAYED",
+        ] {
             #expect(statuses.contains(status), "no sample for \(status)")
         }
     }
@@ -43,7 +45,9 @@ import Testing
     }
 
     @Test func samplesCoverEveryKindAndTransportForm() throws {
-        let result = try CLI.run(["inspect", "--format", "jsonl", "@Samples/tokens/valid.txt", "@Samples/tokens/rest-v1.json", "@Samples/tokens/rest-v2.json"])
+        let result = try CLI.run([
+            "inspect", "--format", "jsonl", "@Samples/tokens/valid.txt", "@Samples/tokens/rest-v1.json", "@Samples/tokens/rest-v2.json",
+        ])
         let objects = try CLI.jsonLines(result.stdout)
         #expect(Set(objects.compactMap { $0["kind"] as? String }) == ["media", "authentication", "authorization"])
         let transports = Set(objects.compactMap { $0["transport"] as? String })

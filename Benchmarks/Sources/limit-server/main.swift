@@ -71,7 +71,8 @@ final class LimitHandler: ChannelInboundHandler {
     private static let answers: [String: (ByteBuffer, ByteBuffer)] = {
         var answers: [String: (ByteBuffer, ByteBuffer)] = [:]
         func add(_ key: String, _ statusLine: String, _ tokenStatus: String?) {
-            let head = "HTTP/1.1 \(statusLine)\r\nContent-Length: 0\r\nCache-Control: no-store\r\n"
+            let head =
+                "HTTP/1.1 \(statusLine)\r\nContent-Length: 0\r\nCache-Control: no-store\r\n"
                 + (tokenStatus.map { "X-Token-Status: \($0)\r\n" } ?? "")
             answers[key] = (ByteBuffer(string: head + "\r\n"), ByteBuffer(string: head + "Connection: close\r\n\r\n"))
         }
@@ -80,12 +81,13 @@ final class LimitHandler: ChannelInboundHandler {
         add("bad-request", "400 Bad Request", nil)
         add("NO_TOKEN", "401 Unauthorized", "NO_TOKEN")
         for status in VerificationStatus.allCases {
-            let line = switch LimitHandler.httpStatus(status) {
-            case 200: "200 OK"
-            case 401: "401 Unauthorized"
-            case 503: "503 Service Unavailable"
-            default: "403 Forbidden"
-            }
+            let line =
+                switch LimitHandler.httpStatus(status) {
+                case 200: "200 OK"
+                case 401: "401 Unauthorized"
+                case 503: "503 Service Unavailable"
+                default: "403 Forbidden"
+                }
             add(status.rawValue, line, status.rawValue)
         }
         return answers
@@ -192,8 +194,13 @@ do {
 } catch {
     fail("cannot load the keys: \(error)")
 }
-let verifier = TokenVerifier(signature: .trustedKeys(ring), policy: VerificationPolicy(
-    requestorID: options.requestor, replayStore: options.replay == "memory" ? InMemoryReplayStore() : nil))
+let verifier = TokenVerifier(
+    signature: .trustedKeys(ring),
+    policy: VerificationPolicy(
+        requestorID: options.requestor,
+        replayStore: options.replay == "memory" ? InMemoryReplayStore() : nil
+    )
+)
 let expectations = RequestExpectations(resourceID: options.resource)
 
 let group = MultiThreadedEventLoopGroup.singleton

@@ -38,7 +38,9 @@ struct Options {
                 guard let count = Int(try value(argument)), (1...4096).contains(count) else { throw Usage(message: "--tasks is 1…4096") }
                 tasks = count
             case "--seconds":
-                guard let count = Double(try value(argument)), count > 0, count <= 600 else { throw Usage(message: "--seconds is over 0, at most 600") }
+                guard let count = Double(try value(argument)), count > 0, count <= 600 else {
+                    throw Usage(message: "--seconds is over 0, at most 600")
+                }
                 seconds = count
             case "--timeout-ms":
                 guard let count = Int(try value(argument)), (1...60_000).contains(count) else { throw Usage(message: "--timeout-ms is 1…60000") }
@@ -82,8 +84,11 @@ func milliseconds(_ duration: Duration) -> Double {
 }
 
 func run(_ options: Options) async throws -> String {
-    let store = try RedisReplayStore(url: options.url, timeout: .milliseconds(options.timeoutMilliseconds),
-                                     durability: options.durability)
+    let store = try RedisReplayStore(
+        url: options.url,
+        timeout: .milliseconds(options.timeoutMilliseconds),
+        durability: options.durability
+    )
     // The client's run() carries Sentinel's poll and subscription (a Sentinel
     // store decides nothing without it); cancelled, it shuts the client down.
     return try await withThrowingTaskGroup(of: Void.self) { service in
@@ -141,8 +146,14 @@ func measure(_ store: RedisReplayStore, _ options: Options) async throws -> Stri
     let (latencies, unavailable, span) = results
     guard !latencies.isEmpty else { throw Usage(message: "no call finished in the measured span") }
     func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-    return String(format: "calls_per_second=%.0f p50_ms=%.3f p99_ms=%.3f calls=%d unavailable=%d",
-                  Double(latencies.count) / span, percentile(0.50), percentile(0.99), latencies.count, unavailable)
+    return String(
+        format: "calls_per_second=%.0f p50_ms=%.3f p99_ms=%.3f calls=%d unavailable=%d",
+        Double(latencies.count) / span,
+        percentile(0.50),
+        percentile(0.99),
+        latencies.count,
+        unavailable
+    )
 }
 
 do {

@@ -11,6 +11,7 @@
 // Prints the worst single insert of each and their ratio
 // (docs/PERFORMANCE.md#the-replay-stores-growth-and-the-gates-p99-2026-11-28).
 import EntitlementTokens
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -96,9 +97,11 @@ guard refused == 0, store.count == entries || store.count == store.capacity else
 }
 
 func line(_ name: String, _ summary: Summary) {
-    print(padded(name)
-          + "worst \(format(summary.worst)) ms  p99.99 \(format(summary.percentile(0.9999))) ms"
-          + "  in inserts over 1 ms: \(format(summary.overOneMillisecond)) ms")
+    print(
+        padded(name)
+            + "worst \(format(summary.worst)) ms  p99.99 \(format(summary.percentile(0.9999))) ms"
+            + "  in inserts over 1 ms: \(format(summary.overOneMillisecond)) ms"
+    )
 }
 func padded(_ text: String) -> String { text + String(repeating: " ", count: max(0, 34 - text.count)) }
 func format(_ value: Double) -> String {
@@ -110,5 +113,7 @@ print("\(entries) distinct identities, one thread")
 line("one table (the baseline)", baseline)
 line("InMemoryReplayStore (sharded)", sharded)
 let ratio = sharded.worst / max(baseline.worst, 1e-6)
-print(padded("worst insert, store / one table")
-      + "\(format(ratio))  (target <= 0.25) \(ratio <= 0.25 ? "met" : "MISSED")")
+print(
+    padded("worst insert, store / one table")
+        + "\(format(ratio))  (target <= 0.25) \(ratio <= 0.25 ? "met" : "MISSED")"
+)

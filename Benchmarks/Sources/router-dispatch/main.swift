@@ -41,7 +41,10 @@ final class Work: Sendable {
 
     func record(_ endpoint: Endpoint, since start: ContinuousClock.Instant) {
         let spent = (ContinuousClock.now - start).components.attoseconds / 1_000_000_000
-        totals.withLock { $0[endpoint, default: (0, 0)].count += 1; $0[endpoint, default: (0, 0)].nanoseconds += spent }
+        totals.withLock {
+            $0[endpoint, default: (0, 0)].count += 1
+            $0[endpoint, default: (0, 0)].nanoseconds += spent
+        }
     }
 }
 
@@ -71,17 +74,36 @@ struct SwitchResponder: HTTPResponder {
         case "/v1/forward-auth":
             endpoint = .forwardAuth
             response = readMethods.contains(request.method) ? canned : Response(status: .methodNotAllowed)
-        case "/v1/verify": endpoint = .verify; response = canned
-        case "/v1/inspect": endpoint = .inspect; response = canned
-        case "/v1/playback": endpoint = .playback; response = canned
+        case "/v1/verify":
+            endpoint = .verify
+            response = canned
+        case "/v1/inspect":
+            endpoint = .inspect
+            response = canned
+        case "/v1/playback":
+            endpoint = .playback
+            response = canned
         case _ where probes.contains(path) && !readMethods.contains(request.method):
-            endpoint = .other; response = Response(status: .methodNotAllowed)
-        case "/healthz": endpoint = .healthz; response = canned
-        case "/readyz": endpoint = .readyz; response = canned
-        case "/metrics": endpoint = .metrics; response = canned
-        case _ where path == "/debugger" || path.hasPrefix("/debugger/"): endpoint = .debugger; response = canned
-        case _ where path == "/v1/ext-authz" || path.hasPrefix("/v1/ext-authz/"): endpoint = .extAuthz; response = canned
-        default: endpoint = .other; response = Response(status: .notFound)
+            endpoint = .other
+            response = Response(status: .methodNotAllowed)
+        case "/healthz":
+            endpoint = .healthz
+            response = canned
+        case "/readyz":
+            endpoint = .readyz
+            response = canned
+        case "/metrics":
+            endpoint = .metrics
+            response = canned
+        case _ where path == "/debugger" || path.hasPrefix("/debugger/"):
+            endpoint = .debugger
+            response = canned
+        case _ where path == "/v1/ext-authz" || path.hasPrefix("/v1/ext-authz/"):
+            endpoint = .extAuthz
+            response = canned
+        default:
+            endpoint = .other
+            response = Response(status: .notFound)
         }
         work.inFlight.add(-1, ordering: .relaxed)
         work.record(endpoint, since: start)
@@ -180,12 +202,15 @@ var requests = 200_000
 var arguments = CommandLine.arguments.dropFirst()
 while let option = arguments.popFirst() {
     guard let value = arguments.popFirst().flatMap(Int.init), value > 0 else {
-        print("router-dispatch: \(option) needs a positive number"); exit(64)
+        print("router-dispatch: \(option) needs a positive number")
+        exit(64)
     }
     switch option {
     case "--rounds": rounds = value
     case "--requests": requests = value
-    default: print("router-dispatch: unknown option \(option)"); exit(64)
+    default:
+        print("router-dispatch: unknown option \(option)")
+        exit(64)
     }
 }
 
@@ -201,12 +226,16 @@ let cases: [(String, HTTPRequest.Method, String)] = [
 print("router-dispatch: \(rounds) rounds of \(requests) requests a way, alternating; CPU ns a request, median")
 print("case | switch | router | router - switch")
 for (name, method, path) in cases {
-    let request = Request(head: HTTPRequest(method: method, scheme: "http", authority: "gate", path: path),
-                          body: .init(buffer: ByteBuffer()))
+    let request = Request(
+        head: HTTPRequest(method: method, scheme: "http", authority: "gate", path: path),
+        body: .init(buffer: ByteBuffer())
+    )
     // Warm both up: the first calls pay for lazy metadata and allocation pools.
     _ = try await measure(switched, request, count: requests / 10)
     _ = try await measure(routed, request, count: requests / 10)
-    var a: [Double] = [], b: [Double] = [], d: [Double] = []
+    var a: [Double] = []
+    var b: [Double] = []
+    var d: [Double] = []
     for round in 0..<rounds {
         let (x, y): (Double, Double)
         if round % 2 == 0 {
@@ -216,9 +245,13 @@ for (name, method, path) in cases {
             y = try await measure(routed, request, count: requests)
             x = try await measure(switched, request, count: requests)
         }
-        a.append(x); b.append(y); d.append(y - x)
+        a.append(x)
+        b.append(y)
+        d.append(y - x)
     }
-    print("\(name) | \(String(format1: median(a))) | \(String(format1: median(b))) | \(String(format1: median(d))) (range \(String(format1: d.min()!))..\(String(format1: d.max()!)))")
+    print(
+        "\(name) | \(String(format1: median(a))) | \(String(format1: median(b))) | \(String(format1: median(d))) (range \(String(format1: d.min()!))..\(String(format1: d.max()!)))"
+    )
 }
 
 extension String {

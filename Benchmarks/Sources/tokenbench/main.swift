@@ -15,6 +15,7 @@
 //   RESULT <tokens per second> <tokens> <seconds>
 import EntitlementTokens
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -105,9 +106,14 @@ default:
     let now: TokenTimestamp
     do { now = try TokenDateParser.parse(nowText).timestamp } catch { fail("--now: \(error)") }
     // Shared by every thread, as a server would share it.
-    let verifier = TokenVerifier(signature: .trustedKeys(ring),
-                                 policy: VerificationPolicy(requestorID: options.requestor,
-                                                            replayStore: options.replayCheck ? AcceptingStore() : nil, clock: { now }))
+    let verifier = TokenVerifier(
+        signature: .trustedKeys(ring),
+        policy: VerificationPolicy(
+            requestorID: options.requestor,
+            replayStore: options.replayCheck ? AcceptingStore() : nil,
+            clock: { now }
+        )
+    )
     work = { { record in verifier.verify(record).isValid } }
 }
 
@@ -147,11 +153,18 @@ func runAll(seconds: Double, record: Bool) -> Double {
     for _ in 1..<threads {
         var handle = pthread_t()
         let box = Unmanaged.passRetained(ThreadBox { runThread(deadline, record: record) })
-        guard pthread_create(&handle, nil, { raw in
-            let box = Unmanaged<ThreadBox>.fromOpaque(raw!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box.toOpaque()) == 0 else { fail("pthread_create failed") }
+        guard
+            pthread_create(
+                &handle,
+                nil,
+                { raw in
+                    let box = Unmanaged<ThreadBox>.fromOpaque(raw!).takeRetainedValue()
+                    box.body()
+                    return nil
+                },
+                box.toOpaque()
+            ) == 0
+        else { fail("pthread_create failed") }
         handles.append(handle)
     }
     runThread(deadline, record: record)

@@ -5,7 +5,10 @@ import TokenTestSupport
 nonisolated(unsafe) private var oracle: CDNCATOracle? = nil
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzCATInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+public func fuzzCATInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     oracle = CDNCATOracle()
     return 0
 }

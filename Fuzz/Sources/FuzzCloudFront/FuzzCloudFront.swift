@@ -5,7 +5,10 @@ import TokenTestSupport
 nonisolated(unsafe) private var oracle: CDNCloudFrontOracle? = nil
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzCloudFrontInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+public func fuzzCloudFrontInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     oracle = CDNCloudFrontOracle(keyPath: VerifyOracle.locateKeys() + "/../test-rsa2048.pem")
     return 0
 }

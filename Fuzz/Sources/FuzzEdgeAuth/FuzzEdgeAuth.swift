@@ -5,7 +5,10 @@ import TokenTestSupport
 nonisolated(unsafe) private var oracle: CDNAkamaiOracle? = nil
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzEdgeAuthInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+public func fuzzEdgeAuthInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     oracle = CDNAkamaiOracle()
     return 0
 }

@@ -6,7 +6,10 @@ import TokenTestSupport
 nonisolated(unsafe) private var oracle: JWSOracle? = nil
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzJWSInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+public func fuzzJWSInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     oracle = JWSOracle(keyDirectory: VerifyOracle.locateKeys())
     return 0
 }

@@ -6,7 +6,10 @@ import TokenTestSupport
 nonisolated(unsafe) private var oracle: MetadataOracle? = nil
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzMetadataInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+public func fuzzMetadataInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     oracle = MetadataOracle(keyPath: VerifyOracle.locateKeys() + "/../test-rsa2048.pem")
     return 0
 }

@@ -5,7 +5,10 @@ import TokenTestSupport
 nonisolated(unsafe) private var oracle: RequestPathOracle? = nil
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzRequestPathInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+public func fuzzRequestPathInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     oracle = RequestPathOracle()
     return 0
 }

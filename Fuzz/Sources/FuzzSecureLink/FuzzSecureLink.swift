@@ -5,7 +5,10 @@ import TokenTestSupport
 nonisolated(unsafe) private var oracle: CDNSecureLinkOracle? = nil
 
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzSecureLinkInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+public func fuzzSecureLinkInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     oracle = CDNSecureLinkOracle()
     return 0
 }

@@ -8,7 +8,10 @@ nonisolated(unsafe) private var oracle: VerifyOracle? = nil
 /// Loads the keys before the first input, so a missing key directory stops
 /// the run at once with a message instead of fuzzing with nothing trusted.
 @_cdecl("LLVMFuzzerInitialize")
-public func fuzzVerifyInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+public func fuzzVerifyInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
     oracle = VerifyOracle(keyDirectory: VerifyOracle.locateKeys())
     return 0
 }

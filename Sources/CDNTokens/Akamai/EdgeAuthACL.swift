@@ -42,7 +42,8 @@ public struct EdgeAuthACL: Sendable, Hashable, CustomStringConvertible {
         guard let first = pieces.first, let last = pieces.last else { return false }
         if pieces.count == 1 { return subject == first }
         guard first.count + last.count <= subject.count,
-              subject.starts(with: first), subject.suffix(last.count).elementsEqual(last) else { return false }
+            subject.starts(with: first), subject.suffix(last.count).elementsEqual(last)
+        else { return false }
         var position = first.count
         let end = subject.count - last.count
         for piece in pieces.dropFirst().dropLast() where !piece.isEmpty {

@@ -156,7 +156,8 @@ public struct EdgeAuthToken: Sendable, Hashable {
     static func seconds(_ text: String, field: String) throws(CDNRefusal) -> Int64 {
         let digits = Array(text.utf8)
         guard digits.count <= 19, digits.first != UInt8(ascii: "0"), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let value = Int64(text), value > 0 else {
+            let value = Int64(text), value > 0
+        else {
             throw .format("the EdgeAuth field '\(field)' is not a positive number of seconds without a leading zero")
         }
         return value
@@ -174,7 +175,8 @@ public struct EdgeAuthToken: Sendable, Hashable {
         var index = 0
         while index < digits.count {
             guard let high = ByteRules.hexValue(digits[index]), let low = ByteRules.hexValue(digits[index + 1]),
-                  !(digits[index] >= 0x41 && digits[index] <= 0x46), !(digits[index + 1] >= 0x41 && digits[index + 1] <= 0x46) else {
+                !(digits[index] >= 0x41 && digits[index] <= 0x46), !(digits[index + 1] >= 0x41 && digits[index + 1] <= 0x46)
+            else {
                 throw .format("the EdgeAuth field 'hmac' is not lower-case hex")
             }
             bytes.append(high << 4 | low)

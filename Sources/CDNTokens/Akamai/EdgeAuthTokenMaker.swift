@@ -53,7 +53,9 @@ package struct EdgeAuthTokenMaker: Sendable {
         } else {
             throw .format("an EdgeAuth token needs an end time or a window")
         }
-        if let startTime, expires <= startTime { throw .format("an EdgeAuth token that would already have expired (exp \(expires) ≤ st \(startTime))") }
+        if let startTime, expires <= startTime {
+            throw .format("an EdgeAuth token that would already have expired (exp \(expires) ≤ st \(startTime))")
+        }
 
         let acl: [EdgeAuthACL]?
         var signedURL: String? = nil
@@ -80,17 +82,35 @@ package struct EdgeAuthTokenMaker: Sendable {
             guard let value = field.1, !value.isEmpty else { return nil }  // the tool writes no empty field
             let escaped = escape(value)
             try Self.checkWritable(escaped, field: field.0)
-            guard !escaped.utf8.contains(UInt8(ascii: "!")) else { throw .format("the EdgeAuth field '\(field.0)' would hold '!', which only separates ACLs") }
+            guard !escaped.utf8.contains(UInt8(ascii: "!")) else {
+                throw .format("the EdgeAuth field '\(field.0)' would hold '!', which only separates ACLs")
+            }
             return escaped
         }
-        let unsigned = EdgeAuthToken(ip: written[0], startTime: startTime, expires: expires, acl: acl,
-                                     sessionID: written[1], data: written[2], hmac: [])
+        let unsigned = EdgeAuthToken(
+            ip: written[0],
+            startTime: startTime,
+            expires: expires,
+            acl: acl,
+            sessionID: written[1],
+            data: written[2],
+            hmac: []
+        )
         let mac = try key.hmac(unsigned.signedBytes(url: signedURL, salt: salt), algorithm)
-        let token = EdgeAuthToken(ip: written[0], startTime: startTime, expires: expires, acl: acl,
-                                  sessionID: written[1], data: written[2], hmac: mac)
+        let token = EdgeAuthToken(
+            ip: written[0],
+            startTime: startTime,
+            expires: expires,
+            acl: acl,
+            sessionID: written[1],
+            data: written[2],
+            hmac: mac
+        )
         // What is made must read back as itself (length, and every rule of the reader).
         guard (try? EdgeAuthToken(parsing: token.text)) == token else {
-            throw .format("the EdgeAuth token made would not read back (longer than \(EdgeAuthToken.maximumLength) bytes, or a value the reader refuses)")
+            throw .format(
+                "the EdgeAuth token made would not read back (longer than \(EdgeAuthToken.maximumLength) bytes, or a value the reader refuses)"
+            )
         }
         return token
     }
@@ -107,7 +127,9 @@ package struct EdgeAuthTokenMaker: Sendable {
         guard !value.isEmpty else { throw .format("the EdgeAuth field '\(field)' would be empty") }
         for byte in value.utf8 {
             guard byte > 0x20, byte < 0x7F else {
-                throw .format("the EdgeAuth field '\(field)' would hold a space, a control character or a non-ASCII byte; it would have to be escaped")
+                throw .format(
+                    "the EdgeAuth field '\(field)' would hold a space, a control character or a non-ASCII byte; it would have to be escaped"
+                )
             }
             guard !Self.unwritable.contains(byte) else {
                 throw .format("the EdgeAuth field '\(field)' would hold '\(Character(Unicode.Scalar(byte)))', which would have to be escaped")

@@ -28,8 +28,12 @@ extension EdgeAuthToken {
     /// 4. `ip` against `facts.clientIP` (`IP_MISMATCH`; an unknown viewer IP
     ///    never matches).
     @discardableResult
-    public func verify(key: EdgeAuthKey, facts: CDNRequestFacts, algorithm: EdgeAuthAlgorithm = .sha256,
-                       salt: String? = nil) throws(CDNRefusal) -> VerifiedEdgeAuthToken {
+    public func verify(
+        key: EdgeAuthKey,
+        facts: CDNRequestFacts,
+        algorithm: EdgeAuthAlgorithm = .sha256,
+        salt: String? = nil
+    ) throws(CDNRefusal) -> VerifiedEdgeAuthToken {
         let signedURL = try checkSignature(key: key, url: facts.url, algorithm: algorithm, salt: salt)
         try checkTimes(facts)
         let covering = try checkScope(facts.url)
@@ -44,7 +48,10 @@ extension EdgeAuthToken {
         }
         guard isURLForm else {
             guard ConstantTime.equals(try key.hmac(signedBytes(urlBytes: nil, salt: salt), algorithm), hmac) else {
-                throw CDNRefusal(.invalidSignature, "the EdgeAuth hmac does not match (HMAC-\(algorithm.rawValue) under this key\(salt == nil ? "" : " and salt"))")
+                throw CDNRefusal(
+                    .invalidSignature,
+                    "the EdgeAuth hmac does not match (HMAC-\(algorithm.rawValue) under this key\(salt == nil ? "" : " and salt"))"
+                )
             }
             return nil
         }
@@ -56,8 +63,10 @@ extension EdgeAuthToken {
                 return String(decoding: candidate, as: UTF8.self)
             }
         }
-        throw CDNRefusal(.invalidSignature,
-                         "the EdgeAuth hmac matches neither \(url.pathAndQuery) as asked nor early-escaped (another key, or a token for another URL)")
+        throw CDNRefusal(
+            .invalidSignature,
+            "the EdgeAuth hmac matches neither \(url.pathAndQuery) as asked nor early-escaped (another key, or a token for another URL)"
+        )
     }
 
     /// What a maker may have signed for the URL an edge was asked for: the
@@ -83,7 +92,10 @@ extension EdgeAuthToken {
         // valid; from it on, expired. The leeway widens a window, it does not make one.
         if let startTime, startTime == expires {
             if facts.now.addingSaturating(leeway) < startTime {
-                throw CDNRefusal(.tokenNotYetValid, "the EdgeAuth token starts at \(startTime) (st) and expires then (exp): it is valid for no second")
+                throw CDNRefusal(
+                    .tokenNotYetValid,
+                    "the EdgeAuth token starts at \(startTime) (st) and expires then (exp): it is valid for no second"
+                )
             }
             throw CDNRefusal(.tokenExpired, "the EdgeAuth token expires at \(expires) (exp), the second it starts (st): it is valid for no second")
         }

@@ -19,7 +19,8 @@ enum URLEscaping {
         out.reserveCapacity(bytes.count * 3)
         for byte in bytes {
             if byte.isASCIILetterOrDigit || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "~") {
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "~")
+            {
                 out.append(byte)
             } else if byte == UInt8(ascii: " ") {
                 out.append(UInt8(ascii: "+"))
@@ -55,7 +56,8 @@ enum URLEscaping {
         var index = 0
         while index < input.count {
             if input[index] == UInt8(ascii: "%"), index + 2 < input.count,
-               let high = ByteRules.hexValue(input[index + 1]), let low = ByteRules.hexValue(input[index + 2]) {
+                let high = ByteRules.hexValue(input[index + 1]), let low = ByteRules.hexValue(input[index + 2])
+            {
                 out.append(high << 4 | low)
                 index += 3
             } else {

@@ -1,9 +1,29 @@
 /// The claim keys a Common Access Token is read with: the CWT claims of
 /// RFC 8392 §3.1 and CTA-5007's CAT claims, each by its integer key.
 public enum CATClaim: Int64, Sendable, Hashable, CaseIterable {
-    case iss = 1, sub = 2, aud = 3, exp = 4, nbf = 5, iat = 6, cti = 7
-    case catreplay = 308, catpor = 309, catv = 310, catnip = 311, catu = 312, catm = 313, catalpn = 314, cath = 315
-    case catgeoiso3166 = 316, catgeocoord = 317, catgeoalt = 318, cattpk = 319, catifdata = 320, catdpop = 321, catif = 322, catr = 323
+    case iss = 1
+    case sub = 2
+    case aud = 3
+    case exp = 4
+    case nbf = 5
+    case iat = 6
+    case cti = 7
+    case catreplay = 308
+    case catpor = 309
+    case catv = 310
+    case catnip = 311
+    case catu = 312
+    case catm = 313
+    case catalpn = 314
+    case cath = 315
+    case catgeoiso3166 = 316
+    case catgeocoord = 317
+    case catgeoalt = 318
+    case cattpk = 319
+    case catifdata = 320
+    case catdpop = 321
+    case catif = 322
+    case catr = 323
 
     /// The claim's name as the specifications write it (`catu`).
     public var name: String { String(describing: self) }
@@ -31,9 +51,12 @@ public enum CATClaim: Int64, Sendable, Hashable, CaseIterable {
         let matches = CBORDiagnosticLabels(names: Dictionary(uniqueKeysWithValues: CATMatchType.allCases.map { ($0.rawValue, $0.name) }))
         let components = CBORDiagnosticLabels(
             names: Dictionary(uniqueKeysWithValues: CATURIComponent.allCases.map { ($0.rawValue, $0.name) }),
-            nested: Dictionary(uniqueKeysWithValues: CATURIComponent.allCases.map { ($0.rawValue, matches) }))
-        return CBORDiagnosticLabels(names: Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0.name) }),
-                                    nested: [CATClaim.catu.rawValue: components])
+            nested: Dictionary(uniqueKeysWithValues: CATURIComponent.allCases.map { ($0.rawValue, matches) })
+        )
+        return CBORDiagnosticLabels(
+            names: Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0.name) }),
+            nested: [CATClaim.catu.rawValue: components]
+        )
     }()
 }
 

@@ -36,8 +36,11 @@ public struct CATNetworkRestriction: Sendable, Hashable {
                 return .network(bytes: address, prefixLength: width * 8)
             case .array(let parts) where parts.count == 2:
                 guard let length = parts[0].int64, (0...Int64(width * 8)).contains(length), let prefix = parts[1].bytesValue,
-                      prefix.count <= width else {
-                    throw .format("catnip: an RFC 9164 tag \(tag) prefix is [length 0…\(width * 8), up to \(width) bytes]; the interface form [address, length] is not a restriction")
+                    prefix.count <= width
+                else {
+                    throw .format(
+                        "catnip: an RFC 9164 tag \(tag) prefix is [length 0…\(width * 8), up to \(width) bytes]; the interface form [address, length] is not a restriction"
+                    )
                 }
                 return .network(bytes: prefix + [UInt8](repeating: 0, count: width - prefix.count), prefixLength: Int(length))
             default:
@@ -60,7 +63,10 @@ public struct CATNetworkRestriction: Sendable, Hashable {
             throw CDNRefusal(.ipMismatch, "the token is bound to \(self) (catnip) and the client's IP is not known")
         }
         guard let address = CDNIPAddress(clientIP) else {
-            throw CDNRefusal(.ipMismatch, "the client IP \(CBORValue.text(clientIP).diagnostic()) is not an IP address; the token is bound to \(self)")
+            throw CDNRefusal(
+                .ipMismatch,
+                "the client IP \(CBORValue.text(clientIP).diagnostic()) is not an IP address; the token is bound to \(self)"
+            )
         }
         var namesAutonomousSystem = false
         for entry in entries {

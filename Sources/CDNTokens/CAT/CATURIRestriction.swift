@@ -9,7 +9,15 @@ import EntitlementTokens
 /// filename before its last `.`, or all of it) and extension `.ts` (from the
 /// last `.`, or empty).
 public enum CATURIComponent: Int64, Sendable, Hashable, CaseIterable {
-    case scheme = 0, host = 1, port = 2, path = 3, query = 4, parentPath = 5, filename = 6, stem = 7, fileExtension = 8
+    case scheme = 0
+    case host = 1
+    case port = 2
+    case path = 3
+    case query = 4
+    case parentPath = 5
+    case filename = 6
+    case stem = 7
+    case fileExtension = 8
 
     public var name: String {
         switch self {
@@ -50,7 +58,13 @@ public enum CATURIComponent: Int64, Sendable, Hashable, CaseIterable {
 /// compare UTF-8 bytes (never Unicode equivalence); the hash types compare
 /// the digest of the component's bytes with a byte string.
 public enum CATMatchType: Int64, Sendable, Hashable, CaseIterable {
-    case exact = 0, prefix = 1, suffix = 2, contains = 3, regex = 4, sha256 = -1, sha512_256 = -2
+    case exact = 0
+    case prefix = 1
+    case suffix = 2
+    case contains = 3
+    case regex = 4
+    case sha256 = -1
+    case sha512_256 = -2
 
     public var name: String {
         switch self {
@@ -126,8 +140,10 @@ public struct CATURIRestriction: Sendable, Hashable {
                     throw CDNRefusal(.unsupportedClaim, "catu match type \(match.type) on the \(component.name) is not one this reader knows")
                 }
                 guard try Self.holds(type, match.value, actual) else {
-                    throw CDNRefusal(.urlNotCovered,
-                        "catu \(component.name) \(type.name) \(match.value.diagnostic()) does not cover \(url) (its \(component.name) is \(CBORValue.text(String(decoding: actual, as: UTF8.self)).diagnostic()))")
+                    throw CDNRefusal(
+                        .urlNotCovered,
+                        "catu \(component.name) \(type.name) \(match.value.diagnostic()) does not cover \(url) (its \(component.name) is \(CBORValue.text(String(decoding: actual, as: UTF8.self)).diagnostic()))"
+                    )
                 }
             }
         }

@@ -47,7 +47,9 @@ public struct CommonAccessToken: Sendable, Hashable {
     /// Reads claims already decoded (the issuer builds its token this way).
     public init(claims written: [CBORMapEntry]) throws(CDNRefusal) {
         var removedTags = false
-        let claims = written.map { CBORMapEntry(Self.withoutMapTags($0.key, removed: &removedTags), Self.withoutMapTags($0.value, removed: &removedTags)) }
+        let claims = written.map {
+            CBORMapEntry(Self.withoutMapTags($0.key, removed: &removedTags), Self.withoutMapTags($0.value, removed: &removedTags))
+        }
         if removedTags {
             // Two keys that differed only by tag 259 are now equal: read the
             // result again, so that duplicates are refused as in any map.

@@ -17,8 +17,13 @@ public enum CommonAccessTokenIssuer {
 
     /// The token's text with a chosen `cti` (known-answer tests: with an HMAC
     /// key the bytes are then fully determined).
-    package static func issue(_ parameters: CDNIssueParameters, issuer: String, audience: String? = nil, key: CATKey,
-                              cti: [UInt8]) throws(CDNRefusal) -> String {
+    package static func issue(
+        _ parameters: CDNIssueParameters,
+        issuer: String,
+        audience: String? = nil,
+        key: CATKey,
+        cti: [UInt8]
+    ) throws(CDNRefusal) -> String {
         CATTextEncoding.base64url(try message(claims: try claims(for: parameters, issuer: issuer, audience: audience, cti: cti), key: key).cbor())
     }
 
@@ -33,15 +38,23 @@ public enum CommonAccessTokenIssuer {
     package static func message(claims: CommonAccessToken, key: CATKey) throws(CDNRefusal) -> COSEMessage {
         guard key.canIssue else { throw .format("\(key.label) is a public key; issuing a CAT needs the private key") }
         let unprotected: [CBORMapEntry] = key.id.map { [CBORMapEntry(COSEMessage.keyIDLabel, .bytes(Array($0.utf8)))] } ?? []
-        let unsigned = COSEMessage(structure: key.algorithm.structure,
-                                   protectedHeader: [CBORMapEntry(COSEMessage.algorithmLabel, .integer(key.algorithm.rawValue))],
-                                   unprotectedHeader: unprotected, payload: claims.cbor(), authenticationTag: [])
+        let unsigned = COSEMessage(
+            structure: key.algorithm.structure,
+            protectedHeader: [CBORMapEntry(COSEMessage.algorithmLabel, .integer(key.algorithm.rawValue))],
+            unprotectedHeader: unprotected,
+            payload: claims.cbor(),
+            authenticationTag: []
+        )
         return unsigned.with(authenticationTag: try CATAuthentication.authenticate(unsigned, with: key))
     }
 
     /// The claims, in the order written.
-    public static func claims(for parameters: CDNIssueParameters, issuer: String, audience: String? = nil,
-                              cti: [UInt8]) throws(CDNRefusal) -> CommonAccessToken {
+    public static func claims(
+        for parameters: CDNIssueParameters,
+        issuer: String,
+        audience: String? = nil,
+        cti: [UInt8]
+    ) throws(CDNRefusal) -> CommonAccessToken {
         let (expires, late) = parameters.now.addingReportingOverflow(parameters.lifetime)
         let (notBefore, early) = parameters.now.subtractingReportingOverflow(parameters.leeway)
         guard !late, !early, parameters.lifetime > 0, parameters.leeway >= 0 else {
@@ -50,7 +63,7 @@ public enum CommonAccessTokenIssuer {
         let coveredPath = parameters.scope.coveredPath(of: parameters.url)
         let match: CATMatchType = parameters.scope == .folder ? .prefix : .exact
         var claims: [CBORMapEntry] = [
-            CBORMapEntry(.integer(CATClaim.iss.rawValue), .text(issuer)),
+            CBORMapEntry(.integer(CATClaim.iss.rawValue), .text(issuer))
         ]
         // The edges that judge aud must be named, or RFC 8392 §3.1.3 has them refuse the token.
         if let audience { claims.append(CBORMapEntry(.integer(CATClaim.aud.rawValue), .text(audience))) }
@@ -60,9 +73,12 @@ public enum CommonAccessTokenIssuer {
             CBORMapEntry(.integer(CATClaim.exp.rawValue), .integer(expires)),
             CBORMapEntry(.integer(CATClaim.cti.rawValue), .bytes(cti)),
             CBORMapEntry(.integer(CATClaim.catv.rawValue), .integer(1)),
-            CBORMapEntry(.integer(CATClaim.catu.rawValue), .map([
-                CBORMapEntry(.integer(CATURIComponent.path.rawValue), .map([CBORMapEntry(.integer(match.rawValue), .text(coveredPath))])),
-            ])),
+            CBORMapEntry(
+                .integer(CATClaim.catu.rawValue),
+                .map([
+                    CBORMapEntry(.integer(CATURIComponent.path.rawValue), .map([CBORMapEntry(.integer(match.rawValue), .text(coveredPath))]))
+                ])
+            ),
         ]
         if let clientIP = parameters.clientIP {
             guard let address = CDNIPAddress(clientIP) else {

@@ -24,8 +24,12 @@ extension UnverifiedCommonAccessToken {
     ///
     /// `catreplay` and `cti` are read, not enforced: the gate's replay store
     /// does that with ``VerifiedCommonAccessToken/replay``.
-    public func verify(keys: [CATKey], facts: CDNRequestFacts, expectedIssuer: String? = nil,
-                       expectedAudience: String? = nil) throws(CDNRefusal) -> VerifiedCommonAccessToken {
+    public func verify(
+        keys: [CATKey],
+        facts: CDNRequestFacts,
+        expectedIssuer: String? = nil,
+        expectedAudience: String? = nil
+    ) throws(CDNRefusal) -> VerifiedCommonAccessToken {
         let key = try CATAuthentication.verifyingKey(for: message, among: keys)
         try CATClaimPolicy.checkAll(token, facts, CATClaimPolicy.Expectations(issuer: expectedIssuer, audience: expectedAudience))
         return VerifiedCommonAccessToken(uncheckedMessage: message, token: token, keyID: key.id)
@@ -37,8 +41,10 @@ enum CATAuthentication {
     static func verifyingKey(for message: COSEMessage, among keys: [CATKey]) throws(CDNRefusal) -> CATKey {
         guard let algorithmValue = message.protectedAlgorithm else {
             if let unprotected = message.unprotectedAlgorithm {
-                throw CDNRefusal(.invalidSignature,
-                    "alg \(COSEAlgorithm.describe(unprotected)) is only in the unprotected header, which the \(message.structure.rawValue) does not cover (RFC 9052 §3.1)")
+                throw CDNRefusal(
+                    .invalidSignature,
+                    "alg \(COSEAlgorithm.describe(unprotected)) is only in the unprotected header, which the \(message.structure.rawValue) does not cover (RFC 9052 §3.1)"
+                )
             }
             throw CDNRefusal(.invalidSignature, "no alg in the protected header")
         }
@@ -65,12 +71,17 @@ enum CATAuthentication {
         }
         let fitting = candidates.filter { $0.algorithm == algorithm }
         guard !fitting.isEmpty else {
-            throw CDNRefusal(.invalidSignature,
-                "alg \(algorithm.name) does not fit \(candidates.map(\.label).joined(separator: ", "))")
+            throw CDNRefusal(
+                .invalidSignature,
+                "alg \(algorithm.name) does not fit \(candidates.map(\.label).joined(separator: ", "))"
+            )
         }
         let tag = message.authenticationTag
         guard tag.count == algorithm.tagByteCount else {
-            throw CDNRefusal(.invalidSignature, "a \(tag.count)-byte \(algorithm == .es256 ? "signature" : "MAC"); \(algorithm.name) makes \(algorithm.tagByteCount) bytes")
+            throw CDNRefusal(
+                .invalidSignature,
+                "a \(tag.count)-byte \(algorithm == .es256 ? "signature" : "MAC"); \(algorithm.name) makes \(algorithm.tagByteCount) bytes"
+            )
         }
         let signed = message.toBeAuthenticated
         for key in fitting where isValid(tag, over: signed, key: key) { return key }
@@ -153,7 +164,10 @@ enum CATClaimPolicy {
             throw CDNRefusal(.invalidSignature, "no iss; the expected issuer is \(CBORValue.text(wanted).diagnostic())")
         }
         guard Array(issuer.utf8) == Array(wanted.utf8) else {
-            throw CDNRefusal(.invalidSignature, "iss \(CBORValue.text(issuer).diagnostic()) is not the expected issuer \(CBORValue.text(wanted).diagnostic())")
+            throw CDNRefusal(
+                .invalidSignature,
+                "iss \(CBORValue.text(issuer).diagnostic()) is not the expected issuer \(CBORValue.text(wanted).diagnostic())"
+            )
         }
     }
 
@@ -171,7 +185,10 @@ enum CATClaimPolicy {
     static func unjudgedClaims(_ token: CommonAccessToken, _ facts: CDNRequestFacts, _ expected: Expectations) throws(CDNRefusal) {
         for entry in token.claims {
             guard let label = entry.key.int64, let claim = CATClaim(rawValue: label) else {
-                throw CDNRefusal(.unsupportedClaim, "\(CATClaim.describe(entry.key)) is not a claim this reader knows, and it may restrict the request")
+                throw CDNRefusal(
+                    .unsupportedClaim,
+                    "\(CATClaim.describe(entry.key)) is not a claim this reader knows, and it may restrict the request"
+                )
             }
             if claim.isUnjudgedRestriction {
                 throw CDNRefusal(.unsupportedClaim, "\(claim.name) restricts the request in a way this reader does not check")
@@ -191,8 +208,10 @@ enum CATClaimPolicy {
         let asked = folded(facts.method)
         guard methods.contains(where: { folded($0) == asked }) else {
             let target = facts.url.map { " \($0)" } ?? ""
-            throw CDNRefusal(.urlNotCovered,
-                "catm \(CBORValue.array(methods.map(CBORValue.text)).diagnostic()) does not cover \(CBORValue.text(facts.method).diagnostic())\(target)")
+            throw CDNRefusal(
+                .urlNotCovered,
+                "catm \(CBORValue.array(methods.map(CBORValue.text)).diagnostic()) does not cover \(CBORValue.text(facts.method).diagnostic())\(target)"
+            )
         }
     }
 

@@ -46,10 +46,13 @@ public struct UnverifiedCommonAccessToken: Sendable, Hashable {
             let text = value.diagnostic(labels: labels)
             return value.cbor() == bytes ? "<<\(text)>>" : "h'\(ByteRules.lowercaseHex(bytes))'"
         }
-        let protected = message.protectedHeaderBytes.isEmpty ? "h''"
+        let protected =
+            message.protectedHeaderBytes.isEmpty
+            ? "h''"
             : embedded(message.protectedHeaderBytes, .map(message.protectedHeader), headerLabels)
         let claims = embedded(message.payload, try? CBORValue(cbor: message.payload), CATClaim.diagnosticLabels)
-        var text = "[\(protected), \(CBORValue.map(message.unprotectedHeader).diagnostic(labels: headerLabels)), \(claims), h'\(ByteRules.lowercaseHex(message.authenticationTag))']"
+        var text =
+            "[\(protected), \(CBORValue.map(message.unprotectedHeader).diagnostic(labels: headerLabels)), \(claims), h'\(ByteRules.lowercaseHex(message.authenticationTag))']"
         if message.hasCOSETag { text = "\(message.structure.tag)(\(text))" }
         if message.hasCWTTag { text = "61(\(text))" }
         return text

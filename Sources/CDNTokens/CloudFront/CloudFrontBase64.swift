@@ -15,14 +15,17 @@ package enum CloudFrontBase64 {
 
     package static func encode(_ bytes: [UInt8]) -> String {
         let standard = Base64.encode(bytes, alphabet: .standard, padded: true)
-        return String(decoding: standard.utf8.map { byte -> UInt8 in
-            switch byte {
-            case UInt8(ascii: "+"): UInt8(ascii: "-")
-            case UInt8(ascii: "="): UInt8(ascii: "_")
-            case UInt8(ascii: "/"): UInt8(ascii: "~")
-            default: byte
-            }
-        }, as: UTF8.self)
+        return String(
+            decoding: standard.utf8.map { byte -> UInt8 in
+                switch byte {
+                case UInt8(ascii: "+"): UInt8(ascii: "-")
+                case UInt8(ascii: "="): UInt8(ascii: "_")
+                case UInt8(ascii: "/"): UInt8(ascii: "~")
+                default: byte
+                }
+            },
+            as: UTF8.self
+        )
     }
 
     /// The bytes `text` encodes, or a refusal naming `field` and what is wrong.

@@ -26,8 +26,9 @@ public struct CloudFrontIPRange: Sendable, Hashable, CustomStringConvertible {
         }
         let digits = bytes[(slash + 1)...]
         guard (1...3).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              digits.first != UInt8(ascii: "0") || digits.count == 1,
-              let length = Int(String(decoding: digits, as: UTF8.self)), length <= network.count * 8 else {
+            digits.first != UInt8(ascii: "0") || digits.count == 1,
+            let length = Int(String(decoding: digits, as: UTF8.self)), length <= network.count * 8
+        else {
             throw .format("the AWS:SourceIp '\(text)' has a prefix length outside 0–\(network.count * 8)")
         }
         self.text = text

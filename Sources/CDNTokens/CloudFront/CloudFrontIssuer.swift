@@ -52,7 +52,9 @@ public struct CloudFrontIssuer: Sendable {
         let url = parameters.url
         let text = url.description
         guard PythonJSONString.needsNoEscaping(text), !text.utf8.contains(UInt8(ascii: "*")) else {
-            throw .format("the URL \(text) holds '\"', '\\' or '*', which a CloudFront policy would escape or read as a wildcard; it is refused rather than changed")
+            throw .format(
+                "the URL \(text) holds '\"', '\\' or '*', which a CloudFront policy would escape or read as a wildcard; it is refused rather than changed"
+            )
         }
         if let clash = CloudFrontSignedURL.queryPairs(of: url).first(where: { pair in
             CloudFrontToken.parameters.contains { $0.utf8.elementsEqual(pair.name.utf8) }
@@ -74,12 +76,21 @@ public struct CloudFrontIssuer: Sendable {
         } catch {
             throw .format("cannot sign with the key '\(keyPairID)': \(error)")
         }
-        let token = CloudFrontToken(carrier: .query, policy: canned ? .canned(expires: expires) : .custom(policy, bytes: bytes),
-                                    signature: signature, keyPairID: keyPairID)
+        let token = CloudFrontToken(
+            carrier: .query,
+            policy: canned ? .canned(expires: expires) : .custom(policy, bytes: bytes),
+            signature: signature,
+            keyPairID: keyPairID
+        )
         // botocore's `_build_url`: '&' when the URL already has a '?', else '?'.
         let separator = url.query == nil ? "?" : "&"
         let signedURL = text + separator + token.pairs.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-        return IssuedCloudFrontToken(signedURL: signedURL, cookies: token.carried(by: .cookie).pairs,
-                                     policy: policy, signedPolicy: bytes, token: token)
+        return IssuedCloudFrontToken(
+            signedURL: signedURL,
+            cookies: token.carried(by: .cookie).pairs,
+            policy: policy,
+            signedPolicy: bytes,
+            token: token
+        )
     }
 }

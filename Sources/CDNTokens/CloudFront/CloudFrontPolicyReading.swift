@@ -50,8 +50,12 @@ extension CloudFrontPolicy {
         }
         guard let resource = resourceValue.stringValue else { throw .format("the statement's 'Resource' is not a string") }
         guard let conditionValue = statement["Condition"] else { throw .format("the statement has no 'Condition'") }
-        let condition = try Self.members(of: conditionValue, named: "the statement's 'Condition'",
-                                         allowed: ["DateLessThan", "DateGreaterThan", "IpAddress"], what: "condition")
+        let condition = try Self.members(
+            of: conditionValue,
+            named: "the statement's 'Condition'",
+            allowed: ["DateLessThan", "DateGreaterThan", "IpAddress"],
+            what: "condition"
+        )
         guard let dateLessThan = condition["DateLessThan"] else {
             throw .format("the policy has no 'DateLessThan' condition; CloudFront requires one")
         }
@@ -70,15 +74,21 @@ extension CloudFrontPolicy {
 
     /// `value`'s members by name, refusing a value that is no object and any name
     /// outside `allowed` (by name, with what it is: a member or a condition).
-    private static func members(of value: JSONValue, named place: String, allowed: [String],
-                                what: String = "member") throws(CDNRefusal) -> [String: JSONValue] {
+    private static func members(
+        of value: JSONValue,
+        named place: String,
+        allowed: [String],
+        what: String = "member"
+    ) throws(CDNRefusal) -> [String: JSONValue] {
         guard let members = value.members else { throw .format("\(place) is not a JSON object") }
         var byName: [String: JSONValue] = [:]
         for member in members {
             // Bytes, not String's `==`, which equates canonically equivalent text.
             guard let known = allowed.first(where: { $0.utf8.elementsEqual(member.name.utf8) }) else {
-                throw .format("\(place) has the \(what) '\(member.name)', which this reader does not know; "
-                              + "it is refused rather than ignored, since it may restrict the request")
+                throw .format(
+                    "\(place) has the \(what) '\(member.name)', which this reader does not know; "
+                        + "it is refused rather than ignored, since it may restrict the request"
+                )
             }
             byName[known] = member.value
         }

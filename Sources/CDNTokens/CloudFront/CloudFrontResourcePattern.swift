@@ -21,10 +21,12 @@ package struct CloudFrontResourcePattern: Sendable, Hashable {
         let text = Array(url.utf8)
         let pieces = pattern.split(separator: UInt8(ascii: "*"), omittingEmptySubsequences: false)
         guard pieces.count > 1 else { return text.count == pattern.count && Self.equal(pattern[...], text[...]) }
-        let first = pieces[0], last = pieces[pieces.count - 1]
+        let first = pieces[0]
+        let last = pieces[pieces.count - 1]
         guard first.count + last.count <= text.count,
-              Self.equal(first, text[..<first.count]),
-              Self.equal(last, text[(text.count - last.count)...]) else { return false }
+            Self.equal(first, text[..<first.count]),
+            Self.equal(last, text[(text.count - last.count)...])
+        else { return false }
         var start = first.count
         let end = text.count - last.count
         for piece in pieces.dropFirst().dropLast() where !piece.isEmpty {

@@ -48,8 +48,13 @@ public struct CloudFrontToken: Sendable, Hashable {
 
     /// Unchecked: for the issuer, and for tests that tamper with a part. Readers
     /// use ``init(queryPairs:)`` and ``init(cookiePairs:)``.
-    package init(carrier: CloudFrontCarrier, policy: Policy, signature: [UInt8], keyPairID: String,
-                hashAlgorithm: CloudFrontHashAlgorithm? = nil) {
+    package init(
+        carrier: CloudFrontCarrier,
+        policy: Policy,
+        signature: [UInt8],
+        keyPairID: String,
+        hashAlgorithm: CloudFrontHashAlgorithm? = nil
+    ) {
         self.carrier = carrier
         self.policy = policy
         self.signature = signature
@@ -78,7 +83,8 @@ public struct CloudFrontToken: Sendable, Hashable {
                 throw .format("'\(pair.name)' appears twice; an edge and a reader could each take a different one")
             }
         }
-        let expires = found["Expires"], policyText = found["Policy"]
+        let expires = found["Expires"]
+        let policyText = found["Policy"]
         let policy: Policy
         switch (expires, policyText) {
         case (let expires?, nil):
@@ -87,8 +93,10 @@ public struct CloudFrontToken: Sendable, Hashable {
             let bytes = try CloudFrontBase64.decode(text, field: carrier.name("Policy"))
             policy = .custom(try CloudFrontPolicy(json: bytes), bytes: bytes)
         case (.some, .some):
-            throw .format("both '\(carrier.name("Expires"))' (a canned policy) and '\(carrier.name("Policy"))' (a custom one); "
-                          + "two readings are possible, so neither is used")
+            throw .format(
+                "both '\(carrier.name("Expires"))' (a canned policy) and '\(carrier.name("Policy"))' (a custom one); "
+                    + "two readings are possible, so neither is used"
+            )
         case (nil, nil):
             throw .format("neither '\(carrier.name("Expires"))' nor '\(carrier.name("Policy"))': no CloudFront policy")
         }
@@ -158,8 +166,9 @@ public struct CloudFrontToken: Sendable, Hashable {
     static func time(_ text: String, field: String) throws(CDNRefusal) -> Int64 {
         let digits = Array(text.utf8)
         guard (1...12).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              digits.first != UInt8(ascii: "0") || digits.count == 1,
-              let value = Int64(text), value <= CloudFrontPolicy.latestTime else {
+            digits.first != UInt8(ascii: "0") || digits.count == 1,
+            let value = Int64(text), value <= CloudFrontPolicy.latestTime
+        else {
             throw .format("'\(field)' is not seconds since 1970 (decimal digits, at most \(CloudFrontPolicy.latestTime))")
         }
         return value

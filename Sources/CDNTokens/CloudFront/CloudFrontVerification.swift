@@ -43,7 +43,8 @@ extension CloudFrontToken {
         let requested: CDNURL? = try facts.url.map { url throws(CDNRefusal) in
             carrier == .query ? try CloudFrontSignedURL.removingSigningParameters(from: url) : url
         }
-        let policy: CloudFrontPolicy, signed: [UInt8]
+        let policy: CloudFrontPolicy
+        let signed: [UInt8]
         switch self.policy {
         case .custom(let custom, let bytes):
             (policy, signed) = (custom, bytes)
@@ -87,11 +88,17 @@ extension CloudFrontToken {
             return hashAlgorithm ?? .sha1
         case .ecdsaP256SHA256:
             guard hashAlgorithm != .sha1 else {
-                throw CDNRefusal(.invalidSignature, "the key '\(keyPairID)' is ECDSA P-256, which CloudFront uses with SHA256, and the token names SHA1")
+                throw CDNRefusal(
+                    .invalidSignature,
+                    "the key '\(keyPairID)' is ECDSA P-256, which CloudFront uses with SHA256, and the token names SHA1"
+                )
             }
             return .sha256
         default:
-            throw CDNRefusal(.invalidSignature, "the key '\(keyPairID)' is \(key.algorithm.rawValue); CloudFront verifies RSA PKCS#1 v1.5 and ECDSA P-256 keys")
+            throw CDNRefusal(
+                .invalidSignature,
+                "the key '\(keyPairID)' is \(key.algorithm.rawValue); CloudFront verifies RSA PKCS#1 v1.5 and ECDSA P-256 keys"
+            )
         }
     }
 }

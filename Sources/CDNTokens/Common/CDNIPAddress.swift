@@ -40,7 +40,8 @@ public struct CDNIPAddress: Sendable, Hashable, CustomStringConvertible {
     public static func canonicalText(_ bytes: [UInt8]) -> String {
         if bytes.count == 4 { return bytes.map { String($0) }.joined(separator: ".") }
         let groups = stride(from: 0, to: 16, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
-        var best = (start: -1, length: 0), run = (start: -1, length: 0)
+        var best = (start: -1, length: 0)
+        var run = (start: -1, length: 0)
         for (index, group) in groups.enumerated() {
             if group == 0 {
                 run = run.start < 0 ? (index, 1) : (run.start, run.length + 1)
@@ -60,7 +61,8 @@ public struct CDNIPAddress: Sendable, Hashable, CustomStringConvertible {
         var bytes: [UInt8] = []
         for part in parts {
             guard (1...3).contains(part.count), part.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  part.count == 1 || part.first != UInt8(ascii: "0") else { return nil }
+                part.count == 1 || part.first != UInt8(ascii: "0")
+            else { return nil }
             let value = part.reduce(0) { $0 * 10 + Int($1 - 0x30) }
             guard value <= 255 else { return nil }
             bytes.append(UInt8(value))
@@ -82,10 +84,12 @@ public struct CDNIPAddress: Sendable, Hashable, CustomStringConvertible {
                 index += 1
             }
         }
-        let head: [UInt16], tail: [UInt16]
+        let head: [UInt16]
+        let tail: [UInt16]
         if let gap {
             guard let before = groups(text[..<gap], mayEndInIPv4: false),
-                  let after = groups(text[(gap + 2)...], mayEndInIPv4: true), before.count + after.count < 8 else { return nil }
+                let after = groups(text[(gap + 2)...], mayEndInIPv4: true), before.count + after.count < 8
+            else { return nil }
             head = before
             tail = after
         } else {

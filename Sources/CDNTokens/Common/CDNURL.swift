@@ -35,7 +35,11 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
         guard !bytes.contains(UInt8(ascii: "#")) else { throw .format("a URL with a fragment ('#'): an edge never sees one") }
         let lowered = text.lowercased()
         let scheme: String
-        if lowered.hasPrefix("https://") { scheme = "https" } else if lowered.hasPrefix("http://") { scheme = "http" } else {
+        if lowered.hasPrefix("https://") {
+            scheme = "https"
+        } else if lowered.hasPrefix("http://") {
+            scheme = "http"
+        } else {
             throw .format("not an http:// or https:// URL")
         }
         let afterScheme = bytes[(scheme.utf8.count + 3)...]
@@ -76,7 +80,8 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
 
     private static func port(_ digits: ArraySlice<UInt8>) throws(CDNRefusal) -> Int {
         guard !digits.isEmpty, digits.count <= 5, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let value = Int(String(decoding: digits, as: UTF8.self)), (1...65535).contains(value) else {
+            let value = Int(String(decoding: digits, as: UTF8.self)), (1...65535).contains(value)
+        else {
             throw .format("a port that is not a number from 1 to 65535")
         }
         return value

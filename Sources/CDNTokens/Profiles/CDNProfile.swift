@@ -41,8 +41,11 @@ public struct CDNProfile: Sendable {
     /// throws with the path it tried. Every resource is issued for once, at a
     /// fixed time, so a URL the format would have to escape is refused here,
     /// at configuration, never at a viewer's request.
-    public init(settings: CDNProfileSettings, defaults: CDNProfileDefaults,
-                read: (String) throws(CDNProfileError) -> [UInt8]) throws(CDNProfileError) {
+    public init(
+        settings: CDNProfileSettings,
+        defaults: CDNProfileDefaults,
+        read: (String) throws(CDNProfileError) -> [UInt8]
+    ) throws(CDNProfileError) {
         self.settings = settings
         lifetime = settings.lifetime ?? defaults.lifetime
         leeway = defaults.leeway
@@ -90,7 +93,9 @@ public struct CDNProfile: Sendable {
                 do { keys.append(try CATKey(keyFile: bytes, id: line.id, source: line.path)) } catch { throw failed(line, error) }
             }
             if !keys[0].canIssue {
-                throw CDNProfileError("\(settings.source): the first key of a cat profile signs: \(CDNProfileSettings.printable(settings.keys[0].path)) is a public key")
+                throw CDNProfileError(
+                    "\(settings.source): the first key of a cat profile signs: \(CDNProfileSettings.printable(settings.keys[0].path)) is a public key"
+                )
             }
             self.keys = .cat(keys)
         case .nginxSecureLink:
@@ -105,8 +110,10 @@ public struct CDNProfile: Sendable {
             for line in settings.keys {
                 let secret = SecretFileBytes.secret(of: try read(line.path))
                 guard secret.count >= SecretFileBytes.minimumCount else {
-                    throw CDNProfileError("\(settings.source): key \(CDNProfileSettings.printable(line.path)): the secret holds \(secret.count) bytes "
-                        + "(a text file loses its trailing newline); at least \(SecretFileBytes.minimumCount) are needed (e.g. `openssl rand -hex 32`)")
+                    throw CDNProfileError(
+                        "\(settings.source): key \(CDNProfileSettings.printable(line.path)): the secret holds \(secret.count) bytes "
+                            + "(a text file loses its trailing newline); at least \(SecretFileBytes.minimumCount) are needed (e.g. `openssl rand -hex 32`)"
+                    )
                 }
                 secrets.append(secret)
             }
@@ -126,8 +133,14 @@ public struct CDNProfile: Sendable {
     /// `requestor` is a CAT's `iss` when the profile sets no issuer.
     public func issue(resource: String, now: Int64, clientIP: String?, requestor: String?) throws(CDNRefusal) -> CDNGrant {
         guard let url = settings.url(of: resource) else { throw .format("the profile \(name) has no URL for the resource \(resource)") }
-        let parameters = CDNIssueParameters(url: url, scope: settings.scope, now: now, lifetime: lifetime, leeway: leeway,
-                                            clientIP: settings.bindIP ? clientIP : nil)
+        let parameters = CDNIssueParameters(
+            url: url,
+            scope: settings.scope,
+            now: now,
+            lifetime: lifetime,
+            leeway: leeway,
+            clientIP: settings.bindIP ? clientIP : nil
+        )
         if settings.bindIP, clientIP == nil { throw .format("the profile \(name) binds the viewer's IP, and none was given") }
         var pairs: [CDNField]
         var signedURL: String? = nil
@@ -157,9 +170,17 @@ public struct CDNProfile: Sendable {
                 guard pair.value.utf8.allSatisfy(Self.isCookieOctet) else {
                     throw .format("the \(pair.name) value holds a byte a cookie cannot carry")
                 }
-                cookies.append(CDNCookie(name: pair.name, value: pair.value, domain: settings.cookieDomain ?? url.host, path: url.folderPath,
-                                         maxAge: lifetime, secure: url.scheme == "https",
-                                         sameSite: settings.sameSite == .none ? "None" : "Lax"))
+                cookies.append(
+                    CDNCookie(
+                        name: pair.name,
+                        value: pair.value,
+                        domain: settings.cookieDomain ?? url.host,
+                        path: url.folderPath,
+                        maxAge: lifetime,
+                        secure: url.scheme == "https",
+                        sameSite: settings.sameSite == .none ? "None" : "Lax"
+                    )
+                )
             }
         case .query:
             if let signedURL {

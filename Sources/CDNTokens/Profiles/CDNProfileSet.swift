@@ -32,14 +32,19 @@ public struct CDNProfileSet: Sendable {
             if let earlier = profiles.first(where: { $0.name == settings.name }) {
                 throw CDNProfileError("\(path): the profile name \(settings.name) is taken by \(earlier.settings.source)")
             }
-            profiles.append(try CDNProfile(settings: settings, defaults: defaults) { (keyPath: String) throws(CDNProfileError) -> [UInt8] in
-                let resolved = SecretFileBytes.path(keyPath, credentialsDirectory: credentialsDirectory)
-                do throws(KeyError) { return try KeyFiles.read(resolved) } catch {
-                    let looked = keyPath.hasPrefix("/") ? "" : credentialsDirectory.map { _ in " (a relative path is read under $CREDENTIALS_DIRECTORY)" }
-                        ?? " (a relative path is read from the working directory; under systemd, from $CREDENTIALS_DIRECTORY)"
-                    throw CDNProfileError("\(path): key \(error.message)\(looked)")
+            profiles.append(
+                try CDNProfile(settings: settings, defaults: defaults) { (keyPath: String) throws(CDNProfileError) -> [UInt8] in
+                    let resolved = SecretFileBytes.path(keyPath, credentialsDirectory: credentialsDirectory)
+                    do throws(KeyError) { return try KeyFiles.read(resolved) } catch {
+                        let looked =
+                            keyPath.hasPrefix("/")
+                            ? ""
+                            : credentialsDirectory.map { _ in " (a relative path is read under $CREDENTIALS_DIRECTORY)" }
+                                ?? " (a relative path is read from the working directory; under systemd, from $CREDENTIALS_DIRECTORY)"
+                        throw CDNProfileError("\(path): key \(error.message)\(looked)")
+                    }
                 }
-            })
+            )
         }
         return CDNProfileSet(profiles)
     }

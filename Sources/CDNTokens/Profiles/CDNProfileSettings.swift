@@ -100,7 +100,9 @@ public struct CDNProfileSettings: Sendable, Hashable {
                 }
                 // One spelling in the configuration: what is issued is what every scope is judged by.
                 guard url.path == url.scopePath else {
-                    throw CDNProfileError("\(place): the URL of \(Self.printable(id)) escapes a letter, digit, '-', '.', '_' or '~'; write it as \(url.scopePath)")
+                    throw CDNProfileError(
+                        "\(place): the URL of \(Self.printable(id)) escapes a letter, digit, '-', '.', '_' or '~'; write it as \(url.scopePath)"
+                    )
                 }
                 resources.append(ResourceLine(id: id, url: url))
             default:
@@ -121,9 +123,13 @@ public struct CDNProfileSettings: Sendable, Hashable {
         guard name.utf8.count <= 64, name.utf8.allSatisfy({ $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") }) else {
             throw CDNProfileError("\(place("name")): the name '\(Self.printable(name))' is not letters, digits and '-' (at most 64)")
         }
-        guard let kindText = single["kind"]?.value else { throw CDNProfileError("\(source): no kind (\(CDNTokenKind.allCases.map(\.rawValue).joined(separator: ", ")))") }
+        guard let kindText = single["kind"]?.value else {
+            throw CDNProfileError("\(source): no kind (\(CDNTokenKind.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
         guard let kind = CDNTokenKind(rawValue: kindText) else {
-            throw CDNProfileError("\(place("kind")): kind '\(Self.printable(kindText))' is not one of \(CDNTokenKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw CDNProfileError(
+                "\(place("kind")): kind '\(Self.printable(kindText))' is not one of \(CDNTokenKind.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         guard !keys.isEmpty else { throw CDNProfileError("\(source): no key (key = FILE [ID]; the first signs, every one verifies)") }
         if kind == .cloudfront || kind == .cat, let missing = keys.first(where: { $0.id == nil }) {
@@ -139,8 +145,10 @@ public struct CDNProfileSettings: Sendable, Hashable {
         }
         let allowHostScope = try flag("allow-host-scope-insecure")
         if scope == .folder, !allowHostScope, let whole = resources.first(where: { $0.url.folderPath == "/" }) {
-            throw CDNProfileError("\(source): the folder of \(Self.printable(whole.id)) (\(whole.url)) is the whole host; "
-                + "give the resource its own folder, or set allow-host-scope-insecure = true")
+            throw CDNProfileError(
+                "\(source): the folder of \(Self.printable(whole.id)) (\(whole.url)) is the whole host; "
+                    + "give the resource its own folder, or set allow-host-scope-insecure = true"
+            )
         }
         var carrier = Carrier.cookie
         if let text = single["carrier"]?.value {
@@ -161,12 +169,15 @@ public struct CDNProfileSettings: Sendable, Hashable {
         if let cookieDomain {
             let domain = cookieDomain.hasPrefix(".") ? String(cookieDomain.dropFirst()) : cookieDomain
             guard !domain.isEmpty, domain.utf8.allSatisfy({ $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }),
-                  domain.contains(".") else {
+                domain.contains(".")
+            else {
                 throw CDNProfileError("\(place("cookie-domain")): '\(Self.printable(cookieDomain))' is not a domain name with a dot")
             }
             if let foreign = resources.first(where: { $0.url.host != domain && !$0.url.host.hasSuffix("." + domain) }) {
-                throw CDNProfileError("\(place("cookie-domain")): \(foreign.url.host) (resource \(Self.printable(foreign.id))) is not in the domain \(domain): "
-                    + "a browser would never send the cookie there")
+                throw CDNProfileError(
+                    "\(place("cookie-domain")): \(foreign.url.host) (resource \(Self.printable(foreign.id))) is not in the domain \(domain): "
+                        + "a browser would never send the cookie there"
+                )
             }
         }
         if carrier != .cookie, single["cookie-domain"] != nil || single["same-site"] != nil {
@@ -174,11 +185,17 @@ public struct CDNProfileSettings: Sendable, Hashable {
         }
         let tokenName = single["token-name"]?.value
         if let tokenName {
-            guard kind != .cloudfront else { throw CDNProfileError("\(place("token-name")): CloudFront's names are its own; token-name is not for kind cloudfront") }
-            let allowed = tokenName.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "_") || (kind != .nginxSecureLink && $0 == UInt8(ascii: "-")) }
+            guard kind != .cloudfront else {
+                throw CDNProfileError("\(place("token-name")): CloudFront's names are its own; token-name is not for kind cloudfront")
+            }
+            let allowed = tokenName.utf8.allSatisfy {
+                $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "_") || (kind != .nginxSecureLink && $0 == UInt8(ascii: "-"))
+            }
             guard !tokenName.isEmpty, tokenName.utf8.count <= 64, allowed else {
-                throw CDNProfileError("\(place("token-name")): '\(Self.printable(tokenName))' is not letters, digits, '_'"
-                    + (kind == .nginxSecureLink ? " (nginx's $cookie_ names take no '-')" : " and '-'"))
+                throw CDNProfileError(
+                    "\(place("token-name")): '\(Self.printable(tokenName))' is not letters, digits, '_'"
+                        + (kind == .nginxSecureLink ? " (nginx's $cookie_ names take no '-')" : " and '-'")
+                )
             }
         }
         let issuer = single["issuer"]?.value
@@ -201,9 +218,13 @@ public struct CDNProfileSettings: Sendable, Hashable {
         }
         let secureLinkMD5 = single["secure-link-md5"]?.value
         if kind == .nginxSecureLink, secureLinkMD5 == nil {
-            throw CDNProfileError("\(source): kind nginx-secure-link needs secure-link-md5 (the edge's secure_link_md5 expression, the secret written $secret)")
+            throw CDNProfileError(
+                "\(source): kind nginx-secure-link needs secure-link-md5 (the edge's secure_link_md5 expression, the secret written $secret)"
+            )
         }
-        if kind != .nginxSecureLink, secureLinkMD5 != nil { throw CDNProfileError("\(place("secure-link-md5")): secure-link-md5 is for kind nginx-secure-link only") }
+        if kind != .nginxSecureLink, secureLinkMD5 != nil {
+            throw CDNProfileError("\(place("secure-link-md5")): secure-link-md5 is for kind nginx-secure-link only")
+        }
 
         self.source = source
         self.name = name

@@ -71,8 +71,10 @@ public struct CDNPaste: Sendable, Hashable {
                     guard !value.isEmpty else { throw .format("the \(CDNProfile.catHeader) line \(number) is empty") }
                     pairs.append(Pair(name: CDNProfile.catHeader, value: value, carrier: .header))
                 default:
-                    throw .format("the header line '\(EdgeAuthToken.excerpt(name.utf8))' (line \(number)) carries no CDN token; "
-                                  + "paste a Cookie, Set-Cookie or \(CDNProfile.catHeader) line")
+                    throw .format(
+                        "the header line '\(EdgeAuthToken.excerpt(name.utf8))' (line \(number)) carries no CDN token; "
+                            + "paste a Cookie, Set-Cookie or \(CDNProfile.catHeader) line"
+                    )
                 }
                 guard cookies <= Self.maximumCookies else { throw .format("more than \(Self.maximumCookies) cookies in one paste") }
             case .bare(let token):

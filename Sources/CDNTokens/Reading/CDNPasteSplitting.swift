@@ -18,7 +18,10 @@ extension CDNPaste {
     /// lines) is one paste whose URL is the request.
     public static func records(in text: String) -> [Record] {
         var records: [Record] = []
-        forEachRecord(in: text) { records.append($0); return true }
+        forEachRecord(in: text) {
+            records.append($0)
+            return true
+        }
         return records
     }
 
@@ -66,7 +69,10 @@ extension CDNPaste {
     /// INPUT is read as CDN tokens; an entitlement token has none of these forms.
     public static func hasCDNForm(_ text: String) -> Bool {
         var firstRecord: Record?
-        forEachRecord(in: String(decoding: text.utf8.prefix(maximumBytes), as: UTF8.self)) { firstRecord = $0; return false }
+        forEachRecord(in: String(decoding: text.utf8.prefix(maximumBytes), as: UTF8.self)) {
+            firstRecord = $0
+            return false
+        }
         guard let first = firstRecord else { return false }
         for line in lines(of: Array(first.text.utf8)) {
             switch classify(line) {

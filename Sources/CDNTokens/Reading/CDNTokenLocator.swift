@@ -49,8 +49,10 @@ enum CDNTokenLocator {
                 // Asked for this kind: read it as one, and let that reader say what is wrong.
                 bare = (wanted, nil, text)
             case (nil, _):
-                throw .format("the line '\(EdgeAuthToken.excerpt(text.utf8))' is not a CDN token: a bare token is an EdgeAuth token "
-                              + "(st=…~exp=…~acl=…~hmac=…) or a CAT (base64url, Base64 or hex of a COSE message)")
+                throw .format(
+                    "the line '\(EdgeAuthToken.excerpt(text.utf8))' is not a CDN token: a bare token is an EdgeAuth token "
+                        + "(st=…~exp=…~acl=…~hmac=…) or a CAT (base64url, Base64 or hex of a COSE message)"
+                )
             }
         }
         var described = candidates.map { "\($0.kind.rawValue) (\(describe($0.pairs)))" }
@@ -67,8 +69,10 @@ enum CDNTokenLocator {
         }
         let carriers = pairs.map(\.carrier).reduce(into: [CDNCarrier]()) { if !$0.contains($1) { $0.append($1) } }
         guard carriers.count == 1 else {
-            throw .format("the \(kind.rawValue) token is in \(carriers.map(\.phrase).joined(separator: " and ")) at once (\(describe(pairs))); "
-                          + "an edge reads one of them, so paste one")
+            throw .format(
+                "the \(kind.rawValue) token is in \(carriers.map(\.phrase).joined(separator: " and ")) at once (\(describe(pairs))); "
+                    + "an edge reads one of them, so paste one"
+            )
         }
         let carrier = carriers[0]
         switch kind {
@@ -81,7 +85,9 @@ enum CDNTokenLocator {
             guard carrier != .query else { return Found(kind: kind, carrier: carrier, pairs: pairs, bare: nil, tokenName: nil) }
             let prefixes = pairs.compactMap(secureLinkPrefix).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             guard prefixes.count == 1 else {
-                throw .format("two secure_link tokens in one paste: the cookies \(prefixes.map { "\($0)_md5" }.joined(separator: " and ")); paste one")
+                throw .format(
+                    "two secure_link tokens in one paste: the cookies \(prefixes.map { "\($0)_md5" }.joined(separator: " and ")); paste one"
+                )
             }
             return Found(kind: kind, carrier: carrier, pairs: pairs, bare: nil, tokenName: prefixes[0])
         }
@@ -117,7 +123,9 @@ enum CDNTokenLocator {
     private static func single(_ pairs: [CDNPaste.Pair], kind: CDNTokenKind) throws(CDNRefusal) {
         guard pairs.count > 1 else { return }
         if pairs.allSatisfy({ $0.name == pairs[0].name }) {
-            throw .format("'\(pairs[0].name)' is given \(pairs.count) times in \(pairs[0].carrier.phrase); an edge and a reader could each take a different one")
+            throw .format(
+                "'\(pairs[0].name)' is given \(pairs.count) times in \(pairs[0].carrier.phrase); an edge and a reader could each take a different one"
+            )
         }
         throw .format("two \(kind.rawValue) tokens in one paste: \(describe(pairs)); paste one")
     }

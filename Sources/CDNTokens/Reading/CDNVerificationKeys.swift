@@ -40,9 +40,15 @@ public struct CDNVerificationKeys: Sendable {
     /// reads an RSA key under 2048 bits, for reading tokens only; issuing
     /// keeps RSA ≥ 2048 and P-256 (``CloudFrontIssuer``). Such keys are named
     /// in ``insecureKeys`` so a front end can warn.
-    public init(kind: CDNTokenKind, keyFile bytes: [UInt8], source: String, keyID: String? = nil,
-                secureLinkExpression: String? = nil, keyOptions: KeyLoadingOptions = .init(),
-                catAudience: String? = nil) throws(CDNRefusal) {
+    public init(
+        kind: CDNTokenKind,
+        keyFile bytes: [UInt8],
+        source: String,
+        keyID: String? = nil,
+        secureLinkExpression: String? = nil,
+        keyOptions: KeyLoadingOptions = .init(),
+        catAudience: String? = nil
+    ) throws(CDNRefusal) {
         func failed(_ reason: String) -> CDNRefusal { .format("\(source): \(reason)") }
         switch kind {
         case .akamai:
@@ -75,7 +81,7 @@ public struct CDNVerificationKeys: Sendable {
 
     /// A private key's public half, or the public keys or certificate a file holds.
     private static func publicKeys(_ bytes: [UInt8], source: String, options: KeyLoadingOptions) throws(KeyError) -> [PublicKey] {
-        do { return [try SigningKey(bytes: bytes, source: source, options: options).publicKey] } catch where error.code == .notAPrivateKey {
+        do { return [try SigningKey(bytes: bytes, source: source, options: options).publicKey] } catch  where error.code == .notAPrivateKey {
             return try PublicKey.keys(from: bytes, source: source, options: options)
         }
     }
@@ -119,7 +125,10 @@ extension CDNReading {
     private static func eachKey<Key>(_ keys: [Key], none: String, _ verify: (Key) throws(CDNRefusal) -> Void) throws(CDNRefusal) {
         var failure: CDNRefusal? = nil
         for key in keys {
-            do { try verify(key); return } catch {
+            do {
+                try verify(key)
+                return
+            } catch {
                 guard error.status == .invalidSignature else { throw error }
                 failure = failure ?? error
             }

@@ -66,7 +66,9 @@ public struct SecureLinkExpression: Sendable, Hashable, CustomStringConvertible 
             }
             guard !name.isEmpty else { throw .format("a '$' without a variable name in the secure_link_md5 expression") }
             guard let variable = Variable(rawValue: name) else {
-                throw .format("the secure_link_md5 expression names '$\(name)'; only $secure_link_expires, $uri, $remote_addr, $folder and $secret are known to the gate")
+                throw .format(
+                    "the secure_link_md5 expression names '$\(name)'; only $secure_link_expires, $uri, $remote_addr, $folder and $secret are known to the gate"
+                )
             }
             if !literal.isEmpty { parts.append(.literal(String(decoding: literal, as: UTF8.self))) }
             literal.removeAll()
@@ -101,7 +103,9 @@ public struct SecureLinkExpression: Sendable, Hashable, CustomStringConvertible 
             guard uses(.uri) else { throw .format("a URL-scoped secure_link_md5 expression must name $uri, or the token covers more than the URL") }
         }
         if bindsIP, !uses(.remoteAddress) { throw .format("the viewer's IP is bound, but the secure_link_md5 expression does not name $remote_addr") }
-        if !bindsIP, uses(.remoteAddress) { throw .format("the secure_link_md5 expression names $remote_addr, but the profile does not bind the viewer's IP") }
+        if !bindsIP, uses(.remoteAddress) {
+            throw .format("the secure_link_md5 expression names $remote_addr, but the profile does not bind the viewer's IP")
+        }
     }
 
     /// The expression as an nginx `secure_link_md5` directive's value, with

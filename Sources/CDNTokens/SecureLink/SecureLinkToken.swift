@@ -35,7 +35,8 @@ public struct SecureLinkToken: Sendable, Hashable {
         let text = Array(md5Text.utf8)
         let unpadded = text.count == 24 && text.suffix(2) == [UInt8(ascii: "="), UInt8(ascii: "=")] ? Array(text.prefix(22)) : text
         guard unpadded.count == 22, unpadded.allSatisfy({ $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }),
-              let decoded = try? Base64.decode(unpadded, whitespace: .lineBreaks).bytes, decoded.count == 16 else {
+            let decoded = try? Base64.decode(unpadded, whitespace: .lineBreaks).bytes, decoded.count == 16
+        else {
             throw .format("the secure_link md5 is not 22 Base64url characters (an MD5)")
         }
         guard Base64.encode(decoded, alphabet: .url, padded: false).utf8.elementsEqual(unpadded) else {
@@ -43,7 +44,8 @@ public struct SecureLinkToken: Sendable, Hashable {
         }
         let digits = Array(expiresText.utf8)
         guard !digits.isEmpty, digits.count <= 19, digits.first != UInt8(ascii: "0"),
-              digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let expires = Int64(expiresText) else {
+            digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let expires = Int64(expiresText)
+        else {
             throw .format("the secure_link expires is not a positive number of seconds without a leading zero")
         }
         self.init(md5: decoded, expires: expires)
@@ -98,7 +100,9 @@ public struct SecureLinkToken: Sendable, Hashable {
     public static func checkTokenName(_ name: String) throws(CDNRefusal) {
         let bytes = Array(name.utf8)
         guard !bytes.isEmpty, bytes.count <= 64, bytes.allSatisfy({ $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "_") }) else {
-            throw .format("the secure_link token name '\(name.prefix(64))' is not 1 to 64 letters, digits and '_' (nginx's $cookie_ names take no other)")
+            throw .format(
+                "the secure_link token name '\(name.prefix(64))' is not 1 to 64 letters, digits and '_' (nginx's $cookie_ names take no other)"
+            )
         }
     }
 }

@@ -26,8 +26,12 @@ extension SecureLinkToken {
     /// 2. `expires` against `facts.now` with no leeway: nginx refuses a link once
     ///    `expires < now`, and has no setting for clock skew (`TOKEN_EXPIRED`).
     @discardableResult
-    public func verify(expression: SecureLinkExpression, secret: [UInt8], facts: CDNRequestFacts,
-                       folder: String? = nil) throws(CDNRefusal) -> VerifiedSecureLinkToken {
+    public func verify(
+        expression: SecureLinkExpression,
+        secret: [UInt8],
+        facts: CDNRequestFacts,
+        folder: String? = nil
+    ) throws(CDNRefusal) -> VerifiedSecureLinkToken {
         let path = facts.url.map { URLEscaping.percentDecoded($0.scopePath.utf8) }
         if expression.uses(.uri), path == nil {
             throw CDNRefusal(.urlNotCovered, "the secure_link_md5 expression signs $uri; no URL was given to check it against")
@@ -46,10 +50,15 @@ extension SecureLinkToken {
             }
         }
         guard let matched else {
-            let signed = [expression.uses(.uri) ? "the path" : nil, expression.uses(.folder) ? "\(folders.count) folder(s)" : nil,
-                          expression.uses(.remoteAddress) ? "the viewer's IP" : nil].compactMap { $0 }
-            throw CDNRefusal(.invalidSignature, "the secure_link md5 does not match the expression '\(expression.text)' with this secret"
-                             + (signed.isEmpty ? "" : " and " + signed.joined(separator: ", ")))
+            let signed = [
+                expression.uses(.uri) ? "the path" : nil, expression.uses(.folder) ? "\(folders.count) folder(s)" : nil,
+                expression.uses(.remoteAddress) ? "the viewer's IP" : nil,
+            ].compactMap { $0 }
+            throw CDNRefusal(
+                .invalidSignature,
+                "the secure_link md5 does not match the expression '\(expression.text)' with this secret"
+                    + (signed.isEmpty ? "" : " and " + signed.joined(separator: ", "))
+            )
         }
         guard facts.now <= expires else {
             throw CDNRefusal(.tokenExpired, "the secure_link token expired at \(expires); now is \(facts.now) (nginx allows no leeway)")

@@ -160,7 +160,15 @@ extension ErrorCode where Domain == TokenError {
     public static var ambiguousMediaRSS: Self { Self("ambiguousMediaRSS") }
 
     /// Every code this version of the library can give.
-    public static var allCases: [Self] { [
-        .emptyInput, .tokenParameterMissing, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding, .notXML, .invalidJSON, .jsonWithoutToken, .severalTokens, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .missingSignatureBlock, .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock, .missingTokenElement, .duplicateTokenElement, .unterminatedTokenElement, .unexpectedTopLevelContent, .invalidXMLDeclaration, .doctypeForbidden, .commentForbidden, .processingInstructionForbidden, .malformedXML, .entityForbidden, .invalidUTF8, .tokenTooLarge, .depthLimitExceeded, .elementCountLimitExceeded, .attributeLimitExceeded, .fieldTooLong, .mixedContent, .unknownTokenRoot, .duplicateField, .missingField, .invalidFieldValue, .ambiguousMediaRSS,
-    ] }
+    public static var allCases: [Self] {
+        [
+            .emptyInput, .tokenParameterMissing, .inputTooLarge, .unsupportedEncoding, .invalidBase64, .unencodedPlus, .invalidPercentEncoding,
+            .notXML, .invalidJSON, .jsonWithoutToken, .severalTokens, .jsonTooDeep, .jsonLimitExceeded, .ambiguousEnvelope, .missingSignatureBlock,
+            .duplicateSignatureBlock, .unterminatedSignatureBlock, .invalidSignatureBlock, .missingTokenElement, .duplicateTokenElement,
+            .unterminatedTokenElement, .unexpectedTopLevelContent, .invalidXMLDeclaration, .doctypeForbidden, .commentForbidden,
+            .processingInstructionForbidden, .malformedXML, .entityForbidden, .invalidUTF8, .tokenTooLarge, .depthLimitExceeded,
+            .elementCountLimitExceeded, .attributeLimitExceeded, .fieldTooLong, .mixedContent, .unknownTokenRoot, .duplicateField, .missingField,
+            .invalidFieldValue, .ambiguousMediaRSS,
+        ]
+    }
 }

@@ -62,8 +62,11 @@ public enum CredentialDetection {
     static let metadataMembers: Set<String> = ["updated", "encrypted", "data"]
     static let tokenResponseMembers: Set<String> = ["serializedToken", "decisions"]
 
-    public static func detect(_ record: [UInt8], asking kind: CredentialKind? = nil,
-                              configuration: DecoderConfiguration = .default) -> DetectedCredential {
+    public static func detect(
+        _ record: [UInt8],
+        asking kind: CredentialKind? = nil,
+        configuration: DecoderConfiguration = .default
+    ) -> DetectedCredential {
         let detected = detectAny(record, asking: kind, configuration: configuration)
         guard let kind else { return detected }
         switch detected {
@@ -71,17 +74,30 @@ public enum CredentialDetection {
             return detected
         case .softwareStatement, .signedRequestorID, .userMetadata:
             if detected.kind == kind { return detected }
-            return .refused(TokenError(.unrecognizedCredential, stage: .transport,
-                                       "asked for a \(kind.rawValue), and this is a \(detected.kind!.rawValue)"))
+            return .refused(
+                TokenError(
+                    .unrecognizedCredential,
+                    stage: .transport,
+                    "asked for a \(kind.rawValue), and this is a \(detected.kind!.rawValue)"
+                )
+            )
         case .token, .keySet:
             let what = detected == .keySet ? "a JWKS (keys; give it with --key)" : "neither a JWS, nor a JSON document of that kind"
-            return .refused(TokenError(.unrecognizedCredential, stage: .transport,
-                                       "asked for a \(kind.rawValue), and this is \(what)"))
+            return .refused(
+                TokenError(
+                    .unrecognizedCredential,
+                    stage: .transport,
+                    "asked for a \(kind.rawValue), and this is \(what)"
+                )
+            )
         }
     }
 
-    private static func detectAny(_ record: [UInt8], asking kind: CredentialKind?,
-                                  configuration: DecoderConfiguration) -> DetectedCredential {
+    private static func detectAny(
+        _ record: [UInt8],
+        asking kind: CredentialKind?,
+        configuration: DecoderConfiguration
+    ) -> DetectedCredential {
         var text = record[...]
         var steps: [String] = []
         if ByteRules.startsWithByteOrderMark(text) {
@@ -99,7 +115,8 @@ public enum CredentialDetection {
                 let value = Array(text.dropFirst(prefix.count))
                 let decoded = (try? PercentDecoding.decode(value.span)) ?? value
                 steps.append("took the value of '\(name)='")
-                return name == requestorIDName ? .signedRequestorID(base64: decoded, steps: steps)
+                return name == requestorIDName
+                    ? .signedRequestorID(base64: decoded, steps: steps)
                     : statementOrToken(decoded, steps: steps, kind: kind)
             }
         }
@@ -129,7 +146,8 @@ public enum CredentialDetection {
         if kind == .signedRequestorID { return .signedRequestorID(base64: candidate, steps: steps) }
         // Base64 or Base64url of a whole JWS (a statement pasted through an encoder).
         if candidate.count >= 16, candidate.count <= 1 << 20, candidate.allSatisfy(Base64.isAlphabetOrPadding),
-           let decoded = try? Base64.decode(candidate, whitespace: .lineBreaks), looksLikeJWS(decoded.bytes) {
+            let decoded = try? Base64.decode(candidate, whitespace: .lineBreaks), looksLikeJWS(decoded.bytes)
+        {
             steps.append("decoded \(decoded.alphabet == .url ? "Base64url" : "Base64") around the statement")
             return .softwareStatement(compact: decoded.bytes, steps: steps)
         }
@@ -166,8 +184,15 @@ public enum CredentialDetection {
                 guard let text = statement.stringValue else {
                     return .refused(TokenError(.invalidFieldValue, stage: .transport, "the '\(name)' member is not a string"))
                 }
-                kinds.append(("a registration request", .softwareStatement(
-                    compact: Array(text.utf8), steps: steps + ["took the statement from the JSON member '\(name)'"])))
+                kinds.append(
+                    (
+                        "a registration request",
+                        .softwareStatement(
+                            compact: Array(text.utf8),
+                            steps: steps + ["took the statement from the JSON member '\(name)'"]
+                        )
+                    )
+                )
                 break
             }
         }
@@ -175,13 +200,25 @@ public enum CredentialDetection {
             guard let text = requestorID.stringValue else {
                 return .refused(TokenError(.invalidFieldValue, stage: .transport, "the '\(requestorIDName)' member is not a string"))
             }
-            kinds.append(("a signed requestor ID", .signedRequestorID(
-                base64: Array(text.utf8), steps: steps + ["took the value of the JSON member '\(requestorIDName)'"])))
+            kinds.append(
+                (
+                    "a signed requestor ID",
+                    .signedRequestorID(
+                        base64: Array(text.utf8),
+                        steps: steps + ["took the value of the JSON member '\(requestorIDName)'"]
+                    )
+                )
+            )
         }
         guard kinds.count <= 1 else {
             let named = kinds.map(\.0).joined(separator: " and ")
-            return .refused(TokenError(.ambiguousCredential, stage: .transport,
-                                       "the JSON document has the members of \(named); it is read as neither"))
+            return .refused(
+                TokenError(
+                    .ambiguousCredential,
+                    stage: .transport,
+                    "the JSON document has the members of \(named); it is read as neither"
+                )
+            )
         }
         return kinds.first?.1 ?? .token
     }

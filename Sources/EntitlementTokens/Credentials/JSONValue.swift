@@ -122,8 +122,11 @@ extension JSONValue {
     ///   byte order mark before `{` is skipped.
     public static func readObject(_ bytes: [UInt8], limits: JSONDocumentLimits = .init()) throws(TokenError) -> JSONValue {
         guard bytes.count <= limits.maxBytes else {
-            throw TokenError(.jsonLimitExceeded, stage: .transport,
-                             "a JSON document of \(bytes.count) bytes, over the limit of \(limits.maxBytes)")
+            throw TokenError(
+                .jsonLimitExceeded,
+                stage: .transport,
+                "a JSON document of \(bytes.count) bytes, over the limit of \(limits.maxBytes)"
+            )
         }
         var body = bytes[...]
         if ByteRules.startsWithByteOrderMark(body) { body = body.dropFirst(ByteRules.byteOrderMarkCount) }
@@ -164,8 +167,12 @@ private struct JSONTreeBuilder: JSONEventHandler {
     mutating func valueStarts(_ kind: JSONValueKind, at position: JSONPosition) throws(TokenError) -> JSONCapture {
         values += 1
         guard values <= maxValues else {
-            throw TokenError(.jsonLimitExceeded, stage: .transport,
-                             "a JSON document with more than \(maxValues) values (maxJSONMembers)", at: position.location)
+            throw TokenError(
+                .jsonLimitExceeded,
+                stage: .transport,
+                "a JSON document with more than \(maxValues) values (maxJSONMembers)",
+                at: position.location
+            )
         }
         switch kind {
         case .object: frames.append(.object(members: [], names: [], pendingName: nil))
@@ -180,23 +187,30 @@ private struct JSONTreeBuilder: JSONEventHandler {
     mutating func key(_ bytes: [UInt8], at position: JSONPosition) throws(TokenError) {
         guard case .object(let members, var names, _) = frames.last else { return }
         guard names.insert(bytes).inserted else {
-            throw TokenError(.ambiguousEnvelope, stage: .transport,
-                             "the member '\(String(decoding: bytes, as: UTF8.self))' appears twice in one object; "
-                                 + "readers disagree on which one counts, so neither is used",
-                             at: position.location)
+            throw TokenError(
+                .ambiguousEnvelope,
+                stage: .transport,
+                "the member '\(String(decoding: bytes, as: UTF8.self))' appears twice in one object; "
+                    + "readers disagree on which one counts, so neither is used",
+                at: position.location
+            )
         }
-        frames[frames.count - 1] = .object(members: members, names: names,
-                                           pendingName: String(decoding: bytes, as: UTF8.self))
+        frames[frames.count - 1] = .object(
+            members: members,
+            names: names,
+            pendingName: String(decoding: bytes, as: UTF8.self)
+        )
     }
 
     mutating func scalar(_ kind: JSONScalar, text: [UInt8]) throws(TokenError) {
-        let value: JSONValue = switch kind {
-        case .string: .string(String(decoding: text, as: UTF8.self))
-        case .number: .number(String(decoding: text, as: UTF8.self))
-        case .true: .bool(true)
-        case .false: .bool(false)
-        case .null: .null
-        }
+        let value: JSONValue =
+            switch kind {
+            case .string: .string(String(decoding: text, as: UTF8.self))
+            case .number: .number(String(decoding: text, as: UTF8.self))
+            case .true: .bool(true)
+            case .false: .bool(false)
+            case .null: .null
+            }
         add(value)
     }
 

@@ -16,17 +16,23 @@ extension JSONWebKeySet {
             guard let sequence = DERReader.elements(in: publicBits).first else { return nil }
             let numbers = DERReader.elements(in: sequence.content)
             guard numbers.count == 2 else { return nil }
-            members = [JSONMember(name: "e", value: text(numbers[1].content.drop { $0 == 0 })),
-                       JSONMember(name: "kty", value: .string("RSA")),
-                       JSONMember(name: "n", value: text(numbers[0].content.drop { $0 == 0 }))]
+            members = [
+                JSONMember(name: "e", value: text(numbers[1].content.drop { $0 == 0 })),
+                JSONMember(name: "kty", value: .string("RSA")),
+                JSONMember(name: "n", value: text(numbers[0].content.drop { $0 == 0 })),
+            ]
         case .ecdsaP256SHA256:
             guard publicBits.count == 65, publicBits.first == 0x04 else { return nil }
             let point = Array(publicBits.dropFirst())
-            members = [JSONMember(name: "crv", value: .string("P-256")), JSONMember(name: "kty", value: .string("EC")),
-                       JSONMember(name: "x", value: text(point[0..<32])), JSONMember(name: "y", value: text(point[32...]))]
+            members = [
+                JSONMember(name: "crv", value: .string("P-256")), JSONMember(name: "kty", value: .string("EC")),
+                JSONMember(name: "x", value: text(point[0..<32])), JSONMember(name: "y", value: text(point[32...])),
+            ]
         case .ed25519:
-            members = [JSONMember(name: "crv", value: .string("Ed25519")), JSONMember(name: "kty", value: .string("OKP")),
-                       JSONMember(name: "x", value: text(publicBits))]
+            members = [
+                JSONMember(name: "crv", value: .string("Ed25519")), JSONMember(name: "kty", value: .string("OKP")),
+                JSONMember(name: "x", value: text(publicBits)),
+            ]
         }
         if let keyID { members.append(JSONMember(name: "kid", value: .string(keyID))) }
         if let algorithm { members.append(JSONMember(name: "alg", value: .string(algorithm.rawValue))) }

@@ -92,9 +92,15 @@ public struct JSONWebKeySet: Sendable {
             switch curve {
             case "P-256": width = 32
             case "P-384": width = 48
-            default: throw KeyError(.unsupportedKeyType, source, "\(label): EC curve \(TerminalText.quoted(curve ?? "(none)")) is not supported; P-256 or P-384")
+            default:
+                throw KeyError(
+                    .unsupportedKeyType,
+                    source,
+                    "\(label): EC curve \(TerminalText.quoted(curve ?? "(none)")) is not supported; P-256 or P-384"
+                )
             }
-            let x = try member("x"), y = try member("y")
+            let x = try member("x")
+            let y = try member("y")
             guard x.count == width, y.count == width else { throw fail("\"x\" and \"y\" must be \(width) bytes each for \(curve!)") }
             spki = SubjectPublicKeyInfoDER.ec(curveIsP256: width == 32, x: x, y: y)
         case "OKP":
@@ -109,8 +115,14 @@ public struct JSONWebKeySet: Sendable {
         case let other:
             throw KeyError(.unsupportedKeyType, source, "\(label): kty \(TerminalText.quoted(other ?? "(none)")) is not supported; RSA, EC or OKP")
         }
-        return try JWSVerificationKey(subjectPublicKeyInfo: spki, source: source, keyID: kid, algorithm: algorithm,
-                                      thumbprints: thumbprints, options: options)
+        return try JWSVerificationKey(
+            subjectPublicKeyInfo: spki,
+            source: source,
+            keyID: kid,
+            algorithm: algorithm,
+            thumbprints: thumbprints,
+            options: options
+        )
     }
 }
 

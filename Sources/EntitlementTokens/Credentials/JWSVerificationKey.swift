@@ -34,20 +34,39 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
 
     /// The ring's key, for statements: the same key, re-read from its DER.
     public init(_ publicKey: PublicKey) throws(KeyError) {
-        try self.init(subjectPublicKeyInfo: publicKey.derRepresentation, source: publicKey.source,
-                      keyID: nil, algorithm: nil, thumbprints: [:], options: KeyLoadingOptions(allowsInsecureKeySizes: true))
+        try self.init(
+            subjectPublicKeyInfo: publicKey.derRepresentation,
+            source: publicKey.source,
+            keyID: nil,
+            algorithm: nil,
+            thumbprints: [:],
+            options: KeyLoadingOptions(allowsInsecureKeySizes: true)
+        )
     }
 
     /// Reads a SubjectPublicKeyInfo under the ring's rules (degenerate keys refused
     /// whatever the options; RSA under 2048 bits only when allowed), plus P-384,
     /// which only statements accept (ES384).
-    init(subjectPublicKeyInfo der: [UInt8], source: String, keyID: String?, algorithm: JWSAlgorithm?,
-         thumbprints: [String: String], options: KeyLoadingOptions) throws(KeyError) {
+    init(
+        subjectPublicKeyInfo der: [UInt8],
+        source: String,
+        keyID: String?,
+        algorithm: JWSAlgorithm?,
+        thumbprints: [String: String],
+        options: KeyLoadingOptions
+    ) throws(KeyError) {
         guard let decoded = try KeyDecoding.publicKeys(from: der, source: source).first else {
             throw KeyError(.noKeysFound, source, "no key")
         }
-        try self.init(decoded.key, source: source, keyID: keyID, algorithm: algorithm, thumbprints: thumbprints,
-                      options: options, label: keyID.map { "key \(TerminalText.quoted($0)): " } ?? "")
+        try self.init(
+            decoded.key,
+            source: source,
+            keyID: keyID,
+            algorithm: algorithm,
+            thumbprints: thumbprints,
+            options: options,
+            label: keyID.map { "key \(TerminalText.quoted($0)): " } ?? ""
+        )
     }
 
     /// Keys for software statements from key files and directories
@@ -62,20 +81,41 @@ public struct JWSVerificationKey: Sendable, CustomStringConvertible {
     /// - Parameter pkcs12Password: asked once, only when a PKCS#12 file is
     ///   named; nil refuses PKCS#12 files.
     /// - Returns: the keys in order, and the notices of the files skipped.
-    public static func load(paths: [String], options: KeyLoadingOptions = .init(), now: TokenTimestamp = .now(),
-                            pkcs12Password: (() throws(KeyError) -> KeyPassword)? = nil)
-        throws(KeyError) -> (keys: [JWSVerificationKey], notices: [KeyLoadNotice]) {
+    public static func load(
+        paths: [String],
+        options: KeyLoadingOptions = .init(),
+        now: TokenTimestamp = .now(),
+        pkcs12Password: (() throws(KeyError) -> KeyPassword)? = nil
+    )
+        throws(KeyError) -> (keys: [JWSVerificationKey], notices: [KeyLoadNotice])
+    {
         var keys: [JWSVerificationKey] = []
         var walk = KeyFileWalk(now: now, pkcs12Password: pkcs12Password)
         try walk.walk(paths) { (decoded, source) throws(KeyError) in
-            keys.append(try JWSVerificationKey(decoded.key, source: source, keyID: nil, algorithm: nil, thumbprints: [:],
-                                               options: options, label: decoded.location.map { "\($0): " } ?? ""))
+            keys.append(
+                try JWSVerificationKey(
+                    decoded.key,
+                    source: source,
+                    keyID: nil,
+                    algorithm: nil,
+                    thumbprints: [:],
+                    options: options,
+                    label: decoded.location.map { "\($0): " } ?? ""
+                )
+            )
         }
         return (keys, walk.notices)
     }
 
-    private init(_ key: OpenSSLKey, source: String, keyID: String?, algorithm: JWSAlgorithm?,
-                 thumbprints: [String: String], options: KeyLoadingOptions, label: String) throws(KeyError) {
+    private init(
+        _ key: OpenSSLKey,
+        source: String,
+        keyID: String?,
+        algorithm: JWSAlgorithm?,
+        thumbprints: [String: String],
+        options: KeyLoadingOptions,
+        label: String
+    ) throws(KeyError) {
         if key.isA("EC"), key.groupName == "secp384r1" {
             if let defect = DegenerateKeys.ecDefect(of: key) {
                 throw KeyError(.degenerateKey, source, "\(label)EC P-384 key refused: \(defect); no option accepts such a key")

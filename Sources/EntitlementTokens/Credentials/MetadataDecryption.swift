@@ -62,7 +62,10 @@ public struct MetadataDecryptor: Sendable {
             return .failed(reason: "neither a JWE compact serialization nor Base64 of an RSA ciphertext (not Base64 at byte \(error.offset))")
         }
         guard bytes.count == key.key.maximumSignatureSize else {
-            return .failed(reason: "Base64 of \(bytes.count) bytes; a ciphertext for this RSA-\(key.bits) key is \(key.key.maximumSignatureSize) (encrypted to another key?)")
+            return .failed(
+                reason:
+                    "Base64 of \(bytes.count) bytes; a ciphertext for this RSA-\(key.bits) key is \(key.key.maximumSignatureSize) (encrypted to another key?)"
+            )
         }
         var reasons: [String] = []
         for scheme in MetadataEncryptionScheme.bareTrialOrder {
@@ -71,7 +74,9 @@ public struct MetadataDecryptor: Sendable {
             case .failure(let failure): reasons.append("\(scheme): \(failure.reason)")
             }
         }
-        return .failed(reason: "no RSA padding opens it with \(key.description) (\(reasons.joined(separator: "; "))): encrypted to another key, or altered")
+        return .failed(
+            reason: "no RSA padding opens it with \(key.description) (\(reasons.joined(separator: "; "))): encrypted to another key, or altered"
+        )
     }
 
     private func decryptJWE(_ text: [UInt8]) -> DecryptedMetadataValue.Outcome {
@@ -94,7 +99,9 @@ public struct MetadataDecryptor: Sendable {
             return .failed(reason: "JWE 'alg' \(header["alg"].map { "\($0)" } ?? "is missing"); allowed: RSA1_5, RSA-OAEP, RSA-OAEP-256")
         }
         guard case .string(let encName) = header["enc"] ?? .null, let enc = JWEContentEncryption(rawValue: encName) else {
-            return .failed(reason: "JWE 'enc' \(header["enc"].map { "\($0)" } ?? "is missing"); allowed: A128CBC-HS256, A256CBC-HS512, A128GCM, A256GCM")
+            return .failed(
+                reason: "JWE 'enc' \(header["enc"].map { "\($0)" } ?? "is missing"); allowed: A128CBC-HS256, A256CBC-HS512, A128GCM, A256GCM"
+            )
         }
         if header["zip"] != nil { return .failed(reason: "JWE 'zip' (compressed content) is not supported") }
         if header["crit"] != nil { return .failed(reason: "JWE 'crit' names extensions this reader does not implement") }
@@ -109,7 +116,8 @@ public struct MetadataDecryptor: Sendable {
             return .failed(reason: "\(scheme): the content key is \(contentKey.count) bytes; \(enc.rawValue) takes \(enc.keyByteCount)")
         }
         let aad = Array(parts[0])
-        let result = enc.isGCM
+        let result =
+            enc.isGCM
             ? SymmetricCrypto.gcmDecrypt(key: contentKey, iv: decoded[2], ciphertext: decoded[3], tag: decoded[4], aad: aad)
             : SymmetricCrypto.cbcHMACDecrypt(key: contentKey, iv: decoded[2], ciphertext: decoded[3], tag: decoded[4], aad: aad)
         switch result {

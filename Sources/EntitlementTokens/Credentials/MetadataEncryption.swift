@@ -9,7 +9,8 @@ public struct MetadataEncryptor: Sendable {
     /// `publicKey` must be an RSA key (from a PEM/DER public key or a certificate).
     public init(publicKey: PublicKey, scheme: MetadataEncryptionScheme = .jwe(.rsaOAEP256, .a256GCM)) throws(KeyError) {
         guard let decoded = try KeyDecoding.publicKeys(from: publicKey.derRepresentation, source: publicKey.source).first,
-              decoded.key.isA("RSA") else {
+            decoded.key.isA("RSA")
+        else {
             throw KeyError(.unsupportedKeyType, publicKey.source, "metadata values are encrypted to an RSA key")
         }
         key = decoded.key
@@ -31,8 +32,10 @@ public struct MetadataEncryptor: Sendable {
     }
 
     private func encryptJWE(_ plaintext: [UInt8], alg: JWEKeyAlgorithm, enc: JWEContentEncryption) throws(KeyError) -> String {
-        let header = JSONValue.object([JSONMember(name: "alg", value: .string(alg.rawValue)),
-                                       JSONMember(name: "enc", value: .string(enc.rawValue))])
+        let header = JSONValue.object([
+            JSONMember(name: "alg", value: .string(alg.rawValue)),
+            JSONMember(name: "enc", value: .string(enc.rawValue)),
+        ])
         let protected = JWSBase64URL.encode(header.encoded)
         guard let contentKey = SymmetricCrypto.randomBytes(enc.keyByteCount), let iv = SymmetricCrypto.randomBytes(enc.ivByteCount) else {
             throw KeyError(.signingFailed, keyDescription, "no random bytes for a content key")
@@ -43,13 +46,16 @@ public struct MetadataEncryptor: Sendable {
         case .failure(let failure): throw KeyError(.signingFailed, keyDescription, "cannot encrypt the content key: \(failure.reason)")
         }
         let aad = Array(protected.utf8)
-        let sealed = enc.isGCM
+        let sealed =
+            enc.isGCM
             ? SymmetricCrypto.gcmEncrypt(key: contentKey, iv: iv, plaintext: plaintext, aad: aad)
             : SymmetricCrypto.cbcHMACEncrypt(key: contentKey, iv: iv, plaintext: plaintext, aad: aad)
         switch sealed {
         case .success(let (ciphertext, tag)):
-            return [protected, JWSBase64URL.encode(encryptedKey), JWSBase64URL.encode(iv),
-                    JWSBase64URL.encode(ciphertext), JWSBase64URL.encode(tag)].joined(separator: ".")
+            return [
+                protected, JWSBase64URL.encode(encryptedKey), JWSBase64URL.encode(iv),
+                JWSBase64URL.encode(ciphertext), JWSBase64URL.encode(tag),
+            ].joined(separator: ".")
         case .failure(let failure):
             throw KeyError(.signingFailed, keyDescription, "cannot encrypt the value: \(failure.reason)")
         }
@@ -60,8 +66,13 @@ extension UserMetadata {
     /// Metadata made for tests and samples: `data` members in order, those named
     /// in `encrypting` encrypted with `encryptor` (a string's UTF-8, any other
     /// value's compact JSON), and the result checked by the reader's own rules.
-    public static func minted(updated: TokenTimestamp?, data: [JSONMember], encrypting names: [String],
-                              with encryptor: MetadataEncryptor?, otherMembers: [JSONMember] = []) throws -> UserMetadata {
+    public static func minted(
+        updated: TokenTimestamp?,
+        data: [JSONMember],
+        encrypting names: [String],
+        with encryptor: MetadataEncryptor?,
+        otherMembers: [JSONMember] = []
+    ) throws -> UserMetadata {
         var members: [JSONMember] = []
         if let updated {
             let (seconds, _) = TokenTimestamp.floorDivide(updated.millisecondsSince1970, 1000)

@@ -59,28 +59,44 @@ public struct SignedRequestorIDVerifier: Sendable {
     /// Verifies `id` against `requestor`, or the requestor `id` carries.
     public func verify(_ id: SignedRequestorID, requestor: String? = nil) -> SignedRequestorIDVerdict {
         guard let requestor = requestor ?? id.requestor else {
-            return SignedRequestorIDVerdict(status: .invalidRequestorID,
+            return SignedRequestorIDVerdict(
+                status: .invalidRequestorID,
                 reason: "no requestor to verify against: a signed requestor ID signs only the requestor ID, so give it (--requestor)",
-                id: id, verified: nil)
+                id: id,
+                verified: nil
+            )
         }
         let message = Array(requestor.utf8)
         if let key = firstKey(signing: id.signature, message: message, digest: digest) {
-            return SignedRequestorIDVerdict(status: .validToken,
+            return SignedRequestorIDVerdict(
+                status: .validToken,
                 reason: "signature over requestor '\(requestor)' (RSA PKCS#1 v1.5, \(digest.displayName)) verified by \(key.description)",
-                id: id, verified: VerifiedSignedRequestorID(requestor: requestor, digest: digest, key: key))
+                id: id,
+                verified: VerifiedSignedRequestorID(requestor: requestor, digest: digest, key: key)
+            )
         }
         let other: RequestorIDDigest = digest == .sha256 ? .sha1 : .sha256
         if let key = firstKey(signing: id.signature, message: message, digest: other) {
-            return SignedRequestorIDVerdict(status: .invalidSignature,
-                reason: "the signature over requestor '\(requestor)' uses \(other.displayName), not \(digest.displayName) as asked (--digest \(other.rawValue) accepts it); key \(key.description)",
-                id: id, verified: nil)
+            return SignedRequestorIDVerdict(
+                status: .invalidSignature,
+                reason:
+                    "the signature over requestor '\(requestor)' uses \(other.displayName), not \(digest.displayName) as asked (--digest \(other.rawValue) accepts it); key \(key.description)",
+                id: id,
+                verified: nil
+            )
         }
         let rsaKeys = ring.keys.filter { $0.algorithm == .rsaPKCS1SHA256 || $0.algorithm == .rsaPSSSHA256 }
-        let which = rsaKeys.isEmpty ? "no RSA key is trusted (\(ring.keys.count) other keys)"
+        let which =
+            rsaKeys.isEmpty
+            ? "no RSA key is trusted (\(ring.keys.count) other keys)"
             : "none of the \(rsaKeys.count) trusted RSA keys verifies it"
-        return SignedRequestorIDVerdict(status: .invalidSignature,
-            reason: "not a signature over requestor '\(requestor)' (RSA PKCS#1 v1.5, \(digest.displayName)): \(which); a signature for another requestor looks the same",
-            id: id, verified: nil)
+        return SignedRequestorIDVerdict(
+            status: .invalidSignature,
+            reason:
+                "not a signature over requestor '\(requestor)' (RSA PKCS#1 v1.5, \(digest.displayName)): \(which); a signature for another requestor looks the same",
+            id: id,
+            verified: nil
+        )
     }
 
     private func firstKey(signing signature: [UInt8], message: [UInt8], digest: RequestorIDDigest) -> PublicKey? {

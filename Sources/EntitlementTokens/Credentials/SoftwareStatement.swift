@@ -67,24 +67,34 @@ public struct SoftwareStatement: Sendable, Hashable {
         }
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            throw TokenError(.notJWS, stage: .transport,
-                             "a JWS compact serialization has 3 parts separated by '.', this has \(parts.count)")
+            throw TokenError(
+                .notJWS,
+                stage: .transport,
+                "a JWS compact serialization has 3 parts separated by '.', this has \(parts.count)"
+            )
         }
         let names = ["header", "payload", "signature"]
         var decoded: [[UInt8]] = []
         for (index, part) in parts.enumerated() {
             guard let bytes = JWSBase64URL.decode(part) else {
                 let offset = part.startIndex
-                throw TokenError(.notJWS, stage: .transport,
-                                 "the \(names[index]) part is not canonical unpadded Base64url", at: SourceLocation(byteOffset: offset))
+                throw TokenError(
+                    .notJWS,
+                    stage: .transport,
+                    "the \(names[index]) part is not canonical unpadded Base64url",
+                    at: SourceLocation(byteOffset: offset)
+                )
             }
             decoded.append(bytes)
         }
         let header = try Self.readPart(decoded[0], name: "header", limits: limits)
         let claims = try Self.readPart(decoded[1], name: "claims", limits: limits)
         for name in Self.refusedHeaderMembers where header[name] != nil {
-            throw TokenError(.invalidFieldValue, stage: .model,
-                             "the JOSE header has '\(name)', which this reader refuses (it would change how the statement is read)")
+            throw TokenError(
+                .invalidFieldValue,
+                stage: .model,
+                "the JOSE header has '\(name)', which this reader refuses (it would change how the statement is read)"
+            )
         }
         guard header["alg"]?.stringValue != nil else {
             throw TokenError(.missingField, stage: .model, "the JOSE header has no 'alg' string")

@@ -63,9 +63,12 @@ public struct SoftwareStatementVerifier: Sendable {
     /// Header members that name a key the signer chose; never used as a key.
     static let keyCarryingHeaderMembers = ["jwk", "jku", "x5u", "x5c"]
 
-    public init(keys: [JWSVerificationKey], leewayMilliseconds: Int64 = 30_000,
-                clock: @escaping @Sendable () -> TokenTimestamp = { .now() },
-                decoderConfiguration: DecoderConfiguration = .default) {
+    public init(
+        keys: [JWSVerificationKey],
+        leewayMilliseconds: Int64 = 30_000,
+        clock: @escaping @Sendable () -> TokenTimestamp = { .now() },
+        decoderConfiguration: DecoderConfiguration = .default
+    ) {
         self.keys = keys
         self.leewayMilliseconds = leewayMilliseconds
         self.clock = clock
@@ -73,9 +76,13 @@ public struct SoftwareStatementVerifier: Sendable {
     }
 
     /// The ring's keys (each re-read for JWS) followed by every JWKS's keys.
-    public init(ring: KeyRing?, keySets: [JSONWebKeySet] = [], leewayMilliseconds: Int64 = 30_000,
-                clock: @escaping @Sendable () -> TokenTimestamp = { .now() },
-                decoderConfiguration: DecoderConfiguration = .default) throws(KeyError) {
+    public init(
+        ring: KeyRing?,
+        keySets: [JSONWebKeySet] = [],
+        leewayMilliseconds: Int64 = 30_000,
+        clock: @escaping @Sendable () -> TokenTimestamp = { .now() },
+        decoderConfiguration: DecoderConfiguration = .default
+    ) throws(KeyError) {
         var keys: [JWSVerificationKey] = []
         for key in ring?.keys ?? [] { keys.append(try JWSVerificationKey(key)) }
         for set in keySets { keys += set.keys }
@@ -90,8 +97,10 @@ public struct SoftwareStatementVerifier: Sendable {
     }
 
     /// Checks everything but the signature: never for deciding anything.
-    public static func insecureSkippingSignature(leewayMilliseconds: Int64 = 30_000,
-                                                 clock: @escaping @Sendable () -> TokenTimestamp = { .now() }) -> SoftwareStatementVerifier {
+    public static func insecureSkippingSignature(
+        leewayMilliseconds: Int64 = 30_000,
+        clock: @escaping @Sendable () -> TokenTimestamp = { .now() }
+    ) -> SoftwareStatementVerifier {
         SoftwareStatementVerifier(unchecked: leewayMilliseconds, clock: clock)
     }
 
@@ -101,18 +110,38 @@ public struct SoftwareStatementVerifier: Sendable {
             let statement = try SoftwareStatement(compact: compact, limits: JSONDocumentLimits(configuration: decoderConfiguration))
             return verify(statement)
         } catch {
-            return SoftwareStatementVerdict(status: .invalidTokenFormat, reason: error.message, statement: nil, formatError: error,
-                                            verified: nil, key: nil, checks: [.format], skipped: [])
+            return SoftwareStatementVerdict(
+                status: .invalidTokenFormat,
+                reason: error.message,
+                statement: nil,
+                formatError: error,
+                verified: nil,
+                key: nil,
+                checks: [.format],
+                skipped: []
+            )
         }
     }
 
     public func verify(_ statement: SoftwareStatement) -> SoftwareStatementVerdict {
         var checks: [VerificationCheck] = [.format, .signature]
         var skipped: [SkippedCheck] = []
-        func verdict(_ status: VerificationStatus, _ reason: String, key: JWSVerificationKey? = nil,
-                     verified: VerifiedSoftwareStatement? = nil) -> SoftwareStatementVerdict {
-            SoftwareStatementVerdict(status: status, reason: reason, statement: statement, formatError: nil,
-                                     verified: verified, key: key, checks: checks, skipped: skipped)
+        func verdict(
+            _ status: VerificationStatus,
+            _ reason: String,
+            key: JWSVerificationKey? = nil,
+            verified: VerifiedSoftwareStatement? = nil
+        ) -> SoftwareStatementVerdict {
+            SoftwareStatementVerdict(
+                status: status,
+                reason: reason,
+                statement: statement,
+                formatError: nil,
+                verified: verified,
+                key: key,
+                checks: checks,
+                skipped: skipped
+            )
         }
 
         var key: JWSVerificationKey?
@@ -131,8 +160,12 @@ public struct SoftwareStatementVerifier: Sendable {
         if let expiresAt = statement.expiresAt {
             let limit = expiresAt.adding(milliseconds: leewayMilliseconds) ?? .latest
             if now > limit {
-                return verdict(.tokenExpired, "the statement expired at \(expiresAt.iso8601) (exp), "
-                               + "more than the leeway of \(leewayMilliseconds / 1000) s before \(now.iso8601)", key: key)
+                return verdict(
+                    .tokenExpired,
+                    "the statement expired at \(expiresAt.iso8601) (exp), "
+                        + "more than the leeway of \(leewayMilliseconds / 1000) s before \(now.iso8601)",
+                    key: key
+                )
             }
         } else {
             checks.removeLast()
@@ -148,8 +181,12 @@ public struct SoftwareStatementVerifier: Sendable {
         let latestStart = now.adding(milliseconds: leewayMilliseconds) ?? .latest
         for (name, time) in notBeforeTimes {
             if let time, time > latestStart {
-                return verdict(.tokenNotYetValid, "'\(name)' is \(time.iso8601), more than the leeway of "
-                               + "\(leewayMilliseconds / 1000) s after \(now.iso8601)", key: key)
+                return verdict(
+                    .tokenNotYetValid,
+                    "'\(name)' is \(time.iso8601), more than the leeway of "
+                        + "\(leewayMilliseconds / 1000) s after \(now.iso8601)",
+                    key: key
+                )
             }
         }
 
@@ -170,7 +207,9 @@ public struct SoftwareStatementVerifier: Sendable {
         case .failure(let refusal): return .failure(SignatureFailure(reason: refusal.message))
         }
         let offered = Self.keyCarryingHeaderMembers.filter { statement.header[$0] != nil }
-        let ignored = offered.isEmpty ? ""
+        let ignored =
+            offered.isEmpty
+            ? ""
             : "; the header's \(offered.map { "'\($0)'" }.joined(separator: ", ")) never supplies a key"
 
         var candidates: [JWSVerificationKey]
@@ -178,7 +217,9 @@ public struct SoftwareStatementVerifier: Sendable {
             candidates = keys.filter { $0.keyID == kid }
             if candidates.isEmpty { candidates = keys.filter { $0.keyID == nil } }
             if candidates.isEmpty {
-                return .failure(SignatureFailure(reason: "no key with kid \(TerminalText.quoted(kid)) among the \(keys.count) trusted keys\(ignored)"))
+                return .failure(
+                    SignatureFailure(reason: "no key with kid \(TerminalText.quoted(kid)) among the \(keys.count) trusted keys\(ignored)")
+                )
             }
         } else {
             candidates = keys.filter { $0.keyID == nil }

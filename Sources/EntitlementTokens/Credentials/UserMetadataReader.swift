@@ -21,8 +21,9 @@ extension UserMetadata {
         case .refused(let error):
             let trimmed = input.filter { !$0.isASCIIWhitespace }
             guard trimmed.first != UInt8(ascii: "{"), trimmed.count <= configuration.maxRecordBytes,
-                  let decoded = try? Base64.decode(trimmed, whitespace: .lineBreaks).bytes,
-                  decoded.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "{") else { throw error }
+                let decoded = try? Base64.decode(trimmed, whitespace: .lineBreaks).bytes,
+                decoded.first(where: { !$0.isASCIIWhitespace }) == UInt8(ascii: "{")
+            else { throw error }
             try self.init(json: decoded, configuration: configuration)
         default:
             try self.init(json: input, configuration: configuration)
@@ -72,7 +73,8 @@ extension UserMetadata {
             throw invalid("'updated' is \(value.shapeForMessages); it must be a number of epoch seconds")
         }
         guard let seconds = Int64(text), let milliseconds = multiplied(seconds, by: 1000),
-              let timestamp = TokenTimestamp(millisecondsSince1970: milliseconds) else {
+            let timestamp = TokenTimestamp(millisecondsSince1970: milliseconds)
+        else {
             throw invalid("'updated' is \(text); it must be whole epoch seconds within years 0001…9999")
         }
         return timestamp
@@ -151,9 +153,9 @@ extension UserMetadata {
     }
 }
 
-private extension JSONValue {
+extension JSONValue {
     /// What the value is, for messages: "a string", "an object".
-    var shapeForMessages: String {
+    fileprivate var shapeForMessages: String {
         switch self {
         case .string: "a string"
         case .number: "a number"

@@ -62,8 +62,14 @@ extension MediaRSSResource {
         guard let title = values[Part.channelTitle.rawValue] else {
             return .failure(TokenError(.missingField, stage: .model, "the RSS document has no channel/title"))
         }
-        return .success(MediaRSSResource(channelTitle: title, itemTitle: values[Part.itemTitle.rawValue],
-                                         itemGUID: values[Part.itemGUID.rawValue], rating: values[Part.itemRating.rawValue]))
+        return .success(
+            MediaRSSResource(
+                channelTitle: title,
+                itemTitle: values[Part.itemTitle.rawValue],
+                itemGUID: values[Part.itemGUID.rawValue],
+                rating: values[Part.itemRating.rawValue]
+            )
+        )
     }
 
     /// The reading of `text` (which ``looksLikeRSS(_:)``) with the decoder's limits,

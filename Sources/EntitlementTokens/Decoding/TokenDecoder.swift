@@ -85,8 +85,16 @@ public final class TokenDecoder {
                 lastMediaRSS = mediaRSS
             }
         }
-        return DecodedToken(token: token, fields: parsed.fields, xml: xml, frame: frame, transport: payload.form,
-                            envelope: envelope, mediaRSS: mediaRSS, warnings: payload.warnings)
+        return DecodedToken(
+            token: token,
+            fields: parsed.fields,
+            xml: xml,
+            frame: frame,
+            transport: payload.form,
+            envelope: envelope,
+            mediaRSS: mediaRSS,
+            warnings: payload.warnings
+        )
     }
 
     /// Moves a parsing or model error from the token element's coordinates to
@@ -94,9 +102,10 @@ public final class TokenDecoder {
     static func relocated(_ error: TokenError, elementStart: Int, in xml: [UInt8]) -> TokenError {
         var error = error
         guard let location = error.location else { return error }
-        let inner = location.line.map {
-            SourcePositions.byteOffset(line: $0, column: location.column ?? 1, in: xml.span.extracting(elementStart...))
-        } ?? location.byteOffset
+        let inner =
+            location.line.map {
+                SourcePositions.byteOffset(line: $0, column: location.column ?? 1, in: xml.span.extracting(elementStart...))
+            } ?? location.byteOffset
         error.location = SourceLocation(offset: elementStart + inner, in: xml)
         return error
     }

@@ -18,7 +18,9 @@ struct FrameScanner {
     private enum Mode { case top, signatureText, content }
 
     private enum TagRole {
-        case signatureOpen, tokenOpen, child, signatureClose(TokenFrame.SignatureForm), stray
+        case signatureOpen, tokenOpen, child
+        case signatureClose(TokenFrame.SignatureForm)
+        case stray
     }
 
     private enum Delimited { case comment, processingInstruction, cdata, bogus }
@@ -84,7 +86,8 @@ struct FrameScanner {
 
     mutating func scan(_ buffer: Span<UInt8>) {
         while true {
-            if case .none = pending {} else {
+            if case .none = pending {
+            } else {
                 guard resumePending(buffer) else { return }
                 continue
             }
@@ -242,8 +245,15 @@ struct FrameScanner {
         return true
     }
 
-    private mutating func continueStartTag(start: Int, nameEnd: Int?, role: TagRole, resume: Int, quote: UInt8, clean: Bool,
-                                           in buffer: Span<UInt8>) -> Bool {
+    private mutating func continueStartTag(
+        start: Int,
+        nameEnd: Int?,
+        role: TagRole,
+        resume: Int,
+        quote: UInt8,
+        clean: Bool,
+        in buffer: Span<UInt8>
+    ) -> Bool {
         var role = role
         var nameEnd = nameEnd
         var resume = resume
@@ -367,8 +377,14 @@ struct FrameScanner {
         }
     }
 
-    private mutating func continueEndTag(start: Int, nameEnd: Int?, role: TagRole, resume: Int, clean: Bool,
-                                         in buffer: Span<UInt8>) -> Bool {
+    private mutating func continueEndTag(
+        start: Int,
+        nameEnd: Int?,
+        role: TagRole,
+        resume: Int,
+        clean: Bool,
+        in buffer: Span<UInt8>
+    ) -> Bool {
         var nameEnd = nameEnd
         var resume = resume
         var role = role
@@ -427,12 +443,13 @@ struct FrameScanner {
     private static var bogusClose: StaticString { ">" }
 
     private mutating func continueDelimited(start: Int, kind: Delimited, resume: Int, in buffer: Span<UInt8>) -> Bool {
-        let terminator: StaticString = switch kind {
-        case .comment: Self.commentClose
-        case .processingInstruction: Self.processingInstructionClose
-        case .cdata: Self.cdataClose
-        case .bogus: Self.bogusClose
-        }
+        let terminator: StaticString =
+            switch kind {
+            case .comment: Self.commentClose
+            case .processingInstruction: Self.processingInstructionClose
+            case .cdata: Self.cdataClose
+            case .bogus: Self.bogusClose
+            }
         guard let found = ByteSearch.firstIndex(of: terminator, in: buffer, from: resume) else {
             // Keep the last bytes that could be the start of the terminator.
             pending = .delimited(start: start, kind: kind, resume: max(resume, buffer.count - terminator.utf8CodeUnitCount + 1))
@@ -449,8 +466,11 @@ struct FrameScanner {
                     fail(code, message, at: start)
                 }
             } else {
-                fail(.processingInstructionForbidden,
-                     "processing instructions are not allowed in a token (an XML declaration only at the very start)", at: start)
+                fail(
+                    .processingInstructionForbidden,
+                    "processing instructions are not allowed in a token (an XML declaration only at the very start)",
+                    at: start
+                )
             }
             atDocumentStart = false
         case .cdata:
@@ -515,16 +535,34 @@ struct FrameScanner {
             openStart = start
         }
         if openTokenElement {
-            throw located(TokenError(.unterminatedTokenElement, stage: .framing, "the token element is not closed before the end of the input",
-                                     at: SourceLocation(byteOffset: tokenStart ?? openStart ?? 0)))
+            throw located(
+                TokenError(
+                    .unterminatedTokenElement,
+                    stage: .framing,
+                    "the token element is not closed before the end of the input",
+                    at: SourceLocation(byteOffset: tokenStart ?? openStart ?? 0)
+                )
+            )
         }
         if mode == .signatureText {
-            throw located(TokenError(.unterminatedSignatureBlock, stage: .framing, "signatureInfo is not closed before the end of the input",
-                                     at: SourceLocation(byteOffset: signatureOpenStart ?? 0)))
+            throw located(
+                TokenError(
+                    .unterminatedSignatureBlock,
+                    stage: .framing,
+                    "signatureInfo is not closed before the end of the input",
+                    at: SourceLocation(byteOffset: signatureOpenStart ?? 0)
+                )
+            )
         }
         if let openStart {
-            throw located(TokenError(.malformedXML, stage: .framing, "markup is not closed before the end of the input",
-                                     at: SourceLocation(byteOffset: openStart)))
+            throw located(
+                TokenError(
+                    .malformedXML,
+                    stage: .framing,
+                    "markup is not closed before the end of the input",
+                    at: SourceLocation(byteOffset: openStart)
+                )
+            )
         }
         guard let signature else {
             throw TokenError(.missingSignatureBlock, stage: .framing, "no signatureInfo block")
@@ -532,9 +570,12 @@ struct FrameScanner {
         guard let tokenStart, let tokenEnd else {
             throw TokenError(.missingTokenElement, stage: .framing, "no token element")
         }
-        return TokenFrame(signatureText: signature.text, signatureForm: signature.form,
-                          signaturePlacement: signature.beforeToken ? .beforeToken : .afterToken,
-                          tokenElement: tokenStart..<tokenEnd)
+        return TokenFrame(
+            signatureText: signature.text,
+            signatureForm: signature.form,
+            signaturePlacement: signature.beforeToken ? .beforeToken : .afterToken,
+            tokenElement: tokenStart..<tokenEnd
+        )
     }
 
     // MARK: - Helpers

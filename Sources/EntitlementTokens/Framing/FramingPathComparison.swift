@@ -34,10 +34,15 @@ public enum FramingPathComparison {
             let whole = bytes.span
             for end in cuts.filter({ $0 > 0 && $0 < bytes.count }).sorted() + [bytes.count] {
                 scanner.scan(whole.extracting(0..<end))
-                afterEachCut.append(State(isComplete: scanner.isComplete, isMarkupOpen: scanner.isMarkupOpen,
-                                          sawOnlyDeclaration: scanner.sawOnlyDeclaration,
-                                          tokenElementHasUnknownName: scanner.tokenElementHasUnknownName,
-                                          firstError: scanner.firstError))
+                afterEachCut.append(
+                    State(
+                        isComplete: scanner.isComplete,
+                        isMarkupOpen: scanner.isMarkupOpen,
+                        sawOnlyDeclaration: scanner.sawOnlyDeclaration,
+                        tokenElementHasUnknownName: scanner.tokenElementHasUnknownName,
+                        firstError: scanner.firstError
+                    )
+                )
             }
             let scanned = scanner
             frame = Result { () throws(TokenError) in try scanned.frame(in: whole) }

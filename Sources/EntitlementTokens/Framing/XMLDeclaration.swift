@@ -8,7 +8,8 @@ enum XMLDeclaration {
     static func body(in buffer: Span<UInt8>, start: Int, end: Int) -> Range<Int>? {
         let count = target.utf8CodeUnitCount
         guard end - start > count, ByteSearch.matches(target, in: buffer, at: start) == true,
-              buffer[start + count].isASCIIWhitespace else { return nil }
+            buffer[start + count].isASCIIWhitespace
+        else { return nil }
         return (start + count)..<end
     }
 

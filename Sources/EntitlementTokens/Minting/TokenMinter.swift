@@ -71,8 +71,8 @@ public enum TokenMinter {
     public static func randomGUID() -> String {
         var generator = SystemRandomNumberGenerator()
         var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        bytes[6] = (bytes[6] & 0x0F) | 0x40   // version 4: random
-        bytes[8] = (bytes[8] & 0x3F) | 0x80   // the RFC 9562 variant
+        bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4: random
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // the RFC 9562 variant
         let hex = ByteRules.lowercaseHex(bytes)
         let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
             hex.utf8.dropFirst(range.lowerBound).prefix(range.count)
@@ -96,25 +96,33 @@ public enum TokenMinter {
         case .media:
             guard let resource = request.resourceID else { throw Failure(description: "a media token needs a resource id") }
             root = request.mediaRoot.rawValue
-            body = [field("sessionGUID", request.sessionGUID), field("requestorID", request.requestorID),
-                    field("resourceID", resource), field("ttl", String(request.ttlMilliseconds)),
-                    field("issueTime", request.issueTime.formatted(.dashedOffset)), field("mvpdId", request.mvpdID),
-                    field("proxyMvpdId", request.proxyMvpdID)]
+            body = [
+                field("sessionGUID", request.sessionGUID), field("requestorID", request.requestorID),
+                field("resourceID", resource), field("ttl", String(request.ttlMilliseconds)),
+                field("issueTime", request.issueTime.formatted(.dashedOffset)), field("mvpdId", request.mvpdID),
+                field("proxyMvpdId", request.proxyMvpdID),
+            ]
         case .authentication:
             root = AuthenticationToken.root
-            body = [field("simpleTokenAuthenticationGuid", request.sessionGUID), field("simpleTokenRequestorID", request.requestorID),
-                    field("simpleTokenExpires", expiry.formatted(.slashedGMTOffset)), field("simpleTokenMsoID", request.mvpdID)]
+            body = [
+                field("simpleTokenAuthenticationGuid", request.sessionGUID), field("simpleTokenRequestorID", request.requestorID),
+                field("simpleTokenExpires", expiry.formatted(.slashedGMTOffset)), field("simpleTokenMsoID", request.mvpdID),
+            ]
             if let fingerprint = request.fingerprint {
                 body.append("<simpleTokenDeviceID>\(field("simpleTokenFingerprint", fingerprint))</simpleTokenDeviceID>")
             }
             if let resource = request.resourceID {
-                body.append("<simpleAuthorizedResources><simpleAuthorizedResource simpleResourceID=\"\(escaped(resource))\"/></simpleAuthorizedResources>")
+                body.append(
+                    "<simpleAuthorizedResources><simpleAuthorizedResource simpleResourceID=\"\(escaped(resource))\"/></simpleAuthorizedResources>"
+                )
             }
         case .authorization:
             guard let resource = request.resourceID else { throw Failure(description: "an authorization token needs a resource id") }
             root = AuthorizationToken.root
-            body = [field("simpleTokenRequestorID", request.requestorID), field("simpleTokenResourceID", resource),
-                    field("simpleTokenTTL", expiry.formatted(.slashedGMTOffset)), field("simpleTokenMsoID", request.mvpdID)]
+            body = [
+                field("simpleTokenRequestorID", request.requestorID), field("simpleTokenResourceID", resource),
+                field("simpleTokenTTL", expiry.formatted(.slashedGMTOffset)), field("simpleTokenMsoID", request.mvpdID),
+            ]
             if let fingerprint = request.fingerprint {
                 body.append("<simpleTokenDeviceID>\(field("simpleTokenFingerprint", fingerprint))</simpleTokenDeviceID>")
             }
@@ -135,9 +143,12 @@ public enum TokenMinter {
     /// control characters, a fingerprint that is not lowercase hex of 32, 40
     /// or 64 digits, an extra field that is a known one (it would appear twice).
     private static func checkValues(of request: MintRequest) throws(Failure) {
-        let values: [(String, String?)] = [("requestor", request.requestorID), ("resource", request.resourceID),
-                                           ("mvpd", request.mvpdID), ("proxy MVPD", request.proxyMvpdID),
-                                           ("session GUID", request.sessionGUID), ("fingerprint", request.fingerprint)]
+        let values: [(String, String?)] =
+            [
+                ("requestor", request.requestorID), ("resource", request.resourceID),
+                ("mvpd", request.mvpdID), ("proxy MVPD", request.proxyMvpdID),
+                ("session GUID", request.sessionGUID), ("fingerprint", request.fingerprint),
+            ]
             + request.extraFields.map { ("field '\($0.path)'", $0.value) }
         for case let (name, value?) in values where value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             throw Failure(description: "the \(name) holds a control character (\(TerminalText.quoted(value))): no token may carry one")
@@ -148,15 +159,19 @@ public enum TokenMinter {
                 throw Failure(description: "the fingerprint must be lowercase hex of 32, 40 or 64 digits, got \(TerminalText.quoted(fingerprint))")
             }
         }
-        let known: [String] = switch request.kind {
-        case .media: MediaToken.knownPaths
-        case .authentication: AuthenticationToken.knownPaths + ["simpleAuthorizedResources"]
-        case .authorization: AuthorizationToken.knownPaths
-        }
+        let known: [String] =
+            switch request.kind {
+            case .media: MediaToken.knownPaths
+            case .authentication: AuthenticationToken.knownPaths + ["simpleAuthorizedResources"]
+            case .authorization: AuthorizationToken.knownPaths
+            }
         for extra in request.extraFields {
             let first = extra.path.split(separator: "/").first.map(String.init) ?? extra.path
             if known.contains(where: { $0 == extra.path || $0.split(separator: "/").first.map(String.init) == first }) {
-                throw Failure(description: "'\(TerminalText.escaped(extra.path))' is a known field of \(request.kind.rawValue) tokens; extra fields are for unknown elements")
+                throw Failure(
+                    description:
+                        "'\(TerminalText.escaped(extra.path))' is a known field of \(request.kind.rawValue) tokens; extra fields are for unknown elements"
+                )
             }
         }
     }
@@ -194,7 +209,8 @@ public enum TokenMinter {
     static func escaped(_ value: String) -> String {
         if value.contains("<") {
             // Each `]]>` inside is split across two sections: `]]` ends one, `>` opens the next.
-            return "<![CDATA[" + value.split(separator: "]]>", omittingEmptySubsequences: false)
+            return "<![CDATA["
+                + value.split(separator: "]]>", omittingEmptySubsequences: false)
                 .joined(separator: "]]]]><![CDATA[>") + "]]>"
         }
         var result = ""
@@ -212,6 +228,8 @@ public enum TokenMinter {
 
     private static func isName(_ name: String) -> Bool {
         guard let first = name.utf8.first, first.isASCIILetter || first == UInt8(ascii: "_") else { return false }
-        return name.utf8.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
+        return name.utf8.allSatisfy {
+            $0.isASCIILetter || $0.isASCIIDigit || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+        }
     }
 }

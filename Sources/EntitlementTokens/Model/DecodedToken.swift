@@ -88,10 +88,30 @@ public struct DecodedToken: Sendable, Equatable {
         _read { yield box.parts }
     }
 
-    init(token: EntitlementToken, fields: [TokenField], xml: [UInt8], frame: TokenFrame, transport: TransportForm,
-         envelope: RESTEnvelope?, mediaRSS: (any MediaRSSReading)?, warnings: [String]) {
-        box = Box(Parts(token: token, fields: fields, xml: xml, frame: frame, transport: transport, envelope: envelope,
-                        storedMediaRSS: nil, pendingMediaRSS: mediaRSS, storedWarnings: warnings, pendingWarning: mediaRSS))
+    init(
+        token: EntitlementToken,
+        fields: [TokenField],
+        xml: [UInt8],
+        frame: TokenFrame,
+        transport: TransportForm,
+        envelope: RESTEnvelope?,
+        mediaRSS: (any MediaRSSReading)?,
+        warnings: [String]
+    ) {
+        box = Box(
+            Parts(
+                token: token,
+                fields: fields,
+                xml: xml,
+                frame: frame,
+                transport: transport,
+                envelope: envelope,
+                storedMediaRSS: nil,
+                pendingMediaRSS: mediaRSS,
+                storedWarnings: warnings,
+                pendingWarning: mediaRSS
+            )
+        )
     }
 
     public static func == (lhs: DecodedToken, rhs: DecodedToken) -> Bool {

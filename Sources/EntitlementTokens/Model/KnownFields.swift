@@ -24,9 +24,12 @@ struct KnownFields {
             if found[slot] >= 0 {
                 let first = fields[found[slot]]
                 let field = fields[index]
-                throw TokenError(.duplicateField, stage: .model,
-                                 "field '\(field.path)' appears twice (first at \(first.line):\(first.column))",
-                                 at: Self.location(of: field))
+                throw TokenError(
+                    .duplicateField,
+                    stage: .model,
+                    "field '\(field.path)' appears twice (first at \(first.line):\(first.column))",
+                    at: Self.location(of: field)
+                )
             }
             found[slot] = index
         }
@@ -87,9 +90,14 @@ struct KnownFields {
         guard let field = optional(slot), !field.value.isEmpty else { return nil }
         let value = field.value
         guard [32, 40, 64].contains(value.utf8.count),
-              value.utf8.allSatisfy({ $0.isASCIIDigit || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }) else {
-            throw TokenError(.invalidFieldValue, stage: .model,
-                             "field '\(paths[slot])' is not a fingerprint (lowercase hex of 32, 40 or 64 digits)", at: Self.location(of: field))
+            value.utf8.allSatisfy({ $0.isASCIIDigit || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) })
+        else {
+            throw TokenError(
+                .invalidFieldValue,
+                stage: .model,
+                "field '\(paths[slot])' is not a fingerprint (lowercase hex of 32, 40 or 64 digits)",
+                at: Self.location(of: field)
+            )
         }
         return value
     }

@@ -22,7 +22,6 @@ public struct MediaRSSResource: Sendable, Hashable {
         self.rating = rating
     }
 
-
     /// True when `text` is meant as an RSS document rather than a bare id.
     static func looksLikeRSS(_ text: String) -> Bool {
         // The string's own UTF-8 (iterating its `utf8` view byte by byte costs more).

@@ -59,9 +59,12 @@ public struct MediaToken: Sendable, Hashable {
         ttlMilliseconds = try Self.milliseconds(ttlField)
         (issueTime, issueTimeShape) = try known.timestamp(4, root: rootName)
         guard let expiry = issueTime.adding(milliseconds: ttlMilliseconds) else {
-            throw TokenError(.invalidFieldValue, stage: .model,
-                             "issueTime + ttl (\(ttlField.value) ms) is beyond 9999-12-31T23:59:59.999Z",
-                             at: KnownFields.location(of: ttlField))
+            throw TokenError(
+                .invalidFieldValue,
+                stage: .model,
+                "issueTime + ttl (\(ttlField.value) ms) is beyond 9999-12-31T23:59:59.999Z",
+                at: KnownFields.location(of: ttlField)
+            )
         }
         self.expiry = expiry
         mvpdID = known.value(5)
@@ -76,13 +79,20 @@ public struct MediaToken: Sendable, Hashable {
         let utf8 = text.utf8
         let parsed = decimalValue(utf8.span)
         guard let fitting = parsed else {
-            throw TokenError(.invalidFieldValue, stage: .model,
-                             "ttl '\(text.prefix(40))' is not a non-negative decimal number of milliseconds",
-                             at: KnownFields.location(of: field))
+            throw TokenError(
+                .invalidFieldValue,
+                stage: .model,
+                "ttl '\(text.prefix(40))' is not a non-negative decimal number of milliseconds",
+                at: KnownFields.location(of: field)
+            )
         }
         guard let value = fitting else {
-            throw TokenError(.invalidFieldValue, stage: .model, "ttl '\(text.prefix(40))' does not fit in 63 bits",
-                             at: KnownFields.location(of: field))
+            throw TokenError(
+                .invalidFieldValue,
+                stage: .model,
+                "ttl '\(text.prefix(40))' does not fit in 63 bits",
+                at: KnownFields.location(of: field)
+            )
         }
         return value
     }

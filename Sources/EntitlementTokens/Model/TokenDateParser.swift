@@ -65,7 +65,8 @@ public enum TokenDateParser {
         }
         let unit: EpochUnit = bytes.count <= maximumEpochSecondsDigits ? .seconds : .milliseconds
         guard bytes.count <= 18, let value = Int64(text),
-              let timestamp = TokenTimestamp(millisecondsSince1970: unit == .seconds ? value * 1000 : value) else {
+            let timestamp = TokenTimestamp(millisecondsSince1970: unit == .seconds ? value * 1000 : value)
+        else {
             throw Failure(text: text, reason: "\(unit.rawValue) beyond the year 9999")
         }
         return (timestamp, unit)
@@ -84,7 +85,10 @@ public enum TokenDateParser {
         guard !bytes.isEmpty else { throw Failure(text: text, reason: "empty") }
         if bytes.allSatisfy(\.isASCIIDigit) {
             guard allowingEpochMilliseconds else {
-                throw Failure(text: text, reason: "a token date is written as a date and time with a zone; epoch milliseconds belong to the REST envelope and --now only")
+                throw Failure(
+                    text: text,
+                    reason: "a token date is written as a date and time with a zone; epoch milliseconds belong to the REST envelope and --now only"
+                )
             }
             guard bytes.count <= 18, let value = Int64(text), let timestamp = TokenTimestamp(millisecondsSince1970: value) else {
                 throw Failure(text: text, reason: "epoch milliseconds beyond year 9999")

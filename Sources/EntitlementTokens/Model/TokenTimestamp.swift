@@ -19,7 +19,8 @@ public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConver
     /// Nil when outside years 0001…9999.
     public init?(millisecondsSince1970: Int64) {
         guard millisecondsSince1970 >= Self.earliest.millisecondsSince1970,
-              millisecondsSince1970 <= Self.latest.millisecondsSince1970 else { return nil }
+            millisecondsSince1970 <= Self.latest.millisecondsSince1970
+        else { return nil }
         self.millisecondsSince1970 = millisecondsSince1970
     }
 
@@ -62,8 +63,17 @@ public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConver
                 buffer[count] = byte
                 count += 1
             }
-            put(year, 4); put(UInt8(ascii: "-")); put(month, 2); put(UInt8(ascii: "-")); put(day, 2); put(UInt8(ascii: "T"))
-            put(seconds / 3600, 2); put(UInt8(ascii: ":")); put(seconds / 60 % 60, 2); put(UInt8(ascii: ":")); put(seconds % 60, 2)
+            put(year, 4)
+            put(UInt8(ascii: "-"))
+            put(month, 2)
+            put(UInt8(ascii: "-"))
+            put(day, 2)
+            put(UInt8(ascii: "T"))
+            put(seconds / 3600, 2)
+            put(UInt8(ascii: ":"))
+            put(seconds / 60 % 60, 2)
+            put(UInt8(ascii: ":"))
+            put(seconds % 60, 2)
             if milliseconds != 0 {
                 put(UInt8(ascii: "."))
                 put(milliseconds, 3)

@@ -51,8 +51,11 @@ struct FieldReader: ~Copyable {
         func located(in bytes: Span<UInt8>) -> TokenError {
             var error = error
             if line > 0 {
-                error.location = SourceLocation(byteOffset: SourcePositions.byteOffset(line: line, column: column, in: bytes),
-                                                line: line, column: column)
+                error.location = SourceLocation(
+                    byteOffset: SourcePositions.byteOffset(line: line, column: column, in: bytes),
+                    line: line,
+                    column: column
+                )
             }
             return error
         }
@@ -169,8 +172,14 @@ struct FieldReader: ~Copyable {
     mutating func endElement(line: Int, column: Int) {
         guard !hasFailed, let frame = frames.popLast() else { return }
         if !frame.hasChildren && !frames.isEmpty {
-            fields.append(TokenField(path: path.string, value: text.string,
-                                     line: frame.line, column: frame.column))
+            fields.append(
+                TokenField(
+                    path: path.string,
+                    value: text.string,
+                    line: frame.line,
+                    column: frame.column
+                )
+            )
         } else if !Self.isBlank(text) {
             return failMixedContent(line: line, column: column)
         } else if recordingContainers, !frames.isEmpty {
@@ -216,8 +225,12 @@ struct FieldReader: ~Copyable {
         let name = bytes.string
         // By bytes: `Set<String>.contains` would take `authTo\u{212A}en`-like names for a root.
         guard allowedRootNames.contains(where: { $0.name.hasSameUTF8(as: name) }) else {
-            fail(.unknownTokenRoot, "<\(name)> is not a token element (expected one of \(allowedRoots.sorted().joined(separator: ", ")))",
-                 line: line, column: column)
+            fail(
+                .unknownTokenRoot,
+                "<\(name)> is not a token element (expected one of \(allowedRoots.sorted().joined(separator: ", ")))",
+                line: line,
+                column: column
+            )
             return false
         }
         root = name
@@ -236,14 +249,22 @@ struct FieldReader: ~Copyable {
 
     @inline(never)
     private mutating func failMixedContent(line: Int, column: Int) {
-        fail(.mixedContent, "element \(path.string.nonEmpty ?? "root") mixes text and elements",
-             line: line, column: column)
+        fail(
+            .mixedContent,
+            "element \(path.string.nonEmpty ?? "root") mixes text and elements",
+            line: line,
+            column: column
+        )
     }
 
     @inline(never)
     private mutating func failFieldTooLong(line: Int, column: Int) {
-        fail(.fieldTooLong, "field \(path.string.nonEmpty ?? "root") is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)",
-             line: line, column: column)
+        fail(
+            .fieldTooLong,
+            "field \(path.string.nonEmpty ?? "root") is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)",
+            line: line,
+            column: column
+        )
     }
 
     /// Counts the element's namespace declarations and attributes against
@@ -256,9 +277,12 @@ struct FieldReader: ~Copyable {
         }
         attributeCount += count
         guard attributeCount <= configuration.maxAttributesPerToken else {
-            fail(.attributeLimitExceeded,
-                 "more than \(configuration.maxAttributesPerToken) attributes and namespace declarations in the document (maxAttributesPerToken)",
-                 line: line, column: column)
+            fail(
+                .attributeLimitExceeded,
+                "more than \(configuration.maxAttributesPerToken) attributes and namespace declarations in the document (maxAttributesPerToken)",
+                line: line,
+                column: column
+            )
             return false
         }
         return true
@@ -271,8 +295,12 @@ struct FieldReader: ~Copyable {
     /// The per-element limit's error for the start tag at byte `offset`, found
     /// before parsing (``CrowdedStartTag``); located as libxml2 locates its errors.
     static func attributesPerElementError(_ configuration: DecoderConfiguration, at offset: Int, in bytes: Span<UInt8>) -> TokenError {
-        TokenError(.attributeLimitExceeded, stage: .parsing, attributesPerElementMessage(configuration),
-                   at: SourcePositions.characterLocation(ofByte: offset, in: bytes))
+        TokenError(
+            .attributeLimitExceeded,
+            stage: .parsing,
+            attributesPerElementMessage(configuration),
+            at: SourcePositions.characterLocation(ofByte: offset, in: bytes)
+        )
     }
 
     /// Adds the attribute named by `attributeName` at the current path, located at its element.
@@ -280,8 +308,12 @@ struct FieldReader: ~Copyable {
         let element = frames[frames.count - 1]
         let decoded = Self.attributeText(value)
         guard decoded.utf8.count <= configuration.maxFieldBytes else {
-            fail(.fieldTooLong, "attribute \(attributeName.string) is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)",
-                 line: element.line, column: element.column)
+            fail(
+                .fieldTooLong,
+                "attribute \(attributeName.string) is longer than \(configuration.maxFieldBytes) bytes (maxFieldBytes)",
+                line: element.line,
+                column: element.column
+            )
             return false
         }
         attributePath.removeAll()
@@ -289,8 +321,14 @@ struct FieldReader: ~Copyable {
         if !attributePath.isEmpty { attributePath.append(UInt8(ascii: "/")) }
         attributePath.append(UInt8(ascii: "@"))
         attributeName.withSpan { attributePath.append($0) }
-        fields.append(TokenField(path: attributePath.string, value: decoded,
-                                 line: element.line, column: element.column))
+        fields.append(
+            TokenField(
+                path: attributePath.string,
+                value: decoded,
+                line: element.line,
+                column: element.column
+            )
+        )
         return true
     }
 
@@ -307,7 +345,8 @@ struct FieldReader: ~Copyable {
         var index = 0
         while index < value.count {
             if value[index] == UInt8(ascii: "&"), index + escapedAmpersand.count <= value.count,
-               escapedAmpersand.indices.allSatisfy({ value[index + $0] == escapedAmpersand[$0] }) {
+                escapedAmpersand.indices.allSatisfy({ value[index + $0] == escapedAmpersand[$0] })
+            {
                 out.append(UInt8(ascii: "&"))
                 index += escapedAmpersand.count
             } else {

@@ -31,11 +31,18 @@ final class XMLPushParser {
     /// `recordingContainers`, the paths of elements that have child elements
     /// are kept too (``ParsedElement/containerPaths``), for readers that must
     /// count elements, not only fields (a Media RSS document's items).
-    func parse(_ bytes: Span<UInt8>, allowedRoots: Set<String>, recordingContainers: Bool = false,
-               chunkSize: Int = .max) throws(TokenError) -> ParsedElement {
+    func parse(
+        _ bytes: Span<UInt8>,
+        allowedRoots: Set<String>,
+        recordingContainers: Bool = false,
+        chunkSize: Int = .max
+    ) throws(TokenError) -> ParsedElement {
         if bytes.count > configuration.maxTokenBytes {
-            throw TokenError(.tokenTooLarge, stage: .parsing,
-                             "\(bytes.count) bytes of XML; the limit is \(configuration.maxTokenBytes) (maxTokenBytes)")
+            throw TokenError(
+                .tokenTooLarge,
+                stage: .parsing,
+                "\(bytes.count) bytes of XML; the limit is \(configuration.maxTokenBytes) (maxTokenBytes)"
+            )
         }
         // XML 1.0 §2.11: CR LF and a lone CR are read as LF before parsing.
         // libxml2 does that everywhere except in CDATA sections fed through its
@@ -49,7 +56,8 @@ final class XMLPushParser {
         }
         let attributeLimit = configuration.maxAttributesPerElement
         if Self.mayHoldCrowdedStartTag(bytes, limit: attributeLimit),
-           let start = CrowdedStartTag.find(in: bytes, limit: attributeLimit) {
+            let start = CrowdedStartTag.find(in: bytes, limit: attributeLimit)
+        {
             throw FieldReader.attributesPerElementError(configuration, at: start, in: bytes)
         }
         driver.withReader { $0.reset(allowedRoots: allowedRoots, recordingContainers: recordingContainers) }

@@ -27,8 +27,16 @@ public struct CredentialReport: Sendable {
         case error(TokenError)
     }
 
-    public init(input: Int, source: String, line: Int, kind: CredentialKind?, warnings: [String], content: Content,
-                statementVerdict: SoftwareStatementVerdict? = nil, requestorIDVerdict: SignedRequestorIDVerdict? = nil) {
+    public init(
+        input: Int,
+        source: String,
+        line: Int,
+        kind: CredentialKind?,
+        warnings: [String],
+        content: Content,
+        statementVerdict: SoftwareStatementVerdict? = nil,
+        requestorIDVerdict: SignedRequestorIDVerdict? = nil
+    ) {
         self.input = input
         self.source = source
         self.line = line
@@ -41,12 +49,26 @@ public struct CredentialReport: Sendable {
 
     /// Decodes (and, with `verifier`, verifies) what ``CredentialDetection`` found.
     /// A token or a JWKS is not a credential: it is reported as `unrecognizedCredential`.
-    public static func make(_ detected: DetectedCredential, input: Int, source: String, line: Int,
-                            verifier: SoftwareStatementVerifier?, configuration: DecoderConfiguration = .default,
-                            requestorIDVerifier: SignedRequestorIDVerifier? = nil, requestor: String? = nil) -> CredentialReport {
+    public static func make(
+        _ detected: DetectedCredential,
+        input: Int,
+        source: String,
+        line: Int,
+        verifier: SoftwareStatementVerifier?,
+        configuration: DecoderConfiguration = .default,
+        requestorIDVerifier: SignedRequestorIDVerifier? = nil,
+        requestor: String? = nil
+    ) -> CredentialReport {
         func report(_ content: Content, _ steps: [String], verdict: SoftwareStatementVerdict? = nil) -> CredentialReport {
-            CredentialReport(input: input, source: source, line: line, kind: detected.kind, warnings: steps, content: content,
-                             statementVerdict: verdict)
+            CredentialReport(
+                input: input,
+                source: source,
+                line: line,
+                kind: detected.kind,
+                warnings: steps,
+                content: content,
+                statementVerdict: verdict
+            )
         }
         switch detected {
         case .softwareStatement(let compact, let steps):
@@ -62,8 +84,15 @@ public struct CredentialReport: Sendable {
                 let id = try SignedRequestorID(base64: base64, requestor: requestor)
                 // Without a requestor it is shown, not verified (docs/DESIGN.md#telling-the-kinds-apart).
                 let verdict = requestor == nil ? nil : requestorIDVerifier?.verify(id)
-                return CredentialReport(input: input, source: source, line: line, kind: detected.kind, warnings: steps,
-                                        content: .signedRequestorID(id), requestorIDVerdict: verdict)
+                return CredentialReport(
+                    input: input,
+                    source: source,
+                    line: line,
+                    kind: detected.kind,
+                    warnings: steps,
+                    content: .signedRequestorID(id),
+                    requestorIDVerdict: verdict
+                )
             } catch {
                 return report(.error(error), steps)
             }
@@ -76,11 +105,27 @@ public struct CredentialReport: Sendable {
         case .refused(let error):
             return report(.error(error), [])
         case .keySet:
-            return report(.error(TokenError(.unrecognizedCredential, stage: .transport,
-                                            "this is a JWKS (keys, not a credential); give it with --key")), [])
+            return report(
+                .error(
+                    TokenError(
+                        .unrecognizedCredential,
+                        stage: .transport,
+                        "this is a JWKS (keys, not a credential); give it with --key"
+                    )
+                ),
+                []
+            )
         case .token:
-            return report(.error(TokenError(.unrecognizedCredential, stage: .transport,
-                                            "not a software statement, signed requestor ID or user metadata")), [])
+            return report(
+                .error(
+                    TokenError(
+                        .unrecognizedCredential,
+                        stage: .transport,
+                        "not a software statement, signed requestor ID or user metadata"
+                    )
+                ),
+                []
+            )
         }
     }
 
@@ -137,69 +182,103 @@ extension CredentialReport {
 
     func write(to json: inout JSONWriter) {
         json.beginObject()
-        json.member("input"); json.int(input)
-        json.member("source"); json.string(source)
-        json.member("line"); json.int(line)
-        json.member("status"); json.string(status?.rawValue)
-        json.member("reason"); json.string(reason)
-        json.member("kind"); json.string(kind?.rawValue)
+        json.member("input")
+        json.int(input)
+        json.member("source")
+        json.string(source)
+        json.member("line")
+        json.int(line)
+        json.member("status")
+        json.string(status?.rawValue)
+        json.member("reason")
+        json.string(reason)
+        json.member("kind")
+        json.string(kind?.rawValue)
         json.member("warnings")
         json.beginArray()
         for warning in warnings {
-            json.element(); json.string(warning)
+            json.element()
+            json.string(warning)
         }
         json.endArray()
         switch content {
         case .softwareStatement(let statement):
-            json.member("header"); statement.header.write(to: &json)
-            json.member("claims"); statement.claims.write(to: &json)
-            json.member("algorithm"); json.string(statement.algorithmName)
-            json.member("keyID"); json.string(statement.keyID)
-            json.member("softwareID"); json.string(statement.softwareID)
-            json.member("softwareVersion"); json.string(statement.softwareVersion)
-            json.member("issuer"); json.string(statement.issuer)
-            json.member("subject"); json.string(statement.subject)
+            json.member("header")
+            statement.header.write(to: &json)
+            json.member("claims")
+            statement.claims.write(to: &json)
+            json.member("algorithm")
+            json.string(statement.algorithmName)
+            json.member("keyID")
+            json.string(statement.keyID)
+            json.member("softwareID")
+            json.string(statement.softwareID)
+            json.member("softwareVersion")
+            json.string(statement.softwareVersion)
+            json.member("issuer")
+            json.string(statement.issuer)
+            json.member("subject")
+            json.string(statement.subject)
             json.member("audience")
             json.beginArray()
             for audience in statement.audience {
-                json.element(); json.string(audience)
+                json.element()
+                json.string(audience)
             }
             json.endArray()
-            json.member("issuedAt"); json.string(statement.issuedAt?.iso8601)
-            json.member("notBefore"); json.string(statement.notBefore?.iso8601)
-            json.member("expiresAt"); json.string(statement.expiresAt?.iso8601)
+            json.member("issuedAt")
+            json.string(statement.issuedAt?.iso8601)
+            json.member("notBefore")
+            json.string(statement.notBefore?.iso8601)
+            json.member("expiresAt")
+            json.string(statement.expiresAt?.iso8601)
             json.member("signature")
             json.beginObject()
-            json.member("bytes"); json.int(statement.signature.count)
-            json.member("value"); json.string(JWSBase64URL.encode(statement.signature))
+            json.member("bytes")
+            json.int(statement.signature.count)
+            json.member("value")
+            json.string(JWSBase64URL.encode(statement.signature))
             json.endObject()
-            json.member("verifiedBy"); json.string(statementVerdict?.key?.description)
+            json.member("verifiedBy")
+            json.string(statementVerdict?.key?.description)
             writeChecks(to: &json)
         case .signedRequestorID(let id):
             json.member("signedRequestorID")
             json.beginObject()
-            json.member("bytes"); json.int(id.signature.count)
-            json.member("value"); json.string(id.base64)
-            json.member("requestor"); json.string(id.requestor)
-            json.member("digest"); json.string(requestorIDVerdict?.verified?.digest.displayName)
+            json.member("bytes")
+            json.int(id.signature.count)
+            json.member("value")
+            json.string(id.base64)
+            json.member("requestor")
+            json.string(id.requestor)
+            json.member("digest")
+            json.string(requestorIDVerdict?.verified?.digest.displayName)
             json.endObject()
-            json.member("verifiedBy"); json.string(requestorIDVerdict?.verified?.key.description)
+            json.member("verifiedBy")
+            json.string(requestorIDVerdict?.verified?.key.description)
         case .userMetadata(let metadata):
-            json.member("updated"); json.string(metadata.updated?.iso8601)
+            json.member("updated")
+            json.string(metadata.updated?.iso8601)
             json.member("encrypted")
             json.beginArray()
             for name in metadata.encryptedNames {
-                json.element(); json.string(name)
+                json.element()
+                json.string(name)
             }
             json.endArray()
-            json.member("metadata"); metadata.json.write(to: &json)
+            json.member("metadata")
+            metadata.json.write(to: &json)
         case .error(let error):
             json.member("error")
             json.beginObject()
-            json.member("code"); json.string(error.code.rawValue)
-            json.member("stage"); json.string(error.stage.rawValue)
-            json.member("message"); json.string(error.message)
-            json.member("offset"); json.int(error.location?.byteOffset)
+            json.member("code")
+            json.string(error.code.rawValue)
+            json.member("stage")
+            json.string(error.stage.rawValue)
+            json.member("message")
+            json.string(error.message)
+            json.member("offset")
+            json.int(error.location?.byteOffset)
             json.endObject()
         }
         json.endObject()
@@ -209,12 +288,14 @@ extension CredentialReport {
         json.member("checksRun")
         guard let verdict = statementVerdict else {
             json.null()
-            json.member("checksSkipped"); json.null()
+            json.member("checksSkipped")
+            json.null()
             return
         }
         json.beginArray()
         for check in verdict.checks {
-            json.element(); json.string(check.rawValue)
+            json.element()
+            json.string(check.rawValue)
         }
         json.endArray()
         json.member("checksSkipped")
@@ -222,8 +303,10 @@ extension CredentialReport {
         for skipped in verdict.skipped {
             json.element()
             json.beginObject()
-            json.member("check"); json.string(skipped.check.rawValue)
-            json.member("reason"); json.string(skipped.reason)
+            json.member("check")
+            json.string(skipped.check.rawValue)
+            json.member("reason")
+            json.string(skipped.reason)
             json.endObject()
         }
         json.endArray()
@@ -280,7 +363,9 @@ extension CredentialReport {
                 }
             }
         case .signedRequestorID(let id):
-            var rows: [(String, TerminalText)] = [("signature", "\(id.signature.count) bytes, looks like \(TokenReport.signatureShape(byteCount: id.signature.count))")]
+            var rows: [(String, TerminalText)] = [
+                ("signature", "\(id.signature.count) bytes, looks like \(TokenReport.signatureShape(byteCount: id.signature.count))")
+            ]
             if let requestor = id.requestor { rows.append(("requestor", "\(requestor)")) }
             lines += Self.aligned(rows, indent: "   ")
         case .userMetadata(let metadata):

@@ -33,11 +33,24 @@ extension TokenReport {
 
     /// The same, with the fragments of the objects written before it into `json`.
     func write(to json: inout JSONWriter, fragments: inout ReportFragments, showSignedBytes: Bool, showDecodedXML: Bool = false) {
-        Self.writeObject(input: input, source: source, line: line, status: status, reason: reason,
-                         token: token ?? verdict?.token, error: error ?? verdict?.formatError,
-                         key: verdict?.key, checksRun: verdict?.checksRun, checksSkipped: verdict?.checksSkipped,
-                         signatureByteCount: verdict?.signatureByteCount, envelope: envelope, to: &json, fragments: &fragments,
-                         showSignedBytes: showSignedBytes, showDecodedXML: showDecodedXML)
+        Self.writeObject(
+            input: input,
+            source: source,
+            line: line,
+            status: status,
+            reason: reason,
+            token: token ?? verdict?.token,
+            error: error ?? verdict?.formatError,
+            key: verdict?.key,
+            checksRun: verdict?.checksRun,
+            checksSkipped: verdict?.checksSkipped,
+            signatureByteCount: verdict?.signatureByteCount,
+            envelope: envelope,
+            to: &json,
+            fragments: &fragments,
+            showSignedBytes: showSignedBytes,
+            showDecodedXML: showDecodedXML
+        )
     }
 
     /// The object of a verdict, written straight from it: the bytes
@@ -46,39 +59,83 @@ extension TokenReport {
     /// record that carries no token), without making that report. A stream
     /// renders one per token, and a report value costs a copy of every
     /// reference the verdict holds, and its release.
-    static func write(verdict: borrowing Verdict, input: Int, source: String, line: Int, recordEnvelope: RESTEnvelope?,
-                      to json: inout JSONWriter, fragments: inout ReportFragments, showSignedBytes: Bool) {
+    static func write(
+        verdict: borrowing Verdict,
+        input: Int,
+        source: String,
+        line: Int,
+        recordEnvelope: RESTEnvelope?,
+        to json: inout JSONWriter,
+        fragments: inout ReportFragments,
+        showSignedBytes: Bool
+    ) {
         let token = verdict.token
-        writeObject(input: input, source: source, line: line, status: verdict.status, reason: verdict.reason,
-                    token: token, error: verdict.formatError,
-                    key: verdict.key, checksRun: verdict.checksRun, checksSkipped: verdict.checksSkipped,
-                    signatureByteCount: verdict.signatureByteCount, envelope: token == nil ? recordEnvelope : token?.envelope, to: &json, fragments: &fragments,
-                    showSignedBytes: showSignedBytes, showDecodedXML: false)
+        writeObject(
+            input: input,
+            source: source,
+            line: line,
+            status: verdict.status,
+            reason: verdict.reason,
+            token: token,
+            error: verdict.formatError,
+            key: verdict.key,
+            checksRun: verdict.checksRun,
+            checksSkipped: verdict.checksSkipped,
+            signatureByteCount: verdict.signatureByteCount,
+            envelope: token == nil ? recordEnvelope : token?.envelope,
+            to: &json,
+            fragments: &fragments,
+            showSignedBytes: showSignedBytes,
+            showDecodedXML: false
+        )
     }
 
     /// The object's members in their fixed order. The names go out as
     /// literals with their separators (`,"line":`): every member but the first
     /// follows another, so no per-member bookkeeping is needed for them.
-    private static func writeObject(input: Int, source: String, line: Int, status: VerificationStatus?, reason: String,
-                                    token: DecodedToken?, error: TokenError?,
-                                    key: PublicKey?, checksRun: [VerificationCheck]?, checksSkipped: [SkippedCheck]?,
-                                    signatureByteCount: Int?, envelope: RESTEnvelope?, to json: inout JSONWriter, fragments: inout ReportFragments,
-                                    showSignedBytes: Bool, showDecodedXML: Bool) {
+    private static func writeObject(
+        input: Int,
+        source: String,
+        line: Int,
+        status: VerificationStatus?,
+        reason: String,
+        token: DecodedToken?,
+        error: TokenError?,
+        key: PublicKey?,
+        checksRun: [VerificationCheck]?,
+        checksSkipped: [SkippedCheck]?,
+        signatureByteCount: Int?,
+        envelope: RESTEnvelope?,
+        to json: inout JSONWriter,
+        fragments: inout ReportFragments,
+        showSignedBytes: Bool,
+        showDecodedXML: Bool
+    ) {
         json.beginObject()
-        json.member("input"); json.int(input)
-        json.literal(",\"source\":"); json.string(source, repeating: 3)
-        json.literal(",\"line\":"); json.int(line)
-        json.literal(",\"status\":"); json.string(status?.rawValue)
-        json.literal(",\"reason\":"); json.string(reason, repeating: 0)
+        json.member("input")
+        json.int(input)
+        json.literal(",\"source\":")
+        json.string(source, repeating: 3)
+        json.literal(",\"line\":")
+        json.int(line)
+        json.literal(",\"status\":")
+        json.string(status?.rawValue)
+        json.literal(",\"reason\":")
+        json.string(reason, repeating: 0)
         if let token {
             token.token.writeReportMembers(of: token, to: &json, fragments: &fragments)
             fragments.writeFields(token.fields, to: &json)
-            json.literal(",\"transport\":"); json.string(token.transport.description)
-            json.literal(",\"signature\":{\"form\":"); json.string(token.frame.signatureForm.rawValue)
-            json.literal(",\"placement\":"); json.string(token.frame.signaturePlacement.rawValue)
-            json.literal(",\"bytes\":"); json.int(signatureByteCount ?? token.signatureBytes?.count)
+            json.literal(",\"transport\":")
+            json.string(token.transport.description)
+            json.literal(",\"signature\":{\"form\":")
+            json.string(token.frame.signatureForm.rawValue)
+            json.literal(",\"placement\":")
+            json.string(token.frame.signaturePlacement.rawValue)
+            json.literal(",\"bytes\":")
+            json.int(signatureByteCount ?? token.signatureBytes?.count)
             // The Base64 text as it stands between the tags, white space trimmed.
-            json.literal(",\"value\":"); json.string(utf8: token.trimmedSignatureText)
+            json.literal(",\"value\":")
+            json.string(utf8: token.trimmedSignatureText)
             json.literal("}")
         } else {
             json.literal(",\"kind\":null,\"root\":null,\"issuedAt\":null,\"expiresAt\":null,\"requestorID\":null")
@@ -88,18 +145,25 @@ extension TokenReport {
         if let checksRun, let checksSkipped {
             fragments.writeVerdictChecks(key: key, checksRun: checksRun, checksSkipped: checksSkipped, to: &json)
         } else {
-            json.literal(",\"verifiedBy\":"); json.string(key?.description, repeating: 2)
+            json.literal(",\"verifiedBy\":")
+            json.string(key?.description, repeating: 2)
             json.literal(",\"checksRun\":null,\"checksSkipped\":null")
         }
         json.literal(",\"error\":")
         if let error {
             json.beginObject()
-            json.member("code"); json.string(error.code.rawValue)
-            json.member("stage"); json.string(error.stage.rawValue)
-            json.member("message"); json.string(error.message)
-            json.member("offset"); json.int(error.location?.byteOffset)
-            json.member("line"); json.int(error.location?.line)
-            json.member("column"); json.int(error.location?.column)
+            json.member("code")
+            json.string(error.code.rawValue)
+            json.member("stage")
+            json.string(error.stage.rawValue)
+            json.member("message")
+            json.string(error.message)
+            json.member("offset")
+            json.int(error.location?.byteOffset)
+            json.member("line")
+            json.int(error.location?.line)
+            json.member("column")
+            json.int(error.location?.column)
             json.member("fieldsBeforeError")
             json.beginObject()
             writeFields(error.fieldsBeforeError, to: &json)
@@ -132,7 +196,8 @@ extension TokenReport {
             json.null()
         }
         if showSignedBytes {
-            json.member("signedBytes"); json.string(token.map { String(decoding: $0.signedBytes, as: UTF8.self) })
+            json.member("signedBytes")
+            json.string(token.map { String(decoding: $0.signedBytes, as: UTF8.self) })
         }
         if showDecodedXML {
             json.member("decodedXML")
@@ -144,9 +209,12 @@ extension TokenReport {
                 let xml = token.xml
                 let signed = token.frame.tokenElement
                 json.beginObject()
-                json.member("beforeSigned"); json.string(String(decoding: xml[..<signed.lowerBound], as: UTF8.self))
-                json.member("signed"); json.string(String(decoding: xml[signed], as: UTF8.self))
-                json.member("afterSigned"); json.string(String(decoding: xml[signed.upperBound...], as: UTF8.self))
+                json.member("beforeSigned")
+                json.string(String(decoding: xml[..<signed.lowerBound], as: UTF8.self))
+                json.member("signed")
+                json.string(String(decoding: xml[signed], as: UTF8.self))
+                json.member("afterSigned")
+                json.string(String(decoding: xml[signed.upperBound...], as: UTF8.self))
                 json.endObject()
             } else {
                 json.null()
@@ -163,7 +231,8 @@ extension TokenReport {
         guard TokenFieldGroup.hasRepeatedPath(fields) else {
             // By index: `for field in fields` would copy (retain) both strings of each field.
             for index in fields.indices {
-                json.key(fields[index].path); json.string(fields[index].value, repeating: ReportFragments.firstFieldSlot + index)
+                json.key(fields[index].path)
+                json.string(fields[index].value, repeating: ReportFragments.firstFieldSlot + index)
             }
             return
         }
@@ -174,14 +243,14 @@ extension TokenReport {
             } else {
                 json.beginArray()
                 for value in group.values {
-                    json.element(); json.string(value)
+                    json.element()
+                    json.string(value)
                 }
                 json.endArray()
             }
         }
     }
 }
-
 
 extension DecodedToken {
     /// The signature block's text without the white space around it (a pretty-printed block has some).

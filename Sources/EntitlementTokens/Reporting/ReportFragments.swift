@@ -50,14 +50,19 @@ struct ReportFragments {
             return
         }
         let start = json.count
-        json.literal(",\"resourceID\":"); json.string(resourceID, repeating: 1)
+        json.literal(",\"resourceID\":")
+        json.string(resourceID, repeating: 1)
         json.literal(",\"resourceRSS\":")
         // Only a resource that looks like RSS is read (once, lazily); a bare id is null.
         if let rss = token.mediaRSS {
-            json.literal("{\"channel\":"); json.string(rss.channelTitle)
-            json.literal(",\"itemTitle\":"); json.string(rss.itemTitle)
-            json.literal(",\"guid\":"); json.string(rss.itemGUID)
-            json.literal(",\"rating\":"); json.string(rss.rating)
+            json.literal("{\"channel\":")
+            json.string(rss.channelTitle)
+            json.literal(",\"itemTitle\":")
+            json.string(rss.itemTitle)
+            json.literal(",\"guid\":")
+            json.string(rss.itemGUID)
+            json.literal(",\"rating\":")
+            json.string(rss.rating)
             json.literal("}")
         } else {
             json.null()
@@ -74,12 +79,14 @@ struct ReportFragments {
     mutating func writeWarnings(of token: DecodedToken, to json: inout JSONWriter) {
         let transport = token.transportWarnings
         for index in transport.indices {
-            json.element(); json.string(transport[index])
+            json.element()
+            json.string(transport[index])
         }
         guard let current = token.mediaRSSReading else { return }
         let warning = current === reading ? readingWarning : current.warning
         if let warning {
-            json.element(); json.string(warning)
+            json.element()
+            json.string(warning)
         }
     }
 
@@ -133,27 +140,36 @@ struct ReportFragments {
     }
 
     /// `,"verifiedBy":…,"checksRun":[…],"checksSkipped":[…]` of a verdict.
-    mutating func writeVerdictChecks(key: PublicKey?, checksRun: [VerificationCheck], checksSkipped: [SkippedCheck],
-                                     to json: inout JSONWriter) {
+    mutating func writeVerdictChecks(
+        key: PublicKey?,
+        checksRun: [VerificationCheck],
+        checksSkipped: [SkippedCheck],
+        to json: inout JSONWriter
+    ) {
         if hasChecks, Self.sameKey(checksKey, key), self.checksRun == checksRun, Self.sameBytes(self.checksSkipped, checksSkipped) {
             json.repeatBytes(checksBytes)
             return
         }
         let start = json.count
-        json.literal(",\"verifiedBy\":"); json.string(key?.description, repeating: 2)
+        json.literal(",\"verifiedBy\":")
+        json.string(key?.description, repeating: 2)
         json.literal(",\"checksRun\":")
         json.beginArray()
         for check in checksRun {
-            json.element(); json.string(check.rawValue)
+            json.element()
+            json.string(check.rawValue)
         }
         json.endArray()
         json.literal(",\"checksSkipped\":")
         json.beginArray()
         for skipped in checksSkipped {
             json.element()
-            json.literal("{\"check\":"); json.string(skipped.check.rawValue)
-            json.literal(",\"reason\":"); json.string(skipped.reason)
-            json.literal(",\"requested\":"); json.bool(skipped.requested)
+            json.literal("{\"check\":")
+            json.string(skipped.check.rawValue)
+            json.literal(",\"reason\":")
+            json.string(skipped.reason)
+            json.literal(",\"requested\":")
+            json.bool(skipped.requested)
             json.literal("}")
         }
         json.endArray()
@@ -179,7 +195,8 @@ struct ReportFragments {
         guard lhs.count == rhs.count else { return false }
         for index in lhs.indices {
             guard lhs[index].check == rhs[index].check, lhs[index].requested == rhs[index].requested,
-                  lhs[index].reason.hasSameUTF8(as: rhs[index].reason) else { return false }
+                lhs[index].reason.hasSameUTF8(as: rhs[index].reason)
+            else { return false }
         }
         return true
     }
@@ -192,27 +209,42 @@ extension EntitlementToken {
     func writeReportMembers(of token: DecodedToken, to json: inout JSONWriter, fragments: inout ReportFragments) {
         switch self {
         case .media(let media):
-            json.literal(",\"kind\":\"media\",\"root\":"); json.string(media.root.rawValue)
-            json.literal(",\"issuedAt\":"); fragments.writeInstant(media.issueTime, slot: 0, to: &json)
-            json.literal(",\"expiresAt\":"); fragments.writeInstant(media.expiry, slot: 1, to: &json)
-            json.literal(",\"requestorID\":"); json.string(media.requestorID)
+            json.literal(",\"kind\":\"media\",\"root\":")
+            json.string(media.root.rawValue)
+            json.literal(",\"issuedAt\":")
+            fragments.writeInstant(media.issueTime, slot: 0, to: &json)
+            json.literal(",\"expiresAt\":")
+            fragments.writeInstant(media.expiry, slot: 1, to: &json)
+            json.literal(",\"requestorID\":")
+            json.string(media.requestorID)
             fragments.writeResource(media.resourceID, of: token, to: &json)
-            json.literal(",\"mvpdID\":"); json.string(media.mvpdID)
+            json.literal(",\"mvpdID\":")
+            json.string(media.mvpdID)
             json.literal(",\"fingerprint\":null")
         case .authentication(let authentication):
-            json.literal(",\"kind\":\"authentication\",\"root\":"); json.string(AuthenticationToken.root)
-            json.literal(",\"issuedAt\":null,\"expiresAt\":"); fragments.writeInstant(authentication.expires, slot: 1, to: &json)
-            json.literal(",\"requestorID\":"); json.string(authentication.requestorID)
+            json.literal(",\"kind\":\"authentication\",\"root\":")
+            json.string(AuthenticationToken.root)
+            json.literal(",\"issuedAt\":null,\"expiresAt\":")
+            fragments.writeInstant(authentication.expires, slot: 1, to: &json)
+            json.literal(",\"requestorID\":")
+            json.string(authentication.requestorID)
             fragments.writeResource(nil, of: token, to: &json)
-            json.literal(",\"mvpdID\":"); json.string(authentication.mvpdID)
-            json.literal(",\"fingerprint\":"); json.string(authentication.fingerprint)
+            json.literal(",\"mvpdID\":")
+            json.string(authentication.mvpdID)
+            json.literal(",\"fingerprint\":")
+            json.string(authentication.fingerprint)
         case .authorization(let authorization):
-            json.literal(",\"kind\":\"authorization\",\"root\":"); json.string(AuthorizationToken.root)
-            json.literal(",\"issuedAt\":null,\"expiresAt\":"); fragments.writeInstant(authorization.expires, slot: 1, to: &json)
-            json.literal(",\"requestorID\":"); json.string(authorization.requestorID)
+            json.literal(",\"kind\":\"authorization\",\"root\":")
+            json.string(AuthorizationToken.root)
+            json.literal(",\"issuedAt\":null,\"expiresAt\":")
+            fragments.writeInstant(authorization.expires, slot: 1, to: &json)
+            json.literal(",\"requestorID\":")
+            json.string(authorization.requestorID)
             fragments.writeResource(authorization.resourceID, of: token, to: &json)
-            json.literal(",\"mvpdID\":"); json.string(authorization.mvpdID)
-            json.literal(",\"fingerprint\":"); json.string(authorization.fingerprint)
+            json.literal(",\"mvpdID\":")
+            json.string(authorization.mvpdID)
+            json.literal(",\"fingerprint\":")
+            json.string(authorization.fingerprint)
         }
     }
 }

@@ -11,8 +11,12 @@ public struct TextReportOptions: Sendable {
     public var showSignedBytes: Bool
 
     /// Options; `now` is what relative times are measured from.
-    public init(style: TextStyle = TextStyle(colored: false), now: TokenTimestamp, detailed: Bool = false,
-                showSignedBytes: Bool = false) {
+    public init(
+        style: TextStyle = TextStyle(colored: false),
+        now: TokenTimestamp,
+        detailed: Bool = false,
+        showSignedBytes: Bool = false
+    ) {
         self.style = style
         self.now = now
         self.detailed = detailed

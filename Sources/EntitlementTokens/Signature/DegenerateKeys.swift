@@ -52,7 +52,8 @@ enum DegenerateKeys {
     /// Why the EC `key` is degenerate, or nil when OpenSSL's public-key
     /// check passes (on the curve, not at infinity, of the group's order).
     static func ecDefect(of key: OpenSSLKey) -> String? {
-        key.passesPublicKeyCheck() ? nil
+        key.passesPublicKeyCheck()
+            ? nil
             : "public point fails OpenSSL's public-key check (off the curve, at infinity, or not of the group's order)"
     }
 
@@ -122,7 +123,12 @@ enum DegenerateKeys {
         var high: UInt8? = nil
         for character in text.utf8 {
             let nibble = character <= 0x39 ? character - 0x30 : character - 0x61 + 10
-            if let value = high { bytes.append(value << 4 | nibble); high = nil } else { high = nibble }
+            if let value = high {
+                bytes.append(value << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
         }
         return bytes
     }

@@ -7,9 +7,14 @@
 /// with the RSA *public* key lets anyone sign). Every other name is refused
 /// as unknown.
 public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, Codable {
-    case rs256 = "RS256", rs384 = "RS384", rs512 = "RS512"
-    case ps256 = "PS256", ps384 = "PS384", ps512 = "PS512"
-    case es256 = "ES256", es384 = "ES384"
+    case rs256 = "RS256"
+    case rs384 = "RS384"
+    case rs512 = "RS512"
+    case ps256 = "PS256"
+    case ps384 = "PS384"
+    case ps512 = "PS512"
+    case es256 = "ES256"
+    case es384 = "ES384"
     case edDSA = "EdDSA"
 
     /// The digest the signature covers; nil for EdDSA (Ed25519 hashes internally).
@@ -74,5 +79,8 @@ enum JWSAlgorithmRefusal: Error, Equatable {
 
 /// The key types the JWS algorithms need.
 enum JWSKeyFamily: String, Sendable {
-    case rsa = "RSA", ecP256 = "EC P-256", ecP384 = "EC P-384", ed25519 = "Ed25519"
+    case rsa = "RSA"
+    case ecP256 = "EC P-256"
+    case ecP384 = "EC P-384"
+    case ed25519 = "Ed25519"
 }

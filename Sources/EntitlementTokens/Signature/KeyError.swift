@@ -71,7 +71,10 @@ extension ErrorCode where Domain == KeyError {
     public static var signingFailed: Self { Self("signingFailed") }
 
     /// Every code this version of the library can give.
-    public static var allCases: [Self] { [
-        .unreadable, .notARegularFile, .unsupportedFormat, .unsupportedKeyType, .insecureKeySize, .degenerateKey, .noKeysFound, .notAPrivateKey, .signingFailed,
-    ] }
+    public static var allCases: [Self] {
+        [
+            .unreadable, .notARegularFile, .unsupportedFormat, .unsupportedKeyType, .insecureKeySize, .degenerateKey, .noKeysFound, .notAPrivateKey,
+            .signingFailed,
+        ]
+    }
 }

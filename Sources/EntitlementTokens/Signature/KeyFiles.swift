@@ -68,10 +68,13 @@ package enum KeyFiles {
         for name in names {
             let systemPath = base + name + [0]
             let display = String(decoding: (base + name).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            entries.append(DirectoryEntry(
-                path: display, systemPath: systemPath,
-                type: try type(ofSystemPath: systemPath, display: display)
-            ))
+            entries.append(
+                DirectoryEntry(
+                    path: display,
+                    systemPath: systemPath,
+                    type: try type(ofSystemPath: systemPath, display: display)
+                )
+            )
         }
         return entries
     }

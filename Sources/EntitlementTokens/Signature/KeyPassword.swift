@@ -26,8 +26,11 @@ public struct KeyPassword: Sendable, Hashable, CustomStringConvertible {
     /// The password by the rule above: `file` (its first line, without the
     /// line break), else `environment[TOKENINSPECT_KEY_PASSWORD]`, else
     /// `prompt()` (which the caller gives only when stdin is a terminal), else empty.
-    public static func resolve(file: String?, environment: [String: String],
-                               prompt: (() -> String?)? = nil) throws(KeyError) -> KeyPassword {
+    public static func resolve(
+        file: String?,
+        environment: [String: String],
+        prompt: (() -> String?)? = nil
+    ) throws(KeyError) -> KeyPassword {
         if let file {
             let content = try KeyFiles.read(file)
             let line = content.prefix { $0 != 0x0A && $0 != 0x0D }

@@ -34,21 +34,30 @@ enum KeyPolicy {
                 throw degenerate(name, defect, source, prefix)
             }
             if bits < KeyLoadingOptions.minimumRSABits && !options.allowsInsecureKeySizes {
-                throw KeyError(.insecureKeySize, source,
+                throw KeyError(
+                    .insecureKeySize,
+                    source,
                     "\(prefix)\(name) key refused: under \(KeyLoadingOptions.minimumRSABits) bits; "
-                    + "pass allowsInsecureKeySizes / --allow-insecure-keys to accept it")
+                        + "pass allowsInsecureKeySizes / --allow-insecure-keys to accept it"
+                )
             }
             let pss = isPSSKey || options.treatsRSAKeysAsPSS
             return Profile(algorithm: pss ? .rsaPSSSHA256 : .rsaPKCS1SHA256, bits: bits, displayName: name)
         }
         if key.isA("EC") {
             guard let group = key.groupName else {
-                throw KeyError(.unsupportedKeyType, source,
-                    "\(prefix)EC key with explicit curve parameters is not supported; only named P-256 (prime256v1)")
+                throw KeyError(
+                    .unsupportedKeyType,
+                    source,
+                    "\(prefix)EC key with explicit curve parameters is not supported; only named P-256 (prime256v1)"
+                )
             }
             guard p256Names.contains(group) else {
-                throw KeyError(.unsupportedKeyType, source,
-                    "\(prefix)EC key on curve \(group) is not supported; only P-256 (prime256v1)")
+                throw KeyError(
+                    .unsupportedKeyType,
+                    source,
+                    "\(prefix)EC key on curve \(group) is not supported; only P-256 (prime256v1)"
+                )
             }
             if let defect = DegenerateKeys.ecDefect(of: key) {
                 throw degenerate("EC P-256", defect, source, prefix)
@@ -61,8 +70,11 @@ enum KeyPolicy {
             }
             return Profile(algorithm: .ed25519, bits: 256, displayName: "Ed25519")
         }
-        throw KeyError(.unsupportedKeyType, source,
-            "\(prefix)\(key.typeName) key is not supported; use RSA (2048 bits or more), RSA-PSS, EC P-256 or Ed25519")
+        throw KeyError(
+            .unsupportedKeyType,
+            source,
+            "\(prefix)\(key.typeName) key is not supported; use RSA (2048 bits or more), RSA-PSS, EC P-256 or Ed25519"
+        )
     }
 
     private static func degenerate(_ name: String, _ defect: String, _ source: String, _ prefix: String) -> KeyError {

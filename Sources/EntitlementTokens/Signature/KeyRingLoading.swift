@@ -112,11 +112,15 @@ struct KeyFileWalk {
                 throw KeyError(code: error.code, source: path, message: "\(error.message) (the password tried: \(tried.origin))")
             }
             guard let der = opened.key.subjectPublicKeyInfoDER(),
-                  let publicHalf = try KeyDecoding.publicKeys(from: der, source: path).first else {
+                let publicHalf = try KeyDecoding.publicKeys(from: der, source: path).first
+            else {
                 throw KeyError(.unsupportedFormat, path, "PKCS#12: the public half of its private key cannot be derived")
             }
-            try add([KeyDecoding.Decoded(key: publicHalf.key, location: "PKCS#12 (public half of its private key)")],
-                    source: path, consume)
+            try add(
+                [KeyDecoding.Decoded(key: publicHalf.key, location: "PKCS#12 (public half of its private key)")],
+                source: path,
+                consume
+            )
             return
         }
         try add(KeyDecoding.publicKeys(from: bytes, source: path), source: path, consume)
@@ -130,8 +134,13 @@ struct KeyFileWalk {
         for entry in entries {
             switch entry.type {
             case .directory:
-                notices.append(KeyLoadNotice(.subdirectoryNotEntered, entry.path,
-                    "subdirectory not entered; only files directly in a key directory are loaded"))
+                notices.append(
+                    KeyLoadNotice(
+                        .subdirectoryNotEntered,
+                        entry.path,
+                        "subdirectory not entered; only files directly in a key directory are loaded"
+                    )
+                )
                 skippedSummary.append("\(entry.path) (a subdirectory)")
             case .other(let what):
                 notices.append(KeyLoadNotice(.notARegularFile, entry.path, "skipped: \(KeyFiles.notRegularDetail(what))"))
@@ -166,11 +175,19 @@ struct KeyFileWalk {
             if let validity = item.certificateValidity, !validity.contains(now) {
                 let location = item.location.map { "\($0): " } ?? ""
                 let trusted = "its key is trusted anyway (a certificate is a key container here, not a PKI)"
-                notices.append(now > validity.notAfter
-                    ? KeyLoadNotice(.certificateExpired, source,
-                        "\(location)certificate expired \(validity.notAfter.iso8601); \(trusted)")
-                    : KeyLoadNotice(.certificateNotYetValid, source,
-                        "\(location)certificate not valid before \(validity.notBefore.iso8601); \(trusted)"))
+                notices.append(
+                    now > validity.notAfter
+                        ? KeyLoadNotice(
+                            .certificateExpired,
+                            source,
+                            "\(location)certificate expired \(validity.notAfter.iso8601); \(trusted)"
+                        )
+                        : KeyLoadNotice(
+                            .certificateNotYetValid,
+                            source,
+                            "\(location)certificate not valid before \(validity.notBefore.iso8601); \(trusted)"
+                        )
+                )
             }
         }
     }

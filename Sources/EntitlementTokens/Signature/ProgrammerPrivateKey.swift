@@ -40,15 +40,22 @@ public struct ProgrammerPrivateKey: Sendable {
             container = "DER"
         }
         guard key.isA("RSA") else {
-            throw KeyError(.unsupportedKeyType, source,
-                           "a \(key.typeName) key; signed requestor IDs and encrypted metadata use RSA")
+            throw KeyError(
+                .unsupportedKeyType,
+                source,
+                "a \(key.typeName) key; signed requestor IDs and encrypted metadata use RSA"
+            )
         }
         if let defect = DegenerateKeys.rsaDefect(of: key) {
             throw KeyError(.degenerateKey, source, "RSA key refused: \(defect)")
         }
         guard let der = key.subjectPublicKeyInfoDER(),
-              let publicKey = try PublicKey.keys(from: der, source: source,
-                                                 options: KeyLoadingOptions(allowsInsecureKeySizes: true)).first else {
+            let publicKey = try PublicKey.keys(
+                from: der,
+                source: source,
+                options: KeyLoadingOptions(allowsInsecureKeySizes: true)
+            ).first
+        else {
             throw KeyError(.unsupportedFormat, source, "cannot derive the public key")
         }
         self.key = key

@@ -76,11 +76,20 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             verifier = try SignatureVerifier(key: key, algorithm: profile.algorithm)
         } catch {
             // An RSA-PSS key whose parameters pin another digest or MGF lands here.
-            throw KeyError(.unsupportedKeyType, source,
-                "\(prefix)\(profile.displayName) key cannot verify \(profile.algorithm.rawValue): \(error.reason)")
+            throw KeyError(
+                .unsupportedKeyType,
+                source,
+                "\(prefix)\(profile.displayName) key cannot verify \(profile.algorithm.rawValue): \(error.reason)"
+            )
         }
-        storage = Storage(profile: profile, source: source, der: der, fingerprint: fingerprint, verifier: verifier,
-                          certificateValidity: decoded.certificateValidity)
+        storage = Storage(
+            profile: profile,
+            source: source,
+            der: der,
+            fingerprint: fingerprint,
+            verifier: verifier,
+            certificateValidity: decoded.certificateValidity
+        )
     }
 
     /// True when `signature` is a valid signature by this key over exactly `message`.
@@ -132,8 +141,14 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         let certificateValidity: CertificateValidity?
         let description: String
 
-        init(profile: KeyPolicy.Profile, source: String, der: [UInt8], fingerprint: String, verifier: SignatureVerifier,
-             certificateValidity: CertificateValidity?) {
+        init(
+            profile: KeyPolicy.Profile,
+            source: String,
+            der: [UInt8],
+            fingerprint: String,
+            verifier: SignatureVerifier,
+            certificateValidity: CertificateValidity?
+        ) {
             self.profile = profile
             self.source = source
             self.der = der

@@ -39,7 +39,8 @@ package enum SampleKeys {
     /// in it. For CDN keys, read as each kind needs them.
     package static func name(ofKeyFile bytes: [UInt8]) -> String? {
         if let digest = OpenSSLSHA256.shared.hexDigest(of: SecretFileBytes.secret(of: bytes)),
-           let name = cdnFingerprints[digest] {
+            let name = cdnFingerprints[digest]
+        {
             return name
         }
         let any = KeyLoadingOptions(allowsInsecureKeySizes: true)

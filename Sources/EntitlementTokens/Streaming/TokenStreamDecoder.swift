@@ -40,8 +40,11 @@ public final class TokenStreamDecoder {
     /// on one thread and decode on several).
     public func decode(_ record: TokenRecord) -> DecodedRecord {
         if let error = record.error { return DecodedRecord(record: record, result: .failure(error)) }
-        return DecodedRecord(record: record, result: Result { () throws(TokenError) in
-            try decoder.decode(record.bytes, envelope: record.envelope)
-        })
+        return DecodedRecord(
+            record: record,
+            result: Result { () throws(TokenError) in
+                try decoder.decode(record.bytes, envelope: record.envelope)
+            }
+        )
     }
 }

@@ -83,8 +83,13 @@ public final class VerificationStream {
     ///   the thread that calls ``add(_:source:)`` and ``finish()``.
     /// - Parameter decoderConfiguration: for `inspect` without a verifier
     ///   (a verifier decodes with its own).
-    public init(mode: Mode, format: Format, limits: Limits = Limits(), decoderConfiguration: DecoderConfiguration = .default,
-                write: @escaping (Span<UInt8>) -> Void) {
+    public init(
+        mode: Mode,
+        format: Format,
+        limits: Limits = Limits(),
+        decoderConfiguration: DecoderConfiguration = .default,
+        write: @escaping (Span<UInt8>) -> Void
+    ) {
         let decoders: TokenDecoderPool
         switch mode {
         case .verify(let verifier, _), .inspect(let verifier?): decoders = verifier.decoders
@@ -233,9 +238,16 @@ struct RecordEvaluator: Sendable {
                 let verdict = settledVerdict(records[index].record, verifier: verifier, expectations: expectations)
                 let input = records[index].record.index
                 if json.isArray { output.literal(input == 1 ? "\n" : ",\n") }
-                TokenReport.write(verdict: verdict, input: input, source: records[index].source, line: records[index].record.line,
-                                  recordEnvelope: records[index].record.envelope, to: &output, fragments: &fragments,
-                                  showSignedBytes: json.showSignedBytes)
+                TokenReport.write(
+                    verdict: verdict,
+                    input: input,
+                    source: records[index].source,
+                    line: records[index].record.line,
+                    recordEnvelope: records[index].record.envelope,
+                    to: &output,
+                    fragments: &fragments,
+                    showSignedBytes: json.showSignedBytes
+                )
                 if !json.isArray { output.literal("\n") }
                 statuses.append(verdict.status)
             }
@@ -251,7 +263,9 @@ struct RecordEvaluator: Sendable {
             write(report, to: &output, fragments: &fragments)
             statuses.append(report.status)
         }
-        let pending = questions.isEmpty ? nil
+        let pending =
+            questions.isEmpty
+            ? nil
             : RenderedChunk.PendingReplays(reports: reports, questions: questions, firstInput: records.first!.record.index)
         return RenderedChunk(output: output, statuses: statuses, pending: pending)
     }
@@ -336,11 +350,27 @@ struct RecordEvaluator: Sendable {
             }
             switch decoded {
             case .success(let token):
-                return (TokenReport(input: record.index, source: queued.source, line: record.line,
-                                    token: token, error: nil, verdict: verifier.verify(token)), nil)
+                return (
+                    TokenReport(
+                        input: record.index,
+                        source: queued.source,
+                        line: record.line,
+                        token: token,
+                        error: nil,
+                        verdict: verifier.verify(token)
+                    ), nil
+                )
             case .failure(let error):
-                return (TokenReport(input: record.index, source: queued.source, line: record.line,
-                                    token: nil, error: error, verdict: Verdict(formatError: error)), nil)
+                return (
+                    TokenReport(
+                        input: record.index,
+                        source: queued.source,
+                        line: record.line,
+                        token: nil,
+                        error: error,
+                        verdict: Verdict(formatError: error)
+                    ), nil
+                )
             }
         }
     }

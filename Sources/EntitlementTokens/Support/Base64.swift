@@ -6,7 +6,7 @@
 package enum Base64 {
     package enum Alphabet: Sendable, Hashable {
         case standard  // `+` `/`
-        case url       // `-` `_`
+        case url  // `-` `_`
     }
 
     package enum Whitespace {
@@ -50,9 +50,11 @@ package enum Base64 {
 
     /// Standard Base64 with padding (for `mint` and test fixtures).
     package static func encode(_ bytes: some Collection<UInt8>, alphabet: Alphabet = .standard, padded: Bool = true) -> String {
-        let symbols = Array((alphabet == .standard
-            ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-            : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_").utf8)
+        let symbols = Array(
+            (alphabet == .standard
+                ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+                : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_").utf8
+        )
         var output = [UInt8]()
         output.reserveCapacity((bytes.count + 2) / 3 * 4)
         var iterator = bytes.makeIterator()

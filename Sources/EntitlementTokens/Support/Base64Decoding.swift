@@ -78,150 +78,152 @@ extension Base64 {
             var failure: Failure? = nil
             var sawURL = false
             let written = table.withUnsafeBufferPointer { table in
-            fast.withUnsafeBufferPointer { fast in
-            pairs.withUnsafeBufferPointer { pairs in
-                var count = 0
-                var accumulator: UInt32 = 0
-                var pending = 0
-                var padding = 0
-                var sawStandard = false
-                var index = 0
-                let end = input.count
-                decoding: while index < end {
-                    // Fast path: eight, then four, alphabet characters at a quantum boundary.
-                    if pending == 0, padding == 0 {
-                        while index &+ 8 <= end {
-                            // Eight characters as four pairs: one table load per pair.
-                            let word = UnsafeRawPointer(input.baseAddress! + index).loadUnaligned(as: UInt64.self)
-                            let a = pairs[Int(truncatingIfNeeded: word & 0xFFFF)]
-                            let b = pairs[Int(truncatingIfNeeded: (word >> 16) & 0xFFFF)]
-                            let c = pairs[Int(truncatingIfNeeded: (word >> 32) & 0xFFFF)]
-                            let d = pairs[Int(truncatingIfNeeded: word >> 48)]
-                            let flags = (a | b | c | d) & 0xF000
-                            if flags != 0 {
-                                if flags == 0x1000 && !sawURL {
-                                    sawStandard = true
-                                } else if flags == 0x2000 && !sawStandard {
-                                    sawURL = true
-                                } else {
-                                    break
+                fast.withUnsafeBufferPointer { fast in
+                    pairs.withUnsafeBufferPointer { pairs in
+                        var count = 0
+                        var accumulator: UInt32 = 0
+                        var pending = 0
+                        var padding = 0
+                        var sawStandard = false
+                        var index = 0
+                        let end = input.count
+                        decoding: while index < end {
+                            // Fast path: eight, then four, alphabet characters at a quantum boundary.
+                            if pending == 0, padding == 0 {
+                                while index &+ 8 <= end {
+                                    // Eight characters as four pairs: one table load per pair.
+                                    let word = UnsafeRawPointer(input.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                                    let a = pairs[Int(truncatingIfNeeded: word & 0xFFFF)]
+                                    let b = pairs[Int(truncatingIfNeeded: (word >> 16) & 0xFFFF)]
+                                    let c = pairs[Int(truncatingIfNeeded: (word >> 32) & 0xFFFF)]
+                                    let d = pairs[Int(truncatingIfNeeded: word >> 48)]
+                                    let flags = (a | b | c | d) & 0xF000
+                                    if flags != 0 {
+                                        if flags == 0x1000 && !sawURL {
+                                            sawStandard = true
+                                        } else if flags == 0x2000 && !sawStandard {
+                                            sawURL = true
+                                        } else {
+                                            break
+                                        }
+                                    }
+                                    let first = UInt32(a & 0x0FFF) << 12 | UInt32(b & 0x0FFF)
+                                    let second = UInt32(c & 0x0FFF) << 12 | UInt32(d & 0x0FFF)
+                                    let o = out.baseAddress! + count
+                                    o[0] = UInt8(truncatingIfNeeded: first >> 16)
+                                    o[1] = UInt8(truncatingIfNeeded: first >> 8)
+                                    o[2] = UInt8(truncatingIfNeeded: first)
+                                    o[3] = UInt8(truncatingIfNeeded: second >> 16)
+                                    o[4] = UInt8(truncatingIfNeeded: second >> 8)
+                                    o[5] = UInt8(truncatingIfNeeded: second)
+                                    count &+= 6
+                                    index &+= 8
+                                }
+                                if index &+ 4 <= end {
+                                    let a = fast[Int(input[index])]
+                                    let b = fast[Int(input[index &+ 1])]
+                                    let c = fast[Int(input[index &+ 2])]
+                                    let d = fast[Int(input[index &+ 3])]
+                                    let flags = (a | b | c | d) & 0xC0
+                                    let take: Bool
+                                    if flags == 0 {
+                                        take = true
+                                    } else if flags == 0x40 && !sawURL {
+                                        sawStandard = true
+                                        take = true
+                                    } else if flags == 0x80 && !sawStandard {
+                                        sawURL = true
+                                        take = true
+                                    } else {
+                                        take = false
+                                    }
+                                    if take {
+                                        let group = UInt32(a & 0x3F) << 18 | UInt32(b & 0x3F) << 12 | UInt32(c & 0x3F) << 6 | UInt32(d & 0x3F)
+                                        out[count] = UInt8(truncatingIfNeeded: group >> 16)
+                                        out[count &+ 1] = UInt8(truncatingIfNeeded: group >> 8)
+                                        out[count &+ 2] = UInt8(truncatingIfNeeded: group)
+                                        count &+= 3
+                                        index &+= 4
+                                        continue decoding
+                                    }
                                 }
                             }
-                            let first = UInt32(a & 0x0FFF) << 12 | UInt32(b & 0x0FFF)
-                            let second = UInt32(c & 0x0FFF) << 12 | UInt32(d & 0x0FFF)
-                            let o = out.baseAddress! + count
-                            o[0] = UInt8(truncatingIfNeeded: first >> 16)
-                            o[1] = UInt8(truncatingIfNeeded: first >> 8)
-                            o[2] = UInt8(truncatingIfNeeded: first)
-                            o[3] = UInt8(truncatingIfNeeded: second >> 16)
-                            o[4] = UInt8(truncatingIfNeeded: second >> 8)
-                            o[5] = UInt8(truncatingIfNeeded: second)
-                            count &+= 6
-                            index &+= 8
-                        }
-                        if index &+ 4 <= end {
-                            let a = fast[Int(input[index])], b = fast[Int(input[index &+ 1])]
-                            let c = fast[Int(input[index &+ 2])], d = fast[Int(input[index &+ 3])]
-                            let flags = (a | b | c | d) & 0xC0
-                            let take: Bool
-                            if flags == 0 {
-                                take = true
-                            } else if flags == 0x40 && !sawURL {
-                                sawStandard = true
-                                take = true
-                            } else if flags == 0x80 && !sawStandard {
-                                sawURL = true
-                                take = true
-                            } else {
-                                take = false
+                            guard index < end else { break decoding }
+                            // General step: one character, every rule checked.
+                            var byte = input[index]
+                            if byte == UInt8(ascii: " ") && spacesArePlus { byte = UInt8(ascii: "+") }
+                            let value = table[Int(byte)]
+                            if value == 0xFF {
+                                switch byte {
+                                case UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                                    index += 1
+                                    continue decoding
+                                case UInt8(ascii: " "), UInt8(ascii: "\t"):
+                                    if whitespace == .any {
+                                        index += 1
+                                        continue decoding
+                                    }
+                                    failure = Failure(reason: byte == UInt8(ascii: " ") ? .space : .invalidCharacter(byte), offset: index)
+                                default:
+                                    failure = Failure(reason: .invalidCharacter(byte), offset: index)
+                                }
+                                break decoding
                             }
-                            if take {
-                                let group = UInt32(a & 0x3F) << 18 | UInt32(b & 0x3F) << 12 | UInt32(c & 0x3F) << 6 | UInt32(d & 0x3F)
-                                out[count] = UInt8(truncatingIfNeeded: group >> 16)
-                                out[count &+ 1] = UInt8(truncatingIfNeeded: group >> 8)
-                                out[count &+ 2] = UInt8(truncatingIfNeeded: group)
-                                count &+= 3
-                                index &+= 4
-                                continue decoding
-                            }
-                        }
-                    }
-                    guard index < end else { break decoding }
-                    // General step: one character, every rule checked.
-                    var byte = input[index]
-                    if byte == UInt8(ascii: " ") && spacesArePlus { byte = UInt8(ascii: "+") }
-                    let value = table[Int(byte)]
-                    if value == 0xFF {
-                        switch byte {
-                        case UInt8(ascii: "\r"), UInt8(ascii: "\n"):
-                            index += 1
-                            continue decoding
-                        case UInt8(ascii: " "), UInt8(ascii: "\t"):
-                            if whitespace == .any {
+                            if value == 64 {
+                                padding += 1
+                                // Padding completes a quantum of 2 or 3 characters, at most two `=`.
+                                if pending < 2 || pending + padding > 4 {
+                                    failure = Failure(reason: .misplacedPadding, offset: index)
+                                    break decoding
+                                }
                                 index += 1
                                 continue decoding
                             }
-                            failure = Failure(reason: byte == UInt8(ascii: " ") ? .space : .invalidCharacter(byte), offset: index)
-                        default:
-                            failure = Failure(reason: .invalidCharacter(byte), offset: index)
+                            if padding > 0 {
+                                failure = Failure(reason: .misplacedPadding, offset: index)
+                                break decoding
+                            }
+                            switch byte {
+                            case UInt8(ascii: "+"), UInt8(ascii: "/"): sawStandard = true
+                            case UInt8(ascii: "-"), UInt8(ascii: "_"): sawURL = true
+                            default: break
+                            }
+                            if sawStandard && sawURL {
+                                failure = Failure(reason: .mixedAlphabets, offset: index)
+                                break decoding
+                            }
+                            accumulator = accumulator << 6 | UInt32(value)
+                            pending += 1
+                            if pending == 4 {
+                                out[count] = UInt8(truncatingIfNeeded: accumulator >> 16)
+                                out[count + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
+                                out[count + 2] = UInt8(truncatingIfNeeded: accumulator)
+                                count += 3
+                                accumulator = 0
+                                pending = 0
+                            }
+                            index += 1
                         }
-                        break decoding
-                    }
-                    if value == 64 {
-                        padding += 1
-                        // Padding completes a quantum of 2 or 3 characters, at most two `=`.
-                        if pending < 2 || pending + padding > 4 {
-                            failure = Failure(reason: .misplacedPadding, offset: index)
-                            break decoding
+                        if failure == nil {
+                            if padding > 0 && pending + padding != 4 {
+                                failure = Failure(reason: .truncated, offset: input.count)
+                            } else {
+                                switch pending {
+                                case 0: break
+                                case 1: failure = Failure(reason: .truncated, offset: input.count)
+                                case 2:
+                                    out[count] = UInt8(truncatingIfNeeded: accumulator >> 4)
+                                    count += 1
+                                default:
+                                    out[count] = UInt8(truncatingIfNeeded: accumulator >> 10)
+                                    out[count + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
+                                    count += 2
+                                }
+                            }
                         }
-                        index += 1
-                        continue decoding
-                    }
-                    if padding > 0 {
-                        failure = Failure(reason: .misplacedPadding, offset: index)
-                        break decoding
-                    }
-                    switch byte {
-                    case UInt8(ascii: "+"), UInt8(ascii: "/"): sawStandard = true
-                    case UInt8(ascii: "-"), UInt8(ascii: "_"): sawURL = true
-                    default: break
-                    }
-                    if sawStandard && sawURL {
-                        failure = Failure(reason: .mixedAlphabets, offset: index)
-                        break decoding
-                    }
-                    accumulator = accumulator << 6 | UInt32(value)
-                    pending += 1
-                    if pending == 4 {
-                        out[count] = UInt8(truncatingIfNeeded: accumulator >> 16)
-                        out[count + 1] = UInt8(truncatingIfNeeded: accumulator >> 8)
-                        out[count + 2] = UInt8(truncatingIfNeeded: accumulator)
-                        count += 3
-                        accumulator = 0
-                        pending = 0
-                    }
-                    index += 1
-                }
-                if failure == nil {
-                    if padding > 0 && pending + padding != 4 {
-                        failure = Failure(reason: .truncated, offset: input.count)
-                    } else {
-                        switch pending {
-                        case 0: break
-                        case 1: failure = Failure(reason: .truncated, offset: input.count)
-                        case 2:
-                            out[count] = UInt8(truncatingIfNeeded: accumulator >> 4)
-                            count += 1
-                        default:
-                            out[count] = UInt8(truncatingIfNeeded: accumulator >> 10)
-                            out[count + 1] = UInt8(truncatingIfNeeded: accumulator >> 2)
-                            count += 2
-                        }
+                        return count
                     }
                 }
-                return count
-            }
-            }
             }
             outcome = Outcome(failure: failure, sawURL: sawURL)
             return written

@@ -197,7 +197,8 @@ struct JSONWriter: ~Copyable {
         while index < length {
             // Eight bytes at a time while none needs escaping (the usual case).
             if index &+ 8 <= length,
-               !mayNeedEscaping(UnsafeRawPointer(source + index).loadUnaligned(as: UInt64.self)) {
+                !mayNeedEscaping(UnsafeRawPointer(source + index).loadUnaligned(as: UInt64.self))
+            {
                 index &+= 8
                 continue
             }
@@ -244,7 +245,8 @@ struct JSONWriter: ~Copyable {
         case 0xC2 where available >= 2 && start[1] <= 0x9F: return 2
         case 0xD8 where available >= 2 && start[1] == 0x9C: return 2
         case 0xE2 where available >= 3:
-            let second = start[1], third = start[2]
+            let second = start[1]
+            let third = start[2]
             if second == 0x80 && (third == 0x8E || third == 0x8F || (0xA8...0xAE).contains(third)) { return 3 }
             if second == 0x81 && (0xA6...0xA9).contains(third) { return 3 }
             return 0
@@ -269,7 +271,8 @@ struct JSONWriter: ~Copyable {
         let high: UInt64 = 0x8080_8080_8080_8080
         func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & high }
         let below = (word &- 0x20 &* ones) & ~word & high
-        return below | (word & high) | hasZeroByte(word ^ (0x22 &* ones)) | hasZeroByte(word ^ (0x5C &* ones)) | hasZeroByte(word ^ (0x7F &* ones)) != 0
+        return below | (word & high) | hasZeroByte(word ^ (0x22 &* ones)) | hasZeroByte(word ^ (0x5C &* ones)) | hasZeroByte(word ^ (0x7F &* ones))
+            != 0
     }
 
     /// Fixed text outside any JSON value (a member's name with its separators,

@@ -19,7 +19,8 @@ extension LibC {
     @inline(__always)
     static func firstOffset(of byte: UInt8, in buffer: UnsafeRawBufferPointer) -> Int? {
         guard let base = buffer.baseAddress, buffer.count > 0,
-              let found = memchr(base, Int32(byte), buffer.count) else { return nil }
+            let found = memchr(base, Int32(byte), buffer.count)
+        else { return nil }
         return base.distance(to: UnsafeRawPointer(found))
     }
 
@@ -121,9 +122,13 @@ extension LibC {
     package static func status(atPath path: String) throws(SystemError) -> FileStatus {
         var status = stat()
         guard stat(path, &status) == 0 else { throw .last() }
-        return FileStatus(kind: fileKind(mode: status.st_mode), size: Int(status.st_size),
-                          permissions: Int(status.st_mode & ~S_IFMT), groupID: UInt32(status.st_gid),
-                          modificationTime: modificationTime(of: status))
+        return FileStatus(
+            kind: fileKind(mode: status.st_mode),
+            size: Int(status.st_size),
+            permissions: Int(status.st_mode & ~S_IFMT),
+            groupID: UInt32(status.st_gid),
+            modificationTime: modificationTime(of: status)
+        )
     }
 
     /// What ``readRegularFile(atPath:byteLimit:)`` found.
@@ -172,9 +177,11 @@ extension LibC {
         defer { closedir(directory) }
         var names: [[CChar]] = []
         while let entry = readdir(directory) {
-            names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                raw.prefix { $0 != 0 }.map { CChar(bitPattern: $0) }
-            })
+            names.append(
+                withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    raw.prefix { $0 != 0 }.map { CChar(bitPattern: $0) }
+                }
+            )
         }
         return names
     }
@@ -205,7 +212,8 @@ extension LibC {
 extension LibC {
     /// The standard streams' descriptors.
     package enum StandardStream: Int32, Sendable {
-        case output = 1, error = 2
+        case output = 1
+        case error = 2
     }
 
     /// `write(2)` of all of `text`'s UTF-8 to `stream`, again after `EINTR`

@@ -22,13 +22,15 @@ enum UTF8Validation {
             // then eight, while none has its high bit set.
             while index + 32 <= count {
                 let words = UnsafeRawPointer(bytes.baseAddress! + index)
-                let any = words.loadUnaligned(as: UInt64.self) | words.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                let any =
+                    words.loadUnaligned(as: UInt64.self) | words.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
                     | words.loadUnaligned(fromByteOffset: 16, as: UInt64.self) | words.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
                 guard any & 0x8080_8080_8080_8080 == 0 else { break }
                 index += 32
             }
             while index + 8 <= count,
-                  UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
                 index += 8
             }
             guard index < count else { break }
@@ -42,12 +44,20 @@ enum UTF8Validation {
             var upper: UInt8 = 0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; lower = 0xA0
+            case 0xE0:
+                length = 3
+                lower = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; upper = 0x9F  // U+D800…U+DFFF are surrogates
-            case 0xF0: length = 4; lower = 0x90
+            case 0xED:
+                length = 3
+                upper = 0x9F  // U+D800…U+DFFF are surrogates
+            case 0xF0:
+                length = 4
+                lower = 0x90
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; upper = 0x8F  // nothing above U+10FFFF
+            case 0xF4:
+                length = 4
+                upper = 0x8F  // nothing above U+10FFFF
             default: return index
             }
             guard index + length <= count else { return index }

@@ -1,4 +1,4 @@
-/// Finds the token in text as people capture and paste it 
+/// Finds the token in text as people capture and paste it
 /// (docs/DESIGN.md#what-people-paste): a whole URL or query string, `Bearer <token>`, a value in
 /// quotes with a trailing comma (a JSON log line), a byte order mark before
 /// Base64, a doubly percent-encoded value.
@@ -159,7 +159,8 @@ enum CapturedText {
                 if (0xD800..<0xDC00).contains(scalar) {
                     // A surrogate pair: the low half must follow as `\uXXXX`.
                     guard index + 1 < body.endIndex, body[index] == UInt8(ascii: "\\"), body[index + 1] == UInt8(ascii: "u"),
-                          let low = hexQuad(body, at: index + 2), (0xDC00..<0xE000).contains(low) else { return nil }
+                        let low = hexQuad(body, at: index + 2), (0xDC00..<0xE000).contains(low)
+                    else { return nil }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     index += 6
                 }
@@ -187,7 +188,8 @@ enum CapturedText {
         var rest = text
         if let afterHeader = afterPrefix("authorization:", of: rest) { rest = trimmed(afterHeader) }
         guard let afterScheme = afterPrefix("bearer", of: rest), let separator = afterScheme.first,
-              separator == UInt8(ascii: " ") || separator == UInt8(ascii: "\t") else { return nil }
+            separator == UInt8(ascii: " ") || separator == UInt8(ascii: "\t")
+        else { return nil }
         let token = trimmed(afterScheme)
         return token.isEmpty ? nil : token
     }
@@ -242,7 +244,8 @@ enum CapturedText {
         // A few names, each cut short: this text is hostile input.
         let present = queryParameters(text).prefix(8).map { String(decoding: $0.name.prefix(40), as: UTF8.self) }
         let has = present.isEmpty ? "it has no parameters" : "its parameters are " + present.joined(separator: ", ")
-        return "this looks like a URL or query string, but it has no \(asked) parameter (\(has)); name the parameter that holds the token with --param"
+        return
+            "this looks like a URL or query string, but it has no \(asked) parameter (\(has)); name the parameter that holds the token with --param"
     }
 
     /// The value decoded once, when it was percent-encoded twice: decoding

@@ -172,10 +172,13 @@ struct JSONScanner {
             }
         }
         if topLevelDone, case .afterValue = state { return nil }
-        let error = TokenError(.invalidJSON, stage: .transport,
-                               topLevelDone || !containers.isEmpty || isInsideScalar
-                                   ? "the JSON document ends before it is complete" : "the JSON document is empty",
-                               at: position.location)
+        let error = TokenError(
+            .invalidJSON,
+            stage: .transport,
+            topLevelDone || !containers.isEmpty || isInsideScalar
+                ? "the JSON document ends before it is complete" : "the JSON document is empty",
+            at: position.location
+        )
         fail(with: error)
         return error
     }
@@ -327,8 +330,12 @@ struct JSONScanner {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             let isObject = byte == UInt8(ascii: "{")
             guard containers.count < maxDepth else {
-                throw TokenError(.jsonTooDeep, stage: .transport,
-                                 "JSON nested deeper than \(maxDepth) levels (maxJSONDepth)", at: position.location)
+                throw TokenError(
+                    .jsonTooDeep,
+                    stage: .transport,
+                    "JSON nested deeper than \(maxDepth) levels (maxJSONDepth)",
+                    at: position.location
+                )
             }
             if skippedDepth == 0, case .skip = try handler.valueStarts(isObject ? .object : .array, at: position) {
                 skippedDepth = containers.count + 1
@@ -344,7 +351,9 @@ struct JSONScanner {
             state = .number(byte == UInt8(ascii: "-") ? .minus : byte == UInt8(ascii: "0") ? .zero : .integer)
         case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
             if skippedDepth == 0 { _ = try handler.valueStarts(.literal, at: position) }
-            (literalExpected, literalKind) = byte == UInt8(ascii: "t") ? (Self.trueLiteral, .true)
+            (literalExpected, literalKind) =
+                byte == UInt8(ascii: "t")
+                ? (Self.trueLiteral, .true)
                 : byte == UInt8(ascii: "f") ? (Self.falseLiteral, .false) : (Self.nullLiteral, .null)
             literalMatched = 1
             state = .literal
@@ -394,9 +403,12 @@ struct JSONScanner {
     private mutating func addWritten(_ count: Int) throws(TokenError) {
         written += count
         guard written <= limit else {
-            throw TokenError(.jsonLimitExceeded, stage: .transport,
-                             "a JSON \(isInsideNumber ? "number" : "string") longer than \(limit) bytes (\(limit == maxStringBytes ? "maxJSONStringBytes" : "maxRecordBytes"))",
-                             at: tokenStart.location)
+            throw TokenError(
+                .jsonLimitExceeded,
+                stage: .transport,
+                "a JSON \(isInsideNumber ? "number" : "string") longer than \(limit) bytes (\(limit == maxStringBytes ? "maxJSONStringBytes" : "maxRecordBytes"))",
+                at: tokenStart.location
+            )
         }
     }
 
@@ -425,12 +437,20 @@ struct JSONScanner {
             try addWritten(1)
             switch byte {
             case 0xC2...0xDF: utf8Remaining = 1
-            case 0xE0: utf8Remaining = 2; utf8Low = 0xA0
+            case 0xE0:
+                utf8Remaining = 2
+                utf8Low = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: utf8Remaining = 2
-            case 0xED: utf8Remaining = 2; utf8High = 0x9F
-            case 0xF0: utf8Remaining = 3; utf8Low = 0x90
+            case 0xED:
+                utf8Remaining = 2
+                utf8High = 0x9F
+            case 0xF0:
+                utf8Remaining = 3
+                utf8Low = 0x90
             case 0xF1...0xF3: utf8Remaining = 3
-            case 0xF4: utf8Remaining = 3; utf8High = 0x8F
+            case 0xF4:
+                utf8Remaining = 3
+                utf8High = 0x8F
             default: throw fail("byte 0x\(String(byte, radix: 16, uppercase: true)) is not UTF-8 (JSON is UTF-8)")
             }
             if capturing { text.append(byte) }
@@ -541,9 +561,13 @@ struct JSONScanner {
             guard isDigit else { throw fail("'.' in a number must be followed by a digit") }
             next = .fraction
         case .exponentMark:
-            if isDigit { next = .exponent }
-            else if byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") { next = .exponentSign }
-            else { throw fail("an exponent without digits") }
+            if isDigit {
+                next = .exponent
+            } else if byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") {
+                next = .exponentSign
+            } else {
+                throw fail("an exponent without digits")
+            }
         case .exponentSign:
             guard isDigit else { throw fail("an exponent without digits") }
             next = .exponent

@@ -18,7 +18,7 @@ enum PercentDecoding {
                 continue
             }
             guard index + 2 < input.count,
-                  let high = ByteRules.hexValue(input[index + 1]), let low = ByteRules.hexValue(input[index + 2])
+                let high = ByteRules.hexValue(input[index + 1]), let low = ByteRules.hexValue(input[index + 2])
             else { throw Failure(offset: index) }
             output.append(high << 4 | low)
             index += 3

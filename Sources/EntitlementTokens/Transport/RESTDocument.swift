@@ -26,8 +26,11 @@ struct RESTDocument {
     private let start: JSONPosition
 
     init(configuration: DecoderConfiguration, startingAt start: JSONPosition) {
-        scanner = JSONScanner(maxDepth: configuration.maxJSONDepth, maxStringBytes: configuration.maxJSONStringBytes,
-                              startingAt: start)
+        scanner = JSONScanner(
+            maxDepth: configuration.maxJSONDepth,
+            maxStringBytes: configuration.maxJSONStringBytes,
+            startingAt: start
+        )
         reader = EnvelopeReader(configuration: configuration)
         self.start = start
     }
@@ -56,8 +59,11 @@ struct RESTDocument {
     }
 
     /// The whole document in one piece (a one-line document, and tests).
-    static func entries(from document: [UInt8], configuration: DecoderConfiguration = .default,
-                        startingAt start: JSONPosition = JSONPosition(offset: 0, line: 1, column: 1)) -> [Entry] {
+    static func entries(
+        from document: [UInt8],
+        configuration: DecoderConfiguration = .default,
+        startingAt start: JSONPosition = JSONPosition(offset: 0, line: 1, column: 1)
+    ) -> [Entry] {
         var reader = RESTDocument(configuration: configuration, startingAt: start)
         reader.feed(document.span)
         return reader.finish()
@@ -75,7 +81,14 @@ private struct EnvelopeReader: JSONEventHandler {
     private enum Frame { case root, decisions, decision, token, error }
 
     /// Where the scalar being read goes.
-    private enum Target { case none, v1Token, rootField(String), decisionField(String), tokenField(String), errorField(String), decisionToken }
+    private enum Target {
+        case none, v1Token
+        case rootField(String)
+        case decisionField(String)
+        case tokenField(String)
+        case errorField(String)
+        case decisionToken
+    }
 
     private struct Decision {
         var number: Int
@@ -167,9 +180,12 @@ private struct EnvelopeReader: JSONEventHandler {
     private mutating func read(_ kind: JSONValueKind, at position: JSONPosition) throws(TokenError) -> JSONCapture {
         guard let frame = frames.last else {
             guard kind == .object else {
-                throw TokenError(.invalidJSON, stage: .transport,
-                                 "the JSON document is \(kind == .array ? "an array" : "not an object"); a REST response is an object: {\"serializedToken\": …} (v1) or {\"decisions\": […]} (v2)",
-                                 at: position.location)
+                throw TokenError(
+                    .invalidJSON,
+                    stage: .transport,
+                    "the JSON document is \(kind == .array ? "an array" : "not an object"); a REST response is an object: {\"serializedToken\": …} (v1) or {\"decisions\": […]} (v2)",
+                    at: position.location
+                )
             }
             open(.root)
             return Self.read
@@ -237,15 +253,19 @@ private struct EnvelopeReader: JSONEventHandler {
         try count()
         let name = String(decoding: bytes, as: UTF8.self)
         guard names[names.count - 1].insert(bytes).inserted else {
-            let place = switch frames.last! {
-            case .root: "the document"
-            case .decision: "decision \(current?.number ?? 0)"
-            case .token: "the token of decision \(current?.number ?? 0)"
-            case .error, .decisions: "the error of decision \(current?.number ?? 0)"
-            }
-            throw TokenError(.ambiguousEnvelope, stage: .transport,
-                             "member '\(name)' appears twice in \(place): the envelope could be read two ways",
-                             at: position.location)
+            let place =
+                switch frames.last! {
+                case .root: "the document"
+                case .decision: "decision \(current?.number ?? 0)"
+                case .token: "the token of decision \(current?.number ?? 0)"
+                case .error, .decisions: "the error of decision \(current?.number ?? 0)"
+                }
+            throw TokenError(
+                .ambiguousEnvelope,
+                stage: .transport,
+                "member '\(name)' appears twice in \(place): the envelope could be read two ways",
+                at: position.location
+            )
         }
         memberName = name
     }
@@ -300,15 +320,21 @@ private struct EnvelopeReader: JSONEventHandler {
     private mutating func count() throws(TokenError) {
         kept += 1
         guard kept <= configuration.maxJSONMembers else {
-            throw TokenError(.jsonLimitExceeded, stage: .transport,
-                             "the REST envelope has more than \(configuration.maxJSONMembers) members and decisions (maxJSONMembers)")
+            throw TokenError(
+                .jsonLimitExceeded,
+                stage: .transport,
+                "the REST envelope has more than \(configuration.maxJSONMembers) members and decisions (maxJSONMembers)"
+            )
         }
     }
 
     private static func mixedVersions(at position: JSONPosition) -> TokenError {
-        TokenError(.ambiguousEnvelope, stage: .transport,
-                   "the document has both serializedToken (REST v1) and decisions (REST v2): the envelope could be read two ways",
-                   at: position.location)
+        TokenError(
+            .ambiguousEnvelope,
+            stage: .transport,
+            "the document has both serializedToken (REST v1) and decisions (REST v2): the envelope could be read two ways",
+            at: position.location
+        )
     }
 
     /// The records of a complete document.
@@ -318,21 +344,34 @@ private struct EnvelopeReader: JSONEventHandler {
             return [RESTDocument.Entry(token: v1Token, envelope: RESTEnvelope(version: .restV1, fields: fields), position: documentStart)]
         }
         guard sawDecisions else {
-            return [RESTDocument.Entry(error: TokenError(.jsonWithoutToken, stage: .transport,
-                                                         "the JSON document has neither 'serializedToken' (REST v1) nor 'decisions' (REST v2)"),
-                                       position: documentStart)]
+            return [
+                RESTDocument.Entry(
+                    error: TokenError(
+                        .jsonWithoutToken,
+                        stage: .transport,
+                        "the JSON document has neither 'serializedToken' (REST v1) nor 'decisions' (REST v2)"
+                    ),
+                    position: documentStart
+                )
+            ]
         }
         guard !decisions.isEmpty else {
-            return [RESTDocument.Entry(error: TokenError(.jsonWithoutToken, stage: .transport, "the REST v2 document has no decisions"),
-                                       position: documentStart)]
+            return [
+                RESTDocument.Entry(
+                    error: TokenError(.jsonWithoutToken, stage: .transport, "the REST v2 document has no decisions"),
+                    position: documentStart
+                )
+            ]
         }
         return decisions.map(Self.entry)
     }
 
     private static func entry(_ decision: Decision) -> RESTDocument.Entry {
         if let problem = decision.problem {
-            return RESTDocument.Entry(error: TokenError(.jsonWithoutToken, stage: .transport, problem, at: decision.position.location),
-                                      position: decision.position)
+            return RESTDocument.Entry(
+                error: TokenError(.jsonWithoutToken, stage: .transport, problem, at: decision.position.location),
+                position: decision.position
+            )
         }
         let envelope = RESTEnvelope(version: .restV2, fields: (decision.fields + decision.tokenFields).sorted { $0.key < $1.key })
         if let token = decision.token {
@@ -347,10 +386,15 @@ private struct EnvelopeReader: JSONEventHandler {
         if let message = text(decision.errorFields, "details") ?? text(decision.errorFields, "message") ?? text(decision.errorFields, "code") {
             detail += ": \(message)"
         }
-        return RESTDocument.Entry(envelope: envelope,
-                                  error: TokenError(.jsonWithoutToken, stage: .transport,
-                                                    "decision \(decision.number)\(resource) carries no token\(detail)",
-                                                    at: decision.position.location),
-                                  position: decision.position)
+        return RESTDocument.Entry(
+            envelope: envelope,
+            error: TokenError(
+                .jsonWithoutToken,
+                stage: .transport,
+                "decision \(decision.number)\(resource) carries no token\(detail)",
+                at: decision.position.location
+            ),
+            position: decision.position
+        )
     }
 }

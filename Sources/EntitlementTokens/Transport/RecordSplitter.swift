@@ -262,9 +262,18 @@ public struct RecordSplitter: Sendable {
         }
         if rawActive { emitRaw(into: records) }
         if lineOverflow {
-            records(record(bytes: [], offset: lineStartOffset, line: lineNumber, error: TokenError(
-                .inputTooLarge, stage: .transport,
-                "line is longer than \(configuration.maxRecordBytes) bytes (maxRecordBytes); no token is that long")))
+            records(
+                record(
+                    bytes: [],
+                    offset: lineStartOffset,
+                    line: lineNumber,
+                    error: TokenError(
+                        .inputTooLarge,
+                        stage: .transport,
+                        "line is longer than \(configuration.maxRecordBytes) bytes (maxRecordBytes); no token is that long"
+                    )
+                )
+            )
             return
         }
         guard let firstNonBlank else { return }
@@ -335,7 +344,8 @@ public struct RecordSplitter: Sendable {
         var bytes = line[...]
         if bytes.last == UInt8(ascii: "\r") { bytes = bytes.dropLast() }
         guard !bytes.isEmpty, bytes.count <= wrapWidth, bytes.allSatisfy(Base64.isAlphabetOrPadding),
-              wrapped.count + 1 + bytes.count <= configuration.maxRecordBytes else { return .isNotPart }
+            wrapped.count + 1 + bytes.count <= configuration.maxRecordBytes
+        else { return .isNotPart }
         wrapped.append(UInt8(ascii: "\n"))
         wrapped.append(contentsOf: bytes)
         // A shorter line is the last; a full one is the last when the token is whole.
@@ -383,9 +393,18 @@ public struct RecordSplitter: Sendable {
     private mutating func emitRaw(into records: (TokenRecord) -> Void) {
         rawActive = false
         if rawOverflow {
-            records(record(bytes: [], offset: rawOffset, line: rawLine, error: TokenError(
-                .tokenTooLarge, stage: .transport,
-                "raw XML record is longer than \(configuration.maxTokenBytes) bytes (maxTokenBytes) without completing a token")))
+            records(
+                record(
+                    bytes: [],
+                    offset: rawOffset,
+                    line: rawLine,
+                    error: TokenError(
+                        .tokenTooLarge,
+                        stage: .transport,
+                        "raw XML record is longer than \(configuration.maxTokenBytes) bytes (maxTokenBytes) without completing a token"
+                    )
+                )
+            )
         } else {
             // The last line's break is not part of the record.
             if raw.last == UInt8(ascii: "\n") { raw.removeLast() }
@@ -398,10 +417,19 @@ public struct RecordSplitter: Sendable {
     private mutating func emitDocument(into records: (TokenRecord) -> Void) {
         defer { document = nil }
         if documentOverflow {
-            records(record(bytes: [], offset: documentStart.offset, line: documentStart.line, error: TokenError(
-                .inputTooLarge, stage: .transport,
-                "the REST JSON document is larger than \(configuration.maxJSONDocumentBytes) bytes (maxJSONDocumentBytes)",
-                at: SourceLocation(byteOffset: documentStart.offset + configuration.maxJSONDocumentBytes))))
+            records(
+                record(
+                    bytes: [],
+                    offset: documentStart.offset,
+                    line: documentStart.line,
+                    error: TokenError(
+                        .inputTooLarge,
+                        stage: .transport,
+                        "the REST JSON document is larger than \(configuration.maxJSONDocumentBytes) bytes (maxJSONDocumentBytes)",
+                        at: SourceLocation(byteOffset: documentStart.offset + configuration.maxJSONDocumentBytes)
+                    )
+                )
+            )
             return
         }
         guard var document else { return }

@@ -16,7 +16,7 @@ struct TransportDecoder: Sendable {
     func decode(_ record: Span<UInt8>, envelope: TransportForm.Envelope? = nil) throws(TokenError) -> Payload {
         do {
             return try decodeAsGiven(record, envelope: envelope)
-        } catch where error.stage == .transport && error.code != .inputTooLarge {
+        } catch  where error.stage == .transport && error.code != .inputTooLarge {
             // Only a record that cannot be read as it stands is looked into
             // for a token wrapped in what was pasted (a URL, quotes, `Bearer`).
             let found: CapturedText.Unwrapped
@@ -31,17 +31,23 @@ struct TransportDecoder: Sendable {
                 return payload
             } catch {
                 // Offsets would point into the unwrapped text, not the record: say what was unwrapped instead.
-                throw TokenError(error.code, stage: error.stage,
-                                 "\(found.steps.joined(separator: "; then ")); then: \(error.message)")
+                throw TokenError(
+                    error.code,
+                    stage: error.stage,
+                    "\(found.steps.joined(separator: "; then ")); then: \(error.message)"
+                )
             }
         }
     }
 
     private func decodeAsGiven(_ record: Span<UInt8>, envelope: TransportForm.Envelope?) throws(TokenError) -> Payload {
         guard record.count <= configuration.maxRecordBytes else {
-            throw TokenError(.inputTooLarge, stage: .transport,
-                             "record is \(record.count) bytes; the limit is \(configuration.maxRecordBytes) (maxRecordBytes)",
-                             at: SourceLocation(byteOffset: configuration.maxRecordBytes))
+            throw TokenError(
+                .inputTooLarge,
+                stage: .transport,
+                "record is \(record.count) bytes; the limit is \(configuration.maxRecordBytes) (maxRecordBytes)",
+                at: SourceLocation(byteOffset: configuration.maxRecordBytes)
+            )
         }
         var start = 0
         var end = record.count
@@ -53,8 +59,12 @@ struct TransportDecoder: Sendable {
         let trimmed = record.extracting(start..<end)
 
         if let encoding = Self.nonUTF8Encoding(trimmed) {
-            throw TokenError(.unsupportedEncoding, stage: .transport,
-                             "input is \(encoding); tokens must be UTF-8", at: SourceLocation(byteOffset: start))
+            throw TokenError(
+                .unsupportedEncoding,
+                stage: .transport,
+                "input is \(encoding); tokens must be UTF-8",
+                at: SourceLocation(byteOffset: start)
+            )
         }
         if Self.startsLikeXML(trimmed) {
             return try xmlPayload(trimmed.copiedToArray, form: TransportForm(envelope: envelope, encoding: .raw), warnings: [])
@@ -74,9 +84,12 @@ struct TransportDecoder: Sendable {
             do {
                 decoded = try PercentDecoding.decode(body)
             } catch {
-                throw TokenError(.invalidPercentEncoding, stage: .transport,
-                                 "assumed a percent-encoded token, but '%' at byte \(bodyOffset + error.offset) is not followed by two hex digits",
-                                 at: SourceLocation(byteOffset: bodyOffset + error.offset))
+                throw TokenError(
+                    .invalidPercentEncoding,
+                    stage: .transport,
+                    "assumed a percent-encoded token, but '%' at byte \(bodyOffset + error.offset) is not followed by two hex digits",
+                    at: SourceLocation(byteOffset: bodyOffset + error.offset)
+                )
             }
             percentEncoded = true
         }
@@ -118,7 +131,8 @@ struct TransportDecoder: Sendable {
             if breaks > 0 { warnings.append("joined Base64 wrapped over \(breaks + 1) lines") }
         }
         if configuration.repairsSpacesAsPlus,
-           decoded.map({ $0.contains(UInt8(ascii: " ")) }) ?? (ByteSearch.firstIndex(of: UInt8(ascii: " "), in: body) != nil) {
+            decoded.map({ $0.contains(UInt8(ascii: " ")) }) ?? (ByteSearch.firstIndex(of: UInt8(ascii: " "), in: body) != nil)
+        {
             warnings.append("repaired: spaces in the Base64 were read as '+' (the token was taken from a query string without percent-encoding)")
         }
         let decodedBytes = result.bytes
@@ -126,22 +140,35 @@ struct TransportDecoder: Sendable {
             if let encoding = Self.nonUTF8Encoding(decodedBytes.span) {
                 throw TokenError(.unsupportedEncoding, stage: .transport, "\(assumed) decodes to \(encoding); tokens must be UTF-8")
             }
-            throw TokenError(.notXML, stage: .transport,
-                             "\(assumed) decodes to \(result.bytes.count) bytes that do not start with '<': not a token")
+            throw TokenError(
+                .notXML,
+                stage: .transport,
+                "\(assumed) decodes to \(result.bytes.count) bytes that do not start with '<': not a token"
+            )
         }
-        let form = TransportForm(envelope: envelope, percentEncoded: percentEncoded,
-                                 encoding: result.alphabet == .url ? .base64url : .base64)
+        let form = TransportForm(
+            envelope: envelope,
+            percentEncoded: percentEncoded,
+            encoding: result.alphabet == .url ? .base64url : .base64
+        )
         return try xmlPayload(result.bytes, form: form, warnings: warnings)
     }
 
     private func xmlPayload(_ xml: [UInt8], form: TransportForm, warnings: [String]) throws(TokenError) -> Payload {
         guard xml.count <= configuration.maxTokenBytes else {
-            throw TokenError(.tokenTooLarge, stage: .transport,
-                             "token is \(xml.count) bytes of XML; the limit is \(configuration.maxTokenBytes) (maxTokenBytes)")
+            throw TokenError(
+                .tokenTooLarge,
+                stage: .transport,
+                "token is \(xml.count) bytes of XML; the limit is \(configuration.maxTokenBytes) (maxTokenBytes)"
+            )
         }
         if let invalid = UTF8Validation.firstInvalidOffset(in: xml.span) {
-            throw TokenError(.invalidUTF8, stage: .transport, "byte \(invalid) of the XML is not valid UTF-8",
-                             at: SourceLocation(offset: invalid, in: xml))
+            throw TokenError(
+                .invalidUTF8,
+                stage: .transport,
+                "byte \(invalid) of the XML is not valid UTF-8",
+                at: SourceLocation(offset: invalid, in: xml)
+            )
         }
         return Payload(xml: xml, form: form, warnings: warnings)
     }
@@ -151,21 +178,40 @@ struct TransportDecoder: Sendable {
         let position = offsetBase.map { "byte \($0 + failure.offset)" } ?? "decoded byte \(failure.offset)"
         switch failure.reason {
         case .space:
-            return TokenError(.unencodedPlus, stage: .transport,
-                              "assumed \(assumed), but \(position) is a space: a '+' was probably turned into a space because the token was put in a query string without percent-encoding",
-                              at: location)
+            return TokenError(
+                .unencodedPlus,
+                stage: .transport,
+                "assumed \(assumed), but \(position) is a space: a '+' was probably turned into a space because the token was put in a query string without percent-encoding",
+                at: location
+            )
         case .invalidCharacter(let byte):
-            return TokenError(.invalidBase64, stage: .transport,
-                              "assumed \(assumed), but \(position) (\(describe(byte))) is not a Base64 character", at: location)
+            return TokenError(
+                .invalidBase64,
+                stage: .transport,
+                "assumed \(assumed), but \(position) (\(describe(byte))) is not a Base64 character",
+                at: location
+            )
         case .mixedAlphabets:
-            return TokenError(.invalidBase64, stage: .transport,
-                              "assumed \(assumed), but \(position) mixes the standard ('+/') and URL ('-_') alphabets", at: location)
+            return TokenError(
+                .invalidBase64,
+                stage: .transport,
+                "assumed \(assumed), but \(position) mixes the standard ('+/') and URL ('-_') alphabets",
+                at: location
+            )
         case .misplacedPadding:
-            return TokenError(.invalidBase64, stage: .transport,
-                              "assumed \(assumed), but the '=' padding at \(position) is misplaced", at: location)
+            return TokenError(
+                .invalidBase64,
+                stage: .transport,
+                "assumed \(assumed), but the '=' padding at \(position) is misplaced",
+                at: location
+            )
         case .truncated:
-            return TokenError(.invalidBase64, stage: .transport,
-                              "assumed \(assumed), but it ends in the middle of a group (truncated?)", at: location)
+            return TokenError(
+                .invalidBase64,
+                stage: .transport,
+                "assumed \(assumed), but it ends in the middle of a group (truncated?)",
+                at: location
+            )
         }
     }
 
@@ -183,8 +229,8 @@ struct TransportDecoder: Sendable {
     /// UTF-16 or UTF-32 by byte order mark or by the NUL bytes around an ASCII `<`.
     static func nonUTF8Encoding(_ bytes: Span<UInt8>) -> String? {
         guard bytes.count >= 2 else { return nil }
-        if bytes.count >= 4, bytes[0] == 0, bytes[1] == 0, (bytes[2] == 0xFE || bytes[3] == UInt8(ascii: "<")) { return "UTF-32BE" }
-        if bytes.count >= 4, bytes[2] == 0, bytes[3] == 0, (bytes[0] == 0xFF || bytes[0] == UInt8(ascii: "<")) { return "UTF-32LE" }
+        if bytes.count >= 4, bytes[0] == 0, bytes[1] == 0, bytes[2] == 0xFE || bytes[3] == UInt8(ascii: "<") { return "UTF-32BE" }
+        if bytes.count >= 4, bytes[2] == 0, bytes[3] == 0, bytes[0] == 0xFF || bytes[0] == UInt8(ascii: "<") { return "UTF-32LE" }
         if bytes[0] == 0xFE && bytes[1] == 0xFF || bytes[0] == 0 && bytes[1] == UInt8(ascii: "<") { return "UTF-16BE" }
         if bytes[0] == 0xFF && bytes[1] == 0xFE || bytes[0] == UInt8(ascii: "<") && bytes[1] == 0 { return "UTF-16LE" }
         return nil

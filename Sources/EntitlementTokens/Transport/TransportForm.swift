@@ -91,6 +91,9 @@ public struct RESTEnvelope: Sendable, Hashable {
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(version)
-        for field in fields { hasher.combine(field.key); hasher.combine(field.value) }
+        for field in fields {
+            hasher.combine(field.key)
+            hasher.combine(field.value)
+        }
     }
 }

@@ -8,7 +8,10 @@ struct ExpiryPolicy: TokenPolicy {
         let expiry = token.token.expiresAt
         let late = now.millisecondsSince1970 - expiry.millisecondsSince1970
         guard late > leewayMilliseconds else { return .pass }
-        return .fail(.tokenExpired, "expired \(DurationText.describe(milliseconds: late)) ago (at \(expiry.iso8601); leeway \(DurationText.describe(milliseconds: leewayMilliseconds)))")
+        return .fail(
+            .tokenExpired,
+            "expired \(DurationText.describe(milliseconds: late)) ago (at \(expiry.iso8601); leeway \(DurationText.describe(milliseconds: leewayMilliseconds)))"
+        )
     }
 }
 
@@ -22,6 +25,9 @@ struct IssueTimePolicy: TokenPolicy {
         guard let issued = token.token.issuedAt else { return .skip("\(token.kind.rawValue) tokens carry no issue time") }
         let early = issued.millisecondsSince1970 - now.millisecondsSince1970
         guard early > leewayMilliseconds else { return .pass }
-        return .fail(.tokenNotYetValid, "issued \(DurationText.describe(milliseconds: early)) in the future (issueTime \(issued.iso8601); leeway \(DurationText.describe(milliseconds: leewayMilliseconds)))")
+        return .fail(
+            .tokenNotYetValid,
+            "issued \(DurationText.describe(milliseconds: early)) in the future (issueTime \(issued.iso8601); leeway \(DurationText.describe(milliseconds: leewayMilliseconds)))"
+        )
     }
 }

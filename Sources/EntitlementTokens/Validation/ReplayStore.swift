@@ -63,8 +63,12 @@ public protocol ReplayStore: Sendable {
     /// store, races ``accept(_:until:now:)`` against a timer in two
     /// unstructured tasks, so that even a store that ignores cancellation
     /// and hangs holds no caller past the deadline.
-    func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
-                within deadline: Duration) async -> ReplayDecision
+    func accept(
+        _ identity: ReplayIdentity,
+        until: TokenTimestamp,
+        now: TokenTimestamp,
+        within deadline: Duration
+    ) async -> ReplayDecision
 }
 
 extension ReplayStore {
@@ -74,8 +78,12 @@ extension ReplayStore {
     }
 
     /// By default ``accept(_:until:now:)`` against a timer; see the requirement.
-    public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
-                       within deadline: Duration) async -> ReplayDecision {
+    public func accept(
+        _ identity: ReplayIdentity,
+        until: TokenTimestamp,
+        now: TokenTimestamp,
+        within deadline: Duration
+    ) async -> ReplayDecision {
         let race = DeadlineRace<ReplayDecision>()
         return await withCheckedContinuation { continuation in
             race.start(continuation)
@@ -110,7 +118,10 @@ private final class DeadlineRace<Value: Sendable>: Sendable {
         let (continuation, cleanup) = state.withLock { state -> (CheckedContinuation<Value, Never>?, (@Sendable () -> Void)?) in
             guard !state.finished else { return (nil, nil) }
             state.finished = true
-            defer { state.continuation = nil; state.onFinish = nil }
+            defer {
+                state.continuation = nil
+                state.onFinish = nil
+            }
             return (state.continuation, state.onFinish)
         }
         guard let continuation else { return false }
@@ -157,7 +168,9 @@ public final class InMemoryReplayStore: ReplayStore {
         let low: UInt64
 
         init(_ identity: ReplayIdentity) {
-            let bytes = identity.digest.count == 32 ? identity.digest
+            let bytes =
+                identity.digest.count == 32
+                ? identity.digest
                 : OpenSSLDigest.digest(of: identity.digest.span, with: .sha256) ?? [UInt8](repeating: 0, count: 32)
             var high: UInt64 = 0
             var low: UInt64 = 0

@@ -46,16 +46,22 @@ struct ResourcePolicy: TokenPolicy {
             }
             if resources.count == 1 { return .fail(.invalidResourceID, reasons[0]) }
             let more = resources.count > reasons.count ? "; and \(resources.count - reasons.count) more" : ""
-            return .fail(.invalidResourceID, "none of the token's \(resources.count) authorized resources is the expected one: "
-                         + reasons.joined(separator: "; ") + more)
+            return .fail(
+                .invalidResourceID,
+                "none of the token's \(resources.count) authorized resources is the expected one: "
+                    + reasons.joined(separator: "; ") + more
+            )
         case .media, .authorization:
             guard let resource = token.token.resourceID else {
                 return .fail(.invalidResourceID, "the token names no resource (expected \(expectedSummary))")
             }
             // The token's own reading, parsed once and shared; parsed again only to say why it failed.
-            let reason = mismatch(resource, reading: {
-                token.mediaRSS.map { .success($0) } ?? MediaRSSResource.reading(of: resource, configuration: configuration)
-            })
+            let reason = mismatch(
+                resource,
+                reading: {
+                    token.mediaRSS.map { .success($0) } ?? MediaRSSResource.reading(of: resource, configuration: configuration)
+                }
+            )
             return reason.map { .fail(.invalidResourceID, $0) } ?? .pass
         }
     }
@@ -69,7 +75,8 @@ struct ResourcePolicy: TokenPolicy {
         case .success(let identity):
             actual = identity
         case .failure(let error):
-            return "resource is \(ResourceIdentity.opaqueSummary(raw, error)), so only the exact bytes of the expected resource (\(expectedSummary)) would match"
+            return
+                "resource is \(ResourceIdentity.opaqueSummary(raw, error)), so only the exact bytes of the expected resource (\(expectedSummary)) would match"
         }
         switch expected {
         case .failure:

@@ -45,8 +45,11 @@ public final class TokenVerifier: Sendable {
     static let maximumPlans = 256
 
     /// A verifier with its signature requirement, policy and decoder configuration.
-    public init(signature: SignatureRequirement, policy: VerificationPolicy = .init(),
-                decoderConfiguration: DecoderConfiguration = .default) {
+    public init(
+        signature: SignatureRequirement,
+        policy: VerificationPolicy = .init(),
+        decoderConfiguration: DecoderConfiguration = .default
+    ) {
         self.decoderConfiguration = decoderConfiguration
         decoders = TokenDecoderPool.shared(for: decoderConfiguration)
         leewayMilliseconds = max(0, policy.leewayMilliseconds)
@@ -96,8 +99,11 @@ public final class TokenVerifier: Sendable {
     /// Inlinable so that a caller's collection type is specialised where it is
     /// known (an `[UInt8]` reaches its bytes directly, not through witness calls).
     @inlinable
-    public func verify(_ record: some Collection<UInt8>, envelope: RESTEnvelope? = nil,
-                       expecting expectations: RequestExpectations = .init()) async -> Verdict {
+    public func verify(
+        _ record: some Collection<UInt8>,
+        envelope: RESTEnvelope? = nil,
+        expecting expectations: RequestExpectations = .init()
+    ) async -> Verdict {
         switch decode(record, envelope: envelope) {
         case .success(let token): await verify(token, expecting: expectations)
         case .failure(let error): Self.formatVerdict(error)
@@ -128,8 +134,11 @@ public final class TokenVerifier: Sendable {
     /// Synchronous `verify`, for threads. Needs a replay store that answers
     /// without waiting; any other gives `REPLAY_CHECK_UNAVAILABLE`.
     @inlinable
-    public func verify(_ record: some Collection<UInt8>, envelope: RESTEnvelope? = nil,
-                       expecting expectations: RequestExpectations = .init()) -> Verdict {
+    public func verify(
+        _ record: some Collection<UInt8>,
+        envelope: RESTEnvelope? = nil,
+        expecting expectations: RequestExpectations = .init()
+    ) -> Verdict {
         switch decode(record, envelope: envelope) {
         case .success(let token): verify(token, expecting: expectations)
         case .failure(let error): Self.formatVerdict(error)
@@ -198,8 +207,13 @@ public final class TokenVerifier: Sendable {
         var splitter = RecordSplitter(configuration: decoderConfiguration)
         let records = splitter.feed(document) + splitter.finish()
         guard records.count == 1, let record = records.first else {
-            return .failure(TokenError(.severalTokens, stage: .transport,
-                                       "the REST document holds \(records.count) tokens; verify each record a RecordSplitter or VerificationStream cuts from it"))
+            return .failure(
+                TokenError(
+                    .severalTokens,
+                    stage: .transport,
+                    "the REST document holds \(records.count) tokens; verify each record a RecordSplitter or VerificationStream cuts from it"
+                )
+            )
         }
         return decoders.decode(record)
     }
@@ -235,9 +249,18 @@ public final class TokenVerifier: Sendable {
                 key = verifyingKey
                 reason = plan.trust.validReason(for: verifyingKey)
             case .failure(let failure):
-                return .decided(Verdict(status: .invalidSignature, reason: failure.reason, token: token, key: nil,
-                                        checksRun: plan.trust.checksBeforePolicies, checksSkipped: plan.skippedAlways,
-                                        digest: digest, signatureByteCount: signatureByteCount))
+                return .decided(
+                    Verdict(
+                        status: .invalidSignature,
+                        reason: failure.reason,
+                        token: token,
+                        key: nil,
+                        checksRun: plan.trust.checksBeforePolicies,
+                        checksSkipped: plan.skippedAlways,
+                        digest: digest,
+                        signatureByteCount: signatureByteCount
+                    )
+                )
             }
         }
         let now = expectations.now ?? clock()
@@ -245,26 +268,62 @@ public final class TokenVerifier: Sendable {
         let skipped: [SkippedCheck]
         switch plan.runPolicies(token, now: now) {
         case .failed(let status, let why, let checksRun, let checksSkipped):
-            return .decided(Verdict(status: status, reason: why, token: token, key: key,
-                                    checksRun: checksRun, checksSkipped: checksSkipped,
-                                    digest: digest, signatureByteCount: signatureByteCount))
+            return .decided(
+                Verdict(
+                    status: status,
+                    reason: why,
+                    token: token,
+                    key: key,
+                    checksRun: checksRun,
+                    checksSkipped: checksSkipped,
+                    digest: digest,
+                    signatureByteCount: signatureByteCount
+                )
+            )
         case .passed(let checksRun, let checksSkipped):
             run = checksRun
             skipped = checksSkipped
         }
         guard let replay else {
-            return .decided(Verdict(status: .validToken, reason: reason, token: token, key: key, checksRun: run, checksSkipped: skipped,
-                                    digest: digest, signatureByteCount: signatureByteCount))
+            return .decided(
+                Verdict(
+                    status: .validToken,
+                    reason: reason,
+                    token: token,
+                    key: key,
+                    checksRun: run,
+                    checksSkipped: skipped,
+                    digest: digest,
+                    signatureByteCount: signatureByteCount
+                )
+            )
         }
         switch replay.pending(for: token, digest: &digest) {
         case .skip(let why):
             // The plan lists the replay check last, as if it ran; it did not.
-            return .decided(Verdict(status: .validToken, reason: reason, token: token, key: key,
-                                    checksRun: Array(run.dropLast()), checksSkipped: skipped + [SkippedCheck(check: .replay, reason: why, requested: true)],
-                                    digest: digest, signatureByteCount: signatureByteCount))
+            return .decided(
+                Verdict(
+                    status: .validToken,
+                    reason: reason,
+                    token: token,
+                    key: key,
+                    checksRun: Array(run.dropLast()),
+                    checksSkipped: skipped + [SkippedCheck(check: .replay, reason: why, requested: true)],
+                    digest: digest,
+                    signatureByteCount: signatureByteCount
+                )
+            )
         case .ask(let identity, let until):
-            let provisional = Verdict(status: .validToken, reason: reason, token: token, key: key, checksRun: run, checksSkipped: skipped,
-                                      digest: digest, signatureByteCount: signatureByteCount)
+            let provisional = Verdict(
+                status: .validToken,
+                reason: reason,
+                token: token,
+                key: key,
+                checksRun: run,
+                checksSkipped: skipped,
+                digest: digest,
+                signatureByteCount: signatureByteCount
+            )
             return .awaitingReplay(provisional, PendingReplay(store: replay.store, identity: identity, until: until, now: now))
         }
     }
@@ -289,9 +348,16 @@ public final class TokenVerifier: Sendable {
     /// it accepted, else a refusal that keeps the checks that ran.
     func settle(_ provisional: Verdict, with decision: ReplayDecision) -> Verdict {
         guard let result = ReplayPolicy.refusal(for: decision) else { return provisional }
-        return Verdict(status: result.status, reason: result.reason, token: provisional.token, key: provisional.key,
-                       checksRun: provisional.checksRun, checksSkipped: provisional.checksSkipped, digest: provisional.digest,
-                       signatureByteCount: provisional.signatureByteCount)
+        return Verdict(
+            status: result.status,
+            reason: result.reason,
+            token: provisional.token,
+            key: provisional.key,
+            checksRun: provisional.checksRun,
+            checksSkipped: provisional.checksSkipped,
+            digest: provisional.digest,
+            signatureByteCount: provisional.signatureByteCount
+        )
     }
 
     // MARK: Plans
@@ -324,19 +390,28 @@ public final class TokenVerifier: Sendable {
         if let requestor { policies.append(requestor) } else { skipped.append(.init(check: .requestor, reason: "no expected requestor configured")) }
         if let resource = expectations.resourceID {
             policies.append(ResourcePolicy(expected: resource, configuration: decoderConfiguration))
-        } else { skipped.append(.init(check: .resource, reason: "no expected resource given")) }
+        } else {
+            skipped.append(.init(check: .resource, reason: "no expected resource given"))
+        }
         if let mvpds { policies.append(mvpds) } else { skipped.append(.init(check: .mvpd, reason: "no MVPD allow-list configured")) }
         if let device = expectations.device {
             policies.append(DevicePolicy(expected: device))
-        } else { skipped.append(.init(check: .device, reason: "no expected device given")) }
+        } else {
+            skipped.append(.init(check: .device, reason: "no expected device given"))
+        }
         var checks = trust.checksBeforePolicies + policies.map(\.check)
         if replay == nil {
             skipped.append(.init(check: .replay, reason: "replay protection not enabled"))
         } else {
             checks.append(.replay)
         }
-        return CheckPlan(expectations: expectations, trust: trust, policies: policies,
-                         skippedAlways: skipped, checksAllPassed: checks)
+        return CheckPlan(
+            expectations: expectations,
+            trust: trust,
+            policies: policies,
+            skippedAlways: skipped,
+            checksAllPassed: checks
+        )
     }
 
     // MARK: Signature
@@ -354,8 +429,12 @@ public final class TokenVerifier: Sendable {
     }
 
     /// The key that verifies the token's signed bytes, or why none does.
-    private static func verifySignature(of token: DecodedToken, with ring: KeyRing, digest: inout SignedMessageDigest,
-                                        signatureByteCount: inout Int?) -> Result<PublicKey, SignatureFailure> {
+    private static func verifySignature(
+        of token: DecodedToken,
+        with ring: KeyRing,
+        digest: inout SignedMessageDigest,
+        signatureByteCount: inout Int?
+    ) -> Result<PublicKey, SignatureFailure> {
         let text = token.xml[token.frame.signatureText]
         if !text.contains(where: { !$0.isASCIIWhitespace }) {
             return .failure(SignatureFailure(reason: "signatureInfo is empty: the token carries no signature"))
@@ -369,7 +448,8 @@ public final class TokenVerifier: Sendable {
         signatureByteCount = signature.count
         let verifyingKey = ring.verifyingKey(for: signature, message: token.signedBytes.span, digest: &digest)
         if let verifyingKey { return .success(verifyingKey) }
-        var reason = "no trusted key verifies the signature (\(signature.count) bytes; \(ring.keys.count) trusted key\(ring.keys.count == 1 ? "" : "s"))"
+        var reason =
+            "no trusted key verifies the signature (\(signature.count) bytes; \(ring.keys.count) trusted key\(ring.keys.count == 1 ? "" : "s"))"
         if !ring.keys.contains(where: { Self.signatureSizes(of: $0).contains(signature.count) }) {
             // The commonest support case: a token from an old RSA-1024 issuer, or a key mix-up.
             let shape = [128, 256, 384, 512].contains(signature.count) ? " (RSA-\(signature.count * 8)-sized)" : ""
@@ -426,8 +506,13 @@ private final class CheckPlan: Sendable {
     let skippedAlways: [SkippedCheck]
     let checksAllPassed: [VerificationCheck]
 
-    init(expectations: RequestExpectations, trust: Trust, policies: [any TokenPolicy],
-         skippedAlways: [SkippedCheck], checksAllPassed: [VerificationCheck]) {
+    init(
+        expectations: RequestExpectations,
+        trust: Trust,
+        policies: [any TokenPolicy],
+        skippedAlways: [SkippedCheck],
+        checksAllPassed: [VerificationCheck]
+    ) {
         self.expectations = expectations
         self.trust = trust
         self.policies = policies

@@ -100,9 +100,16 @@ public struct Verdict: Sendable, Equatable, CustomStringConvertible, Encodable {
     /// True for `VALID_TOKEN`.
     public var isValid: Bool { status == .validToken }
 
-    init(status: VerificationStatus, reason: String, token: DecodedToken?, key: PublicKey?,
-         checksRun: [VerificationCheck], checksSkipped: [SkippedCheck], digest: SignedMessageDigest,
-         signatureByteCount: Int? = nil) {
+    init(
+        status: VerificationStatus,
+        reason: String,
+        token: DecodedToken?,
+        key: PublicKey?,
+        checksRun: [VerificationCheck],
+        checksSkipped: [SkippedCheck],
+        digest: SignedMessageDigest,
+        signatureByteCount: Int? = nil
+    ) {
         self.status = status
         self.reason = reason
         self.token = token

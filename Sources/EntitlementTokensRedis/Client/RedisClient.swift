@@ -1,8 +1,8 @@
 public import NIOCore
 internal import NIOPosix
-public import ServiceLifecycle
 internal import NIOSSL
 public import RedisRESP
+public import ServiceLifecycle
 internal import Synchronization
 
 /// A small Redis client for one-time use across a fleet: standalone, Sentinel
@@ -49,8 +49,10 @@ public final class RedisClient: Sendable {
     public init(configuration: RedisClientConfiguration, eventLoopGroup group: any EventLoopGroup) throws(RedisClientError) {
         try configuration.validate()
         self.configuration = configuration
-        let budget = OutstandingBudget(maxRequests: configuration.maxOutstandingRequests,
-                                       maxBytes: configuration.maxOutstandingBytes)
+        let budget = OutstandingBudget(
+            maxRequests: configuration.maxOutstandingRequests,
+            maxBytes: configuration.maxOutstandingBytes
+        )
         self.budget = budget
         var sslContext: NIOSSLContext?
         if configuration.endpoint.usesTLS {
@@ -68,15 +70,28 @@ public final class RedisClient: Sendable {
             }
         }
         let makePool: @Sendable (RedisEndpoint, Int?) -> RedisNodePool = { [sslContext] endpoint, connections in
-            RedisNodePool(configuration: configuration, endpoint: endpoint, connections: connections,
-                          group: group, sslContext: sslContext, budget: budget)
+            RedisNodePool(
+                configuration: configuration,
+                endpoint: endpoint,
+                connections: connections,
+                group: group,
+                sslContext: sslContext,
+                budget: budget
+            )
         }
         switch configuration.topology {
         case .standalone:
             route = .standalone(makePool(configuration.endpoint, nil))
         case .sentinel(let settings):
-            route = .sentinel(SentinelRouter(configuration: configuration, settings: settings, group: group,
-                                                 sslContext: sslContext, makePool: makePool))
+            route = .sentinel(
+                SentinelRouter(
+                    configuration: configuration,
+                    settings: settings,
+                    group: group,
+                    sslContext: sslContext,
+                    makePool: makePool
+                )
+            )
         case .cluster(let seeds):
             route = .cluster(ClusterRouter(configuration: configuration, seeds: seeds, group: group, makePool: makePool))
         }
@@ -89,8 +104,11 @@ public final class RedisClient: Sendable {
     /// a thrown error), within ``RedisClientConfiguration/operationTimeout``.
     /// In Cluster the command's first argument is the key that routes it.
     public func send(_ command: RESPCommand) async throws(RedisClientError) -> RESPReply {
-        try await execute(command, key: command.arguments.count > 1 ? command.arguments[1] : nil,
-                          deadline: NIODeadline.now() + configuration.operationTimeout.timeAmount)
+        try await execute(
+            command,
+            key: command.arguments.count > 1 ? command.arguments[1] : nil,
+            deadline: NIODeadline.now() + configuration.operationTimeout.timeAmount
+        )
     }
 
     /// `PING`, expecting `PONG`, within the deadline: the store can write now.
@@ -120,8 +138,12 @@ public final class RedisClient: Sendable {
 
     /// Sends `command` to where `key` lives (any node for nil), by `deadline`;
     /// `afterReply` asks for a follow-up on the same connection (`WAIT`).
-    func execute(_ command: RESPCommand, key: [UInt8]?, deadline: NIODeadline,
-                 afterReply: AfterReply = .nothing) async throws(RedisClientError) -> RESPReply {
+    func execute(
+        _ command: RESPCommand,
+        key: [UInt8]?,
+        deadline: NIODeadline,
+        afterReply: AfterReply = .nothing
+    ) async throws(RedisClientError) -> RESPReply {
         let encoded = command.encoded()
         switch route {
         case .standalone(let pool):
@@ -129,8 +151,12 @@ public final class RedisClient: Sendable {
         case .sentinel(let router):
             return try await router.execute(encoded: encoded, deadline: deadline, afterReply: afterReply)
         case .cluster(let router):
-            return try await router.execute(encoded: encoded, slot: key.map { RedisHashSlot.slot(of: $0) },
-                                            deadline: deadline, afterReply: afterReply)
+            return try await router.execute(
+                encoded: encoded,
+                slot: key.map { RedisHashSlot.slot(of: $0) },
+                deadline: deadline,
+                afterReply: afterReply
+            )
         }
     }
 
@@ -167,8 +193,11 @@ extension RedisClient {
     /// nil in the other modes, which meet every failover as a request's trouble.
     public var notFollowingSwitchovers: RedisClientError? {
         guard case .sentinel(let router) = route, !router.isRunning else { return nil }
-        return RedisClientError(.notRunning, "the Sentinel client for '\(configuration.target)' is not running: "
-            + "without its run() it cannot follow a switchover, so it decides nothing; run it in the ServiceGroup")
+        return RedisClientError(
+            .notRunning,
+            "the Sentinel client for '\(configuration.target)' is not running: "
+                + "without its run() it cannot follow a switchover, so it decides nothing; run it in the ServiceGroup"
+        )
     }
 }
 

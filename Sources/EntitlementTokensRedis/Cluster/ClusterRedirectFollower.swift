@@ -62,8 +62,13 @@ struct ClusterRedirectFollower: Sendable {
             return .fail(RedisClientError(.unexpectedReply, "\(target) redirected to an invalid address"), refreshTopology: false)
         }
         guard redirects < Self.maxRedirects else {
-            return .fail(RedisClientError(.unexpectedReply,
-                "more than \(Self.maxRedirects) redirections for slot \(slot.map(String.init) ?? "?")"), refreshTopology: true)
+            return .fail(
+                RedisClientError(
+                    .unexpectedReply,
+                    "more than \(Self.maxRedirects) redirections for slot \(slot.map(String.init) ?? "?")"
+                ),
+                refreshTopology: true
+            )
         }
         redirects += 1
         target = next

@@ -43,13 +43,19 @@ final class ClusterRouter: Sendable {
         var runner: AsyncStream<Void>.Continuation?
     }
 
-    init(configuration: RedisClientConfiguration, seeds: [RedisNodeAddress], group: any EventLoopGroup,
-         makePool: @escaping @Sendable (RedisEndpoint, Int?) -> RedisNodePool) {
+    init(
+        configuration: RedisClientConfiguration,
+        seeds: [RedisNodeAddress],
+        group: any EventLoopGroup,
+        makePool: @escaping @Sendable (RedisEndpoint, Int?) -> RedisNodePool
+    ) {
         self.configuration = configuration
         self.group = group
         self.makePool = makePool
-        let settings = ClusterRouterStateMachine.Settings(refreshInterval: UInt64(Self.refreshInterval.nanoseconds),
-                                                          maxFailedReads: Self.maxFailedReads)
+        let settings = ClusterRouterStateMachine.Settings(
+            refreshInterval: UInt64(Self.refreshInterval.nanoseconds),
+            maxFailedReads: Self.maxFailedReads
+        )
         state = Mutex(State(machine: ClusterRouterStateMachine(settings: settings, seeds: seeds)))
     }
 
@@ -73,8 +79,12 @@ final class ClusterRouter: Sendable {
 
     /// Sends to the slot's primary and follows redirections
     /// (``ClusterRedirectFollower`` decides), every hop within `deadline`.
-    func execute(encoded command: [UInt8], slot: Int?, deadline: NIODeadline,
-                 afterReply: AfterReply) async throws(RedisClientError) -> RESPReply {
+    func execute(
+        encoded command: [UInt8],
+        slot: Int?,
+        deadline: NIODeadline,
+        afterReply: AfterReply
+    ) async throws(RedisClientError) -> RESPReply {
         var refresh = false
         let first: RedisNodeAddress
         do {
@@ -88,9 +98,14 @@ final class ClusterRouter: Sendable {
             let pool = state.withLock { self.pool(follower.target, &$0) }
             let step: ClusterRedirectFollower.Step
             do {
-                step = follower.received(try await pool.send(encoded: command, deadline: deadline,
-                                                              prelude: follower.asking ? Self.askingCommand : nil,
-                                                              afterReply: afterReply))
+                step = follower.received(
+                    try await pool.send(
+                        encoded: command,
+                        deadline: deadline,
+                        prelude: follower.asking ? Self.askingCommand : nil,
+                        afterReply: afterReply
+                    )
+                )
             } catch {
                 step = follower.failed(error)
             }
@@ -153,7 +168,11 @@ final class ClusterRouter: Sendable {
     /// whether the machine started the refresher for this caller when it
     /// routed it (nil: not routed, ask now).
     private func awaitTopology(before deadline: NIODeadline, started: Bool?) async throws(RedisClientError) -> ClusterTopology {
-        enum Known { case topology(ClusterTopology), wait(EventLoopFuture<ClusterTopology>, start: Bool), shutDown }
+        enum Known {
+            case topology(ClusterTopology)
+            case wait(EventLoopFuture<ClusterTopology>, start: Bool)
+            case shutDown
+        }
         let known = state.withLock { state -> Known in
             // Shut down first: the map outlives shutdown, and a caller given it would make pools again.
             if state.machine.isShutDown { return .shutDown }
@@ -313,8 +332,11 @@ final class ClusterRouter: Sendable {
             if let slots {
                 topology = try ClusterTopology(slotsReply: slots, askedHost: address.host)
             } else {
-                topology = try ClusterTopology(shardsReply: shards, askedHost: address.host,
-                                               tls: configuration.endpoint.usesTLS)
+                topology = try ClusterTopology(
+                    shardsReply: shards,
+                    askedHost: address.host,
+                    tls: configuration.endpoint.usesTLS
+                )
             }
         } catch {
             throw RedisClientError(.unexpectedReply, "\(address): \(error.message)")

@@ -102,9 +102,13 @@ struct ClusterRouterStateMachine {
         guard let topology else { return .awaitTopology(startRefresher: requestRefresh()) }
         let address = slot.map { moved[$0] ?? topology.primary(forSlot: $0) } ?? topology.primaries.first
         guard let address else {
-            return .fail(RedisClientError(.connectionFailed,
-                "no primary serves slot \(slot.map(String.init) ?? "?") now (a shard is down or migrating)"),
-                         startRefresher: requestRefresh())
+            return .fail(
+                RedisClientError(
+                    .connectionFailed,
+                    "no primary serves slot \(slot.map(String.init) ?? "?") now (a shard is down or migrating)"
+                ),
+                startRefresher: requestRefresh()
+            )
         }
         pooled.insert(address)
         var owedIsDue = false

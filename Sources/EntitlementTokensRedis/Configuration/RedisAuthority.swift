@@ -28,7 +28,8 @@ struct RedisAuthority {
             let path = text[text.index(after: slash)...]
             if !path.isEmpty {
                 guard path.utf8.count <= 9, path.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                      let number = Int(path) else {
+                    let number = Int(path)
+                else {
                     throw invalid("the database must be a number, as in redis://host:6379/2")
                 }
                 database = number
@@ -41,7 +42,8 @@ struct RedisAuthority {
         hosts = hosts[hosts.index(after: at)...]
         if let colon = text.firstIndex(of: ":") {
             guard let user = RedisEndpoint.percentDecoded(text[..<colon]),
-                  let password = RedisEndpoint.percentDecoded(text[text.index(after: colon)...]) else {
+                let password = RedisEndpoint.percentDecoded(text[text.index(after: colon)...])
+            else {
                 throw invalid("the user or password has a malformed percent escape")
             }
             credentials = .userAndPassword(user: user.isEmpty ? nil : user, password: password)

@@ -1,5 +1,5 @@
-public import RedisRESP
 internal import FoundationEssentials
+public import RedisRESP
 
 /// Everything a ``RedisClient`` needs, with safe defaults, in one value.
 public struct RedisClientConfiguration: Sendable {
@@ -60,8 +60,11 @@ public struct RedisClientConfiguration: Sendable {
     /// read now, a relative path (of these and of `tls-ca-file=`) under
     /// `credentialsDirectory` (by default `$CREDENTIALS_DIRECTORY`), by the
     /// secret-file rule (docs/DESIGN.md#secret-files).
-    public init(url: String, trustedCAFile: String? = nil,
-                credentialsDirectory: String? = nil) throws(RedisClientError) {
+    public init(
+        url: String,
+        trustedCAFile: String? = nil,
+        credentialsDirectory: String? = nil
+    ) throws(RedisClientError) {
         let parsed = try RedisURL.parse(url)
         let credentialsDirectory = credentialsDirectory ?? ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
         self.init(endpoint: parsed.endpoint, trustedCAFile: trustedCAFile)
@@ -88,8 +91,14 @@ public struct RedisClientConfiguration: Sendable {
     public var sentinelEndpoints: [RedisEndpoint] {
         guard case .sentinel(let settings) = topology else { return [] }
         return settings.sentinels.map { address in
-            var endpoint = RedisEndpoint(host: address.host, port: address.port, usesTLS: self.endpoint.usesTLS,
-                                         username: settings.username, password: settings.password, database: 0)
+            var endpoint = RedisEndpoint(
+                host: address.host,
+                port: address.port,
+                usesTLS: self.endpoint.usesTLS,
+                username: settings.username,
+                password: settings.password,
+                database: 0
+            )
             endpoint.tlsServerName = self.endpoint.tlsServerName
             return endpoint
         }

@@ -91,5 +91,10 @@ extension ErrorCode where Domain == RedisClientError {
     public static var notRunning: Self { Self("notRunning") }
 
     /// Every code this version of the client gives.
-    public static var allCases: [Self] { [.invalidURL, .invalidConfiguration, .connectionFailed, .tlsFailed, .authenticationFailed, .databaseSelectionFailed, .timedOut, .overloaded, .connectionClosed, .errorReply, .protocolError, .unexpectedReply, .shutDown, .notReplicated, .cancelled, .notRunning] }
+    public static var allCases: [Self] {
+        [
+            .invalidURL, .invalidConfiguration, .connectionFailed, .tlsFailed, .authenticationFailed, .databaseSelectionFailed, .timedOut,
+            .overloaded, .connectionClosed, .errorReply, .protocolError, .unexpectedReply, .shutDown, .notReplicated, .cancelled, .notRunning,
+        ]
+    }
 }

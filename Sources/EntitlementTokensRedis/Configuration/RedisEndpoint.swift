@@ -17,8 +17,14 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// host when it is a name, else an IP address SAN equal to the address dialled.
     public var tlsServerName: String?
 
-    public init(host: String, port: Int = 6379, usesTLS: Bool = false,
-                username: String? = nil, password: String? = nil, database: Int = 0) {
+    public init(
+        host: String,
+        port: Int = 6379,
+        usesTLS: Bool = false,
+        username: String? = nil,
+        password: String? = nil,
+        database: Int = 0
+    ) {
         self.host = host
         self.port = port
         self.usesTLS = usesTLS
@@ -81,7 +87,8 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
         port = 6379
         if let portText {
             guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let number = Int(portText), (1...65535).contains(number) else {
+                let number = Int(portText), (1...65535).contains(number)
+            else {
                 throw invalid("the port must be a number from 1 to 65535")
             }
             port = number
@@ -102,7 +109,8 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The URL as given with any password replaced, for error messages.
     static func redacted(_ url: String) -> String {
         guard let schemeEnd = url.firstRange(of: "://"),
-              let at = url[schemeEnd.upperBound...].lastIndex(of: "@") else { return url }
+            let at = url[schemeEnd.upperBound...].lastIndex(of: "@")
+        else { return url }
         let credentials = url[schemeEnd.upperBound..<at]
         guard let colon = credentials.firstIndex(of: ":") else {
             return String(url[..<schemeEnd.upperBound]) + "***" + url[at...]

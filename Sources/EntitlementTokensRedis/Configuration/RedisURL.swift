@@ -1,5 +1,5 @@
-public import RedisRESP
 internal import FoundationEssentials
+public import RedisRESP
 
 /// How the client finds the node to write to (docs/DESIGN.md#high-availability).
 public enum RedisTopology: Sendable, Hashable {
@@ -120,8 +120,12 @@ enum RedisURL {
             for pair in query.split(separator: "&", omittingEmptySubsequences: false) {
                 guard let equals = pair.firstIndex(of: "=") else { throw invalid("a parameter without '='") }
                 let name = String(pair[..<equals])
-                guard ["password-file", "sentinel-password-file", "sentinel-user", "sentinel-password", "tls-server-name", "tls-ca-file"].contains(name) else {
-                    throw invalid("unknown parameter '\(escaped(name))' (known: password-file, sentinel-password-file, sentinel-user, sentinel-password, tls-server-name, tls-ca-file)")
+                guard
+                    ["password-file", "sentinel-password-file", "sentinel-user", "sentinel-password", "tls-server-name", "tls-ca-file"].contains(name)
+                else {
+                    throw invalid(
+                        "unknown parameter '\(escaped(name))' (known: password-file, sentinel-password-file, sentinel-user, sentinel-password, tls-server-name, tls-ca-file)"
+                    )
                 }
                 guard let value = RedisEndpoint.percentDecoded(pair[pair.index(after: equals)...]), !value.isEmpty else {
                     throw invalid("the parameter \(name) is empty or has a malformed percent escape")
@@ -150,18 +154,31 @@ enum RedisURL {
             throw invalid("tls-ca-file is for the TLS forms (rediss…://)")
         }
 
-        var endpoint = RedisEndpoint(host: addresses[0].host, port: addresses[0].port, usesTLS: scheme.tls,
-                                     username: username, password: password, database: database)
+        var endpoint = RedisEndpoint(
+            host: addresses[0].host,
+            port: addresses[0].port,
+            usesTLS: scheme.tls,
+            username: username,
+            password: password,
+            database: database
+        )
         endpoint.tlsServerName = parameters["tls-server-name"]
         let topology: RedisTopology
         switch scheme.mode {
         case "sentinel":
             guard let fragment, !fragment.isEmpty, let name = RedisEndpoint.percentDecoded(fragment),
-                  !name.isEmpty, name.utf8.count <= 256, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                !name.isEmpty, name.utf8.count <= 256, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+            else {
                 throw invalid("a sentinel URL ends with #primaryName (printable, no spaces), as in redis-sentinel://h:26379#mymaster")
             }
-            topology = .sentinel(RedisSentinelSettings(sentinels: addresses, primaryName: name,
-                                                       username: parameters["sentinel-user"], password: parameters["sentinel-password"]))
+            topology = .sentinel(
+                RedisSentinelSettings(
+                    sentinels: addresses,
+                    primaryName: name,
+                    username: parameters["sentinel-user"],
+                    password: parameters["sentinel-password"]
+                )
+            )
         case "cluster":
             guard fragment == nil else { throw invalid("a cluster URL has no #fragment") }
             guard database == 0 else { throw invalid("Redis Cluster has database 0 only") }
@@ -171,19 +188,28 @@ enum RedisURL {
             guard addresses.count == 1 else { throw invalid("several addresses are for redis-sentinel:// or redis-cluster:// URLs") }
             topology = .standalone
         }
-        if case .sentinel = topology {} else {
+        if case .sentinel = topology {
+        } else {
             guard parameters["sentinel-password-file"] == nil, parameters["sentinel-password"] == nil,
-                  parameters["sentinel-user"] == nil else {
+                parameters["sentinel-user"] == nil
+            else {
                 throw invalid("sentinel-… parameters are for redis-sentinel:// URLs")
             }
         }
-        return Parsed(endpoint: endpoint, topology: topology,
-                      passwordFile: parameters["password-file"], sentinelPasswordFile: parameters["sentinel-password-file"],
-                      caFile: parameters["tls-ca-file"])
+        return Parsed(
+            endpoint: endpoint,
+            topology: topology,
+            passwordFile: parameters["password-file"],
+            sentinelPasswordFile: parameters["sentinel-password-file"],
+            caFile: parameters["tls-ca-file"]
+        )
     }
 
-    private static func address(_ text: Substring, defaultPort: Int,
-                                invalid: (String) -> RedisClientError) throws(RedisClientError) -> RedisNodeAddress {
+    private static func address(
+        _ text: Substring,
+        defaultPort: Int,
+        invalid: (String) -> RedisClientError
+    ) throws(RedisClientError) -> RedisNodeAddress {
         var host: Substring
         var portText: Substring?
         if text.hasPrefix("[") {
@@ -230,7 +256,9 @@ enum RedisURL {
     static func escaped(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
-            if scalar.value >= 0x20 && scalar.value < 0x7F { result.unicodeScalars.append(scalar) } else {
+            if scalar.value >= 0x20 && scalar.value < 0x7F {
+                result.unicodeScalars.append(scalar)
+            } else {
                 result += "\\u{\(String(scalar.value, radix: 16))}"
             }
         }

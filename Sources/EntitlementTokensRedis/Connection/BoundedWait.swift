@@ -7,8 +7,11 @@ extension EventLoopFuture where Value: Sendable {
     /// One shape for every wait of the client (a connection, a topology, a
     /// primary found through the sentinels), so each one keeps the
     /// operation's deadline and the timer never outlives the wait.
-    func boundedValue(before deadline: NIODeadline, context: String,
-                      timedOut: @escaping @Sendable () -> RedisClientError) async throws(RedisClientError) -> Value {
+    func boundedValue(
+        before deadline: NIODeadline,
+        context: String,
+        timedOut: @escaping @Sendable () -> RedisClientError
+    ) async throws(RedisClientError) -> Value {
         let bounded = eventLoop.makePromise(of: Value.self)
         let timeout = eventLoop.scheduleTask(deadline: deadline) { bounded.fail(timedOut()) }
         cascade(to: bounded)

@@ -1,6 +1,7 @@
 internal import NIOCore
 internal import NIOPosix
 internal import NIOSSL
+
 #if canImport(Glibc)
 import Glibc
 #endif

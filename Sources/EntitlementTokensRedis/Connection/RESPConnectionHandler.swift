@@ -1,8 +1,8 @@
-internal import Synchronization
 internal import NIOCore
 internal import NIOSSL
 internal import NIOTLS
 internal import RedisRESP
+internal import Synchronization
 
 /// Whether a connection holds new requests back (a `WAIT` is out), readable
 /// from any thread, so the pool sends elsewhere first.
@@ -49,14 +49,25 @@ final class RESPConnectionHandler: ChannelInboundHandler {
         var value: RedisClientError? { reason.withLock { $0 } }
     }
 
-    init(endpointDescription: String, startup: RedisConnectionStartup, stalledTimeout: TimeAmount, maxQueued: Int,
-         replyLimits: RESPLimits, budget: OutstandingBudget, firstCloseReason: CloseReason = CloseReason(), load: ConnectionLoad = ConnectionLoad()) {
+    init(
+        endpointDescription: String,
+        startup: RedisConnectionStartup,
+        stalledTimeout: TimeAmount,
+        maxQueued: Int,
+        replyLimits: RESPLimits,
+        budget: OutstandingBudget,
+        firstCloseReason: CloseReason = CloseReason(),
+        load: ConnectionLoad = ConnectionLoad()
+    ) {
         self.firstCloseReason = firstCloseReason
         self.load = load
         self.decoder = RESPDecoder(limits: replyLimits)
         self.endpointDescription = endpointDescription
-        self.machine = StateMachine(limits: .init(maxQueued: maxQueued, stallTimeout: UInt64(max(0, stalledTimeout.nanoseconds))),
-                                    endpointDescription: endpointDescription, startup: startup)
+        self.machine = StateMachine(
+            limits: .init(maxQueued: maxQueued, stallTimeout: UInt64(max(0, stalledTimeout.nanoseconds))),
+            endpointDescription: endpointDescription,
+            startup: startup
+        )
         self.budget = budget
         actions.reserveCapacity(8)
     }
@@ -109,15 +120,31 @@ final class RESPConnectionHandler: ChannelInboundHandler {
     /// `ASKING`) is written right before the command, in the same write, so
     /// no other request comes between them; its reply is dropped. `id`
     /// names the request for ``cancel(_:)``.
-    func send(_ command: [UInt8], id: UInt64 = 0, budgetedBytes: Int?, promise: EventLoopPromise<RESPReply>,
-              deadline: NIODeadline, prelude: [UInt8]? = nil, afterReply: AfterReply = .nothing) {
+    func send(
+        _ command: [UInt8],
+        id: UInt64 = 0,
+        budgetedBytes: Int?,
+        promise: EventLoopPromise<RESPReply>,
+        deadline: NIODeadline,
+        prelude: [UInt8]? = nil,
+        afterReply: AfterReply = .nothing
+    ) {
         guard context != nil else {
             promise.fail(machine.closeReason ?? RedisClientError(.connectionClosed, "the connection to \(endpointDescription) closed"))
             if let budgetedBytes { budget.release(bytes: budgetedBytes) }
             return
         }
-        machine.enqueue(command, id: id, promise: promise, budgetedBytes: budgetedBytes, deadline: deadline.uptimeNanoseconds,
-                        prelude: prelude, afterReply: afterReply, now: now, into: &actions)
+        machine.enqueue(
+            command,
+            id: id,
+            promise: promise,
+            budgetedBytes: budgetedBytes,
+            deadline: deadline.uptimeNanoseconds,
+            prelude: prelude,
+            afterReply: afterReply,
+            now: now,
+            into: &actions
+        )
         run()
     }
 
@@ -148,13 +175,14 @@ final class RESPConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let reason = if let error = error as? RedisClientError {
-            error
-        } else if error is NIOSSLError || error is BoringSSLError {
-            RedisClientError(.tlsFailed, "TLS with \(endpointDescription) failed: \(error)")
-        } else {
-            RedisClientError(.connectionClosed, "the connection to \(endpointDescription) failed: \(error)")
-        }
+        let reason =
+            if let error = error as? RedisClientError {
+                error
+            } else if error is NIOSSLError || error is BoringSSLError {
+                RedisClientError(.tlsFailed, "TLS with \(endpointDescription) failed: \(error)")
+            } else {
+                RedisClientError(.connectionClosed, "the connection to \(endpointDescription) failed: \(error)")
+            }
         machine.closed(reason, into: &actions)
         run()
     }

@@ -20,16 +20,36 @@ final class RedisConnection: Sendable {
     /// Sends `command` (already encoded), after `prelude` in the same write
     /// when given; the future completes by `deadline`. `id` names the request
     /// for ``cancel(_:)`` (0: never cancelled).
-    func send(_ command: [UInt8], id: UInt64 = 0, budgetedBytes: Int?, deadline: NIODeadline,
-              prelude: [UInt8]? = nil, afterReply: AfterReply = .nothing) -> EventLoopFuture<RESPReply> {
+    func send(
+        _ command: [UInt8],
+        id: UInt64 = 0,
+        budgetedBytes: Int?,
+        deadline: NIODeadline,
+        prelude: [UInt8]? = nil,
+        afterReply: AfterReply = .nothing
+    ) -> EventLoopFuture<RESPReply> {
         let promise = channel.eventLoop.makePromise(of: RESPReply.self)
         if channel.eventLoop.inEventLoop {
-            handler.value.send(command, id: id, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline,
-                               prelude: prelude, afterReply: afterReply)
+            handler.value.send(
+                command,
+                id: id,
+                budgetedBytes: budgetedBytes,
+                promise: promise,
+                deadline: deadline,
+                prelude: prelude,
+                afterReply: afterReply
+            )
         } else {
             channel.eventLoop.execute { [handler] in
-                handler.value.send(command, id: id, budgetedBytes: budgetedBytes, promise: promise, deadline: deadline,
-                                   prelude: prelude, afterReply: afterReply)
+                handler.value.send(
+                    command,
+                    id: id,
+                    budgetedBytes: budgetedBytes,
+                    promise: promise,
+                    deadline: deadline,
+                    prelude: prelude,
+                    afterReply: afterReply
+                )
             }
         }
         return promise.futureResult
@@ -39,8 +59,13 @@ final class RedisConnection: Sendable {
     /// and waits for the reply; when the calling task is cancelled, the
     /// request fails with `cancelled` at once instead of at its deadline
     /// (the caller's deadline is the one deadline).
-    func reply(_ command: [UInt8], budgetedBytes: Int?, deadline: NIODeadline,
-               prelude: [UInt8]? = nil, afterReply: AfterReply = .nothing) async throws -> RESPReply {
+    func reply(
+        _ command: [UInt8],
+        budgetedBytes: Int?,
+        deadline: NIODeadline,
+        prelude: [UInt8]? = nil,
+        afterReply: AfterReply = .nothing
+    ) async throws -> RESPReply {
         let id = nextRequestID.add(1, ordering: .relaxed).oldValue
         let future = send(command, id: id, budgetedBytes: budgetedBytes, deadline: deadline, prelude: prelude, afterReply: afterReply)
         return try await withTaskCancellationHandler {
@@ -74,8 +99,10 @@ final class RedisConnection: Sendable {
     ) -> EventLoopFuture<RedisConnection> {
         let endpoint = configuration.endpoint
         let startup = RedisConnectionStartup(
-            endpoint: endpoint, tls: sslContext != nil,
-            deadline: (NIODeadline.now() + configuration.connectTimeout.timeAmount).uptimeNanoseconds)
+            endpoint: endpoint,
+            tls: sslContext != nil,
+            deadline: (NIODeadline.now() + configuration.connectTimeout.timeAmount).uptimeNanoseconds
+        )
         let closeReason = RESPConnectionHandler.CloseReason()
         let load = ConnectionLoad()
         let bootstrap = ClientBootstrap(group: group)
@@ -84,16 +111,19 @@ final class RedisConnection: Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let sslContext { try addTLSHandlers(to: channel.pipeline.syncOperations, sslContext, endpoint) }
-                    try channel.pipeline.syncOperations.addHandler(RESPConnectionHandler(
-                        endpointDescription: endpoint.description,
-                        startup: startup,
-                        stalledTimeout: configuration.stalledConnectionTimeout.timeAmount,
-                        // The budget bounds callers; 16 more for the `ASKING` preludes sent with them.
-                        maxQueued: configuration.maxOutstandingRequests + 16,
-                        replyLimits: configuration.replyLimits,
-                        budget: budget,
-                        firstCloseReason: closeReason,
-                        load: load))
+                    try channel.pipeline.syncOperations.addHandler(
+                        RESPConnectionHandler(
+                            endpointDescription: endpoint.description,
+                            startup: startup,
+                            stalledTimeout: configuration.stalledConnectionTimeout.timeAmount,
+                            // The budget bounds callers; 16 more for the `ASKING` preludes sent with them.
+                            maxQueued: configuration.maxOutstandingRequests + 16,
+                            replyLimits: configuration.replyLimits,
+                            budget: budget,
+                            firstCloseReason: closeReason,
+                            load: load
+                        )
+                    )
                 }
             }
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
@@ -111,8 +141,10 @@ final class RedisConnection: Sendable {
                 } catch {
                     // The channel closed between connecting and here, its
                     // handlers gone: say why it closed (TLS refused…).
-                    return channel.eventLoop.makeFailedFuture(closeReason.value
-                        ?? RedisClientError(.connectionClosed, "the connection to \(endpoint) closed as it opened"))
+                    return channel.eventLoop.makeFailedFuture(
+                        closeReason.value
+                            ?? RedisClientError(.connectionClosed, "the connection to \(endpoint) closed as it opened")
+                    )
                 }
                 // The machine closes the channel itself when the start-up fails.
                 return started.map { connection }
@@ -126,8 +158,11 @@ final class RedisConnection: Sendable {
     /// ``TLSServerNameCheck``, which takes the name alone and holds the login
     /// until it has; with no name, NIOSSL checks an IP address SAN against the
     /// address dialled.
-    static func addTLSHandlers(to pipeline: ChannelPipeline.SynchronousOperations, _ sslContext: NIOSSLContext,
-                               _ endpoint: RedisEndpoint) throws {
+    static func addTLSHandlers(
+        to pipeline: ChannelPipeline.SynchronousOperations,
+        _ sslContext: NIOSSLContext,
+        _ endpoint: RedisEndpoint
+    ) throws {
         let serverHostname = endpoint.tlsServerName ?? (isIPAddress(endpoint.host) ? nil : endpoint.host)
         try pipeline.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
         if let name = endpoint.tlsServerName {

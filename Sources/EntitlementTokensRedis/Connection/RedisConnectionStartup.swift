@@ -16,10 +16,14 @@ struct RedisConnectionStartup: Sendable {
         /// nil when `reply` is the answer this step wants, else why the connection cannot be used.
         func refusal(of reply: RESPReply, endpointDescription: String, hasPassword: Bool) -> RedisClientError? {
             if case .error(let message) = reply,
-               message.starts(with: "NOAUTH".utf8) || message.starts(with: "WRONGPASS".utf8) {
-                return RedisClientError(.authenticationFailed, hasPassword
-                    ? "\(endpointDescription) refused the login: \(reply.summary)"
-                    : "\(endpointDescription) wants a password (give one with password-file=, or in the URL): \(reply.summary)")
+                message.starts(with: "NOAUTH".utf8) || message.starts(with: "WRONGPASS".utf8)
+            {
+                return RedisClientError(
+                    .authenticationFailed,
+                    hasPassword
+                        ? "\(endpointDescription) refused the login: \(reply.summary)"
+                        : "\(endpointDescription) wants a password (give one with password-file=, or in the URL): \(reply.summary)"
+                )
             }
             guard reply.isOK || (command.name == "PING" && reply == .simpleString(Array("PONG".utf8))) else {
                 return RedisClientError(failure, "\(endpointDescription) refused \(command.name): \(reply.summary)")
@@ -50,8 +54,12 @@ struct RedisConnectionStartup: Sendable {
     init(endpoint: RedisEndpoint, tls: Bool, deadline: UInt64) {
         var steps: [Step] = []
         if let password = endpoint.password {
-            steps.append(Step(command: endpoint.username.map { RESPCommand("AUTH", $0, password) } ?? RESPCommand("AUTH", password),
-                              failure: .authenticationFailed))
+            steps.append(
+                Step(
+                    command: endpoint.username.map { RESPCommand("AUTH", $0, password) } ?? RESPCommand("AUTH", password),
+                    failure: .authenticationFailed
+                )
+            )
         }
         if endpoint.database != 0 {
             steps.append(Step(command: RESPCommand("SELECT", String(endpoint.database)), failure: .databaseSelectionFailed))

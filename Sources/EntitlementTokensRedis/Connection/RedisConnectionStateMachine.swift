@@ -158,9 +158,17 @@ struct RedisConnectionStateMachine<Promise> {
 
     /// A caller's request: `command` (after `prelude`, in the same write, so
     /// nothing comes between them) to be answered by `deadline`.
-    mutating func enqueue(_ command: [UInt8], id: RequestID, promise: Promise, budgetedBytes: Int?, deadline: UInt64,
-                          prelude: [UInt8]? = nil, afterReply: AfterReply = .nothing, now: UInt64,
-                          into actions: inout [Action]) {
+    mutating func enqueue(
+        _ command: [UInt8],
+        id: RequestID,
+        promise: Promise,
+        budgetedBytes: Int?,
+        deadline: UInt64,
+        prelude: [UInt8]? = nil,
+        afterReply: AfterReply = .nothing,
+        now: UInt64,
+        into actions: inout [Action]
+    ) {
         func refuse(_ error: RedisClientError) {
             actions.append(.fail(promise, error))
             if let budgetedBytes { actions.append(.release(bytes: budgetedBytes)) }
@@ -168,11 +176,21 @@ struct RedisConnectionStateMachine<Promise> {
         if let closeReason { return refuse(closeReason) }
         guard deadline > now else { return refuse(timedOut) }
         guard queuedCount + (prelude == nil ? 1 : 2) <= limits.maxQueued else {
-            return refuse(RedisClientError(.overloaded,
-                "\(limits.maxQueued) requests already wait on the connection to \(endpointDescription)"))
+            return refuse(
+                RedisClientError(
+                    .overloaded,
+                    "\(limits.maxQueued) requests already wait on the connection to \(endpointDescription)"
+                )
+            )
         }
-        let request = Request(id: id, promise: promise, budgetedBytes: budgetedBytes, sentAt: now, deadline: deadline,
-                              afterReply: afterReply)
+        let request = Request(
+            id: id,
+            promise: promise,
+            budgetedBytes: budgetedBytes,
+            sentAt: now,
+            deadline: deadline,
+            afterReply: afterReply
+        )
         if waitsOut > 0 || !isReady {
             // Before the login is over nothing but the login may reach the
             // server; a WAIT blocks this connection on the server: what is
@@ -196,8 +214,10 @@ struct RedisConnectionStateMachine<Promise> {
         guard closeReason == nil else { return }
         switch phase {
         case .connecting, .tlsHandshake:
-            return close(RedisClientError(.protocolError, "\(endpointDescription) sent a reply before the login was sent"),
-                         into: &actions)
+            return close(
+                RedisClientError(.protocolError, "\(endpointDescription) sent a reply before the login was sent"),
+                into: &actions
+            )
         case .loggingIn(var steps):
             let step = steps.popFirst()!
             if let refusal = step.refusal(of: reply, endpointDescription: endpointDescription, hasPassword: startup.hasPassword) {
@@ -233,8 +253,10 @@ struct RedisConnectionStateMachine<Promise> {
             // After a failover the old primary is a replica: only a new
             // connection can reach the new one (DNS, a virtual address, or the
             // sentinels' new answer).
-            close(RedisClientError(.connectionClosed, "\(endpointDescription) is a read-only replica; closed to reconnect"),
-                  into: &actions)
+            close(
+                RedisClientError(.connectionClosed, "\(endpointDescription) is a read-only replica; closed to reconnect"),
+                into: &actions
+            )
         }
     }
 
@@ -267,9 +289,13 @@ struct RedisConnectionStateMachine<Promise> {
         if let oldest = pending.first {
             let stallsAt = stallInstant(of: oldest)
             if stallsAt <= now {
-                return close(RedisClientError(.timedOut,
-                    "\(endpointDescription) has not answered for \((now - oldest.sentAt) / 1_000_000) ms; connection closed"),
-                    into: &actions)
+                return close(
+                    RedisClientError(
+                        .timedOut,
+                        "\(endpointDescription) has not answered for \((now - oldest.sentAt) / 1_000_000) ms; connection closed"
+                    ),
+                    into: &actions
+                )
             }
             next = min(next ?? .max, stallsAt)
         }
@@ -334,16 +360,34 @@ struct RedisConnectionStateMachine<Promise> {
 
     /// `OK` arrived for a request that wants `WAIT`: send it now, on this
     /// connection, and hold new requests until it answers.
-    private mutating func sendWait(replicas: Int, after reply: RESPReply, for request: Request, now: UInt64,
-                                   into actions: inout [Action]) {
+    private mutating func sendWait(
+        replicas: Int,
+        after reply: RESPReply,
+        for request: Request,
+        now: UInt64,
+        into actions: inout [Action]
+    ) {
         let milliseconds = request.deadline > now ? (request.deadline - now) / 1_000_000 : 0
         guard milliseconds >= 1, !request.isSettled else {
-            return complete(request, .failure(RedisClientError(.timedOut,
-                "\(endpointDescription) accepted the write with under 1 ms left for WAIT; not sent (WAIT n 0 blocks forever)")),
-                into: &actions)
+            return complete(
+                request,
+                .failure(
+                    RedisClientError(
+                        .timedOut,
+                        "\(endpointDescription) accepted the write with under 1 ms left for WAIT; not sent (WAIT n 0 blocks forever)"
+                    )
+                ),
+                into: &actions
+            )
         }
-        var wait = Request(id: request.id, promise: request.promise, budgetedBytes: request.budgetedBytes, sentAt: now,
-                           deadline: request.deadline, afterReply: .nothing)
+        var wait = Request(
+            id: request.id,
+            promise: request.promise,
+            budgetedBytes: request.budgetedBytes,
+            sentAt: now,
+            deadline: request.deadline,
+            afterReply: .nothing
+        )
         wait.firstReply = reply
         pending.append(wait)
         waitsOut += 1
@@ -360,8 +404,16 @@ struct RedisConnectionStateMachine<Promise> {
                 continue
             }
             if next.hasPrelude {
-                pending.append(Request(id: next.request.id, promise: nil, budgetedBytes: nil, sentAt: now,
-                                       deadline: next.request.deadline, afterReply: .nothing))
+                pending.append(
+                    Request(
+                        id: next.request.id,
+                        promise: nil,
+                        budgetedBytes: nil,
+                        sentAt: now,
+                        deadline: next.request.deadline,
+                        afterReply: .nothing
+                    )
+                )
             }
             next.request.sentAt = now
             pending.append(next.request)

@@ -45,7 +45,10 @@ final class TLSServerNameCheck: ChannelDuplexHandler, RemovableChannelHandler {
             promise?.fail(error)
         case .waiting(var held, let flushed):
             guard held.count < Self.maximumHeldWrites else {
-                refuse(context, RedisClientError(.tlsFailed, "more than \(Self.maximumHeldWrites) writes to \(endpointDescription) before its TLS handshake"))
+                refuse(
+                    context,
+                    RedisClientError(.tlsFailed, "more than \(Self.maximumHeldWrites) writes to \(endpointDescription) before its TLS handshake")
+                )
                 promise?.fail(RedisClientError(.tlsFailed, "the TLS handshake with \(endpointDescription) did not complete"))
                 return
             }
@@ -66,8 +69,13 @@ final class TLSServerNameCheck: ChannelDuplexHandler, RemovableChannelHandler {
         if case .handshakeCompleted = event as? TLSUserEvent, case .waiting(let held, let flushed) = state {
             let certificate = try? context.pipeline.syncOperations.nioSSL_peerCertificate()?.toDERBytes()
             guard let certificate, CertificateNames.names(name, certificateDER: certificate) else {
-                refuse(context, RedisClientError(.tlsFailed,
-                    "TLS with \(endpointDescription) failed: its certificate does not name '\(name)' (tls-server-name)"))
+                refuse(
+                    context,
+                    RedisClientError(
+                        .tlsFailed,
+                        "TLS with \(endpointDescription) failed: its certificate does not name '\(name)' (tls-server-name)"
+                    )
+                )
                 return
             }
             state = .checked

@@ -41,8 +41,14 @@ final class RedisNodePool: Sendable {
     }
 
     /// `configuration` with `endpoint` as the node; connections open lazily, on the first request.
-    init(configuration: RedisClientConfiguration, endpoint: RedisEndpoint, connections: Int? = nil,
-         group: any EventLoopGroup, sslContext: NIOSSLContext?, budget: OutstandingBudget) {
+    init(
+        configuration: RedisClientConfiguration,
+        endpoint: RedisEndpoint,
+        connections: Int? = nil,
+        group: any EventLoopGroup,
+        sslContext: NIOSSLContext?,
+        budget: OutstandingBudget
+    ) {
         var configuration = configuration
         configuration.endpoint = endpoint
         self.configuration = configuration
@@ -54,7 +60,8 @@ final class RedisNodePool: Sendable {
             connections: connections ?? configuration.maxConnections,
             initialReconnectDelay: UInt64(max(0, configuration.initialReconnectDelay.timeAmount.nanoseconds)),
             maximumReconnectDelay: UInt64(max(0, configuration.maximumReconnectDelay.timeAmount.nanoseconds)),
-            endpointDescription: "\(endpoint)")
+            endpointDescription: "\(endpoint)"
+        )
         self.state = Mutex(State(machine: Machine(settings: settings)))
     }
 
@@ -70,12 +77,19 @@ final class RedisNodePool: Sendable {
 
     /// Sends `command` (encoded) and returns its reply by `deadline`; see
     /// ``RESPConnectionHandler/send(_:budgetedBytes:promise:deadline:prelude:afterReply:)``.
-    func send(encoded command: [UInt8], deadline: NIODeadline, prelude: [UInt8]? = nil,
-              afterReply: AfterReply = .nothing, confirming: Bool = false) async throws(RedisClientError) -> RESPReply {
+    func send(
+        encoded command: [UInt8],
+        deadline: NIODeadline,
+        prelude: [UInt8]? = nil,
+        afterReply: AfterReply = .nothing,
+        confirming: Bool = false
+    ) async throws(RedisClientError) -> RESPReply {
         let bytes = command.count + (prelude?.count ?? 0)
         guard budget.reserve(bytes: bytes) else {
-            throw RedisClientError(.overloaded,
-                "overloaded: \(configuration.maxOutstandingRequests) requests or \(configuration.maxOutstandingBytes) bytes already await Redis")
+            throw RedisClientError(
+                .overloaded,
+                "overloaded: \(configuration.maxOutstandingRequests) requests or \(configuration.maxOutstandingBytes) bytes already await Redis"
+            )
         }
         let connection: RedisConnection
         do {
@@ -86,8 +100,13 @@ final class RedisNodePool: Sendable {
         }
         // From here the connection's handler owns the reservation.
         do {
-            return try await connection.reply(command, budgetedBytes: bytes, deadline: deadline,
-                                              prelude: prelude, afterReply: afterReply)
+            return try await connection.reply(
+                command,
+                budgetedBytes: bytes,
+                deadline: deadline,
+                prelude: prelude,
+                afterReply: afterReply
+            )
         } catch let error as RedisClientError {
             throw error
         } catch {
@@ -161,11 +180,17 @@ final class RedisNodePool: Sendable {
                 self?.forget(connection, slot: opening.slot)
             }
         case .failure(let error):
-            let failure = (error as? RedisClientError)
+            let failure =
+                (error as? RedisClientError)
                 ?? RedisClientError(.connectionFailed, "cannot connect to \(endpoint): \(ConnectFailureWords.describe(error))")
             state.withLock { state in
-                state.machine.openFailed(failure, slot: opening.slot, attempt: opening.attempt,
-                                         now: MachineTime.now, jitter: Double.random(in: 0...1))
+                state.machine.openFailed(
+                    failure,
+                    slot: opening.slot,
+                    attempt: opening.attempt,
+                    now: MachineTime.now,
+                    jitter: Double.random(in: 0...1)
+                )
             }
         }
     }

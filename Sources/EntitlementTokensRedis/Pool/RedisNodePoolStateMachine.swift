@@ -73,8 +73,12 @@ struct RedisNodePoolStateMachine<Connection: AnyObject, Opening> {
     mutating func pick(now: UInt64, confirming: Bool, isHolding: (Connection) -> Bool) -> Pick {
         if isShutDown { return .fail(RedisClientError(.shutDown, "the Redis client was shut down")) }
         if isSuspended, !confirming {
-            return .fail(RedisClientError(.connectionClosed,
-                "the connection to \(settings.endpointDescription) was lost; its role is being confirmed"))
+            return .fail(
+                RedisClientError(
+                    .connectionClosed,
+                    "the connection to \(settings.endpointDescription) was lost; its role is being confirmed"
+                )
+            )
         }
         let count = slots.count
         var opening: Opening?
@@ -136,8 +140,10 @@ struct RedisNodePoolStateMachine<Connection: AnyObject, Opening> {
     mutating func openFailed(_ failure: RedisClientError, slot: Int, attempt: UInt64, now: UInt64, jitter: Double) {
         guard !isShutDown, case .opening(_, let current) = slots[slot], current == attempt else { return }
         consecutiveFailures[slot] += 1
-        slots[slot] = .waiting(retryAt: now &+ reconnectDelay(afterFailures: consecutiveFailures[slot], jitter: jitter),
-                               failure: failure)
+        slots[slot] = .waiting(
+            retryAt: now &+ reconnectDelay(afterFailures: consecutiveFailures[slot], jitter: jitter),
+            failure: failure
+        )
     }
 
     /// `connection` in `slot` closed: the slot is free for the next request.

@@ -68,19 +68,37 @@ final class SentinelRouter: Sendable {
     }
 
     /// `sslContext`: the one every pool uses (`makePool`'s), for the subscription's connections.
-    init(configuration: RedisClientConfiguration, settings: RedisSentinelSettings, group: any EventLoopGroup,
-         sslContext: NIOSSLContext?, makePool: @escaping @Sendable (RedisEndpoint, Int?) -> RedisNodePool) {
+    init(
+        configuration: RedisClientConfiguration,
+        settings: RedisSentinelSettings,
+        group: any EventLoopGroup,
+        sslContext: NIOSSLContext?,
+        makePool: @escaping @Sendable (RedisEndpoint, Int?) -> RedisNodePool
+    ) {
         self.configuration = configuration
         self.settings = settings
         self.group = group
         self.makePool = makePool
         let endpoints = configuration.sentinelEndpoints
         sentinels = endpoints.map { makePool($0, 1) }
-        subscriber = SentinelSubscriber(sentinels: endpoints, primaryName: settings.primaryName,
-                                        configuration: configuration, group: group, sslContext: sslContext)
-        state = Mutex(State(machine: SentinelRouterStateMachine(settings: .init(
-            sentinelCount: endpoints.count, retryDelay: UInt64(Self.retryDelay.nanoseconds),
-            watchInterval: UInt64(Self.defaultWatchInterval.nanoseconds)))))
+        subscriber = SentinelSubscriber(
+            sentinels: endpoints,
+            primaryName: settings.primaryName,
+            configuration: configuration,
+            group: group,
+            sslContext: sslContext
+        )
+        state = Mutex(
+            State(
+                machine: SentinelRouterStateMachine(
+                    settings: .init(
+                        sentinelCount: endpoints.count,
+                        retryDelay: UInt64(Self.retryDelay.nanoseconds),
+                        watchInterval: UInt64(Self.defaultWatchInterval.nanoseconds)
+                    )
+                )
+            )
+        )
     }
 
     /// How often the fallback poll asks a sentinel whom it names (tests make
@@ -113,7 +131,8 @@ final class SentinelRouter: Sendable {
             // old primary says while the sentinels name another: both ask the
             // sentinels again (one discovery at a time); the same answer keeps the node.
             if case .error(let message) = reply,
-               message.starts(with: "READONLY".utf8) || message.starts(with: "NOREPLICAS".utf8) {
+                message.starts(with: "READONLY".utf8) || message.starts(with: "NOREPLICAS".utf8)
+            {
                 if state.withLock({ $0.machine.primaryInTrouble(address) }) { discover = true }
             }
             // A discovery this request starts runs after its answer (when no ``run()`` carries it).
@@ -134,7 +153,11 @@ final class SentinelRouter: Sendable {
     /// The confirmed primary's pool and address, or the discovery's, waited
     /// for until `deadline`; and whether this request must run a discovery left owed.
     private func primaryPool(before deadline: NIODeadline) async throws(RedisClientError) -> (RedisNodePool, RedisNodeAddress, Bool) {
-        enum Known { case pool(RedisNodePool, RedisNodeAddress, Bool), wait(EventLoopFuture<RedisNodePool>, start: Bool), fail(RedisClientError) }
+        enum Known {
+            case pool(RedisNodePool, RedisNodeAddress, Bool)
+            case wait(EventLoopFuture<RedisNodePool>, start: Bool)
+            case fail(RedisClientError)
+        }
         while true {
             let known = state.withLock { state -> Known in
                 switch state.machine.route(now: MachineTime.now) {
@@ -160,9 +183,11 @@ final class SentinelRouter: Sendable {
                 _ = try await future.boundedValue(before: deadline, context: "sentinel discovery failed") { [self] in
                     let why = self.state.withLock { $0.machine.lastFailure }
                     // The last attempt's code: a refused sentinel login is authenticationFailed (a setting to fix).
-                    return RedisClientError(why?.code ?? .connectionFailed,
+                    return RedisClientError(
+                        why?.code ?? .connectionFailed,
                         "no primary of '\(RedisURL.escaped(self.settings.primaryName))' found through the sentinels yet"
-                        + (why.map { ": \($0.message)" } ?? ""))
+                            + (why.map { ": \($0.message)" } ?? "")
+                    )
                 }
             }
         }
@@ -177,7 +202,10 @@ final class SentinelRouter: Sendable {
         // The machine starts one discovery at a time and the background once per
         // run, so no more than two wake-ups ever wait; eight bounds it regardless.
         let (wakeups, runner) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingOldest(8))
-        enum Start { case no, yes(background: Int?) }
+        enum Start {
+            case no
+            case yes(background: Int?)
+        }
         let start = state.withLock { state -> Start in
             // One runner at a time.
             guard !state.machine.isShutDown, state.runner == nil else { return .no }
@@ -234,7 +262,10 @@ final class SentinelRouter: Sendable {
                 do throws(RedisClientError) {
                     guard let named = try await primaryNamed(bySentinel: index) else {
                         let sentinel = sentinels[index].endpoint
-                        throw RedisClientError(.unexpectedReply, "sentinel \(sentinel.host):\(sentinel.port) knows no primary named '\(RedisURL.escaped(settings.primaryName))'")
+                        throw RedisClientError(
+                            .unexpectedReply,
+                            "sentinel \(sentinel.host):\(sentinel.port) knows no primary named '\(RedisURL.escaped(settings.primaryName))'"
+                        )
                     }
                     state.withLock { $0.machine.sentinelNamed(named, by: index) }
                 } catch {
@@ -266,7 +297,9 @@ final class SentinelRouter: Sendable {
         let deadline = NIODeadline.now() + configuration.connectTimeout.timeAmount
         let sentinel = sentinels[index]
         let reply = try await sentinel.send(
-            encoded: RESPCommand("SENTINEL", "get-master-addr-by-name", settings.primaryName).encoded(), deadline: deadline)
+            encoded: RESPCommand("SENTINEL", "get-master-addr-by-name", settings.primaryName).encoded(),
+            deadline: deadline
+        )
         if case .error = reply { throw RedisClientError.notExpected("SENTINEL get-master-addr-by-name", reply) }
         do {
             return try SentinelReply.primaryAddress(reply)
@@ -315,8 +348,9 @@ final class SentinelRouter: Sendable {
             if isNew { await pool.shutdown() }
             throw RedisClientError(.unexpectedReply, "the sentinels name \(address) as the primary, and it answers ROLE \(role.rawValue)")
         }
-        let (accepted, replaced, waiters, background) = state.withLock { state
-            -> (Bool, RedisNodePool?, EventLoopPromise<RedisNodePool>?, Int?) in
+        let (accepted, replaced, waiters, background) = state.withLock {
+            state
+                -> (Bool, RedisNodePool?, EventLoopPromise<RedisNodePool>?, Int?) in
             guard !state.machine.isShutDown else { return (false, nil, nil, nil) }
             let confirmed = state.machine.primaryConfirmed(address, namedBy: index, now: MachineTime.now)
             let old = state.primaryPool
@@ -344,7 +378,9 @@ final class SentinelRouter: Sendable {
         }
         // Without ``run()``: the pool refuses requests until a discovery
         // confirms the node again, and the next request resumes the owed one.
-        else { state.withLock { $0.machine.discoveryPaused() } }
+        else {
+            state.withLock { $0.machine.discoveryPaused() }
+        }
     }
 
     /// The poll and the subscription, from sentinel `first`: children of

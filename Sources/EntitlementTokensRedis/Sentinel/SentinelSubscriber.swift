@@ -40,8 +40,13 @@ final class SentinelSubscriber: Sendable {
         var lastFailure: RedisClientError?
     }
 
-    init(sentinels: [RedisEndpoint], primaryName: String, configuration: RedisClientConfiguration,
-         group: any EventLoopGroup, sslContext: NIOSSLContext?) {
+    init(
+        sentinels: [RedisEndpoint],
+        primaryName: String,
+        configuration: RedisClientConfiguration,
+        group: any EventLoopGroup,
+        sslContext: NIOSSLContext?
+    ) {
         precondition(!sentinels.isEmpty, "Sentinel needs sentinels")
         self.sentinels = sentinels
         self.primaryName = Array(primaryName.utf8)
@@ -63,15 +68,21 @@ final class SentinelSubscriber: Sendable {
         var losses = 0
         var subscribedBefore = false
         while !Task.isCancelled {
-            let (events, continuation) = AsyncStream.makeStream(of: SentinelSubscriptionEvent.self,
-                                                                bufferingPolicy: .bufferingNewest(8))
+            let (events, continuation) = AsyncStream.makeStream(
+                of: SentinelSubscriptionEvent.self,
+                bufferingPolicy: .bufferingNewest(8)
+            )
             var channel: (any Channel)?
             do {
                 channel = try await connect(to: sentinels[index], events: continuation).get()
             } catch {
                 continuation.finish()
-                record(RedisClientError(.connectionFailed,
-                    "cannot subscribe to sentinel \(sentinels[index]): \(ConnectFailureWords.describe(error))"))
+                record(
+                    RedisClientError(
+                        .connectionFailed,
+                        "cannot subscribe to sentinel \(sentinels[index]): \(ConnectFailureWords.describe(error))"
+                    )
+                )
             }
             if let channel {
                 // Ends with the stream (after `.closed`), or at once when the task is cancelled.
@@ -118,17 +129,21 @@ final class SentinelSubscriber: Sendable {
 
     /// Connects to `endpoint` as every sentinel connection does (the connect
     /// timeout, TLS checked by the same rule), with the subscription's handler.
-    private func connect(to endpoint: RedisEndpoint,
-                         events: AsyncStream<SentinelSubscriptionEvent>.Continuation) -> EventLoopFuture<any Channel> {
+    private func connect(
+        to endpoint: RedisEndpoint,
+        events: AsyncStream<SentinelSubscriptionEvent>.Continuation
+    ) -> EventLoopFuture<any Channel> {
         let login = endpoint.password.map { password in
             endpoint.username.map { RESPCommand("AUTH", $0, password) } ?? RESPCommand("AUTH", password)
         }
         let machine = SentinelSubscriptionStateMachine(
-            primaryName: primaryName, login: login,
+            primaryName: primaryName,
+            login: login,
             subscribeTimeout: UInt64(configuration.connectTimeout.timeAmount.nanoseconds),
             // A PING a stall timeout apart: a sentinel gone silent is left as soon as a request would be.
             keepAliveInterval: UInt64(configuration.stalledConnectionTimeout.timeAmount.nanoseconds),
-            endpointDescription: "\(endpoint.host):\(endpoint.port)")
+            endpointDescription: "\(endpoint.host):\(endpoint.port)"
+        )
         let replyLimits = configuration.replyLimits
         let sslContext = sslContext
         let deliver: @Sendable (SentinelSubscriptionEvent) -> Void = { event in
@@ -142,7 +157,8 @@ final class SentinelSubscriber: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     if let sslContext { try RedisConnection.addTLSHandlers(to: channel.pipeline.syncOperations, sslContext, endpoint) }
                     try channel.pipeline.syncOperations.addHandler(
-                        SentinelSubscriptionHandler(machine: machine, replyLimits: replyLimits, deliver: deliver))
+                        SentinelSubscriptionHandler(machine: machine, replyLimits: replyLimits, deliver: deliver)
+                    )
                 }
             }
             .connect(host: endpoint.host, port: endpoint.port)

@@ -16,8 +16,11 @@ final class SentinelSubscriptionHandler: ChannelInboundHandler {
     private var timer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
 
-    init(machine: SentinelSubscriptionStateMachine, replyLimits: RESPLimits,
-         deliver: @escaping (SentinelSubscriptionEvent) -> Void) {
+    init(
+        machine: SentinelSubscriptionStateMachine,
+        replyLimits: RESPLimits,
+        deliver: @escaping (SentinelSubscriptionEvent) -> Void
+    ) {
         self.machine = machine
         self.decoder = RESPDecoder(limits: replyLimits)
         self.deliver = deliver
@@ -62,11 +65,12 @@ final class SentinelSubscriptionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let reason = if error is NIOSSLError || error is BoringSSLError {
-            RedisClientError(.tlsFailed, "TLS with sentinel \(machine.endpointDescription) failed: \(error)")
-        } else {
-            RedisClientError(.connectionClosed, "the subscription to sentinel \(machine.endpointDescription) failed: \(error)")
-        }
+        let reason =
+            if error is NIOSSLError || error is BoringSSLError {
+                RedisClientError(.tlsFailed, "TLS with sentinel \(machine.endpointDescription) failed: \(error)")
+            } else {
+                RedisClientError(.connectionClosed, "the subscription to sentinel \(machine.endpointDescription) failed: \(error)")
+            }
         run(machine.fail(reason))
     }
 

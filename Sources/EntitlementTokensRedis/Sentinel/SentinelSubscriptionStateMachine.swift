@@ -63,8 +63,13 @@ struct SentinelSubscriptionStateMachine {
     /// `+switch-master` messages for other primary names, ignored (for tests).
     private(set) var otherNames = 0
 
-    init(primaryName: [UInt8], login: RESPCommand?, subscribeTimeout: UInt64, keepAliveInterval: UInt64,
-         endpointDescription: String) {
+    init(
+        primaryName: [UInt8],
+        login: RESPCommand?,
+        subscribeTimeout: UInt64,
+        keepAliveInterval: UInt64,
+        endpointDescription: String
+    ) {
         self.primaryName = primaryName
         self.login = login
         self.subscribeTimeout = subscribeTimeout
@@ -106,7 +111,8 @@ struct SentinelSubscriptionStateMachine {
             return []
         case .subscribing:
             if case .error(let message) = reply {
-                let code: RedisClientError.Code = message.starts(with: "NOAUTH".utf8) || message.starts(with: "WRONGPASS".utf8)
+                let code: RedisClientError.Code =
+                    message.starts(with: "NOAUTH".utf8) || message.starts(with: "WRONGPASS".utf8)
                     ? .authenticationFailed : .errorReply
                 return fail(RedisClientError(code, "sentinel \(endpointDescription) refused SUBSCRIBE: \(reply.summary)"))
             }
@@ -144,7 +150,12 @@ struct SentinelSubscriptionStateMachine {
         case .idle, .closed:
             return []
         case .loggingIn, .subscribing:
-            return fail(RedisClientError(.timedOut, "sentinel \(endpointDescription) did not confirm SUBSCRIBE \(SentinelSwitchMaster.channel) within \(subscribeTimeout / 1_000_000) ms"))
+            return fail(
+                RedisClientError(
+                    .timedOut,
+                    "sentinel \(endpointDescription) did not confirm SUBSCRIBE \(SentinelSwitchMaster.channel) within \(subscribeTimeout / 1_000_000) ms"
+                )
+            )
         case .subscribed(pingOutstanding: true):
             return fail(RedisClientError(.timedOut, "sentinel \(endpointDescription) did not answer PING within \(keepAliveInterval / 1_000_000) ms"))
         case .subscribed(pingOutstanding: false):

@@ -1,6 +1,6 @@
 public import EntitlementTokens
-internal import RedisRESP
 internal import NIOCore
+internal import RedisRESP
 
 /// When an accepted token counts as recorded (docs/DESIGN.md#durability).
 public enum RedisDurability: String, Sendable, Hashable, CaseIterable {
@@ -55,8 +55,11 @@ public final class RedisReplayStore: ReplayStore {
     private let keyPrefixBytes: [UInt8]
     private static let (setWord, oneWord, nxWord, pxatWord) = (Array("SET".utf8), Array("1".utf8), Array("NX".utf8), Array("PXAT".utf8))
 
-    public init(client: RedisClient, keyPrefix: String = RedisReplayStore.defaultKeyPrefix,
-                durability: RedisDurability = .primary) {
+    public init(
+        client: RedisClient,
+        keyPrefix: String = RedisReplayStore.defaultKeyPrefix,
+        durability: RedisDurability = .primary
+    ) {
         self.client = client
         self.keyPrefix = keyPrefix
         self.durability = durability
@@ -70,9 +73,13 @@ public final class RedisReplayStore: ReplayStore {
     ///   - timeout: the longest one decision may take (discovery, redirections and `WAIT` included); past it, `.unavailable`.
     ///   - durability: when an accepted token counts as recorded.
     ///   - trustedCAFile: PEM CA certificates for the TLS forms; nil trusts the system store.
-    public convenience init(url: String, keyPrefix: String = RedisReplayStore.defaultKeyPrefix,
-                            timeout: Duration = .milliseconds(50), durability: RedisDurability = .primary,
-                            trustedCAFile: String? = nil) throws(RedisClientError) {
+    public convenience init(
+        url: String,
+        keyPrefix: String = RedisReplayStore.defaultKeyPrefix,
+        timeout: Duration = .milliseconds(50),
+        durability: RedisDurability = .primary,
+        trustedCAFile: String? = nil
+    ) throws(RedisClientError) {
         var configuration = try RedisClientConfiguration(url: url, trustedCAFile: trustedCAFile)
         configuration.operationTimeout = timeout
         // A connection holds its other requests while its WAIT is out: more connections, fewer held.
@@ -91,14 +98,26 @@ public final class RedisReplayStore: ReplayStore {
     /// Within the caller's deadline, or the store's `timeout` if that is
     /// sooner: one deadline, kept by the connection's one timer, with no task
     /// or timer started here; a cancelled caller gets `.unavailable` at once.
-    public func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
-                       within deadline: Duration) async -> ReplayDecision {
-        await accept(identity, until: until, now: now,
-                     deadline: NIODeadline.now() + min(deadline, client.configuration.operationTimeout).timeAmount)
+    public func accept(
+        _ identity: ReplayIdentity,
+        until: TokenTimestamp,
+        now: TokenTimestamp,
+        within deadline: Duration
+    ) async -> ReplayDecision {
+        await accept(
+            identity,
+            until: until,
+            now: now,
+            deadline: NIODeadline.now() + min(deadline, client.configuration.operationTimeout).timeAmount
+        )
     }
 
-    private func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
-                        deadline: NIODeadline) async -> ReplayDecision {
+    private func accept(
+        _ identity: ReplayIdentity,
+        until: TokenTimestamp,
+        now: TokenTimestamp,
+        deadline: NIODeadline
+    ) async -> ReplayDecision {
         if let notFollowing = client.notFollowingSwitchovers { return .unavailable(notFollowing.description) }
         let key = ReplayKey.bytes(prefix: keyPrefixBytes, identity: identity)
         // PXAT must be positive; an entry that would already be gone cannot
@@ -106,9 +125,12 @@ public final class RedisReplayStore: ReplayStore {
         let expiry = max(until.millisecondsSince1970, now.millisecondsSince1970 + 1, 1)
         let reply: RESPReply
         do {
-            reply = try await client.execute(Self.setCommand(key, expiringAt: expiry, onlyIfAbsent: true), key: key,
-                                             deadline: deadline,
-                                             afterReply: durability == .replicated ? .waitForReplicas(1) : .nothing)
+            reply = try await client.execute(
+                Self.setCommand(key, expiringAt: expiry, onlyIfAbsent: true),
+                key: key,
+                deadline: deadline,
+                afterReply: durability == .replicated ? .waitForReplicas(1) : .nothing
+            )
         } catch {
             return .unavailable(error.description)
         }
@@ -130,8 +152,13 @@ public final class RedisReplayStore: ReplayStore {
         case .array(let replies) where replies.count == 2 && replies[0].isOK:
             switch replies[1] {
             case .integer(let acknowledged) where acknowledged >= 1: .accepted
-            case .integer: .unavailable(RedisClientError(.notReplicated,
-                "no replica acknowledged the write within the deadline (WAIT 1 answered 0); the token is spent").description)
+            case .integer:
+                .unavailable(
+                    RedisClientError(
+                        .notReplicated,
+                        "no replica acknowledged the write within the deadline (WAIT 1 answered 0); the token is spent"
+                    ).description
+                )
             default: .unavailable(RedisClientError.notExpected("WAIT", replies[1]).description)
             }
         default: .unavailable(RedisClientError.notExpected("SET", reply).description)

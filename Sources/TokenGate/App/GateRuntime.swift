@@ -33,19 +33,35 @@ final class GateRuntime: Sendable {
 
     /// Loads the keys and session secrets and builds the gate. `clock` is
     /// injectable for tests; `keyPollInterval` is how often key files are checked.
-    convenience init(configuration: GateConfiguration, logger: Logger,
-                            clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now,
-                            keyPollInterval: Duration = .seconds(5)) throws(GateConfigurationError) {
-        try self.init(configuration: configuration, logger: logger, clock: clock, keyPollInterval: keyPollInterval,
-                      replay: ReplayStoreFactory.make(configuration.replay,
-                                                      timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
-                                                      durability: configuration.replayDurability))
+    convenience init(
+        configuration: GateConfiguration,
+        logger: Logger,
+        clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now,
+        keyPollInterval: Duration = .seconds(5)
+    ) throws(GateConfigurationError) {
+        try self.init(
+            configuration: configuration,
+            logger: logger,
+            clock: clock,
+            keyPollInterval: keyPollInterval,
+            replay: ReplayStoreFactory.make(
+                configuration.replay,
+                timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
+                durability: configuration.replayDurability
+            )
+        )
     }
 
     /// As the initializer, with the replay store given (tests put a
     /// store that fails here, to see the gate fail closed or open).
-    init(configuration: GateConfiguration, logger: Logger, clock: @escaping @Sendable () -> TokenTimestamp,
-         keyPollInterval: Duration, replay: ReplayStoreFactory.Made, hooks: AuthGate.Hooks = .init()) throws(GateConfigurationError) {
+    init(
+        configuration: GateConfiguration,
+        logger: Logger,
+        clock: @escaping @Sendable () -> TokenTimestamp,
+        keyPollInterval: Duration,
+        replay: ReplayStoreFactory.Made,
+        hooks: AuthGate.Hooks = .init()
+    ) throws(GateConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         self.replay = replay
@@ -53,28 +69,53 @@ final class GateRuntime: Sendable {
         self.metrics = metrics
         let ring = try KeyRing.loadAtStart(paths: configuration.keyPaths, options: configuration.keyLoading)
         let store = replay.store.map {
-            GuardedReplayStore($0, timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
-                               failure: configuration.replayFailure,
-                               events: metrics, logger: logger)
+            GuardedReplayStore(
+                $0,
+                timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
+                failure: configuration.replayFailure,
+                events: metrics,
+                logger: logger
+            )
         }
         // The guarded store enforces --replay-timeout itself (so that fail-open
         // and the metrics see every timeout); the verifier's own deadline is a
         // backstop just after it.
         let replayTimeout = Duration.milliseconds(configuration.replayTimeoutMilliseconds)
-        let policy = VerificationPolicy(requestorID: configuration.requestorID, allowedMVPDs: configuration.allowedMVPDs.map { $0.sorted() },
-                                        leewayMilliseconds: configuration.leewayMilliseconds, replayStore: store,
-                                        replayDeadline: replayTimeout + .milliseconds(50), clock: clock)
+        let policy = VerificationPolicy(
+            requestorID: configuration.requestorID,
+            allowedMVPDs: configuration.allowedMVPDs.map { $0.sorted() },
+            leewayMilliseconds: configuration.leewayMilliseconds,
+            replayStore: store,
+            replayDeadline: replayTimeout + .milliseconds(50),
+            clock: clock
+        )
         verifier = GateVerifier(ring: ring, policy: policy)
         cache = VerdictCache(maximumEntries: configuration.verdictCacheSize, events: metrics)
-        let sessions = configuration.sessionSecretPaths.isEmpty ? nil
+        let sessions =
+            configuration.sessionSecretPaths.isEmpty
+            ? nil
             : Reloaded(try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds))
         let catKeys = Reloaded(try CATKeyLoading.load(configuration.catKeys))
-        let cat = configuration.catKeys.isEmpty ? nil
-            : CATOrigin(keys: catKeys, issuer: configuration.catIssuer, audience: configuration.catAudience,
-                        leewaySeconds: configuration.leewayMilliseconds / 1000, replayStore: store,
-                        replayDeadline: replayTimeout + .milliseconds(50))
-        gate = AuthGate(configuration: configuration, verifier: verifier, cache: cache, sessions: sessions, cat: cat, clock: clock,
-                        hooks: hooks)
+        let cat =
+            configuration.catKeys.isEmpty
+            ? nil
+            : CATOrigin(
+                keys: catKeys,
+                issuer: configuration.catIssuer,
+                audience: configuration.catAudience,
+                leewaySeconds: configuration.leewayMilliseconds / 1000,
+                replayStore: store,
+                replayDeadline: replayTimeout + .milliseconds(50)
+            )
+        gate = AuthGate(
+            configuration: configuration,
+            verifier: verifier,
+            cache: cache,
+            sessions: sessions,
+            cat: cat,
+            clock: clock,
+            hooks: hooks
+        )
         let profileStore: Reloaded<CDNProfileSet>
         do {
             profileStore = Reloaded(try CDNProfileLoading.load(configuration))
@@ -82,69 +123,133 @@ final class GateRuntime: Sendable {
             throw GateConfigurationError(error.message)
         }
         cdnProfiles = profileStore
-        let cdnInspection = CDNPasteInspection(profiles: { profileStore.current },
-                                               leewaySeconds: configuration.leewayMilliseconds / 1000)
+        let cdnInspection = CDNPasteInspection(
+            profiles: { profileStore.current },
+            leewaySeconds: configuration.leewayMilliseconds / 1000
+        )
         self.cdnInspection = cdnInspection
-        debugger = configuration.debugger
-            ? DebuggerEndpoints(keys: verifier, hosts: DebuggerHosts(listenHost: configuration.host, port: configuration.port),
-                                cdn: cdnInspection, clock: clock)
+        debugger =
+            configuration.debugger
+            ? DebuggerEndpoints(
+                keys: verifier,
+                hosts: DebuggerHosts(listenHost: configuration.host, port: configuration.port),
+                cdn: cdnInspection,
+                clock: clock
+            )
             : nil
         readiness = Readiness(replayProbe: replay.probe)
         spans = configuration.otlpEndpoint.map { SpanExporter(endpoint: $0, metrics: metrics, logger: logger) }
-        reloader = KeyReloader(paths: configuration.keyPaths, options: configuration.keyLoading, interval: keyPollInterval,
-                               verifier: verifier, cache: cache, readiness: readiness, metrics: metrics, logger: logger,
-                               companions: Self.reloadedWithKeys(configuration, cdnProfiles: cdnProfiles, catKeys: catKeys,
-                                                                 sessions: sessions, readiness: readiness, inventory: metrics.keys))
+        reloader = KeyReloader(
+            paths: configuration.keyPaths,
+            options: configuration.keyLoading,
+            interval: keyPollInterval,
+            verifier: verifier,
+            cache: cache,
+            readiness: readiness,
+            metrics: metrics,
+            logger: logger,
+            companions: Self.reloadedWithKeys(
+                configuration,
+                cdnProfiles: cdnProfiles,
+                catKeys: catKeys,
+                sessions: sessions,
+                readiness: readiness,
+                inventory: metrics.keys
+            )
+        )
         reloader.announceStart(ring)
     }
 
     /// The sets a reload reads again with the trusted keys: the session
     /// secrets, the CDN profiles (and their keys) and `--cat-key`'s keys,
     /// when configured.
-    private static func reloadedWithKeys(_ configuration: GateConfiguration, cdnProfiles: Reloaded<CDNProfileSet>,
-                                         catKeys: Reloaded<[CATKey]>, sessions: Reloaded<PlaybackSessions>?,
-                                         readiness: Readiness, inventory: KeyInventory) -> [KeyReloader.Companion] {
+    private static func reloadedWithKeys(
+        _ configuration: GateConfiguration,
+        cdnProfiles: Reloaded<CDNProfileSet>,
+        catKeys: Reloaded<[CATKey]>,
+        sessions: Reloaded<PlaybackSessions>?,
+        readiness: Readiness,
+        inventory: KeyInventory
+    ) -> [KeyReloader.Companion] {
         var companions: [KeyReloader.Companion] = []
         if let sessions {
-            companions.append(.init("session_secrets", replacing: sessions, watching: configuration.sessionSecretPaths,
-                                    count: { _ in configuration.sessionSecretPaths.count },
-                                    read: {
-                                        try PlaybackSessions.load(paths: configuration.sessionSecretPaths,
-                                                                  lifetimeSeconds: configuration.sessionLifetimeSeconds)
-                                    },
-                                    installed: { _ in inventory.record(sessionSecrets: configuration.sessionSecretPaths.count) }))
+            companions.append(
+                .init(
+                    "session_secrets",
+                    replacing: sessions,
+                    watching: configuration.sessionSecretPaths,
+                    count: { _ in configuration.sessionSecretPaths.count },
+                    read: {
+                        try PlaybackSessions.load(
+                            paths: configuration.sessionSecretPaths,
+                            lifetimeSeconds: configuration.sessionLifetimeSeconds
+                        )
+                    },
+                    installed: { _ in inventory.record(sessionSecrets: configuration.sessionSecretPaths.count) }
+                )
+            )
         }
         if !configuration.cdnProfilePaths.isEmpty {
-            companions.append(.init("cdn_profiles", replacing: cdnProfiles, watching: configuration.cdnProfilePaths,
-                                    count: { $0.profiles.count },
-                                    read: { try CDNProfileLoading.load(configuration) },
-                                    installed: { profiles in
-                                        readiness.setSampleKeyFiles(CDNSampleKeys.found(in: profiles, credentialsDirectory: configuration.credentialsDirectory),
-                                                                    of: "cdn_profiles")
-                                        inventory.record(cdn: profiles)
-                                    }))
+            companions.append(
+                .init(
+                    "cdn_profiles",
+                    replacing: cdnProfiles,
+                    watching: configuration.cdnProfilePaths,
+                    count: { $0.profiles.count },
+                    read: { try CDNProfileLoading.load(configuration) },
+                    installed: { profiles in
+                        readiness.setSampleKeyFiles(
+                            CDNSampleKeys.found(in: profiles, credentialsDirectory: configuration.credentialsDirectory),
+                            of: "cdn_profiles"
+                        )
+                        inventory.record(cdn: profiles)
+                    }
+                )
+            )
         }
         if !configuration.catKeys.isEmpty {
-            companions.append(.init("cat_keys", replacing: catKeys, watching: configuration.catKeys.map(\.path), count: { $0.count },
-                                    read: { try CATKeyLoading.load(configuration.catKeys) },
-                                    installed: { keys in
-                                        readiness.setSampleKeyFiles(CDNSampleKeys.found(in: configuration.catKeys), of: "cat_keys")
-                                        inventory.record(cat: keys)
-                                    }))
+            companions.append(
+                .init(
+                    "cat_keys",
+                    replacing: catKeys,
+                    watching: configuration.catKeys.map(\.path),
+                    count: { $0.count },
+                    read: { try CATKeyLoading.load(configuration.catKeys) },
+                    installed: { keys in
+                        readiness.setSampleKeyFiles(CDNSampleKeys.found(in: configuration.catKeys), of: "cat_keys")
+                        inventory.record(cat: keys)
+                    }
+                )
+            )
         }
         return companions
     }
 
     /// The HTTP application, listening where the configuration says unless
     /// `port` overrides it (0: any free port, for tests).
-    func application(port: Int? = nil,
-                            onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let playback = configuration.cdnProfilePaths.isEmpty ? nil
-            : PlaybackEndpoints(exchange: PlaybackExchange(gate: gate, profiles: cdnProfiles),
-                                deviceHeader: HTTPField.Name(configuration.deviceHeader)!, clock: gate.clock)
-        let responder = GateResponder(gate: gate, reader: GateRequestReader(configuration: configuration), reports: ReportEndpoints(verifier: verifier, cdn: cdnInspection, clock: gate.clock),
-                                      playback: playback, mounted: debugger, metrics: metrics,
-                                      readiness: readiness, spans: spans, logger: logger)
+    func application(
+        port: Int? = nil,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let playback =
+            configuration.cdnProfilePaths.isEmpty
+            ? nil
+            : PlaybackEndpoints(
+                exchange: PlaybackExchange(gate: gate, profiles: cdnProfiles),
+                deviceHeader: HTTPField.Name(configuration.deviceHeader)!,
+                clock: gate.clock
+            )
+        let responder = GateResponder(
+            gate: gate,
+            reader: GateRequestReader(configuration: configuration),
+            reports: ReportEndpoints(verifier: verifier, cdn: cdnInspection, clock: gate.clock),
+            playback: playback,
+            mounted: debugger,
+            metrics: metrics,
+            readiness: readiness,
+            spans: spans,
+            logger: logger
+        )
         let limiter = ConnectionLimiter(limits: configuration.limits, metrics: metrics)
         let requestTimeout = TimeAmount.milliseconds(configuration.requestTimeoutMilliseconds)
         let metrics = self.metrics
@@ -154,12 +259,21 @@ final class GateRuntime: Sendable {
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in
-                LimitedHTTP1Channel(responder: responder, configuration: ServerLimits.http1, requestTimeout: requestTimeout,
-                                    limiter: limiter, metrics: metrics, executor: executor, readiness: readiness,
-                                    answerDirectly: answerDirectly)
+                LimitedHTTP1Channel(
+                    responder: responder,
+                    configuration: ServerLimits.http1,
+                    requestTimeout: requestTimeout,
+                    limiter: limiter,
+                    metrics: metrics,
+                    executor: executor,
+                    readiness: readiness,
+                    answerDirectly: answerDirectly
+                )
             },
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
-                                                    serverName: nil),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: port ?? configuration.port),
+                serverName: nil
+            ),
             onServerRunning: onServerRunning,
             logger: logger
         )
@@ -177,18 +291,29 @@ final class GateRuntime: Sendable {
     /// Services stop in reverse order: the drain first (readiness 503 and each
     /// answer closing its connection, then the grace period), then the server,
     /// then the replay store's connections, and the last spans last.
-    func serviceGroup(port: Int? = nil, signals: [UnixSignal] = [],
-                             onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> ServiceGroup {
+    func serviceGroup(
+        port: Int? = nil,
+        signals: [UnixSignal] = [],
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> ServiceGroup {
         let closeStore = ReplayStoreCloser(serve: replay.serve)
-        let drain = DrainService(readiness: readiness, grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)),
-                                 logger: logger)
+        let drain = DrainService(
+            readiness: readiness,
+            grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)),
+            logger: logger
+        )
         // The span exporter is told last of all, so the last requests' spans still leave.
         let exporter = spans.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? []
-        return ServiceGroup(configuration: .init(
-            services: exporter + [.init(service: closeStore), .init(service: application(port: port, onServerRunning: onServerRunning)),
-                                  .init(service: reloader), .init(service: drain)],
-            gracefulShutdownSignals: signals,
-            logger: logger))
+        return ServiceGroup(
+            configuration: .init(
+                services: exporter + [
+                    .init(service: closeStore), .init(service: application(port: port, onServerRunning: onServerRunning)),
+                    .init(service: reloader), .init(service: drain),
+                ],
+                gracefulShutdownSignals: signals,
+                logger: logger
+            )
+        )
     }
 
     /// Asks the replay store once before serving (docs/DESIGN.md#one-time-use-across-a-fleet): a Redis that

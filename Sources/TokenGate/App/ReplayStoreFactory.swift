@@ -22,8 +22,11 @@ enum ReplayStoreFactory {
     /// is not mistaken for an unreachable server.
     static let startupCheckTimeout = Duration.seconds(2)
 
-    static func make(_ setting: ReplaySetting, timeout: Duration,
-                     durability: ReplayDurability = .primary) throws(GateConfigurationError) -> Made {
+    static func make(
+        _ setting: ReplaySetting,
+        timeout: Duration,
+        durability: ReplayDurability = .primary
+    ) throws(GateConfigurationError) -> Made {
         switch setting {
         case .off:
             return Made(store: nil)
@@ -51,7 +54,8 @@ enum ReplayStoreFactory {
                     }
                 },
                 startupCheck: { await ReplayStartupCheck.redis(url: url) },
-                serve: { try? await store.client.run() })
+                serve: { try? await store.client.run() }
+            )
         }
     }
 }

@@ -76,15 +76,22 @@ enum ReplayStoreInspection {
         if policy == safePolicy {
             section.add(.ok, target, "maxmemory-policy \(policy)")
         } else {
-            section.add(.problem, target, "maxmemory-policy \(policy) evicts replay entries, and an evicted entry is a replay "
-                + "accepted silently: set maxmemory-policy \(safePolicy) (docs/REDIS.md)")
+            section.add(
+                .problem,
+                target,
+                "maxmemory-policy \(policy) evicts replay entries, and an evicted entry is a replay "
+                    + "accepted silently: set maxmemory-policy \(safePolicy) (docs/REDIS.md)"
+            )
         }
     }
 
     /// Each sentinel's primary and replicas: every sentinel answers and names
     /// the same primary; then each data node's eviction policy.
-    private static func inspectSentinels(_ configuration: RedisClientConfiguration, settings: RedisSentinelSettings,
-                                         into section: inout SetupReport.Section) async {
+    private static func inspectSentinels(
+        _ configuration: RedisClientConfiguration,
+        settings: RedisSentinelSettings,
+        into section: inout SetupReport.Section
+    ) async {
         let name = settings.primaryName
         var primaries: Set<RedisNodeAddress> = []
         var replicas: Set<RedisNodeAddress> = []
@@ -94,8 +101,10 @@ enum ReplayStoreInspection {
             let subject = "redis-sentinel \(address)"
             do {
                 let (named, known) = try await withClient(single) { client in
-                    (try await client.send(RESPCommand("SENTINEL", "get-master-addr-by-name", name)),
-                     try await client.send(RESPCommand("SENTINEL", "replicas", name)))
+                    (
+                        try await client.send(RESPCommand("SENTINEL", "get-master-addr-by-name", name)),
+                        try await client.send(RESPCommand("SENTINEL", "replicas", name))
+                    )
                 }
                 if case .error = named { throw RedisClientError(.errorReply, "SENTINEL get-master-addr-by-name refused: \(named.text ?? "?")") }
                 guard let primary = try? SentinelReply.primaryAddress(named) else {
@@ -107,8 +116,12 @@ enum ReplayStoreInspection {
                 let healthy = listed.filter { $0.healthy }.map { $0.address }
                 replicas.formUnion(healthy)
                 let down = listed.filter { !$0.healthy }.map { "\($0.address) (\($0.flags))" }
-                section.add(.ok, subject, "names primary \(primary) of \(name), replicas "
-                    + (healthy.isEmpty ? "none" : healthy.sorted().map { $0.description }.joined(separator: ", ")))
+                section.add(
+                    .ok,
+                    subject,
+                    "names primary \(primary) of \(name), replicas "
+                        + (healthy.isEmpty ? "none" : healthy.sorted().map { $0.description }.joined(separator: ", "))
+                )
                 if !down.isEmpty { section.add(.warning, subject, "replicas down: " + down.joined(separator: ", ")) }
             } catch {
                 silent += 1
@@ -116,8 +129,12 @@ enum ReplayStoreInspection {
             }
         }
         if primaries.count > 1 {
-            section.add(.problem, "redis-sentinel \(name)", "the sentinels name different primaries: "
-                + primaries.sorted().map(\.description).joined(separator: ", "))
+            section.add(
+                .problem,
+                "redis-sentinel \(name)",
+                "the sentinels name different primaries: "
+                    + primaries.sorted().map(\.description).joined(separator: ", ")
+            )
         }
         if silent < settings.sentinels.count, replicas.isEmpty {
             section.add(.warning, "redis-sentinel \(name)", "no replica answers: a failover has nowhere to go")
@@ -137,7 +154,8 @@ enum ReplayStoreInspection {
                 if let key = fields[index].stringValue { values[key] = fields[index + 1].stringValue }
             }
             guard let ip = values["ip"], let port = values["port"].flatMap({ Int($0) }),
-                  let address = RedisNodeAddress(host: ip, port: port) else { return nil }
+                let address = RedisNodeAddress(host: ip, port: port)
+            else { return nil }
             let flags = values["flags"] ?? ""
             let healthy = !flags.split(separator: ",").contains { ["s_down", "o_down", "disconnected"].contains(String($0)) }
             return (address, flags, healthy)
@@ -159,8 +177,12 @@ enum ReplayStoreInspection {
         if covered == ClusterTopology.slotCount {
             section.add(.ok, configuration.target, "all \(ClusterTopology.slotCount) slots covered by primaries \(primaries)")
         } else {
-            section.add(.problem, configuration.target, "\(ClusterTopology.slotCount - covered) of \(ClusterTopology.slotCount) slots have no "
-                + "primary that answers (\(uncovered(topology))): media tokens whose key falls there are 503")
+            section.add(
+                .problem,
+                configuration.target,
+                "\(ClusterTopology.slotCount - covered) of \(ClusterTopology.slotCount) slots have no "
+                    + "primary that answers (\(uncovered(topology))): media tokens whose key falls there are 503"
+            )
         }
         for primary in topology.primaries {
             await inspectPolicy(of: configuration.standalone(at: primary), into: &section)
@@ -168,8 +190,10 @@ enum ReplayStoreInspection {
     }
 
     /// Runs `body` with a client of its own, closed after it whatever happens.
-    private static func withClient<T: Sendable>(_ configuration: RedisClientConfiguration,
-                                                _ body: (RedisClient) async throws -> T) async throws -> T {
+    private static func withClient<T: Sendable>(
+        _ configuration: RedisClientConfiguration,
+        _ body: (RedisClient) async throws -> T
+    ) async throws -> T {
         let client = try RedisClient(configuration: configuration)
         do {
             let result = try await body(client)

@@ -40,7 +40,6 @@ struct CheckCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The report as text (for people) or json (one object).", valueName: "text|json"))
     var format: CheckFormat = .text
 
-
     func validate() throws {
         _ = try options.validatedConfiguration()
     }

@@ -65,8 +65,11 @@ enum ConfigFile {
     /// after the subcommand, so that the command line is read after the file.
     /// A secret on the command line, or in a file others can read, stops
     /// the start (``SecretPlacement``); `permissions` gives a file's mode.
-    static func expand(_ arguments: [String], read: (String) throws -> String = Self.readFile,
-                       permissions: (String) -> Int? = Self.permissions) throws -> [String] {
+    static func expand(
+        _ arguments: [String],
+        read: (String) throws -> String = Self.readFile,
+        permissions: (String) -> Int? = Self.permissions
+    ) throws -> [String] {
         guard let serve = arguments.firstIndex(where: { readers.contains($0) }) else { return arguments }
         try SecretPlacement.checkArguments(Array(arguments[(serve + 1)...]))
         var path: String? = nil

@@ -70,8 +70,13 @@ struct Debugger: AsyncParsableCommand {
             let line = "tokengate debugger: open \(bound.pageURL)  (\(keyCount) key\(keyCount == 1 ? "" : "s") loaded)\n"
             LibC.writeAll(line, to: .output)
         }
-        let group = ServiceGroup(configuration: .init(services: [.init(service: application)],
-                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: application)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
         try await group.run()
     }
 }

@@ -6,9 +6,11 @@ extension GateConfiguration {
     /// Applies the safe defaults of docs/DESIGN.md#the-gate: no requestor and no source for
     /// the expected resource is a refusal to start, unless the labelled
     /// insecure door was opened.
-    init(_ options: ServeOptions,
-         credentialsDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"],
-         executor: String? = ProcessInfo.processInfo.environment["TOKENGATE_EXECUTOR"]) throws(GateConfigurationError) {
+    init(
+        _ options: ServeOptions,
+        credentialsDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"],
+        executor: String? = ProcessInfo.processInfo.environment["TOKENGATE_EXECUTOR"]
+    ) throws(GateConfigurationError) {
         guard !options.keys.isEmpty else {
             throw GateConfigurationError("no --key given: the gate needs the issuer's public key(s) to verify signatures")
         }
@@ -28,9 +30,11 @@ extension GateConfiguration {
 
         let sources = [options.resource != nil, options.resourceHeader != nil, options.allowAnyResource].filter { $0 }.count
         guard sources == 1 else {
-            throw GateConfigurationError(sources == 0
-                ? "no source for the expected resource: give --resource ID, or --resource-header NAME (usually X-Token-Resource, set by the proxy), or --allow-any-resource (insecure)"
-                : "give only one of --resource, --resource-header and --allow-any-resource")
+            throw GateConfigurationError(
+                sources == 0
+                    ? "no source for the expected resource: give --resource ID, or --resource-header NAME (usually X-Token-Resource, set by the proxy), or --allow-any-resource (insecure)"
+                    : "give only one of --resource, --resource-header and --allow-any-resource"
+            )
         }
         if let resource = options.resource {
             guard !resource.isEmpty else { throw GateConfigurationError("--resource is empty") }
@@ -85,9 +89,12 @@ extension GateConfiguration {
             // A CAT's carriers must not be another credential's, or one value would be read two ways.
             if tokenParams.contains(CATOrigin.parameterName) || options.sessionParam == CATOrigin.parameterName
                 || tokenCookie == CATOrigin.cookieName || options.sessionCookie == CATOrigin.cookieName
-                || [tokenHeader, options.sessionHeader].contains(where: { $0?.lowercased() == CATOrigin.headerName.lowercased() }) {
-                throw GateConfigurationError("with --cat-key, the names cat (query parameter, cookie) and \(CATOrigin.headerName) carry "
-                    + "Common Access Tokens: give the token or session another name")
+                || [tokenHeader, options.sessionHeader].contains(where: { $0?.lowercased() == CATOrigin.headerName.lowercased() })
+            {
+                throw GateConfigurationError(
+                    "with --cat-key, the names cat (query parameter, cookie) and \(CATOrigin.headerName) carry "
+                        + "Common Access Tokens: give the token or session another name"
+                )
             }
         }
         guard (1...7 * 86_400).contains(options.sessionLifetime) else {
@@ -115,8 +122,10 @@ extension GateConfiguration {
         // The debugger lets its caller choose the requestor and "now": an
         // oracle that must not face the network the gate serves.
         guard !options.debugger || LoopbackAddress.isLoopback(host) else {
-            throw GateConfigurationError("--debugger needs a loopback --listen address (127.0.0.1, ::1); "
-                + "this gate listens on \(options.listen). Run `tokengate debugger` on the machine you look from instead")
+            throw GateConfigurationError(
+                "--debugger needs a loopback --listen address (127.0.0.1, ::1); "
+                    + "this gate listens on \(options.listen). Run `tokengate debugger` on the machine you look from instead"
+            )
         }
         debugger = options.debugger
         guard options.requestTimeout.isFinite, options.requestTimeout >= 0.1, options.requestTimeout <= 600 else {
@@ -139,9 +148,11 @@ extension GateConfiguration {
         guard (ReportEndpoints.maximumBodyBytes...(1 << 40)).contains(options.maxBodyBytesInFlight) else {
             throw GateConfigurationError("--max-body-bytes-in-flight must be at least \(ReportEndpoints.maximumBodyBytes) (one whole body)")
         }
-        limits = ConnectionLimits(maximumConnections: options.maxConnections,
-                                  maximumConnectionsPerPeer: options.maxConnectionsPerPeer == 0 ? nil : options.maxConnectionsPerPeer,
-                                  maximumBodyBytesInFlight: options.maxBodyBytesInFlight)
+        limits = ConnectionLimits(
+            maximumConnections: options.maxConnections,
+            maximumConnectionsPerPeer: options.maxConnectionsPerPeer == 0 ? nil : options.maxConnectionsPerPeer,
+            maximumBodyBytesInFlight: options.maxBodyBytesInFlight
+        )
     }
 }
 

@@ -12,8 +12,10 @@ enum SecretPlacement {
         for value in replayValues(in: arguments) {
             let secrets = RedisInlineSecret.found(in: value)
             guard !secrets.isEmpty else { continue }
-            throw GateConfigurationError("--replay holds \(list(secrets, \.placeDescription)) on the command line, "
-                + "where every user of the machine can read it (ps): " + fix(secrets))
+            throw GateConfigurationError(
+                "--replay holds \(list(secrets, \.placeDescription)) on the command line, "
+                    + "where every user of the machine can read it (ps): " + fix(secrets)
+            )
         }
     }
 
@@ -25,13 +27,17 @@ enum SecretPlacement {
             let secrets = RedisInlineSecret.found(in: value)
             guard !secrets.isEmpty else { continue }
             guard let permissions else {
-                throw GateConfigurationError("--config \(escaped(path)): replay holds \(list(secrets, \.placeDescription)) "
-                    + "and who may read the file cannot be checked: " + fix(secrets))
+                throw GateConfigurationError(
+                    "--config \(escaped(path)): replay holds \(list(secrets, \.placeDescription)) "
+                        + "and who may read the file cannot be checked: " + fix(secrets)
+                )
             }
             guard permissions & 0o077 != 0 else { continue }
-            throw GateConfigurationError("--config \(escaped(path)): replay holds \(list(secrets, \.placeDescription)) "
-                + "and the file is readable by others (mode \(String(permissions & 0o777, radix: 8))): "
-                + "chmod 600 it, owned by the service user, or better " + fix(secrets))
+            throw GateConfigurationError(
+                "--config \(escaped(path)): replay holds \(list(secrets, \.placeDescription)) "
+                    + "and the file is readable by others (mode \(String(permissions & 0o777, radix: 8))): "
+                    + "chmod 600 it, owned by the service user, or better " + fix(secrets)
+            )
         }
     }
 
@@ -67,7 +73,9 @@ enum SecretPlacement {
     private static func escaped(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
-            if scalar.value >= 0x20 && scalar.value < 0x7F { result.unicodeScalars.append(scalar) } else {
+            if scalar.value >= 0x20 && scalar.value < 0x7F {
+                result.unicodeScalars.append(scalar)
+            } else {
                 result += "\\u{\(String(scalar.value, radix: 16))}"
             }
         }

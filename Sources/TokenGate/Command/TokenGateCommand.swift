@@ -108,23 +108,28 @@ public struct Serve: AsyncParsableCommand {
         case .ready:
             break
         case .unreachable(let reason):
-            logger.warning("replay store not answering: serving with /readyz red and 503 for media tokens until it does",
-                           metadata: ["reason": .string(reason)])
+            logger.warning(
+                "replay store not answering: serving with /readyz red and 503 for media tokens until it does",
+                metadata: ["reason": .string(reason)]
+            )
         case .refused(let reason):
             logger.critical("cannot start: the replay store refused the gate", metadata: ["error": .string(reason)])
             throw ExitCode(2)
         }
-        logger.info("serving", metadata: [
-            "version": .string(ProductVersion.version),
-            "commit": .string(ProductVersion.commit),
-            "listen": .string("\(configuration.host):\(configuration.port)"),
-            "requestor": .string(configuration.requestorID ?? "any (insecure)"),
-            "replay": .string(options.replay.hasPrefix("redis") ? "redis" : options.replay),
-            "sessions": .string(configuration.sessionSecretPaths.isEmpty ? "off" : "on"),
-            "verdict_cache": .stringConvertible(configuration.verdictCacheSize),
-            "device_binding": .string(configuration.allowUnboundDevice ? "optional (insecure)" : "required"),
-            "debugger": .string(configuration.debugger ? "http://\(configuration.host):\(configuration.port)/debugger" : "off"),
-        ])
+        logger.info(
+            "serving",
+            metadata: [
+                "version": .string(ProductVersion.version),
+                "commit": .string(ProductVersion.commit),
+                "listen": .string("\(configuration.host):\(configuration.port)"),
+                "requestor": .string(configuration.requestorID ?? "any (insecure)"),
+                "replay": .string(options.replay.hasPrefix("redis") ? "redis" : options.replay),
+                "sessions": .string(configuration.sessionSecretPaths.isEmpty ? "off" : "on"),
+                "verdict_cache": .stringConvertible(configuration.verdictCacheSize),
+                "device_binding": .string(configuration.allowUnboundDevice ? "optional (insecure)" : "required"),
+                "debugger": .string(configuration.debugger ? "http://\(configuration.host):\(configuration.port)/debugger" : "off"),
+            ]
+        )
         try await runtime.run()
     }
 }

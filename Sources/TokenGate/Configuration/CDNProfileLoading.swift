@@ -7,8 +7,11 @@ enum CDNProfileLoading {
     static func load(_ configuration: GateConfiguration) throws(CDNProfileError) -> CDNProfileSet {
         try CDNProfileSet.load(
             paths: configuration.cdnProfilePaths,
-            defaults: CDNProfileDefaults(lifetime: min(Int64(configuration.sessionLifetimeSeconds), CDNProfileSettings.maximumLifetime),
-                                         leeway: configuration.leewayMilliseconds / 1000),
-            credentialsDirectory: configuration.credentialsDirectory)
+            defaults: CDNProfileDefaults(
+                lifetime: min(Int64(configuration.sessionLifetimeSeconds), CDNProfileSettings.maximumLifetime),
+                leeway: configuration.leewayMilliseconds / 1000
+            ),
+            credentialsDirectory: configuration.credentialsDirectory
+        )
     }
 }

@@ -22,7 +22,8 @@ enum CDNSampleKeys {
         paths.compactMap { path in
             // The loaders read these files a moment ago; one that vanished since is no sample key.
             guard let data = FileManager.default.contents(atPath: path), data.count <= CATKeyLoading.maximumFileBytes,
-                  let name = SampleKeys.name(ofKeyFile: [UInt8](data)) else { return nil }
+                let name = SampleKeys.name(ofKeyFile: [UInt8](data))
+            else { return nil }
             return "\(name) (\(path))"
         }
     }

@@ -69,7 +69,8 @@ struct GateConfiguration: Sendable {
     var executor: RequestExecutor = .eventLoop
 
     /// What `serve` logs at start, and `tokengate check` says, with `--allow-unbound-device`.
-    static let unboundDeviceWarning = "--allow-unbound-device (insecure): a device-bound token or session plays from any device whose request omits the device header"
+    static let unboundDeviceWarning =
+        "--allow-unbound-device (insecure): a device-bound token or session plays from any device whose request omits the device header"
 
     /// The labelled insecure doors this configuration opened, each with what it lets through.
     var insecureSettings: [String] {
@@ -78,7 +79,9 @@ struct GateConfiguration: Sendable {
         if resource == .any { doors.append("--allow-any-resource (insecure): a token for one channel plays every channel") }
         if allowUnboundDevice { doors.append(Self.unboundDeviceWarning) }
         if keyLoading.allowsInsecureKeySizes { doors.append("--allow-insecure-keys (insecure): RSA keys under 2048 bits are trusted") }
-        if replayFailure == .open { doors.append("--replay-failure open (insecure): while the replay store does not answer, a media token plays again") }
+        if replayFailure == .open {
+            doors.append("--replay-failure open (insecure): while the replay store does not answer, a media token plays again")
+        }
         return doors
     }
 
@@ -100,12 +103,13 @@ struct GateConfiguration: Sendable {
 
     /// RFC 9110 token characters: a name a proxy can send.
     static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-            default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+                default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+                }
             }
-        }
     }
 
     static func headerName(_ name: String, option: String) throws(GateConfigurationError) -> String {
@@ -120,8 +124,11 @@ struct GateConfiguration: Sendable {
 
     /// Names compared byte for byte with the raw (undecoded) query: no `=`, `&`, `%` or controls.
     static func isParameterName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "&")
-            && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "#") && $0 != UInt8(ascii: "+") }
+        !name.isEmpty
+            && name.utf8.allSatisfy {
+                $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "=") && $0 != UInt8(ascii: "&")
+                    && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "#") && $0 != UInt8(ascii: "+")
+            }
     }
 }
 
@@ -157,8 +164,11 @@ struct ConnectionLimits: Sendable, Equatable {
     /// Request bodies in flight share this budget; a request that would exceed it gets 503 before its body is read.
     var maximumBodyBytesInFlight: Int
 
-    init(maximumConnections: Int = 4096, maximumConnectionsPerPeer: Int? = 1024,
-                maximumBodyBytesInFlight: Int = 32 * 1024 * 1024) {
+    init(
+        maximumConnections: Int = 4096,
+        maximumConnectionsPerPeer: Int? = 1024,
+        maximumBodyBytesInFlight: Int = 32 * 1024 * 1024
+    ) {
         self.maximumConnections = maximumConnections
         self.maximumConnectionsPerPeer = maximumConnectionsPerPeer
         self.maximumBodyBytesInFlight = maximumBodyBytesInFlight
@@ -181,8 +191,10 @@ enum ReplaySetting: Sendable, Equatable {
         case "off": self = .off
         case _ where Self.redisSchemes.contains(where: { text.hasPrefix($0 + "://") }): self = .redis(text)
         default:
-            throw GateConfigurationError("--replay '\(text)': use memory, off, redis://HOST:PORT[/DB], "
-                + "redis-sentinel://HOST:PORT[,HOST:PORT…][/DB]#PRIMARY, redis-cluster://HOST:PORT[,HOST:PORT…] or their rediss… TLS forms")
+            throw GateConfigurationError(
+                "--replay '\(text)': use memory, off, redis://HOST:PORT[/DB], "
+                    + "redis-sentinel://HOST:PORT[,HOST:PORT…][/DB]#PRIMARY, redis-cluster://HOST:PORT[,HOST:PORT…] or their rediss… TLS forms"
+            )
         }
     }
 }

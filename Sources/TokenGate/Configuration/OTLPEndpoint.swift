@@ -54,7 +54,11 @@ struct OTLPEndpoint: Sendable, Equatable, CustomStringConvertible {
             host = parts[0]
             portText = parts.count == 2 ? parts[1] : nil
         }
-        guard !host.isEmpty, host.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-.:".unicodeScalars.contains($0)) }) else {
+        guard !host.isEmpty,
+            host.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-.:".unicodeScalars.contains($0))
+            })
+        else {
             throw refuse("expected a host name or address")
         }
         var port = Self.defaultPort

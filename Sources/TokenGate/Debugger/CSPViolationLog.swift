@@ -15,7 +15,9 @@ final class CSPViolationLog: Sendable {
     private let state = Mutex(State())
 
     func record(_ report: String) {
-        let kept = report.utf8.count <= Self.maximumReportBytes ? report
+        let kept =
+            report.utf8.count <= Self.maximumReportBytes
+            ? report
             : String(decoding: report.utf8.prefix(Self.maximumReportBytes), as: UTF8.self)
         state.withLock { state in
             state.total += 1

@@ -35,8 +35,15 @@ struct DebuggerCredentials: Sendable {
     /// `candidate`: the record's bytes as ``ReportEndpoints/credentialCandidate(_:in:recordCount:)`` finds them.
     func report(_ record: TokenRecord, candidate: [UInt8], input: Int) -> (json: [UInt8], pastedKey: String?)? {
         guard let detected = ReportEndpoints.credential(CredentialDetection.detect(candidate, asking: kind), asked: kind) else { return nil }
-        let report = CredentialReport.make(detected, input: input, source: "pasted", line: record.line, verifier: verifier,
-                                           requestorIDVerifier: requestorIDVerifier, requestor: requestor)
+        let report = CredentialReport.make(
+            detected,
+            input: input,
+            source: "pasted",
+            line: record.line,
+            verifier: verifier,
+            requestorIDVerifier: requestorIDVerifier,
+            requestor: requestor
+        )
         let check: String?
         if case .signedRequestorID(let id) = report.content {
             check = pastedRequestorIDVerifier.map { pastedCheck(id, gate: report.requestorIDVerdict, $0) }
@@ -61,8 +68,11 @@ struct DebuggerCredentials: Sendable {
             return PastedKeyCheck.notTried("only a software statement or a signed requestor ID carries a signature the pasted key can check here")
         }
         guard gate.status == .invalidSignature else {
-            return PastedKeyCheck.notTried(gate.key != nil ? "a key this gate trusts verifies the signature"
-                                           : "the gate's verdict does not depend on the signature's key")
+            return PastedKeyCheck.notTried(
+                gate.key != nil
+                    ? "a key this gate trusts verifies the signature"
+                    : "the gate's verdict does not depend on the signature's key"
+            )
         }
         let verdict = pasted.verify(statement)
         guard let key = verdict.key else { return PastedKeyCheck.notSigned(verdict.reason) }

@@ -45,9 +45,13 @@ struct DebuggerEndpoints: MountedRoutes {
     /// The server's clock, when the page does not set "now".
     let clock: @Sendable () -> TokenTimestamp
 
-    init(keys: GateVerifier, hosts: DebuggerHosts, violations: CSPViolationLog = CSPViolationLog(),
-         cdn: CDNPasteInspection = CDNPasteInspection(),
-         clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now) {
+    init(
+        keys: GateVerifier,
+        hosts: DebuggerHosts,
+        violations: CSPViolationLog = CSPViolationLog(),
+        cdn: CDNPasteInspection = CDNPasteInspection(),
+        clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now
+    ) {
         self.keys = keys
         self.hosts = hosts
         self.violations = violations
@@ -129,7 +133,8 @@ struct DebuggerEndpoints: MountedRoutes {
             pastedVerifier: pastedRing.map { Self.statementVerifier($0, expectations: expectations, now: now) },
             requestor: expectations.requestorID,
             requestorIDVerifier: SignedRequestorIDVerifier(ring: keys.signature.ring ?? KeyRing([])),
-            pastedRequestorIDVerifier: pastedRing.map { SignedRequestorIDVerifier(ring: $0) })
+            pastedRequestorIDVerifier: pastedRing.map { SignedRequestorIDVerifier(ring: $0) }
+        )
         var reports: [String] = []
         var errorXML: [String] = []
         var pastedChecks: [String] = []
@@ -145,8 +150,13 @@ struct DebuggerEndpoints: MountedRoutes {
                 return Self.error(.contentTooLarge, "\(pastes.count) pastes; at most \(ReportEndpoints.maximumRecords) a request")
             }
             for (index, paste) in pastes.enumerated() {
-                let report = cdn.report(paste, input: index + 1, source: "pasted", kind: nil,
-                                        facts: CDNPasteInspection.Facts(url: nil, now: now, clientIP: nil))
+                let report = cdn.report(
+                    paste,
+                    input: index + 1,
+                    source: "pasted",
+                    kind: nil,
+                    facts: CDNPasteInspection.Facts(url: nil, now: now, clientIP: nil)
+                )
                 reports.append(String(decoding: report.json.encoded, as: UTF8.self))
                 errorXML.append("null")
                 encoded.append(JSONText.quoted(paste.text))
@@ -207,7 +217,7 @@ struct DebuggerEndpoints: MountedRoutes {
     /// into, as a JSON string; `null` for a token, or a transport error.
     static func errorXML(_ report: TokenReport, record: TokenRecord, decoder: TokenDecoder) -> String {
         guard let error = report.error, error.stage != .transport,
-              let xml = try? decoder.decodedXML(of: record.bytes, envelope: record.envelope)
+            let xml = try? decoder.decodedXML(of: record.bytes, envelope: record.envelope)
         else { return "null" }
         return JSONText.quoted(String(decoding: xml, as: UTF8.self))
     }

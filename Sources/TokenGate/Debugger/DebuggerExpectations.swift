@@ -67,7 +67,12 @@ struct DebuggerExpectations: Sendable {
     /// The policy for one request: no replay store, ever (inspecting a
     /// captured media token must not spend its one use), and this "now".
     func policy(now: TokenTimestamp) -> VerificationPolicy {
-        VerificationPolicy(requestorID: requestorID, allowedMVPDs: allowedMVPDs, leewayMilliseconds: leewayMilliseconds,
-                           replayStore: nil, clock: { now })
+        VerificationPolicy(
+            requestorID: requestorID,
+            allowedMVPDs: allowedMVPDs,
+            leewayMilliseconds: leewayMilliseconds,
+            replayStore: nil,
+            clock: { now }
+        )
     }
 }

@@ -30,7 +30,8 @@ struct DebuggerFormData: Sendable {
         guard let contentType else { return nil }
         let parameters = contentType.split(separator: ";", omittingEmptySubsequences: false)
         guard let type = parameters.first,
-              type.trimmedOfSpaces.lowercased() == "multipart/form-data" else { return nil }
+            type.trimmedOfSpaces.lowercased() == "multipart/form-data"
+        else { return nil }
         for parameter in parameters.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard pair.count == 2, pair[0].trimmedOfSpaces.lowercased() == "boundary" else { continue }
@@ -66,7 +67,8 @@ struct DebuggerFormData: Sendable {
                 throw Invalid(reason: "the multipart body has more than \(Self.maximumParts) parts")
             }
             guard let headersEnd = Self.find(crlf + crlf, in: body, from: cursor - 2, atLineStart: false),
-                  headersEnd - cursor <= Self.maximumHeaderBytes else {
+                headersEnd - cursor <= Self.maximumHeaderBytes
+            else {
                 throw Invalid(reason: "a multipart part's headers do not end within \(Self.maximumHeaderBytes) bytes")
             }
             let name = try Self.name(fromHeaders: Array(body[cursor..<max(cursor, headersEnd)]))
@@ -114,7 +116,8 @@ struct DebuggerFormData: Sendable {
         let last = bytes.count - pattern.count
         while index <= last {
             if bytes[index] == first, bytes[index..<(index + pattern.count)].elementsEqual(pattern),
-               !atLineStart || index == 0 || (index >= 2 && bytes[index - 2] == 13 && bytes[index - 1] == 10) {
+                !atLineStart || index == 0 || (index >= 2 && bytes[index - 2] == 13 && bytes[index - 1] == 10)
+            {
                 return index
             }
             index += 1
@@ -123,9 +126,9 @@ struct DebuggerFormData: Sendable {
     }
 }
 
-private extension StringProtocol {
+extension StringProtocol {
     /// Without the spaces and tabs around it (HTTP's optional white space).
-    var trimmedOfSpaces: String {
+    fileprivate var trimmedOfSpaces: String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])

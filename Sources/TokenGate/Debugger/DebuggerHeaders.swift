@@ -6,7 +6,8 @@ import Hummingbird
 /// framed, and hand no string to an HTML or script sink (Trusted Types); the
 /// browser reports any violation to the debugger, which keeps it for the tests.
 enum DebuggerHeaders {
-    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
         + "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; "
         + "require-trusted-types-for 'script'; report-uri \(DebuggerEndpoints.Path.cspReport)"
 

@@ -64,7 +64,8 @@ final class DebuggerHosts: Sendable {
         guard names.contains(name.lowercased()) else { return false }
         guard let portText else { return true }
         guard !portText.isEmpty, portText.utf8.count <= 5, portText.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let number = Int(portText) else { return false }
+            let number = Int(portText)
+        else { return false }
         return number == port.load(ordering: .relaxed)
     }
 

@@ -12,8 +12,11 @@ final class DebuggerServer: Sendable {
     let endpoints: DebuggerEndpoints
     let logger: Logger
 
-    init(configuration: DebuggerConfiguration, logger: Logger,
-                clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now) throws(GateConfigurationError) {
+    init(
+        configuration: DebuggerConfiguration,
+        logger: Logger,
+        clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now
+    ) throws(GateConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         let ring = try KeyRing.loadAtStart(paths: configuration.keyPaths, options: configuration.keyLoading)
@@ -26,14 +29,18 @@ final class DebuggerServer: Sendable {
 
     /// The HTTP application, on the configured address unless `port` overrides it (0: any free port).
     /// The `Host` names it answers to take the port actually bound.
-    func application(port: Int? = nil,
-                            onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }) -> some ApplicationProtocol {
+    func application(
+        port: Int? = nil,
+        onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         let hosts = endpoints.hosts
         return Application(
             responder: DebuggerResponder(endpoints: endpoints),
             server: .http1(configuration: ServerLimits.http1),
-            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: port ?? configuration.port),
-                                                    serverName: nil),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: port ?? configuration.port),
+                serverName: nil
+            ),
             onServerRunning: { channel in
                 hosts.bound(port: channel.localAddress?.port)
                 await onServerRunning(channel)

@@ -25,7 +25,8 @@ enum PastedKey {
         var reason: String
     }
 
-    static let privateKeyAdvice = "the debugger takes public keys only and has no use for a private one; "
+    static let privateKeyAdvice =
+        "the debugger takes public keys only and has no use for a private one; "
         + "paste the public key (`openssl pkey -in KEY -pubout`) or the certificate"
 
     /// The ring of the pasted keys; nil when nothing but white space was pasted.
@@ -42,8 +43,10 @@ enum PastedKey {
             throw Refused(reason: jwkRefusal(text))
         }
         if isPKCS12(bytes) || base64Decoded(text).map(isPKCS12) == true {
-            throw Refused(reason: "a PKCS#12 bundle (.p12/.pfx), which holds a private key: \(privateKeyAdvice) "
-                + "(`openssl pkcs12 -in FILE -nokeys` prints its certificate)")
+            throw Refused(
+                reason: "a PKCS#12 bundle (.p12/.pfx), which holds a private key: \(privateKeyAdvice) "
+                    + "(`openssl pkcs12 -in FILE -nokeys` prints its certificate)"
+            )
         }
         let keys: [PublicKey]
         do {
@@ -126,9 +129,9 @@ enum PastedKey {
     }
 }
 
-private extension UInt8 {
+extension UInt8 {
     /// Space, tab, CR, LF, and the bytes of a UTF-8 BOM (EF BB BF), which a paste may carry.
-    var isASCIIWhitespaceOrBOMByte: Bool {
+    fileprivate var isASCIIWhitespaceOrBOMByte: Bool {
         self == 32 || self == 9 || self == 10 || self == 13 || self == 0xEF || self == 0xBB || self == 0xBF
     }
 }

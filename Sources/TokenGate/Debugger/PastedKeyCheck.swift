@@ -23,9 +23,12 @@ enum PastedKeyCheck {
     /// replay store, the page's expectations and "now").
     static func json(gateVerdict: Verdict, pasted verifier: TokenVerifier, expecting expectations: RequestExpectations) async -> String {
         guard gateVerdict.status == .invalidSignature, let token = gateVerdict.token else {
-            let why = gateVerdict.token == nil ? "the token did not decode, so there is no signature to check"
-                : gateVerdict.key != nil ? "a key this gate trusts verifies the signature"
-                : "the gate's verdict does not depend on the signature's key"
+            let why =
+                gateVerdict.token == nil
+                ? "the token did not decode, so there is no signature to check"
+                : gateVerdict.key != nil
+                    ? "a key this gate trusts verifies the signature"
+                    : "the gate's verdict does not depend on the signature's key"
             return notTried(why)
         }
         let verdict = await verifier.verify(token, expecting: expectations)

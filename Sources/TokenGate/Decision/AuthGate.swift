@@ -40,8 +40,15 @@ final class AuthGate: Sendable {
     /// path); more is a 400, not a linear cost in HMACs.
     static let maximumSessionCookies = 8
 
-    init(configuration: GateConfiguration, verifier: GateVerifier, cache: VerdictCache, sessions: Reloaded<PlaybackSessions>?,
-         cat: CATOrigin? = nil, clock: @escaping @Sendable () -> TokenTimestamp, hooks: Hooks = Hooks()) {
+    init(
+        configuration: GateConfiguration,
+        verifier: GateVerifier,
+        cache: VerdictCache,
+        sessions: Reloaded<PlaybackSessions>?,
+        cat: CATOrigin? = nil,
+        clock: @escaping @Sendable () -> TokenTimestamp,
+        hooks: Hooks = Hooks()
+    ) {
         self.configuration = configuration
         self.verifier = verifier
         self.cache = cache
@@ -91,9 +98,13 @@ final class AuthGate: Sendable {
         case .any: resource = nil
         case .header(let name):
             guard let fromProxy = request.resource else {
-                return .decided(GateDecision(status: .noExpectedResource,
-                                             reason: "the request has no \(name) header: the proxy must set it for this location",
-                                             kindLabel: "none"))
+                return .decided(
+                    GateDecision(
+                        status: .noExpectedResource,
+                        reason: "the request has no \(name) header: the proxy must set it for this location",
+                        kindLabel: "none"
+                    )
+                )
             }
             resource = fromProxy
         }
@@ -101,9 +112,13 @@ final class AuthGate: Sendable {
         var cookiePath = "/"
         if sessions != nil, let path = request.cookiePath {
             guard Self.isCookiePath(path, of: request.originalPath) else {
-                return .decided(GateDecision(status: .badCookiePath,
-                                             reason: "X-Token-Cookie-Path is not a plain path prefix of the original URI's path: the site must send one",
-                                             kindLabel: "none"))
+                return .decided(
+                    GateDecision(
+                        status: .badCookiePath,
+                        reason: "X-Token-Cookie-Path is not a plain path prefix of the original URI's path: the site must send one",
+                        kindLabel: "none"
+                    )
+                )
             }
             cookiePath = path
         }
@@ -113,22 +128,43 @@ final class AuthGate: Sendable {
         var sessionFailure: (rank: Int, answer: GateDecision)? = nil
         if let sessions, !request.sessions.isEmpty {
             let expectation = PlaybackSessions.Expectation(
-                resource: resource, deviceID: request.deviceID, requestor: configuration.requestorID,
-                allowsUnboundDevice: configuration.allowUnboundDevice, now: request.now)
+                resource: resource,
+                deviceID: request.deviceID,
+                requestor: configuration.requestorID,
+                allowsUnboundDevice: configuration.allowUnboundDevice,
+                now: request.now
+            )
             let trusted = verifier.trustedKeyIDs
             for candidate in request.sessions {
                 let failure: (rank: Int, answer: GateDecision)
                 switch sessions.check(candidate.value.utf8, against: expectation, trusts: { trusted.contains($0) }) {
                 case .valid(let expires):
-                    return .decided(GateDecision(status: .validSession, reason: "valid playback session (\(candidate.carrier))",
-                                                 allowance: Allowance(sessionFor: resource, requestor: configuration.requestorID, expires: expires),
-                                                 kindLabel: "session"))
+                    return .decided(
+                        GateDecision(
+                            status: .validSession,
+                            reason: "valid playback session (\(candidate.carrier))",
+                            allowance: Allowance(sessionFor: resource, requestor: configuration.requestorID, expires: expires),
+                            kindLabel: "session"
+                        )
+                    )
                 case .expired:
-                    failure = (0, GateDecision(status: .sessionExpired, reason: "the playback session has expired (\(candidate.carrier))",
-                                             kindLabel: "session"))
+                    failure = (
+                        0,
+                        GateDecision(
+                            status: .sessionExpired,
+                            reason: "the playback session has expired (\(candidate.carrier))",
+                            kindLabel: "session"
+                        )
+                    )
                 case .deviceMismatch(let reason):
-                    failure = (1, GateDecision(status: .verdict(.deviceMismatch), reason: "\(reason) (\(candidate.carrier))",
-                                             kindLabel: "session"))
+                    failure = (
+                        1,
+                        GateDecision(
+                            status: .verdict(.deviceMismatch),
+                            reason: "\(reason) (\(candidate.carrier))",
+                            kindLabel: "session"
+                        )
+                    )
                 case .invalid(let reason):
                     failure = (2, GateDecision(status: .invalidSession, reason: "\(reason) (\(candidate.carrier))", kindLabel: "session"))
                 }
@@ -153,8 +189,13 @@ final class AuthGate: Sendable {
         guard let token = request.tokens.first else {
             return catFailure ?? noCredential(sessionFailure: pending.sessionFailure)
         }
-        var answer = await decide(token: token.value.utf8, resource: pending.resource, deviceID: request.deviceID, now: request.now,
-                                  sessions: pending.sessions)
+        var answer = await decide(
+            token: token.value.utf8,
+            resource: pending.resource,
+            deviceID: request.deviceID,
+            now: request.now,
+            sessions: pending.sessions
+        )
         if let session = answer.session, let lifetime = pending.sessions?.lifetimeMilliseconds {
             answer.setCookie = setCookie(session, path: pending.cookiePath, maxAge: lifetime / 1000, secure: request.forwardedProto != "http")
         }
@@ -163,8 +204,12 @@ final class AuthGate: Sendable {
 
     /// No token and no CAT allowed the request: the best session failure, else `NO_TOKEN`.
     private func noCredential(sessionFailure: GateDecision?) -> GateDecision {
-        sessionFailure ?? GateDecision(status: .noToken, reason: "the request carries no token and no session: looked for \(lookedFor)",
-                                       kindLabel: "none")
+        sessionFailure
+            ?? GateDecision(
+                status: .noToken,
+                reason: "the request carries no token and no session: looked for \(lookedFor)",
+                kindLabel: "none"
+            )
     }
 
     /// The `Set-Cookie` value of a new session (docs/DESIGN.md#the-session-cookie). `Secure` unless the
@@ -195,11 +240,15 @@ final class AuthGate: Sendable {
         if let header = configuration.tokenHeader { places.append("header \(header)") }
         if let cookie = configuration.tokenCookie { places.append("cookie \(cookie)") }
         if sessions {
-            places.append("session cookie \(configuration.sessionCookie), query parameter \(configuration.sessionParam) "
-                          + "or header \(configuration.sessionHeader)")
+            places.append(
+                "session cookie \(configuration.sessionCookie), query parameter \(configuration.sessionParam) "
+                    + "or header \(configuration.sessionHeader)"
+            )
         }
         if cat {
-            places.append("Common Access Token in header \(CATOrigin.headerName), cookie \(CATOrigin.cookieName) or query parameter \(CATOrigin.parameterName)")
+            places.append(
+                "Common Access Token in header \(CATOrigin.headerName), cookie \(CATOrigin.cookieName) or query parameter \(CATOrigin.parameterName)"
+            )
         }
         return places.joined(separator: "; ")
     }
@@ -210,11 +259,13 @@ final class AuthGate: Sendable {
             return "the request has more than one \(field) field: it reads two ways"
         }
         if let first = request.tokens.first,
-           let other = request.tokens.dropFirst().first(where: { !$0.value.utf8.elementsEqual(first.value.utf8) }) {
+            let other = request.tokens.dropFirst().first(where: { !$0.value.utf8.elementsEqual(first.value.utf8) })
+        {
             return "the request carries two different tokens (\(first.carrier), \(other.carrier)): it reads two ways"
         }
         if let first = request.cats.first,
-           let other = request.cats.dropFirst().first(where: { !$0.value.utf8.elementsEqual(first.value.utf8) }) {
+            let other = request.cats.dropFirst().first(where: { !$0.value.utf8.elementsEqual(first.value.utf8) })
+        {
             return "the request carries two different Common Access Tokens (\(first.carrier), \(other.carrier)): it reads two ways"
         }
         let parameters = request.sessions.filter { if case .query = $0.carrier { true } else { false } }
@@ -232,14 +283,24 @@ final class AuthGate: Sendable {
     /// from the cache when a reusable token was allowed before.
     /// `issuesSession`: false for the CDN exchange, which hands out the CDN's
     /// token instead of the gate's own playback session.
-    func decide(token: Substring.UTF8View, resource: String?, deviceID: String?, now: TokenTimestamp,
-                issuesSession: Bool = true) async -> GateDecision {
+    func decide(
+        token: Substring.UTF8View,
+        resource: String?,
+        deviceID: String?,
+        now: TokenTimestamp,
+        issuesSession: Bool = true
+    ) async -> GateDecision {
         await decide(token: token, resource: resource, deviceID: deviceID, now: now, sessions: issuesSession ? sessions?.current : nil)
     }
 
     /// As above, a session opened with `sessions` (the secrets the request read) when one is.
-    private func decide(token: Substring.UTF8View, resource: String?, deviceID: String?, now: TokenTimestamp,
-                        sessions: PlaybackSessions?) async -> GateDecision {
+    private func decide(
+        token: Substring.UTF8View,
+        resource: String?,
+        deviceID: String?,
+        now: TokenTimestamp,
+        sessions: PlaybackSessions?
+    ) async -> GateDecision {
         var cacheKey: VerdictCache.Key? = nil
         // Read before the verifier reads its ring: a verdict made with a ring
         // that a reload replaced meanwhile is then refused by the cache.
@@ -247,8 +308,13 @@ final class AuthGate: Sendable {
         if cache.isEnabled {
             let key = VerdictCache.key(token: token, resource: resource, deviceID: deviceID)
             if let hit = cache.lookup(key, now: now) {
-                return GateDecision(status: .verdict(.validToken), reason: "cached allow", allowance: hit.allowance,
-                                  tokenID: hit.tokenID, kindLabel: hit.allowance.kind)
+                return GateDecision(
+                    status: .verdict(.validToken),
+                    reason: "cached allow",
+                    allowance: hit.allowance,
+                    tokenID: hit.tokenID,
+                    kindLabel: hit.allowance.kind
+                )
             }
             cacheKey = key
         }
@@ -268,22 +334,37 @@ final class AuthGate: Sendable {
         // simply omits the device header (the library skips a check with no
         // expectation, as the CLI must).
         if deviceID == nil, verified.token.fingerprint != nil, !configuration.allowUnboundDevice {
-            return GateDecision(status: .verdict(.deviceMismatch),
-                              reason: "the token is bound to a device; the request names none (\(configuration.deviceHeader))",
-                              tokenID: tokenID, kindLabel: kindLabel)
+            return GateDecision(
+                status: .verdict(.deviceMismatch),
+                reason: "the token is bound to a device; the request names none (\(configuration.deviceHeader))",
+                tokenID: tokenID,
+                kindLabel: kindLabel
+            )
         }
         let allowance = Allowance(token: verified.token, expectedResource: resource)
         var session: String? = nil
         if verified.token.kind == .media {
             if let sessions, let key = verified.key {
-                session = sessions.issue(resource: resource, deviceID: deviceID, requestor: configuration.requestorID,
-                                         keyID: PlaybackSessions.keyID(of: key), now: now).credential
+                session =
+                    sessions.issue(
+                        resource: resource,
+                        deviceID: deviceID,
+                        requestor: configuration.requestorID,
+                        keyID: PlaybackSessions.keyID(of: key),
+                        now: now
+                    ).credential
             }
         } else if let cacheKey, let tokenID {
             if let hold = hooks.beforeCacheInsert { await hold() }
             cache.insert(cacheKey, verdict: verified, allowance: allowance, tokenID: tokenID, generation: generation)
         }
-        return GateDecision(status: .verdict(.validToken), reason: verdict.reason, allowance: allowance, session: session,
-                          tokenID: tokenID, kindLabel: kindLabel)
+        return GateDecision(
+            status: .verdict(.validToken),
+            reason: verdict.reason,
+            allowance: allowance,
+            session: session,
+            tokenID: tokenID,
+            kindLabel: kindLabel
+        )
     }
 }

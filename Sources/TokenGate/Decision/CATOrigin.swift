@@ -43,8 +43,12 @@ struct CATOrigin: Sendable {
         do { unverified = try UnverifiedCommonAccessToken(text: text) } catch {
             return refuse(Self.status(of: error.status), error.reason)
         }
-        var facts = CDNRequestFacts(now: Self.seconds(request.now), clientIP: request.clientIP, method: request.method ?? "GET",
-                                    leeway: leewaySeconds)
+        var facts = CDNRequestFacts(
+            now: Self.seconds(request.now),
+            clientIP: request.clientIP,
+            method: request.method ?? "GET",
+            leeway: leewaySeconds
+        )
         if let restriction = unverified.token.uriRestriction {
             switch Self.url(judgedBy: restriction, request: request) {
             case .success(let url): facts.url = url
@@ -57,9 +61,13 @@ struct CATOrigin: Sendable {
         }
         // No exp: the CAT does not expire, and the allow says so with the latest time there is.
         let expires = verified.token.expires.map { Self.until($0, leeway: 0) } ?? .latest
-        var answer = GateDecision(status: .verdict(.validToken), reason: "valid Common Access Token (\(credential.carrier))",
-                                  allowance: Allowance(catIssuedBy: verified.token.issuer, resource: resource, expires: expires),
-                                  tokenID: tokenID, kindLabel: Self.kindLabel)
+        var answer = GateDecision(
+            status: .verdict(.validToken),
+            reason: "valid Common Access Token (\(credential.carrier))",
+            allowance: Allowance(catIssuedBy: verified.token.issuer, resource: resource, expires: expires),
+            tokenID: tokenID,
+            kindLabel: Self.kindLabel
+        )
         switch verified.replay ?? .permitted {
         case .permitted:
             return answer
@@ -73,8 +81,12 @@ struct CATOrigin: Sendable {
             guard let replayStore else {
                 return refuse(.unsupportedClaim, "catreplay 1 (one use), and the gate keeps no replay store (--replay off)")
             }
-            switch await replayStore.accept(Self.identity(cti: cti), until: Self.until(exp, leeway: leewaySeconds), now: request.now,
-                                            deadline: replayDeadline) {
+            switch await replayStore.accept(
+                Self.identity(cti: cti),
+                until: Self.until(exp, leeway: leewaySeconds),
+                now: request.now,
+                deadline: replayDeadline
+            ) {
             case .accepted: return answer
             case .replayed: return refuse(.verdict(.tokenReplayed), "catreplay 1: this CAT (its cti) was already accepted once")
             case .unavailable(let why):
@@ -85,8 +97,12 @@ struct CATOrigin: Sendable {
             // without a cti or exp cannot be told apart, and a store that does
             // not answer detects nothing; neither refuses.
             guard let cti = verified.cti, let exp = verified.token.expires, let replayStore else { return answer }
-            let decision = await replayStore.accept(Self.identity(cti: cti), until: Self.until(exp, leeway: leewaySeconds),
-                                                    now: request.now, deadline: replayDeadline)
+            let decision = await replayStore.accept(
+                Self.identity(cti: cti),
+                until: Self.until(exp, leeway: leewaySeconds),
+                now: request.now,
+                deadline: replayDeadline
+            )
             if decision == .replayed {
                 answer.catReuseDetected = true
                 answer.reason = "valid Common Access Token, presented again (catreplay 2: reuse detection) (\(credential.carrier))"
@@ -167,8 +183,12 @@ struct CATOrigin: Sendable {
         }
         if restrictsAuthority {
             guard host != nil else {
-                return .failure(CDNRefusal(.unsupportedClaim,
-                    "catu restricts the host or port, and the proxy reports no X-Forwarded-Host that is a host[:port]"))
+                return .failure(
+                    CDNRefusal(
+                        .unsupportedClaim,
+                        "catu restricts the host or port, and the proxy reports no X-Forwarded-Host that is a host[:port]"
+                    )
+                )
             }
         } else if let named = host, (try? CDNURL(parsing: "\(scheme)://\(named)\(target)")) == nil {
             // Never compared: catu names no part of the authority, and the
@@ -178,8 +198,12 @@ struct CATOrigin: Sendable {
         do {
             return .success(try CDNURL(parsing: "\(scheme)://\(host ?? "origin.invalid")\(target)"))
         } catch {
-            return .failure(CDNRefusal(error.status == .invalidURL ? .invalidURL : .invalidTokenFormat,
-                                       "the original URI cannot be read as one URL for catu: \(error.reason)"))
+            return .failure(
+                CDNRefusal(
+                    error.status == .invalidURL ? .invalidURL : .invalidTokenFormat,
+                    "the original URI cannot be read as one URL for catu: \(error.reason)"
+                )
+            )
         }
     }
 
@@ -196,9 +220,9 @@ struct CATOrigin: Sendable {
     }
 }
 
-private extension UInt8 {
+extension UInt8 {
     /// Letters, digits, `-`, `.`, `:` and IPv6 brackets.
-    var isHostByte: Bool {
+    fileprivate var isHostByte: Bool {
         (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)
             || self == UInt8(ascii: "-") || self == UInt8(ascii: ".") || self == UInt8(ascii: ":")
             || self == UInt8(ascii: "[") || self == UInt8(ascii: "]")

@@ -54,8 +54,15 @@ struct CDNPasteInspection: Sendable {
             // A profile's own token-name is no name that reader knows: read as that profile's edge does.
             let named = candidates.filter { $0.settings.tokenName != nil }
             guard let found = named.lazy.compactMap({ try? $0.read(paste.text) }).first else {
-                return CDNReadingReport(input: input, source: source, line: paste.line, reading: nil, refusal: error,
-                                        verifiedWith: nil, url: facts.url)
+                return CDNReadingReport(
+                    input: input,
+                    source: source,
+                    line: paste.line,
+                    reading: nil,
+                    refusal: error,
+                    verifiedWith: nil,
+                    url: facts.url
+                )
             }
             reading = found
         }
@@ -67,8 +74,12 @@ struct CDNPasteInspection: Sendable {
         guard !sameKind.isEmpty else {
             return CDNReadingReport(input: input, source: source, line: paste.line, reading: reading, refusal: nil, verifiedWith: nil, url: url)
         }
-        let requestFacts = CDNRequestFacts(url: url, now: facts.now.millisecondsSince1970 / 1000, clientIP: facts.clientIP,
-                                           leeway: leewaySeconds)
+        let requestFacts = CDNRequestFacts(
+            url: url,
+            now: facts.now.millisecondsSince1970 / 1000,
+            clientIP: facts.clientIP,
+            leeway: leewaySeconds
+        )
         // Each profile of the kind in turn, as a profile tries its keys: a wrong signature
         // moves on; any other refusal is the answer (that profile's key signed it); no
         // profile verifying, the first one's refusal is.
@@ -76,17 +87,38 @@ struct CDNPasteInspection: Sendable {
         for profile in sameKind {
             do throws(CDNRefusal) {
                 try profile.verify(reading: reading, facts: requestFacts)
-                return CDNReadingReport(input: input, source: source, line: paste.line, reading: reading, refusal: nil,
-                                        verifiedWith: profile.verificationKeys.label, url: url)
+                return CDNReadingReport(
+                    input: input,
+                    source: source,
+                    line: paste.line,
+                    reading: reading,
+                    refusal: nil,
+                    verifiedWith: profile.verificationKeys.label,
+                    url: url
+                )
             } catch {
                 if error.status != .invalidSignature {
-                    return CDNReadingReport(input: input, source: source, line: paste.line, reading: reading, refusal: error,
-                                            verifiedWith: profile.verificationKeys.label, url: url)
+                    return CDNReadingReport(
+                        input: input,
+                        source: source,
+                        line: paste.line,
+                        reading: reading,
+                        refusal: error,
+                        verifiedWith: profile.verificationKeys.label,
+                        url: url
+                    )
                 }
                 first = first ?? (profile.verificationKeys.label, error)
             }
         }
-        return CDNReadingReport(input: input, source: source, line: paste.line, reading: reading, refusal: first?.refusal,
-                                verifiedWith: first?.label, url: url)
+        return CDNReadingReport(
+            input: input,
+            source: source,
+            line: paste.line,
+            reading: reading,
+            refusal: first?.refusal,
+            verifiedWith: first?.label,
+            url: url
+        )
     }
 }

@@ -54,9 +54,13 @@ enum GateStatus: Sendable, Hashable {
         }
     }
 
-    static let allCases: [GateStatus] = VerificationStatus.allCases.map(GateStatus.verdict)
-        + [.noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .invalidRequest, .badCookiePath, .cdnIssueFailed,
-           .urlNotCovered, .ipMismatch, .unsupportedClaim]
+    static let allCases: [GateStatus] =
+        VerificationStatus.allCases.map(GateStatus.verdict)
+        + [
+            .noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .invalidRequest, .badCookiePath,
+            .cdnIssueFailed,
+            .urlNotCovered, .ipMismatch, .unsupportedClaim,
+        ]
 
     /// The HTTP status of docs/DESIGN.md#endpoints-and-answers: 200 allow; 401 no usable credential; 403 a
     /// refused credential; 503 the replay check could not be made (fail
@@ -67,8 +71,9 @@ enum GateStatus: Sendable, Hashable {
         case .verdict(.validToken), .validSession: 200
         case .noToken, .sessionExpired, .verdict(.invalidTokenFormat), .verdict(.tokenExpired), .verdict(.tokenNotYetValid): 401
         case .invalidSession, .verdict(.invalidSignature), .verdict(.invalidRequestorID), .verdict(.invalidResourceID),
-             .verdict(.untrustedMVPD), .verdict(.deviceMismatch), .verdict(.tokenReplayed),
-             .urlNotCovered, .ipMismatch, .unsupportedClaim: 403
+            .verdict(.untrustedMVPD), .verdict(.deviceMismatch), .verdict(.tokenReplayed),
+            .urlNotCovered, .ipMismatch, .unsupportedClaim:
+            403
         case .verdict(.replayCheckUnavailable): 503
         case .noExpectedResource, .badCookiePath, .cdnIssueFailed: 500
         case .badRequest, .invalidRequest: 400

@@ -31,8 +31,12 @@ final class GuardedReplayStore: ReplayStore {
     /// The verifier's deadline and `--replay-timeout` as one (the sooner),
     /// kept by the inner store: Redis's connection timer, or the protocol's
     /// default race for a store that keeps none.
-    func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp,
-                within deadline: Duration) async -> ReplayDecision {
+    func accept(
+        _ identity: ReplayIdentity,
+        until: TokenTimestamp,
+        now: TokenTimestamp,
+        within deadline: Duration
+    ) async -> ReplayDecision {
         let start = ContinuousClock.now
         let decision = await inner.accept(identity, until: until, now: now, within: min(deadline, timeout))
         return settle(decision, identity, duration: ContinuousClock.now - start)
@@ -48,8 +52,10 @@ final class GuardedReplayStore: ReplayStore {
         guard case .unavailable(let reason) = decision, failure == .open else { return decision }
         events.replayFailedOpen()
         let tokenID = Digest.tokenID(digest: identity.digest)
-        logger.warning("replay check unavailable: token accepted (--replay-failure open)",
-                       metadata: ["reason": .string(reason), "token_id": .string(tokenID)])
+        logger.warning(
+            "replay check unavailable: token accepted (--replay-failure open)",
+            metadata: ["reason": .string(reason), "token_id": .string(tokenID)]
+        )
         return .accepted
     }
 }

@@ -59,9 +59,12 @@ struct PlaybackExchange: Sendable {
             profile = named
         } else {
             guard set.profiles.count == 1, let only = set.profiles.first else {
-                return refuse(.badRequest, set.profiles.isEmpty
-                    ? "no CDN profile is configured (--cdn-profile): the gate hands out no CDN token"
-                    : "more than one CDN profile is configured: name one with profile (\(set.names.joined(separator: ", ")))")
+                return refuse(
+                    .badRequest,
+                    set.profiles.isEmpty
+                        ? "no CDN profile is configured (--cdn-profile): the gate hands out no CDN token"
+                        : "more than one CDN profile is configured: name one with profile (\(set.names.joined(separator: ", ")))"
+                )
             }
             profile = only
         }
@@ -88,8 +91,12 @@ struct PlaybackExchange: Sendable {
         }
         let profile = chosen.profile
         func refuse(_ status: GateStatus, _ reason: String) -> Outcome {
-            Outcome(decision: GateDecision(status: status, reason: reason, kindLabel: "none"),
-                    profile: profile.name, kind: profile.kind.rawValue, grant: nil)
+            Outcome(
+                decision: GateDecision(status: status, reason: reason, kindLabel: "none"),
+                profile: profile.name,
+                kind: profile.kind.rawValue,
+                grant: nil
+            )
         }
         if request.isPrefetch {
             return refuse(.badRequest, "a prefetch is not a viewer: the token is not spent (open the URL when playback starts)")
@@ -100,7 +107,10 @@ struct PlaybackExchange: Sendable {
                 return refuse(.badRequest, "the request has more than one \(profile.settings.ipHeader) field: it reads two ways")
             }
             guard let ip = request.clientIPs.first, let address = CDNIPAddress(ip) else {
-                return refuse(.badRequest, "the profile \(profile.name) binds the viewer's IP, and the request has no usable \(profile.settings.ipHeader)")
+                return refuse(
+                    .badRequest,
+                    "the profile \(profile.name) binds the viewer's IP, and the request has no usable \(profile.settings.ipHeader)"
+                )
             }
             // Its canonical text (`[2001:DB8::1]` is `2001:db8::1`, `::ffff:192.0.2.7` is `192.0.2.7`):
             // what every issuer takes and what an edge compares, so no spelling is refused after the token is spent.
@@ -111,8 +121,13 @@ struct PlaybackExchange: Sendable {
         // tried each resource (an ACL or URL it would have to escape is a
         // configuration error). What remains (OpenSSL out of randomness) is the
         // operator's 500 below.
-        var decision = await gate.decide(token: Substring(request.token).utf8, resource: chosen.resource,
-                                         deviceID: request.deviceID, now: request.now, issuesSession: false)
+        var decision = await gate.decide(
+            token: Substring(request.token).utf8,
+            resource: chosen.resource,
+            deviceID: request.deviceID,
+            now: request.now,
+            issuesSession: false
+        )
         // The kind first, valid or not: an authentication or authorization token is the wrong
         // request (400), not a refused credential (its resource check would say 403).
         let tokenKind = decision.allowance?.kind ?? decision.kindLabel
@@ -126,8 +141,12 @@ struct PlaybackExchange: Sendable {
             return Outcome(decision: decision, profile: profile.name, kind: profile.kind.rawValue, grant: nil)
         }
         do {
-            let grant = try profile.issue(resource: chosen.resource, now: request.now.millisecondsSince1970 / 1000, clientIP: clientIP,
-                                          requestor: gate.configuration.requestorID ?? allowance.requestor)
+            let grant = try profile.issue(
+                resource: chosen.resource,
+                now: request.now.millisecondsSince1970 / 1000,
+                clientIP: clientIP,
+                requestor: gate.configuration.requestorID ?? allowance.requestor
+            )
             return Outcome(decision: decision, profile: profile.name, kind: profile.kind.rawValue, grant: grant)
         } catch {
             // The token is spent and nothing was handed out: say so loudly, it is the operator's to fix.

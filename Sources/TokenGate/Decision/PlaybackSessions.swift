@@ -47,8 +47,13 @@ struct PlaybackSessions: Sendable {
         var allowsUnboundDevice = false
         var now: TokenTimestamp
 
-        init(resource: String?, deviceID: String?, requestor: String?, allowsUnboundDevice: Bool = false,
-                    now: TokenTimestamp) {
+        init(
+            resource: String?,
+            deviceID: String?,
+            requestor: String?,
+            allowsUnboundDevice: Bool = false,
+            now: TokenTimestamp
+        ) {
             self.resource = resource
             self.deviceID = deviceID
             self.requestor = requestor
@@ -94,14 +99,18 @@ struct PlaybackSessions: Sendable {
             let type = (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
             guard type == .typeRegular, let data = FileManager.default.contents(atPath: path), data.count <= maximumSecretFileBytes else {
                 // A relative path was not resolved under $CREDENTIALS_DIRECTORY (unset): say where it was looked for.
-                let looked = path.hasPrefix("/") ? ""
+                let looked =
+                    path.hasPrefix("/")
+                    ? ""
                     : " (looked for in the working directory \(FileManager.default.currentDirectoryPath); under systemd a relative path is read from $CREDENTIALS_DIRECTORY)"
                 throw GateConfigurationError("--session-secret \(path): not a readable regular file of at most 4 KiB\(looked)")
             }
             let bytes = SecretFileBytes.secret(of: [UInt8](data))
             guard bytes.count >= minimumSecretBytes else {
-                throw GateConfigurationError("--session-secret \(path): the file holds \(data.count) bytes, of which \(bytes.count) are used "
-                    + "(a text file loses its trailing newline); at least \(minimumSecretBytes) are needed (e.g. `openssl rand -hex 32 > \(path)`)")
+                throw GateConfigurationError(
+                    "--session-secret \(path): the file holds \(data.count) bytes, of which \(bytes.count) are used "
+                        + "(a text file loses its trailing newline); at least \(minimumSecretBytes) are needed (e.g. `openssl rand -hex 32 > \(path)`)"
+                )
             }
             secrets.append(bytes)
         }
@@ -118,8 +127,13 @@ struct PlaybackSessions: Sendable {
     /// A credential for `resource` (nil: the gate checks no resource), the
     /// device that asked, the gate's requestor and the key that verified the
     /// media token, valid from `now` for the lifetime.
-    func issue(resource: String?, deviceID: String?, requestor: String?, keyID: UInt64,
-                      now: TokenTimestamp) -> (credential: String, expires: TokenTimestamp) {
+    func issue(
+        resource: String?,
+        deviceID: String?,
+        requestor: String?,
+        keyID: UInt64,
+        now: TokenTimestamp
+    ) -> (credential: String, expires: TokenTimestamp) {
         let expires = now.adding(milliseconds: lifetimeMilliseconds) ?? .latest
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.credentialLength)
@@ -137,25 +151,32 @@ struct PlaybackSessions: Sendable {
 
     /// Whether `credential` lets this request through; `trusts` says whether
     /// a key id is in the ring now.
-    func check(_ credential: some Collection<UInt8>, against expectation: Expectation,
-                      trusts: (UInt64) -> Bool) -> Check {
+    func check(
+        _ credential: some Collection<UInt8>,
+        against expectation: Expectation,
+        trusts: (UInt64) -> Bool
+    ) -> Check {
         if credential.count == (Self.versionOneLength * 4 + 2) / 3, let old = Base64URL.decode(credential),
-           old.count == Self.versionOneLength, old[0] == 1 {
+            old.count == Self.versionOneLength, old[0] == 1
+        {
             return .invalid("session credential version 1 is no longer accepted; start playback again")
         }
         guard credential.count == Self.textLength, let bytes = Base64URL.decode(credential),
-              bytes.count == Self.credentialLength else {
+            bytes.count == Self.credentialLength
+        else {
             return .invalid("the session credential is malformed")
         }
         guard bytes[0] == Self.version else { return .invalid("unknown session credential version \(bytes[0])") }
         let signed = bytes[..<Self.signedLength]
         let tag = bytes[Self.signedLength...]
         // Constant time: swift-crypto's comparison of an authentication code with bytes.
-        guard authenticators.contains(where: { prepared in
-            var authenticator = prepared
-            authenticator.update(data: signed)
-            return authenticator.finalize() == tag
-        }) else {
+        guard
+            authenticators.contains(where: { prepared in
+                var authenticator = prepared
+                authenticator.update(data: signed)
+                return authenticator.finalize() == tag
+            })
+        else {
             return .invalid("the session credential's tag does not verify")
         }
         guard constantTimeEquals(bytes[73..<105], Self.binding(expectation.requestor)) else {

@@ -113,9 +113,13 @@ final class VerdictCache: Sendable {
                 }
             }
             store.sequence += 1
-            store.entries[key] = Entry(allowance: allowance, tokenID: tokenID,
-                                       expiresMilliseconds: verdict.token.expiresAt.millisecondsSince1970,
-                                       sequence: store.sequence, cost: cost)
+            store.entries[key] = Entry(
+                allowance: allowance,
+                tokenID: tokenID,
+                expiresMilliseconds: verdict.token.expiresAt.millisecondsSince1970,
+                sequence: store.sequence,
+                cost: cost
+            )
             store.bytes += cost
             store.order.append((key, store.sequence))
             // Keep the order list proportional to the live entries: drop the

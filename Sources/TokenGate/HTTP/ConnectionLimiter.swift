@@ -1,7 +1,7 @@
 import NIOCore
 import Synchronization
 
-/// Bounds what clients can make the gate hold, whatever they do 
+/// Bounds what clients can make the gate hold, whatever they do
 /// (docs/DESIGN.md#limits-deadlines-and-revocation): open connections in all, open
 /// connections per peer address, and request-body bytes in flight.
 ///
@@ -33,7 +33,10 @@ final class ConnectionLimiter: Sendable {
     /// may stay. One that may stay is released when it closes.
     func admit(_ channel: any Channel) -> Bool {
         let peer = channel.remoteAddress?.ipAddress ?? "unknown"
-        enum Outcome { case admitted(pause: Bool), overTotal, overPeer }
+        enum Outcome {
+            case admitted(pause: Bool)
+            case overTotal, overPeer
+        }
         let outcome: Outcome = state.withLock { state in
             guard state.open < limits.maximumConnections else { return .overTotal }
             if let perPeer = limits.maximumConnectionsPerPeer, state.byPeer[peer, default: 0] >= perPeer { return .overPeer }

@@ -117,8 +117,11 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Runs the verification on a task of its own that starts here, in this
     /// read: with the in-memory store it ends before `Task.immediate` returns.
-    private func verify(_ context: ChannelHandlerContext, _ head: HTTPRequest,
-                        _ verification: @escaping @Sendable () async -> HTTPResponse) {
+    private func verify(
+        _ context: ChannelHandlerContext,
+        _ head: HTTPRequest,
+        _ verification: @escaping @Sendable () async -> HTTPResponse
+    ) {
         verifying = true
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
@@ -197,7 +200,10 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         guard verifying, context.channel.isActive else { return context.close(mode: mode, promise: promise) }
-        guard let withheld = closeWithheld else { return closeWithheld = (mode, promise) }
+        guard let withheld = closeWithheld else {
+            closeWithheld = (mode, promise)
+            return
+        }
         let widest: CloseMode = withheld.mode == .all || mode == .all ? .all : withheld.mode
         if let promise, let earlier = withheld.promise {
             earlier.futureResult.cascade(to: promise)

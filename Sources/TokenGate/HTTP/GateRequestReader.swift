@@ -48,7 +48,8 @@ struct GateRequestReader: Sendable {
         // CATs these fields go to the log only, as before.
         if readsCATs { single += [Self.catHeader, Self.forwardedHost, Self.forwardedMethod] }
         singleFields = single
-        queryNames = configuration.tokenParams + (configuration.sessionSecretPaths.isEmpty ? [] : [configuration.sessionParam])
+        queryNames =
+            configuration.tokenParams + (configuration.sessionSecretPaths.isEmpty ? [] : [configuration.sessionParam])
             + (readsCATs ? [CATOrigin.parameterName] : [])
     }
 

@@ -61,8 +61,11 @@ struct GateResponder: HTTPResponder {
 
     /// A request's trace: the caller's `traceparent` (and `tracestate`, kept only for an exported span).
     private func trace(of headers: HTTPFields) -> RequestTrace {
-        RequestTrace(traceParents: headers[values: Self.traceParent],
-                     traceStates: spans == nil ? [] : headers[values: Self.traceState], recordsSpan: spans != nil)
+        RequestTrace(
+            traceParents: headers[values: Self.traceParent],
+            traceStates: spans == nil ? [] : headers[values: Self.traceState],
+            recordsSpan: spans != nil
+        )
     }
 
     /// With span export, the request's span is finished with the answer's status and sent.
@@ -94,10 +97,18 @@ struct GateResponder: HTTPResponder {
                 let (outcome, answer) = await playback!.respond(request)
                 record(outcome)
                 if spans != nil, let span = RequestTrace.current?.span {
-                    span.decided(SpanDecision(method: request.method.rawValue, route: Self.route(of: endpoint),
-                                       status: outcome.decision.status.rawValue, reason: outcome.decision.reason,
-                                       resource: outcome.decision.allowance?.resource, tokenID: outcome.decision.tokenID,
-                                       kind: outcome.decision.kindLabel, profile: outcome.profile))
+                    span.decided(
+                        SpanDecision(
+                            method: request.method.rawValue,
+                            route: Self.route(of: endpoint),
+                            status: outcome.decision.status.rawValue,
+                            reason: outcome.decision.reason,
+                            resource: outcome.decision.allowance?.resource,
+                            tokenID: outcome.decision.tokenID,
+                            kind: outcome.decision.kindLabel,
+                            profile: outcome.profile
+                        )
+                    )
                 }
                 response = answer
             case _ where Self.probes.contains(path) && !Self.readMethods.contains(request.method):
@@ -113,14 +124,19 @@ struct GateResponder: HTTPResponder {
                 } else {
                     // Still ready with a sample key trusted, or after a failed reload, but the body says so
                     // (docs/DESIGN.md#sample-keys, docs/DESIGN.md#key-reloads).
-                    response = Self.json(.ok, readiness.warning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
-                                             ?? "{\"ready\":true}\n")
+                    response = Self.json(
+                        .ok,
+                        readiness.warning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
+                            ?? "{\"ready\":true}\n"
+                    )
                 }
             case "/metrics":
                 endpoint = .metrics
-                response = Response(status: .ok,
-                                    headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                                    body: .init(byteBuffer: ByteBuffer(bytes: metrics.render())))
+                response = Response(
+                    status: .ok,
+                    headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: metrics.render()))
+                )
             case _ where mounted?.handles(path) == true:
                 endpoint = .debugger
                 response = await mounted!.respond(to: request)
@@ -172,17 +188,29 @@ struct GateResponder: HTTPResponder {
     /// The gate's reading of an auth request. Envoy (any method) forwards
     /// the original request's method; the other conventions report it in X-Forwarded-Method.
     private func read(_ head: HTTPRequest, _ route: AuthRoute) -> GateRequest {
-        reader.read(originalURI: route.originalURI, headers: head.headerFields, now: gate.clock(),
-                    method: route.readsOnly ? nil : head.method.rawValue)
+        reader.read(
+            originalURI: route.originalURI,
+            headers: head.headerFields,
+            now: gate.clock(),
+            method: route.readsOnly ? nil : head.method.rawValue
+        )
     }
 
     /// An auth answer's metrics, log line and span, and the answer.
     private func conclude(_ answer: GateDecision, of gateRequest: GateRequest, route: AuthRoute, head: HTTPRequest) -> Response {
         record(answer, endpoint: route.endpoint, headers: head.headerFields)
         if spans != nil, let span = RequestTrace.current?.span {
-            span.decided(SpanDecision(method: head.method.rawValue, route: Self.route(of: route.endpoint), status: answer.status.rawValue,
-                               reason: answer.reason, resource: answer.allowance?.resource ?? expectedResource(gateRequest),
-                               tokenID: answer.tokenID, kind: answer.kindLabel))
+            span.decided(
+                SpanDecision(
+                    method: head.method.rawValue,
+                    route: Self.route(of: route.endpoint),
+                    status: answer.status.rawValue,
+                    reason: answer.reason,
+                    resource: answer.allowance?.resource ?? expectedResource(gateRequest),
+                    tokenID: answer.tokenID,
+                    kind: answer.kindLabel
+                )
+            )
         }
         return Self.render(answer)
     }
@@ -219,8 +247,12 @@ struct GateResponder: HTTPResponder {
     }
 
     /// A direct answer's head, once its span, gauge and duration are done: the framework's fields and a `Date`.
-    private func directly(_ response: Response, trace: RequestTrace, endpoint: GateMetrics.Endpoint,
-                          since start: ContinuousClock.Instant) -> HTTPResponse {
+    private func directly(
+        _ response: Response,
+        trace: RequestTrace,
+        endpoint: GateMetrics.Endpoint,
+        since start: ContinuousClock.Instant
+    ) -> HTTPResponse {
         finish(trace, status: response.status)
         metrics.requestEnded(endpoint, since: start)
         var head = response.head
@@ -241,9 +273,12 @@ struct GateResponder: HTTPResponder {
         if answer.catReuseDetected {
             // catreplay 2: reuse is allowed, and someone should see it.
             metrics.catReuse.increment()
-            logger.notice("CAT presented again (catreplay 2)", metadata: [
-                "token_id": .string(answer.tokenID ?? "-"), "endpoint": .string(endpoint.rawValue),
-            ])
+            logger.notice(
+                "CAT presented again (catreplay 2)",
+                metadata: [
+                    "token_id": .string(answer.tokenID ?? "-"), "endpoint": .string(endpoint.rawValue),
+                ]
+            )
         }
         guard !answer.status.isAllowed else { return }
         var metadata: Logger.Metadata = [
@@ -267,13 +302,16 @@ struct GateResponder: HTTPResponder {
         metrics.countExchange(profile: outcome.profile, kind: outcome.kind, status: outcome.decision.status.rawValue)
         metrics.countVerdict(outcome.decision.status, kind: outcome.decision.kindLabel)
         guard outcome.grant == nil else { return }
-        logger.notice("refused", metadata: [
-            "status": .string(outcome.decision.status.rawValue),
-            "reason": .string(outcome.decision.reason),
-            "token_id": .string(outcome.decision.tokenID ?? "-"),
-            "endpoint": .string(GateMetrics.Endpoint.playback.rawValue),
-            "profile": .string(HeaderValue.encode(outcome.profile)),
-        ])
+        logger.notice(
+            "refused",
+            metadata: [
+                "status": .string(outcome.decision.status.rawValue),
+                "reason": .string(outcome.decision.reason),
+                "token_id": .string(outcome.decision.tokenID ?? "-"),
+                "endpoint": .string(GateMetrics.Endpoint.playback.rawValue),
+                "profile": .string(HeaderValue.encode(outcome.profile)),
+            ]
+        )
     }
 
     static func render(_ answer: GateDecision) -> Response {
@@ -328,12 +366,18 @@ struct GateResponder: HTTPResponder {
     }
 
     static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
-                 body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: status,
+            headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text))
+        )
     }
 
     static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                 body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: status,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text))
+        )
     }
 }

@@ -9,7 +9,9 @@ final class HTTPDate: Sendable {
 
     /// The text for `instant`, to the second.
     func text(at instant: TokenTimestamp) -> String {
-        let second = instant.millisecondsSince1970 >= 0 ? instant.millisecondsSince1970 / 1000
+        let second =
+            instant.millisecondsSince1970 >= 0
+            ? instant.millisecondsSince1970 / 1000
             : (instant.millisecondsSince1970 - 999) / 1000
         return made.withLock { made in
             if made.second != second { made = (second, Self.format(second: second)) }

@@ -1,5 +1,5 @@
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -26,9 +26,16 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     let answerDirectly: @Sendable (HTTPRequest) -> DirectAnswerHandler.Answer?
     private let handling: HTTP1Channel
 
-    init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration,
-         requestTimeout: TimeAmount, limiter: ConnectionLimiter, metrics: GateMetrics, executor: RequestExecutor,
-         readiness: Readiness, answerDirectly: @escaping @Sendable (HTTPRequest) -> DirectAnswerHandler.Answer?) {
+    init(
+        responder: @escaping HTTPChannelHandler.Responder,
+        configuration: HTTP1Channel.Configuration,
+        requestTimeout: TimeAmount,
+        limiter: ConnectionLimiter,
+        metrics: GateMetrics,
+        executor: RequestExecutor,
+        readiness: Readiness,
+        answerDirectly: @escaping @Sendable (HTTPRequest) -> DirectAnswerHandler.Answer?
+    ) {
         self.responder = responder
         self.configuration = configuration
         self.requestTimeout = requestTimeout
@@ -59,10 +66,11 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         let readiness = readiness
         let answerDirectly = answerDirectly
         // A verification that waits resumes where the framework's requests run.
-        let executor: (@Sendable (any EventLoop) -> any TaskExecutor)? = switch self.executor {
-        case .eventLoop: { ConnectionExecutor(eventLoop: $0) }
-        case .pool: nil
-        }
+        let executor: (@Sendable (any EventLoop) -> any TaskExecutor)? =
+            switch self.executor {
+            case .eventLoop: { ConnectionExecutor(eventLoop: $0) }
+            case .pool: nil
+            }
         perConnection.additionalChannelHandlers = { [bound] in
             [bound.value, DrainingConnectionHandler(readiness: readiness), DirectAnswerHandler(answer: answerDirectly, executor: executor)]
                 + others()

@@ -51,8 +51,11 @@ struct PlaybackEndpoints: Sendable {
 
     func render(_ outcome: PlaybackExchange.Outcome, redirect: Bool) -> Response {
         guard let grant = outcome.grant else {
-            return Self.refusal(status: .init(code: outcome.decision.status.httpStatus), tokenStatus: outcome.decision.status.rawValue,
-                                reason: outcome.decision.headerReason)
+            return Self.refusal(
+                status: .init(code: outcome.decision.status.httpStatus),
+                tokenStatus: outcome.decision.status.rawValue,
+                reason: outcome.decision.headerReason
+            )
         }
         var headers: HTTPFields = [:]
         headers[GateResponder.Header.status] = outcome.decision.status.rawValue
@@ -86,8 +89,11 @@ struct PlaybackEndpoints: Sendable {
         headers[GateResponder.Header.reason] = HeaderValue.encode(reason, maximumBytes: HeaderValue.maximumReasonBytes)
         headers[.cacheControl] = "no-store"
         headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers,
-                        body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\(JSONText.quoted(tokenStatus)),\"reason\":\(JSONText.quoted(reason))}\n")))
+        return Response(
+            status: status,
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\(JSONText.quoted(tokenStatus)),\"reason\":\(JSONText.quoted(reason))}\n"))
+        )
     }
 
     /// The profile's IP header values and the prefetch marks, for either method.
@@ -116,11 +122,21 @@ struct PlaybackEndpoints: Sendable {
         }
         guard let token = values["token"], !token.isEmpty else { return .refusal(.badRequest, "no token: give ?token=…") }
         let deviceLines = request.headers[values: deviceHeader]
-        guard deviceLines.count <= 1 else { return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways") }
+        guard deviceLines.count <= 1 else {
+            return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways")
+        }
         let (clientIPs, isPrefetch) = common(request, exchange: exchange, profile: values["profile"])
-        return .request(.init(token: token, resource: values["resource"], profile: values["profile"],
-                              deviceID: deviceLines.first.flatMap { $0.isEmpty ? nil : $0 },
-                              clientIPs: clientIPs, isPrefetch: isPrefetch, now: now))
+        return .request(
+            .init(
+                token: token,
+                resource: values["resource"],
+                profile: values["profile"],
+                deviceID: deviceLines.first.flatMap { $0.isEmpty ? nil : $0 },
+                clientIPs: clientIPs,
+                isPrefetch: isPrefetch,
+                now: now
+            )
+        )
     }
 
     static func readPost(_ request: Request, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) async -> Read {
@@ -155,7 +171,9 @@ struct PlaybackEndpoints: Sendable {
         guard let token = values["token"], !token.isEmpty else { return .refusal(.badRequest, "no token: the body needs {\"token\": …}") }
         var deviceID = values["deviceId"]
         let deviceLines = request.headers[values: deviceHeader]
-        guard deviceLines.count <= 1 else { return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways") }
+        guard deviceLines.count <= 1 else {
+            return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways")
+        }
         if let header = deviceLines.first, !header.isEmpty {
             guard deviceID == nil || deviceID == header else {
                 return .refusal(.badRequest, "deviceId and \(deviceHeader.rawName) name two devices: the request reads two ways")
@@ -163,7 +181,16 @@ struct PlaybackEndpoints: Sendable {
             deviceID = header
         }
         let (clientIPs, isPrefetch) = common(request, exchange: exchange, profile: values["profile"])
-        return .request(.init(token: token, resource: values["resource"], profile: values["profile"],
-                              deviceID: deviceID.flatMap { $0.isEmpty ? nil : $0 }, clientIPs: clientIPs, isPrefetch: isPrefetch, now: now))
+        return .request(
+            .init(
+                token: token,
+                resource: values["resource"],
+                profile: values["profile"],
+                deviceID: deviceID.flatMap { $0.isEmpty ? nil : $0 },
+                clientIPs: clientIPs,
+                isPrefetch: isPrefetch,
+                now: now
+            )
+        )
     }
 }

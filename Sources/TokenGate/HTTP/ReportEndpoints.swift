@@ -25,8 +25,11 @@ struct ReportEndpoints: Sendable {
     /// The gate's clock, when `now` is not given.
     let clock: @Sendable () -> TokenTimestamp
 
-    init(verifier: GateVerifier, cdn: CDNPasteInspection = CDNPasteInspection(),
-         clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now) {
+    init(
+        verifier: GateVerifier,
+        cdn: CDNPasteInspection = CDNPasteInspection(),
+        clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now
+    ) {
         self.verifier = verifier
         self.cdn = cdn
         self.clock = clock
@@ -132,8 +135,11 @@ struct ReportEndpoints: Sendable {
             body += object
         }
         body += Array("\n]\n".utf8)
-        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body))
+        )
     }
 
     /// The `kind` parameter of `/v1/inspect`: a credential kind name, or nothing.
@@ -179,8 +185,11 @@ struct ReportEndpoints: Sendable {
         let reports = pastes.enumerated().map { index, paste in
             cdn.report(paste, input: index + 1, source: "body", kind: kind, facts: facts)
         }
-        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: CDNReadingReport.jsonArray(reports))))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: CDNReadingReport.jsonArray(reports)))
+        )
     }
 
     /// The bytes the credential readers look at for `record`: its own, or —
@@ -213,8 +222,11 @@ struct ReportEndpoints: Sendable {
             return Self.failure(error)
         }
         let reports = await build(records)
-        return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: TokenReport.jsonArray(reports))))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: TokenReport.jsonArray(reports)))
+        )
     }
 
     /// 415 for a body of a type these routes do not read (a request without

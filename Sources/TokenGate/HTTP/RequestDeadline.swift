@@ -124,8 +124,10 @@ final class RequestDeadline {
                 guard deadline.limiter.reserveBody(bytes) else {
                     discarding = true
                     deadline.metrics.limitRefusals.increment()
-                    let answer = HTTPResponse(status: .serviceUnavailable,
-                                              headerFields: [.connection: "close", .contentLength: "0", .retryAfter: "1"])
+                    let answer = HTTPResponse(
+                        status: .serviceUnavailable,
+                        headerFields: [.connection: "close", .contentLength: "0", .retryAfter: "1"]
+                    )
                     context.write(wrapOutboundOut(.head(answer)), promise: nil)
                     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
                     return

@@ -18,6 +18,10 @@ enum ServerLimits {
     /// Those limits as the HTTP/1 server's configuration, for the gate and the debugger alike.
     static let http1 = HTTP1Channel.Configuration(
         idleTimeout: idleTimeout,
-        httpDecoderConfiguration: .init(maxHeaderFieldSize: maximumHeaderFieldBytes, maxHeaderListSize: maximumHeaderListBytes,
-                                        maxHeaderFieldCount: maximumHeaderFields))
+        httpDecoderConfiguration: .init(
+            maxHeaderFieldSize: maximumHeaderFieldBytes,
+            maxHeaderListSize: maximumHeaderListBytes,
+            maxHeaderFieldCount: maximumHeaderFields
+        )
+    )
 }

@@ -78,9 +78,13 @@ final class SpanRecorder: Sendable {
         decided.reason = TerminalText.escaped(decided.reason)
         decided.resource = decided.resource.map { TerminalText.escaped($0) }
         decided.profile = decided.profile.map { TerminalText.escaped($0) }
-        return DecisionSpan(identity: identity(), decision: decided, startUnixNanoseconds: startUnixNanoseconds,
-                            endUnixNanoseconds: startUnixNanoseconds &+ UInt64(max(0, elapsed.nanoseconds)),
-                            httpStatus: httpStatus,
-                            storeNanoseconds: store < 0 ? nil : store)
+        return DecisionSpan(
+            identity: identity(),
+            decision: decided,
+            startUnixNanoseconds: startUnixNanoseconds,
+            endUnixNanoseconds: startUnixNanoseconds &+ UInt64(max(0, elapsed.nanoseconds)),
+            httpStatus: httpStatus,
+            storeNanoseconds: store < 0 ? nil : store
+        )
     }
 }

@@ -47,12 +47,15 @@ final class GateMetrics: Sendable {
 
     /// Why a decision span was not exported.
     enum SpanDropReason: String, Sendable, CaseIterable {
-        case queueFull = "queue-full", exportFailed = "export-failed"
+        case queueFull = "queue-full"
+        case exportFailed = "export-failed"
     }
 
     /// The endpoints timed in `tokengate_request_duration_seconds`.
     enum Endpoint: String, Sendable, CaseIterable {
-        case authRequest = "auth-request", forwardAuth = "forward-auth", extAuthz = "ext-authz"
+        case authRequest = "auth-request"
+        case forwardAuth = "forward-auth"
+        case extAuthz = "ext-authz"
         case verify, inspect, playback, debugger, healthz, readyz, metrics, other
     }
 
@@ -94,9 +97,11 @@ final class GateMetrics: Sendable {
         connectionsRefused = make.counters("tokengate_connections_refused_total", "reason", ConnectionRefusal.allCases.map(\.rawValue))
         requestTimeouts = make.counter("tokengate_request_timeouts_total")
         spansExported = make.counter("tokengate_spans_exported_total")
-        spansDropped = Dictionary(uniqueKeysWithValues: SpanDropReason.allCases.map {
-            ($0, make.counter("tokengate_spans_dropped_total", [("reason", $0.rawValue)]))
-        })
+        spansDropped = Dictionary(
+            uniqueKeysWithValues: SpanDropReason.allCases.map {
+                ($0, make.counter("tokengate_spans_dropped_total", [("reason", $0.rawValue)]))
+            }
+        )
         make.meter("tokengate_build_info", [("version", version), ("commit", commit)]).set(1)
     }
 
@@ -111,11 +116,13 @@ final class GateMetrics: Sendable {
         "tokengate_replay_store_operations_total": "One-time-use checks of media tokens, by outcome (accepted, replayed, unavailable).",
         "tokengate_replay_store_duration_seconds": "Time the replay store took to answer a one-time-use check.",
         "tokengate_cat_reuse_total": "Common Access Tokens with catreplay 2 (reuse detection) allowed although the replay store had seen their cti.",
-        "tokengate_replay_fail_open_total": "Media tokens accepted without a one-time-use check because the replay store did not answer (--replay-failure open).",
+        "tokengate_replay_fail_open_total":
+            "Media tokens accepted without a one-time-use check because the replay store did not answer (--replay-failure open).",
         "tokengate_verdict_cache_total": "Verdict cache lookups and removals of authentication and authorization tokens, by result.",
         "tokengate_sessions_total": "Playback sessions, by result (issued, valid, expired, invalid).",
         "tokengate_keys_loaded": "Trusted public keys in use.",
-        "tokengate_key_files_skipped": "Files in the key folders that are not trusted (a README, a private key, a subdirectory), as of the last load; each is named in the log.",
+        "tokengate_key_files_skipped":
+            "Files in the key folders that are not trusted (a README, a private key, a subdirectory), as of the last load; each is named in the log.",
         "tokengate_key_reloads_total": "Key reloads (SIGHUP or changed files), by result; a failure keeps the previous keys.",
         "tokengate_limit_refusals_total": "Requests cut off by a limit (413, 431, or 503 when the body budget is spent).",
         "tokengate_connections_open": "Client connections open now.",
@@ -123,7 +130,8 @@ final class GateMetrics: Sendable {
         "tokengate_request_timeouts_total": "Requests whose head or body did not arrive within --request-timeout.",
         "tokengate_cdn_exchanges_total": "CDN exchanges (POST/GET /v1/playback), by profile, CDN token kind and status.",
         "tokengate_spans_exported_total": "Decision spans the --otlp-endpoint receiver accepted.",
-        "tokengate_spans_dropped_total": "Decision spans not exported, by reason (queue-full: the export queue was full; export-failed: the receiver refused or did not answer).",
+        "tokengate_spans_dropped_total":
+            "Decision spans not exported, by reason (queue-full: the export queue was full; export-failed: the receiver refused or did not answer).",
         "tokengate_build_info": "Always 1: the gate's version and the commit it was built from, as labels.",
     ].merging(ProcessMetrics.help) { first, _ in first }
 
@@ -147,7 +155,9 @@ final class GateMetrics: Sendable {
         }
 
         func counter(_ name: String, _ labels: [(String, String)] = []) -> CoreMetrics.Counter {
-            let handler = labels.isEmpty ? registry.makeCounter(descriptor: descriptor(name))
+            let handler =
+                labels.isEmpty
+                ? registry.makeCounter(descriptor: descriptor(name))
                 : registry.makeCounter(descriptor: descriptor(name), labels: labels)
             return CoreMetrics.Counter(label: name, dimensions: labels, handler: handler, factory: factory)
         }
@@ -157,18 +167,26 @@ final class GateMetrics: Sendable {
         }
 
         func meter(_ name: String, _ labels: [(String, String)] = []) -> CoreMetrics.Meter {
-            let handler = labels.isEmpty ? registry.makeGauge(descriptor: descriptor(name))
+            let handler =
+                labels.isEmpty
+                ? registry.makeGauge(descriptor: descriptor(name))
                 : registry.makeGauge(descriptor: descriptor(name), labels: labels)
             return CoreMetrics.Meter(label: name, dimensions: labels, handler: handler, factory: factory)
         }
 
         func gauge(_ name: String) -> CoreMetrics.Gauge {
-            CoreMetrics.Gauge(label: name, dimensions: [], aggregate: false, handler: registry.makeGauge(descriptor: descriptor(name)),
-                              factory: factory)
+            CoreMetrics.Gauge(
+                label: name,
+                dimensions: [],
+                aggregate: false,
+                handler: registry.makeGauge(descriptor: descriptor(name)),
+                factory: factory
+            )
         }
 
         func timer(_ name: String, _ labels: [(String, String)] = []) -> CoreMetrics.Timer {
-            let handler = labels.isEmpty
+            let handler =
+                labels.isEmpty
                 ? registry.makeDurationHistogram(descriptor: descriptor(name), buckets: Self.durationBuckets)
                 : registry.makeDurationHistogram(descriptor: descriptor(name), labels: labels, buckets: Self.durationBuckets)
             return CoreMetrics.Timer(label: name, dimensions: labels, handler: handler, factory: factory)
@@ -180,7 +198,9 @@ final class GateMetrics: Sendable {
     /// the same read as the one that reached it was closed, or one peer
     /// address had its share.
     enum ConnectionRefusal: String, CaseIterable {
-        case acceptPaused = "accept-paused", maximumConnections = "max-connections", perPeer = "per-peer"
+        case acceptPaused = "accept-paused"
+        case maximumConnections = "max-connections"
+        case perPeer = "per-peer"
     }
 
     func countConnectionRefused(_ reason: ConnectionRefusal) { connectionsRefused[reason.rawValue]?.increment() }

@@ -57,7 +57,9 @@ final class KeyInventory: Sendable {
                 buffer.append(contentsOf: "tokengate_key_info{set=\"\(name)\",fingerprint=\"\(fingerprint)\"} 1\n".utf8)
             }
         }
-        buffer.append(contentsOf: "# HELP tokengate_secrets_loaded \(Self.help["tokengate_secrets_loaded"]!)\n# TYPE tokengate_secrets_loaded gauge\n".utf8)
+        buffer.append(
+            contentsOf: "# HELP tokengate_secrets_loaded \(Self.help["tokengate_secrets_loaded"]!)\n# TYPE tokengate_secrets_loaded gauge\n".utf8
+        )
         for (name, set) in sets where name != "trusted" {
             buffer.append(contentsOf: "tokengate_secrets_loaded{set=\"\(name)\"} \(set.secrets)\n".utf8)
         }

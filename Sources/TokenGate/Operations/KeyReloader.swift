@@ -46,24 +46,41 @@ final class KeyReloader: Service {
         let announce: @Sendable () -> Void
 
         /// `installed` runs once the new set is in place (the sample-key warning follows it).
-        init<Value: Sendable>(_ name: String, replacing target: Reloaded<Value>, watching watched: [String] = [],
-                              count: @escaping @Sendable (Value) -> Int,
-                              read: @escaping @Sendable () throws -> Value, installed: @escaping @Sendable (Value) -> Void = { _ in }) {
+        init<Value: Sendable>(
+            _ name: String,
+            replacing target: Reloaded<Value>,
+            watching watched: [String] = [],
+            count: @escaping @Sendable (Value) -> Int,
+            read: @escaping @Sendable () throws -> Value,
+            installed: @escaping @Sendable (Value) -> Void = { _ in }
+        ) {
             self.name = name
             self.watched = watched
             announce = { installed(target.current) }
             self.read = {
                 let value = try read()
-                return (count(value), {
-                    target.replace(with: value)
-                    installed(value)
-                })
+                return (
+                    count(value),
+                    {
+                        target.replace(with: value)
+                        installed(value)
+                    }
+                )
             }
         }
     }
 
-    init(paths: [String], options: KeyLoadingOptions, interval: Duration = .seconds(5), verifier: GateVerifier,
-         cache: VerdictCache, readiness: Readiness, metrics: GateMetrics, logger: Logger, companions: [Companion] = []) {
+    init(
+        paths: [String],
+        options: KeyLoadingOptions,
+        interval: Duration = .seconds(5),
+        verifier: GateVerifier,
+        cache: VerdictCache,
+        readiness: Readiness,
+        metrics: GateMetrics,
+        logger: Logger,
+        companions: [Companion] = []
+    ) {
         self.companions = companions
         self.paths = paths
         self.options = options
@@ -128,8 +145,10 @@ final class KeyReloader: Service {
             } catch {
                 metrics.countKeyReload(success: false)
                 readiness.setReloadFailure("\(error)")
-                logger.error("key reload failed: the previous keys stay in use",
-                             metadata: ["cause": .string(cause), "error": .string("\(error)")])
+                logger.error(
+                    "key reload failed: the previous keys stay in use",
+                    metadata: ["cause": .string(cause), "error": .string("\(error)")]
+                )
                 return false
             }
         }
@@ -165,7 +184,8 @@ final class KeyReloader: Service {
         for path in paths {
             record(path)
             if (try? LibC.status(atPath: path))?.kind == .directory,
-               let entries = try? files.contentsOfDirectory(atPath: path) {
+                let entries = try? files.contentsOfDirectory(atPath: path)
+            {
                 for entry in entries.sorted() where !entry.hasPrefix(".") { record(path + "/" + entry) }
             }
         }

@@ -85,7 +85,9 @@ struct ProtobufWriter {
     private(set) var bytes: [UInt8] = []
 
     enum AttributeValue {
-        case string(String), int(Int64), double(Double)
+        case string(String)
+        case int(Int64)
+        case double(Double)
     }
 
     mutating func varint(_ field: Int, _ value: UInt64) {

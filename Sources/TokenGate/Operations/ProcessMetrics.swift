@@ -1,4 +1,5 @@
 import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -32,13 +33,17 @@ struct ProcessMetrics {
     static func read() -> ProcessMetrics? {
         #if os(Linux)
         guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-              let fields = statFields(stat) else { return nil }
+            let fields = statFields(stat)
+        else { return nil }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let pageSize = Double(sysconf(Int32(_SC_PAGESIZE)))
         // Counted from field 3 (state): utime 14, stime 15, starttime 22, vsize 23, rss 24 of proc(5).
         func field(_ number: Int) -> Double { Double(fields[number - 3]) ?? 0 }
-        var metrics = ProcessMetrics(cpuSeconds: (field(14) + field(15)) / ticks,
-                                     residentBytes: field(24) * pageSize, virtualBytes: field(23))
+        var metrics = ProcessMetrics(
+            cpuSeconds: (field(14) + field(15)) / ticks,
+            residentBytes: field(24) * pageSize,
+            virtualBytes: field(23)
+        )
         if let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
             metrics.openFileDescriptors = Double(entries.count)
         }

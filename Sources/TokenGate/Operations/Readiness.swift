@@ -41,8 +41,11 @@ final class Readiness: Sendable {
     var sampleKeyWarning: String? {
         let trusted = sampleKeys.withLock { $0 }
         let files = sampleKeyFiles.withLock { $0 }.sorted { $0.key < $1.key }.flatMap(\.value)
-        let cdn = files.isEmpty ? nil : "A CDN key is a sample key of the tokeninspect repository: " + files.joined(separator: ", ")
-            + ". Its secret is published, so anyone can make the CDN tokens this gate hands out or accepts: use your CDN's own keys"
+        let cdn =
+            files.isEmpty
+            ? nil
+            : "A CDN key is a sample key of the tokeninspect repository: " + files.joined(separator: ", ")
+                + ". Its secret is published, so anyone can make the CDN tokens this gate hands out or accepts: use your CDN's own keys"
         let warnings = [trusted, cdn].compactMap { $0 }
         return warnings.isEmpty ? nil : warnings.joined(separator: ". ")
     }

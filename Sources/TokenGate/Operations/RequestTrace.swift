@@ -37,7 +37,8 @@ struct RequestTrace: Sendable {
     /// The trace this request belongs to (the caller's, or a new one) and the
     /// gate's own span in it, as lowercase hex: 32 and 16 digits.
     var ids: (traceID: String, spanID: String) {
-        let traceID = parent?.traceID
+        let traceID =
+            parent?.traceID
             ?? Self.hex(Self.derived(sequence, tag: 1)) + Self.hex(Self.derived(sequence, tag: 2))
         return (traceID, Self.hex(Self.derived(sequence, tag: 0)))
     }
@@ -53,10 +54,13 @@ struct RequestTrace: Sendable {
             traceID = Self.bytes(Self.derived(sequence, tag: 1))
             traceID += Self.bytes(Self.derived(sequence, tag: 2))
         }
-        return SpanIdentity(traceID: traceID, spanID: Self.bytes(Self.derived(sequence, tag: 0)),
-                            parentSpanID: parent.map { Self.bytes(hex: $0.parentID) },
-                            traceState: parent == nil ? nil : TraceState.combined(traceStates),
-                            flags: parent?.flags ?? 1)
+        return SpanIdentity(
+            traceID: traceID,
+            spanID: Self.bytes(Self.derived(sequence, tag: 0)),
+            parentSpanID: parent.map { Self.bytes(hex: $0.parentID) },
+            traceState: parent == nil ? nil : TraceState.combined(traceStates),
+            flags: parent?.flags ?? 1
+        )
     }
 
     /// The caller's span, when it sent exactly one valid `traceparent`.
@@ -117,11 +121,11 @@ struct TraceParent: Sendable, Equatable {
     init?(_ value: String) {
         let bytes = Array(value.utf8)
         guard bytes.count >= 55,
-              Self.isHex(bytes[0..<2]), !(bytes[0] == UInt8(ascii: "f") && bytes[1] == UInt8(ascii: "f")),
-              bytes[2] == UInt8(ascii: "-"), bytes[35] == UInt8(ascii: "-"), bytes[52] == UInt8(ascii: "-"),
-              Self.isHex(bytes[3..<35]), Self.isHex(bytes[36..<52]), Self.isHex(bytes[53..<55]),
-              bytes[3..<35].contains(where: { $0 != UInt8(ascii: "0") }),
-              bytes[36..<52].contains(where: { $0 != UInt8(ascii: "0") })
+            Self.isHex(bytes[0..<2]), !(bytes[0] == UInt8(ascii: "f") && bytes[1] == UInt8(ascii: "f")),
+            bytes[2] == UInt8(ascii: "-"), bytes[35] == UInt8(ascii: "-"), bytes[52] == UInt8(ascii: "-"),
+            Self.isHex(bytes[3..<35]), Self.isHex(bytes[36..<52]), Self.isHex(bytes[53..<55]),
+            bytes[3..<35].contains(where: { $0 != UInt8(ascii: "0") }),
+            bytes[36..<52].contains(where: { $0 != UInt8(ascii: "0") })
         else { return nil }
         let version00 = bytes[0] == UInt8(ascii: "0") && bytes[1] == UInt8(ascii: "0")
         if version00 {

@@ -12,13 +12,18 @@ enum SetupInspection {
     /// What the options say, and each insecure door they open (a warning: `serve` starts with it).
     static func settings(_ configuration: GateConfiguration) -> SetupReport.Section {
         var section = SetupReport.Section(name: "settings", title: "settings")
-        let resource = switch configuration.resource {
-        case .fixed(let id): "resource \(id)"
-        case .header(let name): "resource from the header \(name)"
-        case .any: "any resource"
-        }
-        section.add(.ok, "", "would listen on \(configuration.host):\(configuration.port) (not opened by check); requestor "
-            + (configuration.requestorID ?? "any") + "; " + resource)
+        let resource =
+            switch configuration.resource {
+            case .fixed(let id): "resource \(id)"
+            case .header(let name): "resource from the header \(name)"
+            case .any: "any resource"
+            }
+        section.add(
+            .ok,
+            "",
+            "would listen on \(configuration.host):\(configuration.port) (not opened by check); requestor "
+                + (configuration.requestorID ?? "any") + "; " + resource
+        )
         for door in configuration.insecureSettings { section.add(.warning, "", door) }
         return section
     }
@@ -33,8 +38,10 @@ enum SetupInspection {
             return section
         }
         for key in ring.keys {
-            let facts = [(name: "algorithm", value: key.algorithm.rawValue), (name: "size", value: size(of: key)),
-                         (name: "sha256", value: key.sha256Fingerprint)]
+            let facts = [
+                (name: "algorithm", value: key.algorithm.rawValue), (name: "size", value: size(of: key)),
+                (name: "sha256", value: key.sha256Fingerprint),
+            ]
             if let warning = Readiness.sampleKeyWarning([key]) {
                 section.add(.warning, key.source, warning, facts)
             } else {
@@ -82,12 +89,22 @@ enum SetupInspection {
                 if mode & 0o007 == 0, let group, group == LibC.effectiveGroupID {
                     // Kubernetes mounts a Secret for a non-root pod through its fsGroup: readable by the
                     // gate's own group, which nobody else in the pod is in.
-                    section.add(.warning, path, "readable by its group, the gate's own (mode \(mode8)): "
-                        + "as a Kubernetes fsGroup mounts a Secret; outside a pod, make sure nobody else is in that group", facts)
+                    section.add(
+                        .warning,
+                        path,
+                        "readable by its group, the gate's own (mode \(mode8)): "
+                            + "as a Kubernetes fsGroup mounts a Secret; outside a pod, make sure nobody else is in that group",
+                        facts
+                    )
                 } else {
                     fine = false
-                    section.add(.problem, path, "readable by others (mode \(mode8)): "
-                        + "chmod 600 it, owned by the service user, or hand it over with LoadCredential= (docs/DESIGN.md#secrets)", facts)
+                    section.add(
+                        .problem,
+                        path,
+                        "readable by others (mode \(mode8)): "
+                            + "chmod 600 it, owned by the service user, or hand it over with LoadCredential= (docs/DESIGN.md#secrets)",
+                        facts
+                    )
                 }
             }
             if fine { section.add(.ok, path, "usable", facts) }

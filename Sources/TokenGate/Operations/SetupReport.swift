@@ -71,11 +71,16 @@ struct SetupReport: Sendable {
     func json() -> String {
         let sectionTexts = sections.map { section in
             let findingTexts = section.findings.map { finding in
-                var members = ["\"severity\":\(JSONText.quoted(finding.severity.rawValue))", "\"subject\":\(JSONText.quoted(finding.subject))",
-                               "\"message\":\(JSONText.quoted(finding.message))"]
+                var members = [
+                    "\"severity\":\(JSONText.quoted(finding.severity.rawValue))", "\"subject\":\(JSONText.quoted(finding.subject))",
+                    "\"message\":\(JSONText.quoted(finding.message))",
+                ]
                 if !finding.facts.isEmpty {
-                    members.append("\"facts\":{" + finding.facts.map { "\(JSONText.quoted($0.name)):\(JSONText.quoted($0.value))" }
-                        .joined(separator: ",") + "}")
+                    members.append(
+                        "\"facts\":{"
+                            + finding.facts.map { "\(JSONText.quoted($0.name)):\(JSONText.quoted($0.value))" }
+                            .joined(separator: ",") + "}"
+                    )
                 }
                 return "{" + members.joined(separator: ",") + "}"
             }

@@ -79,7 +79,10 @@ final class SpanExporter: Service, Sendable {
         while true {
             let deadline = end.map { $0 - ContinuousClock.now } ?? Self.exportDeadline
             guard deadline > .zero else {
-                let left = queue.withLock { spans in defer { spans.removeAll() }; return spans.count }
+                let left = queue.withLock { spans in
+                    defer { spans.removeAll() }
+                    return spans.count
+                }
                 if left > 0 { metrics.spansDropped[.exportFailed]?.increment(by: Int64(left)) }
                 return
             }
@@ -98,9 +101,13 @@ final class SpanExporter: Service, Sendable {
             } catch {
                 metrics.spansDropped[.exportFailed]?.increment(by: Int64(batch.count))
                 if !failing.exchange(true, ordering: .relaxed) {
-                    logger.warning("span export failed: spans are dropped until it works again (answers are unchanged)",
-                                   metadata: ["otlp_endpoint": .string(endpoint.description), "reason": .string(error.description),
-                                              "dropped": .stringConvertible(batch.count)])
+                    logger.warning(
+                        "span export failed: spans are dropped until it works again (answers are unchanged)",
+                        metadata: [
+                            "otlp_endpoint": .string(endpoint.description), "reason": .string(error.description),
+                            "dropped": .stringConvertible(batch.count),
+                        ]
+                    )
                 }
             }
         }

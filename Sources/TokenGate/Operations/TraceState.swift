@@ -22,9 +22,9 @@ enum TraceState {
                 let member = part.trimmingOptionalWhitespace()
                 if member.isEmpty { continue }
                 guard members.count < maximumMembers,
-                      let equals = member.firstIndex(of: "="),
-                      isKey(member[..<equals]), isValue(member[member.index(after: equals)...]),
-                      keys.insert(member[..<equals]).inserted
+                    let equals = member.firstIndex(of: "="),
+                    isKey(member[..<equals]), isValue(member[member.index(after: equals)...]),
+                    keys.insert(member[..<equals]).inserted
                 else { return nil }
                 members.append(member)
             }
@@ -45,7 +45,8 @@ enum TraceState {
                 || byte == UInt8(ascii: "*") || byte == UInt8(ascii: "/")
         }
         if let at = bytes.firstIndex(of: UInt8(ascii: "@")) {
-            let tenant = bytes[..<at], system = bytes[(at + 1)...]
+            let tenant = bytes[..<at]
+            let system = bytes[(at + 1)...]
             return !tenant.isEmpty && tenant.count <= 241 && (isLower(tenant.first!) || isDigit(tenant.first!))
                 && tenant.allSatisfy(isKeyByte)
                 && !system.isEmpty && system.count <= 14 && isLower(system.first!) && system.allSatisfy(isKeyByte)
@@ -61,9 +62,9 @@ enum TraceState {
     }
 }
 
-private extension Substring {
+extension Substring {
     /// Without the spaces and tabs the list's grammar allows around a member.
-    func trimmingOptionalWhitespace() -> Substring {
+    fileprivate func trimmingOptionalWhitespace() -> Substring {
         let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = firstIndex(where: { !isWhitespace($0) }) else { return self[endIndex...] }
         let last = lastIndex(where: { !isWhitespace($0) })!

@@ -37,8 +37,10 @@ enum Digest {
     /// The digest as four words, for a compact hash key.
     static func words(_ digest: SHA256.Digest) -> (UInt64, UInt64, UInt64, UInt64) {
         digest.withUnsafeBytes { raw in
-            (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-             raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            (
+                raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+            )
         }
     }
 

@@ -95,7 +95,10 @@ enum CommandLineParser {
             switch option.kind {
             case .flag:
                 if let inlineValue {
-                    throw UsageError(path: path, message: "The option '--\(name)' does not take any value, but \(TerminalText.quoted(inlineValue)) was specified.")
+                    throw UsageError(
+                        path: path,
+                        message: "The option '--\(name)' does not take any value, but \(TerminalText.quoted(inlineValue)) was specified."
+                    )
                 }
                 if !parsed.isGiven(name) { parsed.add("", for: option) }
             case .single, .repeating:
@@ -131,12 +134,17 @@ enum CommandLineParser {
             guard allowed.contains(value) else {
                 let listed = allowed.map { "'\($0)'" }
                 let choices = listed.count > 1 ? listed.dropLast().joined(separator: ", ") + " or " + listed[listed.count - 1] : listed.joined()
-                throw UsageError(path: path, message: "The value \(TerminalText.quoted(value)) is invalid for '\(option.label)'. Please provide one of \(choices).",
-                                 option: option)
+                throw UsageError(
+                    path: path,
+                    message: "The value \(TerminalText.quoted(value)) is invalid for '\(option.label)'. Please provide one of \(choices).",
+                    option: option
+                )
             }
             valid = true
         }
-        if !valid { throw UsageError(path: path, message: "The value \(TerminalText.quoted(value)) is invalid for '\(option.label)'", option: option) }
+        if !valid {
+            throw UsageError(path: path, message: "The value \(TerminalText.quoted(value)) is invalid for '\(option.label)'", option: option)
+        }
     }
 
     /// "Unknown option '--kye'. Did you mean '--key'?": the nearest option
@@ -152,7 +160,8 @@ enum CommandLineParser {
 
     /// Levenshtein distance over characters; two rows, so linear memory.
     static func editDistance(_ left: String, _ right: String) -> Int {
-        let left = Array(left), right = Array(right)
+        let left = Array(left)
+        let right = Array(right)
         guard !left.isEmpty, !right.isEmpty else { return max(left.count, right.count) }
         var previous = Array(0...right.count)
         var current = [Int](repeating: 0, count: right.count + 1)

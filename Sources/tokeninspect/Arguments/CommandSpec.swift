@@ -61,10 +61,27 @@ struct OptionSpec: Sendable {
         OptionSpec(name: name, kind: .flag, help: help)
     }
 
-    static func option(_ name: String, _ valueName: String, help: String, value: Value = .text, default defaultValue: String? = nil,
-                       required: Bool = false, takesDashedValue: Bool = false, completion: Completion = .none) -> OptionSpec {
-        OptionSpec(name: name, kind: .single, valueName: valueName, help: help, value: value, defaultValue: defaultValue,
-                   isRequired: required, takesDashedValue: takesDashedValue, completion: completion)
+    static func option(
+        _ name: String,
+        _ valueName: String,
+        help: String,
+        value: Value = .text,
+        default defaultValue: String? = nil,
+        required: Bool = false,
+        takesDashedValue: Bool = false,
+        completion: Completion = .none
+    ) -> OptionSpec {
+        OptionSpec(
+            name: name,
+            kind: .single,
+            valueName: valueName,
+            help: help,
+            value: value,
+            defaultValue: defaultValue,
+            isRequired: required,
+            takesDashedValue: takesDashedValue,
+            completion: completion
+        )
     }
 
     static func repeating(_ name: String, _ valueName: String, help: String, completion: Completion = .none) -> OptionSpec {
@@ -72,8 +89,13 @@ struct OptionSpec: Sendable {
     }
 
     /// A choice of the cases of an enumeration, by their raw values.
-    static func choice<Choice: CaseIterable & RawRepresentable>(_ name: String, _ valueName: String, _: Choice.Type, help: String,
-                                                                default defaultValue: Choice? = nil) -> OptionSpec
+    static func choice<Choice: CaseIterable & RawRepresentable>(
+        _ name: String,
+        _ valueName: String,
+        _: Choice.Type,
+        help: String,
+        default defaultValue: Choice? = nil
+    ) -> OptionSpec
     where Choice.RawValue == String {
         option(name, valueName, help: help, value: .oneOf(Choice.allCases.map(\.rawValue)), default: defaultValue?.rawValue)
     }

@@ -18,7 +18,8 @@ enum HelpDump {
         if let name = spec.defaultSubcommand { members.append(member("defaultSubcommand", .string(name))) }
         if !superCommands.isEmpty { members.append(member("superCommands", .array(superCommands.map { .string($0) }))) }
         members.append(member("shouldDisplay", .bool(true)))
-        let arguments = spec.arguments.map(argument) + spec.options.map(option)
+        let arguments =
+            spec.arguments.map(argument) + spec.options.map(option)
             + [flag("version", abstract: HelpText.versionLine, short: nil), flag("help", abstract: HelpText.helpLine, short: "h")]
         members.append(member("arguments", .array(arguments)))
         if !spec.subcommands.isEmpty {

@@ -64,7 +64,9 @@ enum HelpText {
         out += "USAGE: " + hangingIndent(usage(path)) + "\n\n"
         var sections: [String] = []
         if !command.arguments.isEmpty {
-            sections.append(section("ARGUMENTS", command.arguments.map { ($0.label, describe($0.help, values: [], default: $0.defaultValue)) }, width))
+            sections.append(
+                section("ARGUMENTS", command.arguments.map { ($0.label, describe($0.help, values: [], default: $0.defaultValue)) }, width)
+            )
         }
         var options = command.options.map { ($0.label, describe($0.help, values: $0.allowedValues, default: $0.defaultValue)) }
         options += [("--version", versionLine), ("-h, --help", helpLine)]

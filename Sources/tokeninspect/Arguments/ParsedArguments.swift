@@ -61,7 +61,9 @@ struct ParsedArguments: Sendable {
 
     /// A `.oneOf` option that always has a value, as its enumeration.
     func choice<Choice: RawRepresentable>(_ name: String) -> Choice where Choice.RawValue == String {
-        guard let value = Choice(rawValue: required(name)) else { preconditionFailure("tokeninspect \(command.name): --\(name) lists a value its type lacks") }
+        guard let value = Choice(rawValue: required(name)) else {
+            preconditionFailure("tokeninspect \(command.name): --\(name) lists a value its type lacks")
+        }
         return value
     }
 

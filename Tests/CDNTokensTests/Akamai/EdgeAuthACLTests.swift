@@ -1,21 +1,25 @@
 import Testing
-@testable import CDNTokens
 import TokenTestSupport
+
+@testable import CDNTokens
 
 /// ACL matching: `*` spans any bytes, both sides percent-decoded, `%2a` a
 /// literal star, and no backtracking blow-up.
 @Suite struct EdgeAuthACLTests {
-    @Test("patterns and paths", arguments: [
-        ("/hls/tnt/*", "/hls/tnt/a.ts", true), ("/hls/tnt/*", "/hls/tnt/", true), ("/hls/tnt/*", "/hls/tnt/x/y/z.ts", true),
-        ("/hls/tnt/*", "/hls/tnt", false), ("/hls/tnt/*", "/hls/tnt2/a.ts", false), ("/*", "/", true),
-        ("%2f*", "/anything", true), ("%2fhls%2ftnt%2f*", "/hls/tnt/a.ts", true), ("/hls/tnt/*", "%2fhls%2ftnt%2fa.ts", true),
-        ("/a%20b/*", "/a b/c", true), ("/a b/*", "/a%20b/c", true),
-        ("/a/%2a", "/a/*", true), ("/a/%2a", "/a/b", false), ("/a/*", "/a/%2a", true),
-        ("*", "", true), ("**", "/x", true), ("/a*b*c", "/abc", true), ("/a*b*c", "/axxbyyc", true), ("/a*b*c", "/acb", false),
-        ("/a*a", "/a", false), ("/a*a", "/aa", true), ("*.m3u8", "/x/y.m3u8", true), ("*.m3u8", "/x/y.m3u8.ts", false),
-        ("/exact", "/exact", true), ("/exact", "/exactly", false), ("/a*aab*", "/aaaab", true), ("/x*abab*y", "/xabaabababy", true),
-        ("/a%zz", "/a%zz", true),
-    ] as [(String, String, Bool)])
+    @Test(
+        "patterns and paths",
+        arguments: [
+            ("/hls/tnt/*", "/hls/tnt/a.ts", true), ("/hls/tnt/*", "/hls/tnt/", true), ("/hls/tnt/*", "/hls/tnt/x/y/z.ts", true),
+            ("/hls/tnt/*", "/hls/tnt", false), ("/hls/tnt/*", "/hls/tnt2/a.ts", false), ("/*", "/", true),
+            ("%2f*", "/anything", true), ("%2fhls%2ftnt%2f*", "/hls/tnt/a.ts", true), ("/hls/tnt/*", "%2fhls%2ftnt%2fa.ts", true),
+            ("/a%20b/*", "/a b/c", true), ("/a b/*", "/a%20b/c", true),
+            ("/a/%2a", "/a/*", true), ("/a/%2a", "/a/b", false), ("/a/*", "/a/%2a", true),
+            ("*", "", true), ("**", "/x", true), ("/a*b*c", "/abc", true), ("/a*b*c", "/axxbyyc", true), ("/a*b*c", "/acb", false),
+            ("/a*a", "/a", false), ("/a*a", "/aa", true), ("*.m3u8", "/x/y.m3u8", true), ("*.m3u8", "/x/y.m3u8.ts", false),
+            ("/exact", "/exact", true), ("/exact", "/exactly", false), ("/a*aab*", "/aaaab", true), ("/x*abab*y", "/xabaabababy", true),
+            ("/a%zz", "/a%zz", true),
+        ] as [(String, String, Bool)]
+    )
     func matching(_ pattern: String, _ path: String, _ covered: Bool) throws {
         if pattern == "/a%zz" {
             // A malformed escape cannot be an ACL; a path keeps one as written.
@@ -54,7 +58,8 @@ import TokenTestSupport
 
     /// The textbook O(n·m) table, on decoded bytes: the reference the fast matcher must agree with.
     static func reference(_ pattern: String, _ path: String) -> Bool {
-        let p = Array(pattern.utf8), s = URLEscaping.percentDecoded(path.utf8)
+        let p = Array(pattern.utf8)
+        let s = URLEscaping.percentDecoded(path.utf8)
         if p.contains(UInt8(ascii: "%")) { return (try? EdgeAuthACL(pattern).covers(path: path)) ?? false }
         var table = [[Bool]](repeating: [Bool](repeating: false, count: s.count + 1), count: p.count + 1)
         table[0][0] = true

@@ -2,6 +2,7 @@ import Foundation
 import IntegrationSupport
 import Testing
 import TokenTestSupport
+
 @testable import CDNTokens
 
 /// Live agreement with akamai-edgeauth (module `akamai.edgeauth`), both ways:
@@ -13,29 +14,29 @@ struct EdgeAuthCrossCheckTests {
     /// Reads a JSON list of cases on stdin; for each prints the tool's token
     /// and whether the HMAC of `ours` (our token for the case) is the tool's.
     static let script = #"""
-import binascii, hashlib, hmac, json, sys
-from akamai.edgeauth import EdgeAuth
-out = []
-for case in json.load(sys.stdin):
-    options = {k: case[k] for k in ("ip", "session_id", "payload", "salt", "start_time", "end_time",
-                                    "escape_early", "algorithm") if case.get(k) is not None}
-    auth = EdgeAuth(key=case["key"], **options)
-    token = auth.generate_url_token(case["url"]) if case.get("url") else auth.generate_acl_token(case["acl"])
-    ours = case["ours"]
-    body, _, mac = ours.rpartition("~hmac=")
-    source = [body]
-    if case.get("url"):
-        url = case["url"]
-        if case.get("escape_early"):
-            url = auth._escape_early(url)
-        source.append("url=" + url)
-    if case.get("salt"):
-        source.append("salt=" + case["salt"])
-    expected = hmac.new(binascii.a2b_hex(case["key"]), "~".join(source).encode(),
-                        getattr(hashlib, case.get("algorithm", "sha256"))).hexdigest()
-    out.append({"token": token, "ours_hmac_ok": hmac.compare_digest(expected, mac)})
-json.dump(out, sys.stdout)
-"""#
+        import binascii, hashlib, hmac, json, sys
+        from akamai.edgeauth import EdgeAuth
+        out = []
+        for case in json.load(sys.stdin):
+            options = {k: case[k] for k in ("ip", "session_id", "payload", "salt", "start_time", "end_time",
+                                            "escape_early", "algorithm") if case.get(k) is not None}
+            auth = EdgeAuth(key=case["key"], **options)
+            token = auth.generate_url_token(case["url"]) if case.get("url") else auth.generate_acl_token(case["acl"])
+            ours = case["ours"]
+            body, _, mac = ours.rpartition("~hmac=")
+            source = [body]
+            if case.get("url"):
+                url = case["url"]
+                if case.get("escape_early"):
+                    url = auth._escape_early(url)
+                source.append("url=" + url)
+            if case.get("salt"):
+                source.append("salt=" + case["salt"])
+            expected = hmac.new(binascii.a2b_hex(case["key"]), "~".join(source).encode(),
+                                getattr(hashlib, case.get("algorithm", "sha256"))).hexdigest()
+            out.append({"token": token, "ours_hmac_ok": hmac.compare_digest(expected, mac)})
+        json.dump(out, sys.stdout)
+        """#
 
     struct Case: Encodable {
         var key: String
@@ -68,9 +69,13 @@ json.dump(out, sys.stdout)
         for index in 0..<40 {
             let escape = index % 2 == 0
             let start: Int64? = index % 5 == 0 ? nil : 1_767_225_600 + Int64(generator.next() % 10_000)
-            var item = Case(key: keys[index % keys.count], algorithm: ["sha256", "sha1", "md5"][index % 3],
-                            start_time: start, end_time: (start ?? 1_767_225_600) + 1 + Int64(generator.next() % 86_400),
-                            escape_early: escape)
+            var item = Case(
+                key: keys[index % keys.count],
+                algorithm: ["sha256", "sha1", "md5"][index % 3],
+                start_time: start,
+                end_time: (start ?? 1_767_225_600) + 1 + Int64(generator.next() % 86_400),
+                escape_early: escape
+            )
             if index % 4 == 3 { item.url = urls[Int(generator.next() % UInt64(urls.count))] } else { item.acl = acls[index % acls.count] }
             // Without early escaping only values that need no escaping are written.
             func pick() -> String? {
@@ -112,9 +117,12 @@ json.dump(out, sys.stdout)
             // The tool's token verifies here, for a URL it covers, at a time inside its life.
             let token = try EdgeAuthToken(parsing: answer.token)
             let path = item.url.map { Self.requestPath($0) } ?? "/z/a.ts".replacingOccurrences(of: "/z/", with: Self.coveredFolder(item.acl ?? []))
-            let facts = CDNRequestFacts(url: try CDNURL(parsing: "https://edge.example.test" + path),
-                                        now: (item.start_time ?? 1_767_225_600) + 1,
-                                        clientIP: item.ip.map { String(decoding: URLEscaping.percentDecoded($0.utf8), as: UTF8.self) } ?? "192.0.2.1", leeway: 0)
+            let facts = CDNRequestFacts(
+                url: try CDNURL(parsing: "https://edge.example.test" + path),
+                now: (item.start_time ?? 1_767_225_600) + 1,
+                clientIP: item.ip.map { String(decoding: URLEscaping.percentDecoded($0.utf8), as: UTF8.self) } ?? "192.0.2.1",
+                leeway: 0
+            )
             let algorithm = try #require(EdgeAuthAlgorithm(rawValue: item.algorithm))
             do {
                 try token.verify(key: EdgeAuthKey(hex: item.key), facts: facts, algorithm: algorithm, salt: item.salt)
@@ -150,15 +158,33 @@ json.dump(out, sys.stdout)
         let key = "52a152a152a152a152a152a152a152a1"
         var cases: [Case] = []
         var ours: [EdgeAuthToken] = []
-        for (index, (url, scope, ip)) in [("https://cdn.example.test/hls/tnt/master.m3u8", CDNScope.folder, "203.0.113.7"),
-                                           ("https://cdn.example.test/vod/a.mp4", .url, nil),
-                                           ("http://cdn.example.test:8080/live/ch-1/index.m3u8", .folder, "2001:db8::7")].enumerated() {
-            let parameters = CDNIssueParameters(url: try CDNURL(parsing: url), scope: scope, now: 1_767_225_600 + Int64(index), lifetime: 7200,
-                                                leeway: 30, clientIP: ip)
+        for (index, (url, scope, ip)) in [
+            ("https://cdn.example.test/hls/tnt/master.m3u8", CDNScope.folder, "203.0.113.7"),
+            ("https://cdn.example.test/vod/a.mp4", .url, nil),
+            ("http://cdn.example.test:8080/live/ch-1/index.m3u8", .folder, "2001:db8::7"),
+        ].enumerated() {
+            let parameters = CDNIssueParameters(
+                url: try CDNURL(parsing: url),
+                scope: scope,
+                now: 1_767_225_600 + Int64(index),
+                lifetime: 7200,
+                leeway: 30,
+                clientIP: ip
+            )
             let token = try EdgeAuthIssuer.issue(parameters, key: EdgeAuthKey(hex: key))
             ours.append(token)
-            cases.append(Case(key: key, algorithm: "sha256", acl: [try EdgeAuthIssuer.acl(for: parameters)], ip: ip,
-                              start_time: parameters.now - 30, end_time: parameters.expires, escape_early: false, ours: token.text))
+            cases.append(
+                Case(
+                    key: key,
+                    algorithm: "sha256",
+                    acl: [try EdgeAuthIssuer.acl(for: parameters)],
+                    ip: ip,
+                    start_time: parameters.now - 30,
+                    end_time: parameters.expires,
+                    escape_early: false,
+                    ours: token.text
+                )
+            )
         }
         let output = try IndependentPython.run(Self.script, input: String(decoding: try JSONEncoder().encode(cases), as: UTF8.self))
         let answers = try JSONDecoder().decode([Answer].self, from: Data(output.utf8))
@@ -166,4 +192,3 @@ json.dump(out, sys.stdout)
         #expect(answers.allSatisfy { $0.ours_hmac_ok })
     }
 }
-

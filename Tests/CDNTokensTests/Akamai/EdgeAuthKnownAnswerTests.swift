@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CDNTokens
 
 /// Tokens akamai-edgeauth 0.3.2 made (Fixtures/Akamai/edgeauth-vectors.json,
@@ -37,8 +38,12 @@ import Testing
     @Test("our verifier accepts the tool's token for the path it covers", arguments: EdgeAuthVector.all)
     func verifierAccepts(_ vector: EdgeAuthVector) throws {
         let token = try EdgeAuthToken(parsing: vector.token)
-        let verified = try token.verify(key: EdgeAuthKey(hex: vector.key), facts: vector.facts(),
-                                        algorithm: #require(EdgeAuthAlgorithm(rawValue: vector.algorithm)), salt: vector.salt)
+        let verified = try token.verify(
+            key: EdgeAuthKey(hex: vector.key),
+            facts: vector.facts(),
+            algorithm: #require(EdgeAuthAlgorithm(rawValue: vector.algorithm)),
+            salt: vector.salt
+        )
         #expect(verified.token == token)
         if vector.url != nil {
             #expect(verified.signedURL != nil)
@@ -54,7 +59,9 @@ import Testing
         let algorithm = try #require(EdgeAuthAlgorithm(rawValue: vector.algorithm))
         // Another expiry, another signed URL, no salt, the wrong salt: each breaks the MAC.
         let later = vector.token.replacingOccurrences(of: "exp=17672", with: "exp=17682")
-        RefusalExpectation.expect(.invalidSignature) { try EdgeAuthToken(parsing: later).verify(key: key, facts: vector.facts(leeway: 1_000_000), algorithm: algorithm, salt: vector.salt) }
+        RefusalExpectation.expect(.invalidSignature) {
+            try EdgeAuthToken(parsing: later).verify(key: key, facts: vector.facts(leeway: 1_000_000), algorithm: algorithm, salt: vector.salt)
+        }
         let token = try EdgeAuthToken(parsing: vector.token)
         let otherSalt = (vector.salt ?? "") + "x"
         RefusalExpectation.expect(.invalidSignature) { try token.verify(key: key, facts: vector.facts(), algorithm: algorithm, salt: otherSalt) }

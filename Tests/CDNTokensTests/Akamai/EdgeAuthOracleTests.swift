@@ -1,5 +1,6 @@
 import Testing
 import TokenTestSupport
+
 @testable import CDNTokens
 
 /// The FuzzEdgeAuth oracle (TokenTestSupport's ``CDNAkamaiOracle``, the code the

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import CDNTokens
 
 /// The known-answer vectors akamai-edgeauth made
@@ -26,7 +27,10 @@ struct EdgeAuthVector: Decodable, Sendable, CustomTestStringConvertible {
     static let all: [EdgeAuthVector] = {
         let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/Akamai/edgeauth-vectors.json")
-        struct Document: Decodable { let made_by: String; let vectors: [EdgeAuthVector] }
+        struct Document: Decodable {
+            let made_by: String
+            let vectors: [EdgeAuthVector]
+        }
         do {
             return try JSONDecoder().decode(Document.self, from: Data(contentsOf: file)).vectors
         } catch {

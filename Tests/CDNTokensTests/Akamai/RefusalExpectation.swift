@@ -1,12 +1,16 @@
-import Testing
 import CDNTokens
+import Testing
 
 /// Checks a refusal by its status and the words its reason must name (the
 /// field, the ACL, the URL): equality on `CDNRefusal` would tie the tests to
 /// every word of a sentence. Shared by the Akamai and secure_link tests.
 enum RefusalExpectation {
-    static func expect(_ status: CDNStatus, naming words: String..., sourceLocation: SourceLocation = #_sourceLocation,
-                       _ body: () throws -> Void) {
+    static func expect(
+        _ status: CDNStatus,
+        naming words: String...,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () throws -> Void
+    ) {
         do {
             try body()
             Issue.record("expected \(status.rawValue), nothing was thrown", sourceLocation: sourceLocation)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import CDNTokens
 
 /// The CAT fixtures (Fixtures/CAT/): keys, and the vectors made by python-cwt,

@@ -1,6 +1,7 @@
 import Testing
-@testable import CDNTokens
 import TokenTestSupport
+
+@testable import CDNTokens
 
 @Suite("FuzzCAT oracle")
 struct CATFuzzOracleTests {
@@ -10,8 +11,13 @@ struct CATFuzzOracleTests {
         let key = try CATFixtures.hmacKey()
         var inputs: [[UInt8]] = [[], [0xA0], [0xD1, 0x84, 0x40, 0xA0, 0x41, 0xA0, 0x40], [0x9F, 0xFF], [0x81, 0x81, 0x81, 0x00]]
         for index in 0..<8 {
-            let parameters = CDNIssueParameters(url: CATFixtures.url("https://cdn.example.com/p\(index)/a.ts"), scope: index % 2 == 0 ? .folder : .url,
-                                                now: 1_768_478_400, lifetime: 600, clientIP: index % 3 == 0 ? "192.0.2.\(index)" : nil)
+            let parameters = CDNIssueParameters(
+                url: CATFixtures.url("https://cdn.example.com/p\(index)/a.ts"),
+                scope: index % 2 == 0 ? .folder : .url,
+                now: 1_768_478_400,
+                lifetime: 600,
+                clientIP: index % 3 == 0 ? "192.0.2.\(index)" : nil
+            )
             let message = try CommonAccessTokenIssuer.message(parameters, issuer: "fuzz-issuer", key: key, cti: [UInt8(index)])
             let bytes = message.cbor()
             inputs.append(bytes)
@@ -38,4 +44,3 @@ struct CATFuzzOracleTests {
         for input in inputs { oracle.check(input) }
     }
 }
-

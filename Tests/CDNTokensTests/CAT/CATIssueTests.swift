@@ -1,11 +1,18 @@
 import Foundation
 import Testing
+
 @testable import CDNTokens
 
 @Suite("CAT issuing and keys")
 struct CATIssueTests {
-    static let parameters = CDNIssueParameters(url: CATFixtures.url("https://cdn.example.com/hls/tnt/master.m3u8"), scope: .folder,
-                                               now: 1_768_478_400, lifetime: 3600, leeway: 30, clientIP: "2001:db8::1")
+    static let parameters = CDNIssueParameters(
+        url: CATFixtures.url("https://cdn.example.com/hls/tnt/master.m3u8"),
+        scope: .folder,
+        now: 1_768_478_400,
+        lifetime: 3600,
+        leeway: 30,
+        clientIP: "2001:db8::1"
+    )
 
     @Test("an issued token verifies for its folder, and not for the folder next door")
     func issuedVerifies() throws {
@@ -38,7 +45,10 @@ struct CATIssueTests {
         let bytes = try CommonAccessTokenIssuer.message(Self.parameters, issuer: "tnt", key: CATFixtures.hmacKey(), cti: [1, 2]).cbor()
         let forms: [(String, CATTextEncoding)] = [
             (Data(bytes).base64EncodedString(), .base64),
-            (Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: ""), .base64url),
+            (
+                Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                    .replacingOccurrences(of: "=", with: ""), .base64url
+            ),
             (bytes.map { String(format: "%02x", $0) }.joined(), .hex), (bytes.map { String(format: "%02X", $0) }.joined() + "\n", .hex),
         ]
         for (text, encoding) in forms {
@@ -51,20 +61,33 @@ struct CATIssueTests {
     func issueRefusals() throws {
         let publicKey = try CATFixtures.es256Key(id: "edge-es", file: "es256-public.pem")
         #expect(!publicKey.canIssue)
-        #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", key: publicKey) } == .invalidTokenFormat)
+        #expect(
+            CATFixtures.status { () throws(CDNRefusal) in _ = try CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", key: publicKey) }
+                == .invalidTokenFormat
+        )
         let hmac = try CATFixtures.hmacKey()
         var parameters = Self.parameters
         parameters.clientIP = "192.0.2.300"
-        #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try CommonAccessTokenIssuer.issue(parameters, issuer: "tnt", key: hmac) } == .invalidTokenFormat)
+        #expect(
+            CATFixtures.status { () throws(CDNRefusal) in _ = try CommonAccessTokenIssuer.issue(parameters, issuer: "tnt", key: hmac) }
+                == .invalidTokenFormat
+        )
         parameters = Self.parameters
         parameters.lifetime = Int64.max
-        #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try CommonAccessTokenIssuer.issue(parameters, issuer: "tnt", key: hmac) } == .invalidTokenFormat)
+        #expect(
+            CATFixtures.status { () throws(CDNRefusal) in _ = try CommonAccessTokenIssuer.issue(parameters, issuer: "tnt", key: hmac) }
+                == .invalidTokenFormat
+        )
     }
 
-    @Test("HMAC keys are hex of at least 16 bytes", arguments: [
-        (String(repeating: "ab", count: 16), true), (String(repeating: "ab", count: 16) + "\n", true), (String(repeating: "ab", count: 15), false),
-        (String(repeating: "ab", count: 16) + "a", false), (String(repeating: "zz", count: 16), false), ("", false),
-    ])
+    @Test(
+        "HMAC keys are hex of at least 16 bytes",
+        arguments: [
+            (String(repeating: "ab", count: 16), true), (String(repeating: "ab", count: 16) + "\n", true),
+            (String(repeating: "ab", count: 15), false),
+            (String(repeating: "ab", count: 16) + "a", false), (String(repeating: "zz", count: 16), false), ("", false),
+        ]
+    )
     func hmacKeys(_ text: String, _ accepted: Bool) {
         #expect(((try? CATKey(hmacHex: text, id: "k")) != nil) == accepted)
     }
@@ -76,7 +99,9 @@ struct CATIssueTests {
         let rsa = try Data(contentsOf: repository.appendingPathComponent("Samples/keys/test-rsa2048.pem"))
         let refusal = CATFixtures.refusal { () throws(CDNRefusal) in _ = try CATKey(pem: [UInt8](rsa), id: "r", source: "rsa") }
         #expect(refusal?.status == .invalidTokenFormat && refusal?.reason.contains("P-256") == true)
-        #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try CATKey(pem: Array("garbage".utf8), id: "x", source: "x") } == .invalidTokenFormat)
+        #expect(
+            CATFixtures.status { () throws(CDNRefusal) in _ = try CATKey(pem: Array("garbage".utf8), id: "x", source: "x") } == .invalidTokenFormat
+        )
         #expect(try CATFixtures.es256Key().canIssue)
         #expect(try CATFixtures.es256Key().algorithm == .es256)
     }
@@ -86,8 +111,10 @@ struct CATIssueTests {
         let text = try CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", key: CATFixtures.es256Key(file: "es256-other-private.pem"))
         let token = try UnverifiedCommonAccessToken(text: text)
         let publicKey = try CATFixtures.es256Key(id: "edge-es", file: "es256-public.pem")
-        #expect(CATFixtures.status { () throws(CDNRefusal) in
-            _ = try token.verify(keys: [publicKey], facts: CDNRequestFacts(now: 1_768_478_400))
-        } == .invalidSignature)
+        #expect(
+            CATFixtures.status { () throws(CDNRefusal) in
+                _ = try token.verify(keys: [publicKey], facts: CDNRequestFacts(now: 1_768_478_400))
+            } == .invalidSignature
+        )
     }
 }

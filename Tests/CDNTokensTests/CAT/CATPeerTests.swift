@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import IntegrationSupport
+import Testing
+
 @testable import CDNTokens
 
 /// Live cross-checks with python-cwt 3.3 and pycose (PyPI), both ways:
@@ -13,62 +14,68 @@ struct CATPeerTests {
     /// Reads a token on argv[1] with python-cwt and pycose; prints the claims
     /// as JSON (bytes as hex, tags as [tag, value]), or "refused: …".
     static let verifyScript = #"""
-import sys, json, base64, cbor2, cwt
-from cwt import COSEKey
-from pycose.messages import CoseMessage
-from pycose.keys import SymmetricKey, EC2Key
-from pycose.headers import KID
-from cryptography.hazmat.primitives import serialization
-token, kind, fixtures = sys.argv[1], sys.argv[2], sys.argv[3]
-raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-def plain(v):
-    if isinstance(v, bytes): return v.hex()
-    if isinstance(v, cbor2.CBORTag): return [v.tag, plain(v.value)]
-    if isinstance(v, dict): return {str(k): plain(x) for k, x in v.items()}
-    if isinstance(v, list): return [plain(x) for x in v]
-    return v
-try:
-    if kind == "hmac":
-        key = bytes.fromhex(open(fixtures + "/hmac.hex").read().strip())
-        claims = cwt.decode(raw, COSEKey.from_symmetric_key(key, alg="HS256", kid="edge-1"))
-        message = CoseMessage.decode(raw); message.key = SymmetricKey(k=key)
-        ok = message.verify_tag()
-    else:
-        pem = open(fixtures + "/es256-public.pem", "rb").read()
-        claims = cwt.decode(raw, COSEKey.from_pem(pem, alg="ES256", kid="edge-es"))
-        public = serialization.load_pem_public_key(pem).public_numbers()
-        message = CoseMessage.decode(raw)
-        message.key = EC2Key(crv="P_256", x=public.x.to_bytes(32, "big"), y=public.y.to_bytes(32, "big"))
-        ok = message.verify_signature()
-    if not ok: raise Exception("pycose: bad tag or signature")
-    print(json.dumps(dict(claims=plain(claims), kid=message.uhdr.get(KID, message.phdr.get(KID, b"")).decode(), tag=raw[0])))
-except Exception as error:
-    print("refused: %s" % type(error).__name__)
-"""#
+        import sys, json, base64, cbor2, cwt
+        from cwt import COSEKey
+        from pycose.messages import CoseMessage
+        from pycose.keys import SymmetricKey, EC2Key
+        from pycose.headers import KID
+        from cryptography.hazmat.primitives import serialization
+        token, kind, fixtures = sys.argv[1], sys.argv[2], sys.argv[3]
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        def plain(v):
+            if isinstance(v, bytes): return v.hex()
+            if isinstance(v, cbor2.CBORTag): return [v.tag, plain(v.value)]
+            if isinstance(v, dict): return {str(k): plain(x) for k, x in v.items()}
+            if isinstance(v, list): return [plain(x) for x in v]
+            return v
+        try:
+            if kind == "hmac":
+                key = bytes.fromhex(open(fixtures + "/hmac.hex").read().strip())
+                claims = cwt.decode(raw, COSEKey.from_symmetric_key(key, alg="HS256", kid="edge-1"))
+                message = CoseMessage.decode(raw); message.key = SymmetricKey(k=key)
+                ok = message.verify_tag()
+            else:
+                pem = open(fixtures + "/es256-public.pem", "rb").read()
+                claims = cwt.decode(raw, COSEKey.from_pem(pem, alg="ES256", kid="edge-es"))
+                public = serialization.load_pem_public_key(pem).public_numbers()
+                message = CoseMessage.decode(raw)
+                message.key = EC2Key(crv="P_256", x=public.x.to_bytes(32, "big"), y=public.y.to_bytes(32, "big"))
+                ok = message.verify_signature()
+            if not ok: raise Exception("pycose: bad tag or signature")
+            print(json.dumps(dict(claims=plain(claims), kid=message.uhdr.get(KID, message.phdr.get(KID, b"")).decode(), tag=raw[0])))
+        except Exception as error:
+            print("refused: %s" % type(error).__name__)
+        """#
 
     /// Makes a token with python-cwt: argv kind, now; prints base64url.
     static let issueScript = #"""
-import sys, base64, cbor2, cwt
-from cwt import COSEKey
-kind, now, fixtures = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-claims = {1: "cwt-peer", 4: now + 600, 7: bytes.fromhex("c0ffee"), 308: 1, 310: 1,
-          312: {3: {1: "/live/"}, 8: {0: ".m4s"}}, 313: ["GET"], 311: [cbor2.CBORTag(54, [32, bytes.fromhex("20010db8")])]}
-if kind == "hmac":
-    key = COSEKey.from_symmetric_key(bytes.fromhex(open(fixtures + "/hmac.hex").read().strip()), alg="HS256", kid="edge-1")
-    token = cwt.encode_and_mac(claims, key, tagged=True)
-else:
-    key = COSEKey.from_pem(open(fixtures + "/es256-private.pem", "rb").read(), alg="ES256", kid="edge-es")
-    token = cwt.encode_and_sign(claims, key)
-print(base64.urlsafe_b64encode(token).rstrip(b"=").decode())
-"""#
+        import sys, base64, cbor2, cwt
+        from cwt import COSEKey
+        kind, now, fixtures = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+        claims = {1: "cwt-peer", 4: now + 600, 7: bytes.fromhex("c0ffee"), 308: 1, 310: 1,
+                  312: {3: {1: "/live/"}, 8: {0: ".m4s"}}, 313: ["GET"], 311: [cbor2.CBORTag(54, [32, bytes.fromhex("20010db8")])]}
+        if kind == "hmac":
+            key = COSEKey.from_symmetric_key(bytes.fromhex(open(fixtures + "/hmac.hex").read().strip()), alg="HS256", kid="edge-1")
+            token = cwt.encode_and_mac(claims, key, tagged=True)
+        else:
+            key = COSEKey.from_pem(open(fixtures + "/es256-private.pem", "rb").read(), alg="ES256", kid="edge-es")
+            token = cwt.encode_and_sign(claims, key)
+        print(base64.urlsafe_b64encode(token).rstrip(b"=").decode())
+        """#
 
     static var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
     @Test("our tokens are verified by python-cwt and pycose, with the claims we wrote", arguments: ["hmac", "es256"])
     func oursVerifiedByThem(_ kind: String) throws {
         let key = kind == "hmac" ? try CATFixtures.hmacKey() : try CATFixtures.es256Key()
-        let parameters = CDNIssueParameters(url: CATFixtures.url("https://cdn.example.com/hls/tnt/master.m3u8"), scope: .folder,
-                                            now: Self.now, lifetime: 600, leeway: 30, clientIP: "192.0.2.44")
+        let parameters = CDNIssueParameters(
+            url: CATFixtures.url("https://cdn.example.com/hls/tnt/master.m3u8"),
+            scope: .folder,
+            now: Self.now,
+            lifetime: 600,
+            leeway: 30,
+            clientIP: "192.0.2.44"
+        )
         let text = try CommonAccessTokenIssuer.issue(parameters, issuer: "tokengate", key: key, cti: Array(0..<16))
         let output = try IndependentPython.run(Self.verifyScript, arguments: [text, kind, Self.fixtures])
         let result = try JSONSerialization.jsonObject(with: Data(output.utf8)) as! [String: Any]
@@ -87,12 +94,22 @@ print(base64.urlsafe_b64encode(token).rstrip(b"=").decode())
     @Test("a tampered token of ours is refused by python-cwt", arguments: ["hmac", "es256"])
     func oursTamperedRefusedByThem(_ kind: String) throws {
         let key = kind == "hmac" ? try CATFixtures.hmacKey() : try CATFixtures.es256Key()
-        let parameters = CDNIssueParameters(url: CATFixtures.url("https://cdn.example.com/hls/tnt/master.m3u8"), scope: .folder, now: Self.now, lifetime: 600)
+        let parameters = CDNIssueParameters(
+            url: CATFixtures.url("https://cdn.example.com/hls/tnt/master.m3u8"),
+            scope: .folder,
+            now: Self.now,
+            lifetime: 600
+        )
         let message = try CommonAccessTokenIssuer.message(parameters, issuer: "tokengate", key: key, cti: [1])
         var payload = message.payload
         payload[payload.count - 2] ^= 0x01  // inside the catu path
-        let tampered = COSEMessage(structure: message.structure, protectedHeader: message.protectedHeader, unprotectedHeader: message.unprotectedHeader,
-                                   payload: payload, authenticationTag: message.authenticationTag)
+        let tampered = COSEMessage(
+            structure: message.structure,
+            protectedHeader: message.protectedHeader,
+            unprotectedHeader: message.unprotectedHeader,
+            payload: payload,
+            authenticationTag: message.authenticationTag
+        )
         let text = CATTextEncoding.base64url(tampered.cbor())
         let output = try IndependentPython.run(Self.verifyScript, arguments: [text, kind, Self.fixtures])
         #expect(output.hasPrefix("refused"))
@@ -101,7 +118,9 @@ print(base64.urlsafe_b64encode(token).rstrip(b"=").decode())
     @Test("python-cwt's tokens are verified here; tampered, refused", arguments: ["hmac", "es256"])
     func theirsVerifiedByUs(_ kind: String) throws {
         let now = Self.now
-        let text = try IndependentPython.run(Self.issueScript, arguments: [kind, String(now), Self.fixtures]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = try IndependentPython.run(Self.issueScript, arguments: [kind, String(now), Self.fixtures]).trimmingCharacters(
+            in: .whitespacesAndNewlines
+        )
         let token = try UnverifiedCommonAccessToken(text: text)
         let keys = [try CATFixtures.hmacKey(), try CATFixtures.es256Key(id: "edge-es", file: "es256-public.pem")]
         let facts = CDNRequestFacts(url: CATFixtures.url("https://cdn.example.com/live/ch1/seg-5.m4s"), now: now, clientIP: "2001:db8:1::9")

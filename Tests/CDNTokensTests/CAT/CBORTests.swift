@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CDNTokens
 
 @Suite("CBOR reading, writing and diagnostic notation (RFC 8949)")
@@ -17,17 +18,20 @@ struct CBORTests {
     }
 
     // RFC 8949 Appendix A examples: bytes → diagnostic, and back to the same bytes.
-    @Test("RFC 8949 Appendix A items read, print and write back", arguments: [
-        ("00", "0"), ("17", "23"), ("1818", "24"), ("1903e8", "1000"), ("1a000f4240", "1000000"),
-        ("1b000000e8d4a51000", "1000000000000"), ("1bffffffffffffffff", "18446744073709551615"),
-        ("20", "-1"), ("3903e7", "-1000"), ("3b7fffffffffffffff", "-9223372036854775808"),
-        ("f4", "false"), ("f5", "true"), ("f6", "null"), ("f7", "undefined"), ("f0", "simple(16)"), ("f8ff", "simple(255)"),
-        ("40", "h''"), ("4401020304", "h'01020304'"), ("60", "\"\""), ("6161", "\"a\""), ("62225c", "\"\\\"\\\\\""),
-        ("62c3bc", "\"\\u00fc\""), ("64f0908591", "\"\\ud800\\udd51\""), ("80", "[]"), ("83010203", "[1, 2, 3]"),
-        ("a201020304", "{1: 2, 3: 4}"), ("c074323031332d30332d32315432303a30343a30305a", "0(\"2013-03-21T20:04:00Z\")"),
-        ("d818456449455446", "24(h'6449455446')"), ("f93c00", "1.0_1"), ("fa47c35000", "100000.0_2"),
-        ("fb3ff199999999999a", "1.1_3"), ("f97c00", "Infinity_1"), ("f97e00", "NaN_1"), ("f9fc00", "-Infinity_1"),
-    ])
+    @Test(
+        "RFC 8949 Appendix A items read, print and write back",
+        arguments: [
+            ("00", "0"), ("17", "23"), ("1818", "24"), ("1903e8", "1000"), ("1a000f4240", "1000000"),
+            ("1b000000e8d4a51000", "1000000000000"), ("1bffffffffffffffff", "18446744073709551615"),
+            ("20", "-1"), ("3903e7", "-1000"), ("3b7fffffffffffffff", "-9223372036854775808"),
+            ("f4", "false"), ("f5", "true"), ("f6", "null"), ("f7", "undefined"), ("f0", "simple(16)"), ("f8ff", "simple(255)"),
+            ("40", "h''"), ("4401020304", "h'01020304'"), ("60", "\"\""), ("6161", "\"a\""), ("62225c", "\"\\\"\\\\\""),
+            ("62c3bc", "\"\\u00fc\""), ("64f0908591", "\"\\ud800\\udd51\""), ("80", "[]"), ("83010203", "[1, 2, 3]"),
+            ("a201020304", "{1: 2, 3: 4}"), ("c074323031332d30332d32315432303a30343a30305a", "0(\"2013-03-21T20:04:00Z\")"),
+            ("d818456449455446", "24(h'6449455446')"), ("f93c00", "1.0_1"), ("fa47c35000", "100000.0_2"),
+            ("fb3ff199999999999a", "1.1_3"), ("f97c00", "Infinity_1"), ("f97e00", "NaN_1"), ("f9fc00", "-Infinity_1"),
+        ]
+    )
     func appendixA(_ hex: String, _ diagnostic: String) throws {
         let value = try read(hex)
         #expect(value.diagnostic() == diagnostic)
@@ -43,10 +47,13 @@ struct CBORTests {
         #expect(try read("1b0000000000000001") == .integer(1))
     }
 
-    @Test("writing uses the shortest head at each boundary", arguments: [
-        (Int64(23), "17"), (24, "1818"), (255, "18ff"), (256, "190100"), (65535, "19ffff"), (65536, "1a00010000"),
-        (4294967295, "1affffffff"), (4294967296, "1b0000000100000000"), (-24, "37"), (-25, "3818"), (Int64.min, "3b7fffffffffffffff"),
-    ])
+    @Test(
+        "writing uses the shortest head at each boundary",
+        arguments: [
+            (Int64(23), "17"), (24, "1818"), (255, "18ff"), (256, "190100"), (65535, "19ffff"), (65536, "1a00010000"),
+            (4_294_967_295, "1affffffff"), (4_294_967_296, "1b0000000100000000"), (-24, "37"), (-25, "3818"), (Int64.min, "3b7fffffffffffffff"),
+        ]
+    )
     func shortestHeads(_ value: Int64, _ hex: String) {
         #expect(CBORValue.integer(value).cbor() == CATFixtures.hex(hex))
     }
@@ -55,7 +62,9 @@ struct CBORTests {
     func diagnosticLabels() throws {
         let value = try read("a30164746ec3a3041a6968d6c0190138a103a101692f686c732f746e742f")
         let labels = CATClaim.diagnosticLabels
-        #expect(value.diagnostic(labels: labels) == "{1 /iss/: \"tn\\u00e3\", 4 /exp/: 1768478400, 312 /catu/: {3 /path/: {1 /prefix/: \"/hls/tnt/\"}}}")
+        #expect(
+            value.diagnostic(labels: labels) == "{1 /iss/: \"tn\\u00e3\", 4 /exp/: 1768478400, 312 /catu/: {3 /path/: {1 /prefix/: \"/hls/tnt/\"}}}"
+        )
     }
 
     @Test("text with controls and bidi overrides prints as ASCII escapes")
@@ -109,9 +118,12 @@ struct CBORTests {
         #expect(code([0xA0, 0x00]) == .trailingBytes)
     }
 
-    @Test("a huge declared length with few bytes is refused before allocating", arguments: [
-        "5bffffffffffffffff00", "7bffffffffffffffff61", "9bffffffffffffffff01", "bbffffffffffffffff0102", "5a7fffffff", "9a7fffffff00",
-    ])
+    @Test(
+        "a huge declared length with few bytes is refused before allocating",
+        arguments: [
+            "5bffffffffffffffff00", "7bffffffffffffffff61", "9bffffffffffffffff01", "bbffffffffffffffff0102", "5a7fffffff", "9a7fffffff00",
+        ]
+    )
     func hugeDeclaredLengths(_ hex: String) {
         #expect(code(CATFixtures.hex(hex)) == .truncated)
     }

@@ -1,5 +1,6 @@
-import Testing
 import EntitlementTokens
+import Testing
+
 @testable import CDNTokens
 
 /// Every COSE refusal, typed: structure, algorithm confusion, keys, lengths.
@@ -9,9 +10,15 @@ struct COSEHostileInputTests {
     static let facts = CDNRequestFacts(now: 1_768_478_400)
 
     /// A COSE message built by hand: `protected` written as given, tag computed with `macKey` when set.
-    static func message(tag: UInt64? = 17, cwt: Bool = false, protected: CBORValue? = .map([CBORMapEntry(.integer(1), .integer(5))]),
-                        unprotected: [CBORMapEntry] = [CBORMapEntry(.integer(4), .bytes(Array("edge-1".utf8)))],
-                        payload: CBORValue = .bytes(claims.cbor()), macKey: CATKey? = nil, authenticationTag: [UInt8]? = nil) throws -> [UInt8] {
+    static func message(
+        tag: UInt64? = 17,
+        cwt: Bool = false,
+        protected: CBORValue? = .map([CBORMapEntry(.integer(1), .integer(5))]),
+        unprotected: [CBORMapEntry] = [CBORMapEntry(.integer(4), .bytes(Array("edge-1".utf8)))],
+        payload: CBORValue = .bytes(claims.cbor()),
+        macKey: CATKey? = nil,
+        authenticationTag: [UInt8]? = nil
+    ) throws -> [UInt8] {
         let protectedBytes = protected.map { $0.cbor() } ?? []
         var tagBytes = authenticationTag ?? [UInt8](repeating: 0, count: 32)
         if let macKey, case .bytes(let payloadBytes) = payload, case .hmac(let secret) = macKey.material {
@@ -44,7 +51,11 @@ struct COSEHostileInputTests {
     @Test("alg only in the unprotected header is refused (INVALID_SIGNATURE), whatever the MAC")
     func algorithmUnprotected() throws {
         let key = try CATFixtures.hmacKey()
-        let bytes = try Self.message(protected: nil, unprotected: [CBORMapEntry(.integer(1), .integer(5)), CBORMapEntry(.integer(4), .bytes(Array("edge-1".utf8)))], macKey: key)
+        let bytes = try Self.message(
+            protected: nil,
+            unprotected: [CBORMapEntry(.integer(1), .integer(5)), CBORMapEntry(.integer(4), .bytes(Array("edge-1".utf8)))],
+            macKey: key
+        )
         let refusal = try verifyRefusal(bytes, keys: [key])
         #expect(refusal?.status == .invalidSignature)
         #expect(refusal?.reason.contains("only in the unprotected header") == true)
@@ -83,8 +94,12 @@ struct COSEHostileInputTests {
             #expect(refusal?.reason.contains("\(length)-byte MAC") == true)
         }
         let es = try CATFixtures.es256Key(id: "edge-1")
-        let sign1 = try CommonAccessTokenIssuer.message(CDNIssueParameters(url: CATFixtures.url("https://a.example/x/y.ts"), scope: .folder, now: 1_768_478_400, lifetime: 60),
-                                                        issuer: "i", key: es, cti: [1])
+        let sign1 = try CommonAccessTokenIssuer.message(
+            CDNIssueParameters(url: CATFixtures.url("https://a.example/x/y.ts"), scope: .folder, now: 1_768_478_400, lifetime: 60),
+            issuer: "i",
+            key: es,
+            cti: [1]
+        )
         let truncated = sign1.with(authenticationTag: Array(sign1.authenticationTag.prefix(63))).cbor()
         #expect(try verifyRefusal(truncated, keys: [es])?.reason.contains("63-byte signature") == true)
     }
@@ -113,11 +128,14 @@ struct COSEHostileInputTests {
         #expect(try token.verify(keys: [old, signing], facts: Self.facts).keyID == "new")
     }
 
-    @Test("structural refusals are INVALID_TOKEN_FORMAT", arguments: [
-        "the array has 3 items", "the protected header is a map, not bytes", "the payload is text", "the tag is text",
-        "tag 16 (COSE_Encrypt0)", "a label in both headers", "a kid that is text", "a header label that is bytes",
-        "the protected header holds trailing bytes", "untagged with an unknown alg",
-    ])
+    @Test(
+        "structural refusals are INVALID_TOKEN_FORMAT",
+        arguments: [
+            "the array has 3 items", "the protected header is a map, not bytes", "the payload is text", "the tag is text",
+            "tag 16 (COSE_Encrypt0)", "a label in both headers", "a kid that is text", "a header label that is bytes",
+            "the protected header holds trailing bytes", "untagged with an unknown alg",
+        ]
+    )
     func structure(_ name: String) throws {
         let alg = CBORMapEntry(.integer(1), .integer(5))
         let bytes: [UInt8]
@@ -141,18 +159,25 @@ struct COSEHostileInputTests {
     @Test("a crit header is refused")
     func critical() throws {
         let key = try CATFixtures.hmacKey()
-        let bytes = try Self.message(protected: .map([CBORMapEntry(.integer(1), .integer(5)), CBORMapEntry(.integer(2), .array([.integer(99)]))]), macKey: key)
+        let bytes = try Self.message(
+            protected: .map([CBORMapEntry(.integer(1), .integer(5)), CBORMapEntry(.integer(2), .array([.integer(99)]))]),
+            macKey: key
+        )
         #expect(try verifyRefusal(bytes, keys: [key])?.status == .invalidTokenFormat)
     }
 
-    @Test("the claims must be a CBOR map of well-typed claims", arguments: [
-        ("payload is an array", CBORValue.array([])), ("exp is a float", .map([CBORMapEntry(.integer(4), .float(bits: 0x41D6_95B4_3D00_0000, byteCount: 8))])),
-        ("iss is bytes", .map([CBORMapEntry(.integer(1), .bytes([1]))])), ("cti is text", .map([CBORMapEntry(.integer(7), .text("x"))])),
-        ("catreplay 3", .map([CBORMapEntry(.integer(308), .integer(3))])), ("catu is a list", .map([CBORMapEntry(.integer(312), .array([]))])),
-        ("catm holds a number", .map([CBORMapEntry(.integer(313), .array([.integer(1)]))])),
-        ("catnip holds text", .map([CBORMapEntry(.integer(311), .array([.text("192.0.2.1")]))])),
-        ("aud is a number", .map([CBORMapEntry(.integer(3), .integer(3))])),
-    ])
+    @Test(
+        "the claims must be a CBOR map of well-typed claims",
+        arguments: [
+            ("payload is an array", CBORValue.array([])),
+            ("exp is a float", .map([CBORMapEntry(.integer(4), .float(bits: 0x41D6_95B4_3D00_0000, byteCount: 8))])),
+            ("iss is bytes", .map([CBORMapEntry(.integer(1), .bytes([1]))])), ("cti is text", .map([CBORMapEntry(.integer(7), .text("x"))])),
+            ("catreplay 3", .map([CBORMapEntry(.integer(308), .integer(3))])), ("catu is a list", .map([CBORMapEntry(.integer(312), .array([]))])),
+            ("catm holds a number", .map([CBORMapEntry(.integer(313), .array([.integer(1)]))])),
+            ("catnip holds text", .map([CBORMapEntry(.integer(311), .array([.text("192.0.2.1")]))])),
+            ("aud is a number", .map([CBORMapEntry(.integer(3), .integer(3))])),
+        ]
+    )
     func claimTypes(_ name: String, _ claims: CBORValue) throws {
         #expect(readStatus(try Self.message(payload: .bytes(claims.cbor()))) == .invalidTokenFormat, "\(name)")
     }

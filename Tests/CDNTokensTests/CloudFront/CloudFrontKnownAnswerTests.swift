@@ -13,8 +13,13 @@ struct CloudFrontKnownAnswerTests {
     @Test("the issuer makes botocore's signed URL, policy and cookies byte for byte", arguments: CloudFrontFixtures.issuedVectors)
     func issueMatchesBotocore(_ vector: Vector) throws {
         let issue = try #require(vector.issue)
-        let parameters = CDNIssueParameters(url: try CDNURL(parsing: vector.url), scope: CDNScope(rawValue: issue.scope)!,
-                                            now: issue.now, lifetime: issue.lifetime, clientIP: issue.clientIP)
+        let parameters = CDNIssueParameters(
+            url: try CDNURL(parsing: vector.url),
+            scope: CDNScope(rawValue: issue.scope)!,
+            now: issue.now,
+            lifetime: issue.lifetime,
+            clientIP: issue.clientIP
+        )
         let issued = try CloudFrontFixtures.issuer.issue(parameters)
         #expect(issued.signedURL == vector.signedURL)
         #expect(String(decoding: issued.signedPolicy, as: UTF8.self) == vector.policy)
@@ -34,7 +39,8 @@ struct CloudFrontKnownAnswerTests {
         #expect(verified.policy.resource == vector.resource ?? vector.url)
         #expect(verified.policy.dateGreaterThan == vector.starts)
         // The URL's own pairs re-encode to what botocore wrote.
-        let rebuilt = vector.url + (vector.url.contains("?") ? "&" : "?")
+        let rebuilt =
+            vector.url + (vector.url.contains("?") ? "&" : "?")
             + signed.token.pairs.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         #expect(rebuilt == vector.signedURL)
     }
@@ -60,8 +66,10 @@ struct CloudFrontKnownAnswerTests {
     @Test("the vectors cover what the brief names")
     func vectorsCoverTheCases() {
         let names = Set(CloudFrontFixtures.vectors.map(\.name))
-        for name in ["canned", "custom, folder wildcard", "custom, folder wildcard with IP", "custom with DateGreaterThan and a subnet",
-                     "canned with an existing query", "canned, SHA-256", "custom, ECDSA P-256"] {
+        for name in [
+            "canned", "custom, folder wildcard", "custom, folder wildcard with IP", "custom with DateGreaterThan and a subnet",
+            "canned with an existing query", "canned, SHA-256", "custom, ECDSA P-256",
+        ] {
             #expect(names.contains(name), "missing vector \(name)")
         }
         #expect(CloudFrontFixtures.issuedVectors.count >= 6)

@@ -34,9 +34,11 @@ struct CloudFrontOracleTests {
             seeds.append(Array(vector.policy.utf8))
             seeds.append(Array(vector.cookies.map { "\($0[0])=\($0[1])" }.joined(separator: "; ").utf8))
         }
-        seeds += ["203.0.113.7/32", "2001:db8::/32", "2001:db8::7", "::ffff:192.0.2.1", "https://h/a*b?c\nhttps://h/aXXbYc",
-                  "*a*a*a*b\naaaaaaaaaaaaaaaa", "*a*a*\na", "*ab*ab*\nabab", "https://h.example/a\"b/c.ts", "https://h.example/c.ts?Expires=1",
-                  "https://h.example/?", "eyJTdGF0ZW1lbnQiOltdfQ__"].map { Array($0.utf8) }
+        seeds += [
+            "203.0.113.7/32", "2001:db8::/32", "2001:db8::7", "::ffff:192.0.2.1", "https://h/a*b?c\nhttps://h/aXXbYc",
+            "*a*a*a*b\naaaaaaaaaaaaaaaa", "*a*a*\na", "*ab*ab*\nabab", "https://h.example/a\"b/c.ts", "https://h.example/c.ts?Expires=1",
+            "https://h.example/?", "eyJTdGF0ZW1lbnQiOltdfQ__",
+        ].map { Array($0.utf8) }
         var random = SeededGenerator(seed: 0x0C10_0DF0)
         var inputs = seeds
         for seed in seeds {

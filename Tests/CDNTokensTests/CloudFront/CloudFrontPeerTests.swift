@@ -35,32 +35,43 @@ struct CloudFrontPeerTests {
         var inputs: [[String: Any]] = []
         var ours: [String] = []
         for (index, item) in cases.enumerated() {
-            let parameters = CDNIssueParameters(url: try CDNURL(parsing: item.url), scope: item.scope,
-                                                now: 1_800_000_000 + Int64(index) * 7, lifetime: 600 + Int64(index), clientIP: item.ip)
+            let parameters = CDNIssueParameters(
+                url: try CDNURL(parsing: item.url),
+                scope: item.scope,
+                now: 1_800_000_000 + Int64(index) * 7,
+                lifetime: 600 + Int64(index),
+                clientIP: item.ip
+            )
             let issued = try CloudFrontFixtures.issuer.issue(parameters)
             ours.append(issued.signedURL)
             let ip = issued.policy.ipAddress?.text
-            inputs.append(["url": item.url, "resource": issued.policy.resource, "expires": parameters.expires,
-                           "canned": issued.token.policy == .canned(expires: parameters.expires), "ip": ip ?? NSNull(),
-                           "ours": issued.signedURL])
+            inputs.append([
+                "url": item.url, "resource": issued.policy.resource, "expires": parameters.expires,
+                "canned": issued.token.policy == .canned(expires: parameters.expires), "ip": ip ?? NSNull(),
+                "ours": issued.signedURL,
+            ])
         }
-        let script = Self.signer + "\n" + """
-            public = key.public_key()
-            for case in json.load(sys.stdin):
-                if case['canned']:
-                    url = cf.generate_presigned_url(case['url'], date_less_than=when(case['expires']))
-                    policy = cf.build_policy(case['url'], when(case['expires']))
-                else:
-                    policy = cf.build_policy(case['resource'], when(case['expires']), ip_address=case['ip'])
-                    url = cf.generate_presigned_url(case['url'], policy=policy)
-                sig = case['ours'].split('Signature=')[1].split('&')[0]
-                raw = base64.b64decode(sig.replace('-', '+').replace('_', '=').replace('~', '/'))
-                public.verify(raw, policy.encode(), padding.PKCS1v15(), hashes.SHA1())
-                print(url)
-            """
+        let script =
+            Self.signer + "\n" + """
+                public = key.public_key()
+                for case in json.load(sys.stdin):
+                    if case['canned']:
+                        url = cf.generate_presigned_url(case['url'], date_less_than=when(case['expires']))
+                        policy = cf.build_policy(case['url'], when(case['expires']))
+                    else:
+                        policy = cf.build_policy(case['resource'], when(case['expires']), ip_address=case['ip'])
+                        url = cf.generate_presigned_url(case['url'], policy=policy)
+                    sig = case['ours'].split('Signature=')[1].split('&')[0]
+                    raw = base64.b64decode(sig.replace('-', '+').replace('_', '=').replace('~', '/'))
+                    public.verify(raw, policy.encode(), padding.PKCS1v15(), hashes.SHA1())
+                    print(url)
+                """
         let data = try JSONSerialization.data(withJSONObject: inputs)
-        let output = try IndependentPython.run(script, arguments: [CloudFrontFixtures.rsaKeyPath, CloudFrontFixtures.keyPairID],
-                                               input: String(decoding: data, as: UTF8.self))
+        let output = try IndependentPython.run(
+            script,
+            arguments: [CloudFrontFixtures.rsaKeyPath, CloudFrontFixtures.keyPairID],
+            input: String(decoding: data, as: UTF8.self)
+        )
         let theirs = output.split(separator: "\n").map(String.init)
         #expect(theirs == ours)
     }
@@ -70,13 +81,14 @@ struct CloudFrontPeerTests {
     /// and are refused where CloudFront would refuse them.
     @Test(.enabled(if: IndependentPython.available(["botocore", "cryptography"]), "pip install botocore cryptography"))
     func weVerifyWhatBotocoreSigns() throws {
-        let script = Self.signer + "\n" + """
-            base = 'https://d111111abcdef8.cloudfront.net'
-            print(cf.generate_presigned_url(base + '/p/q/r.ts?a=b', date_less_than=when(1800000100)))
-            print(cf.generate_presigned_url(base + '/p/q/r.ts', policy=cf.build_policy(base + '/p/*', when(1800000100),
-                  date_greater_than=when(1800000000), ip_address='10.1.0.0/16')))
-            print(cf.generate_presigned_url(base + '/p/q/r.ts', policy=cf.build_policy(base + '/p/?/r.*', when(1800000100))))
-            """
+        let script =
+            Self.signer + "\n" + """
+                base = 'https://d111111abcdef8.cloudfront.net'
+                print(cf.generate_presigned_url(base + '/p/q/r.ts?a=b', date_less_than=when(1800000100)))
+                print(cf.generate_presigned_url(base + '/p/q/r.ts', policy=cf.build_policy(base + '/p/*', when(1800000100),
+                      date_greater_than=when(1800000000), ip_address='10.1.0.0/16')))
+                print(cf.generate_presigned_url(base + '/p/q/r.ts', policy=cf.build_policy(base + '/p/?/r.*', when(1800000100))))
+                """
         let urls = try IndependentPython.run(script, arguments: [CloudFrontFixtures.rsaKeyPath, CloudFrontFixtures.keyPairID])
             .split(separator: "\n").map(String.init)
         try #require(urls.count == 3)

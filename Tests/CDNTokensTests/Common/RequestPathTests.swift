@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import Testing
 import TokenTestSupport
+
 @testable import CDNTokens
 
 /// The one reading of a request path (docs/DESIGN.md#one-reading-of-a-path):
@@ -62,10 +63,15 @@ import TokenTestSupport
         let secureLink = try F.secureLink()
         let tokens: [(CDNTokenKind, String, String)] = [
             (.akamai, "__token__=" + (try F.akamai()), try F.akamai()),
-            (.cloudfront, String(cloudFront.signedURL.split(separator: "?", maxSplits: 1)[1]),
-             "Cookie: " + cloudFront.cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")),
+            (
+                .cloudfront, String(cloudFront.signedURL.split(separator: "?", maxSplits: 1)[1]),
+                "Cookie: " + cloudFront.cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+            ),
             (.cat, "cat=" + (try F.cat()), "CTA-Common-Access-Token: " + (try F.cat())),
-            (.nginxSecureLink, secureLink.queryString, "Cookie: " + (try secureLink.cookies()).map { "\($0.name)=\($0.value)" }.joined(separator: "; ")),
+            (
+                .nginxSecureLink, secureLink.queryString,
+                "Cookie: " + (try secureLink.cookies()).map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+            ),
         ]
         for (kind, query, pasted) in tokens {
             let keys = try F.keys(kind)
@@ -109,8 +115,10 @@ import TokenTestSupport
 
     /// The oracle's own RFC 3986 reading: the RFC's examples (§5.4) resolved against nothing but dot segments.
     @Test func theOraclesRemoveDotSegmentsIsTheRFCs() {
-        let cases = [("/a/b/c/./../../g", "/a/g"), ("mid/content=5/../6", "mid/6"), ("/a/b/../..", "/"), ("/./x", "/x"), ("/..", "/"),
-                     ("/a/b", "/a/b"), ("/a/..;x/b", "/a/..;x/b")]
+        let cases = [
+            ("/a/b/c/./../../g", "/a/g"), ("mid/content=5/../6", "mid/6"), ("/a/b/../..", "/"), ("/./x", "/x"), ("/..", "/"),
+            ("/a/b", "/a/b"), ("/a/..;x/b", "/a/..;x/b"),
+        ]
         for (path, resolved) in cases {
             #expect(RequestPathOracle.removeDotSegments(Array(path.utf8)) == Array(resolved.utf8), "\(path)")
         }

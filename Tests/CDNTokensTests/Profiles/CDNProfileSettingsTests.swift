@@ -12,8 +12,10 @@ import Testing
         """
 
     @Test func aProfileReadsAsWrittenWithItsDefaults() throws {
-        let settings = try CDNProfileSettings(text: Self.base + "\nresource = CNN https://media.example.com/hls/cnn/master.m3u8\n# a comment\n\n",
-                                              source: "edge.profile")
+        let settings = try CDNProfileSettings(
+            text: Self.base + "\nresource = CNN https://media.example.com/hls/cnn/master.m3u8\n# a comment\n\n",
+            source: "edge.profile"
+        )
         #expect(settings.name == "edge")
         #expect(settings.kind == .akamai)
         #expect(settings.keys.map(\.path) == ["edge.key"] && settings.keys.allSatisfy { $0.id == nil })
@@ -71,12 +73,19 @@ import Testing
         ("name = e\nkind = cat\nkey = k\nresource = TNT https://m.example.com/a/b", "needs its kid"),
         ("name = e\nkind = akamai\nkey = k\nresource = TNT https://m.example.com/master.m3u8", "is the whole host"),
         ("name = e\nkind = nginx-secure-link\nkey = k\nresource = TNT https://m.example.com/a/b", "needs secure-link-md5"),
-        ("name = e\nkind = cloudfront\nkey = k K1\nresource = TNT https://m.example.com/a/b\ntoken-name = t", "token-name is not for kind cloudfront"),
-        ("name = e\nkind = nginx-secure-link\nkey = k\nresource = TNT https://m.example.com/a/b\nsecure-link-md5 = x $secret\ntoken-name = a-b",
-         "nginx's $cookie_ names take no '-'"),
+        (
+            "name = e\nkind = cloudfront\nkey = k K1\nresource = TNT https://m.example.com/a/b\ntoken-name = t",
+            "token-name is not for kind cloudfront"
+        ),
+        (
+            "name = e\nkind = nginx-secure-link\nkey = k\nresource = TNT https://m.example.com/a/b\nsecure-link-md5 = x $secret\ntoken-name = a-b",
+            "nginx's $cookie_ names take no '-'"
+        ),
         ("name = e\nkind = akamai\nkey = k\nresource = TNT http://m.example.com/a/b\nsame-site = none", "same-site = none needs https"),
-        ("name = e\nkind = akamai\nkey = k\nresource = TNT https://m.example.com/a/b\ncarrier = query\nsame-site = lax",
-         "cookie-domain and same-site are for the cookie carrier"),
+        (
+            "name = e\nkind = akamai\nkey = k\nresource = TNT https://m.example.com/a/b\ncarrier = query\nsame-site = lax",
+            "cookie-domain and same-site are for the cookie carrier"
+        ),
     ])
     func aProfileWithoutWhatItNeedsIsRefused(text: String, expected: String) {
         do {

@@ -1,5 +1,6 @@
 import EntitlementTokens
 import Testing
+
 @testable import CDNTokens
 
 /// Every form a support engineer pastes is read as its kind and carrier,
@@ -48,10 +49,13 @@ import Testing
         let cookieLine = "Cookie: session=abc; " + custom.cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ") + "; other=1"
         let fromCookies = try Self.read(cookieLine)
         #expect(fromCookies.kind == .cloudfront && fromCookies.carrier == .cookie)
-        #expect(fromCookies.fields.map(\.name) == ["CloudFront-Policy", "CloudFront-Signature", "CloudFront-Key-Pair-Id", "Resource", "DateLessThan"])
+        #expect(
+            fromCookies.fields.map(\.name) == ["CloudFront-Policy", "CloudFront-Signature", "CloudFront-Key-Pair-Id", "Resource", "DateLessThan"]
+        )
         #expect(fromCookies.fields.first { $0.name == "Resource" }?.value == "https://edge.example.test/hls/tnt/*")
 
-        let setCookies = ([F.url] + custom.cookies.map { "Set-Cookie: \($0.name)=\($0.value); Domain=edge.example.test; Path=/hls/tnt/; Secure; HttpOnly" })
+        let setCookies =
+            ([F.url] + custom.cookies.map { "Set-Cookie: \($0.name)=\($0.value); Domain=edge.example.test; Path=/hls/tnt/; Secure; HttpOnly" })
             .joined(separator: "\n")
         let fromSetCookies = try Self.read(setCookies)
         #expect(fromSetCookies.carrier == .setCookie && fromSetCookies.url?.description == F.url)
@@ -122,11 +126,16 @@ import Testing
 
     @Test("the CLI's detection: every CDN form is one, no entitlement token form is")
     func detection() throws {
-        let cdn = [try F.akamai(), "\(F.url)?hdnea=x", try F.cloudFront().signedURL, "Cookie: CloudFront-Policy=x", "Set-Cookie: a=b",
-                   "CTA-Common-Access-Token: x", try F.cat(), "\(F.url)?md5=a&expires=1", "\(F.url)\nSet-Cookie: tg_md5=x"]
+        let cdn = [
+            try F.akamai(), "\(F.url)?hdnea=x", try F.cloudFront().signedURL, "Cookie: CloudFront-Policy=x", "Set-Cookie: a=b",
+            "CTA-Common-Access-Token: x", try F.cat(), "\(F.url)?md5=a&expires=1", "\(F.url)\nSet-Cookie: tg_md5=x",
+        ]
         for text in cdn { #expect(CDNPaste.hasCDNForm(text), "\(text)") }
-        let others = ["PHNpZ25hdHVyZUluZm8+", "https://media.test/play?token=PHN&expires=1768478400", "https://media.test/a?Signature=x", "<signatureInfo>abc</signatureInfo>", "https://media.test/play?token=PHNpZ24%2B",
-                      "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln", #"{"serializedToken":"PD94"}"#, "Bearer PHNpZ24+", "", "\n\n"]
+        let others = [
+            "PHNpZ25hdHVyZUluZm8+", "https://media.test/play?token=PHN&expires=1768478400", "https://media.test/a?Signature=x",
+            "<signatureInfo>abc</signatureInfo>", "https://media.test/play?token=PHNpZ24%2B",
+            "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln", #"{"serializedToken":"PD94"}"#, "Bearer PHNpZ24+", "", "\n\n",
+        ]
         for text in others { #expect(!CDNPaste.hasCDNForm(text), "\(text)") }
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CDNTokens
 
 /// What a paste may not be: two tokens, a name twice, a header that carries
@@ -7,8 +8,12 @@ import Testing
 @Suite struct CDNPasteRefusalTests {
     typealias F = ReadingFixtures
 
-    static func expectRefused(_ text: String, kind: CDNTokenKind? = nil, naming words: String...,
-                              sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    static func expectRefused(
+        _ text: String,
+        kind: CDNTokenKind? = nil,
+        naming words: String...,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
         guard let refusal = F.readingRefusal(text, kind: kind) else {
             Issue.record("read, and should have been refused: \(text.prefix(120))", sourceLocation: sourceLocation)
             return
@@ -21,9 +26,14 @@ import Testing
 
     @Test("two tokens of different kinds in one paste are named, both of them")
     func twoKinds() throws {
-        let akamai = try F.akamai(), cat = try F.cat()
-        Self.expectRefused("\(F.url)?__token__=\(akamai)\nCTA-Common-Access-Token: \(cat)",
-                           naming: "two tokens of different kinds", "akamai (__token__ in the URL's query)", "cat (CTA-Common-Access-Token in a header line)")
+        let akamai = try F.akamai()
+        let cat = try F.cat()
+        Self.expectRefused(
+            "\(F.url)?__token__=\(akamai)\nCTA-Common-Access-Token: \(cat)",
+            naming: "two tokens of different kinds",
+            "akamai (__token__ in the URL's query)",
+            "cat (CTA-Common-Access-Token in a header line)"
+        )
         Self.expectRefused("Cookie: __token__=\(akamai); cat=\(cat)", naming: "akamai", "cat")
         Self.expectRefused("Cookie: tg_md5=x; tg_expires=1; CloudFront-Signature=y", naming: "cloudfront", "nginx-secure-link")
         Self.expectRefused("\(F.url)?__token__=\(akamai)\n\(cat)", naming: "akamai", "cat (a bare token)")
@@ -31,20 +41,32 @@ import Testing
 
     @Test("a name given twice, two of a kind's names, a token in two carriers")
     func namesTwice() throws {
-        let akamai = try F.akamai(), cat = try F.cat()
+        let akamai = try F.akamai()
+        let cat = try F.cat()
         Self.expectRefused("\(F.url)?__token__=\(akamai)&__token__=\(akamai)", naming: "'__token__' is given 2 times in the URL's query")
         Self.expectRefused("Cookie: cat=\(cat); cat=\(cat)", naming: "'cat' is given 2 times in a Cookie line")
         Self.expectRefused("Cookie: __token__=\(akamai); hdnts=\(akamai)", naming: "two akamai tokens", "__token__, hdnts")
         Self.expectRefused("\(F.url)?__token__=\(akamai)\nCookie: __token__=\(akamai)", naming: "the URL's query and a Cookie line")
         let cloudFront = try F.cloudFront()
-        Self.expectRefused(cloudFront.signedURL + "\nCookie: " + cloudFront.cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; "),
-                           naming: "the URL's query and a Cookie line")
-        Self.expectRefused("Cookie: " + (cloudFront.cookies + [cloudFront.cookies[1]]).map { "\($0.name)=\($0.value)" }.joined(separator: "; "),
-                           naming: "'CloudFront-Signature' appears twice")
+        Self.expectRefused(
+            cloudFront.signedURL + "\nCookie: " + cloudFront.cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; "),
+            naming: "the URL's query and a Cookie line"
+        )
+        Self.expectRefused(
+            "Cookie: " + (cloudFront.cookies + [cloudFront.cookies[1]]).map { "\($0.name)=\($0.value)" }.joined(separator: "; "),
+            naming: "'CloudFront-Signature' appears twice"
+        )
         let link = try F.secureLink()
-        Self.expectRefused("Cookie: a_md5=\(link.md5Text); a_expires=\(link.expires); b_md5=\(link.md5Text); b_expires=\(link.expires)",
-                           naming: "two secure_link tokens", "a_md5", "b_md5")
-        Self.expectRefused("Cookie: tg_md5=\(link.md5Text); tg_md5=\(link.md5Text); tg_expires=\(link.expires)", naming: "tg_md5 is given more than once")
+        Self.expectRefused(
+            "Cookie: a_md5=\(link.md5Text); a_expires=\(link.expires); b_md5=\(link.md5Text); b_expires=\(link.expires)",
+            naming: "two secure_link tokens",
+            "a_md5",
+            "b_md5"
+        )
+        Self.expectRefused(
+            "Cookie: tg_md5=\(link.md5Text); tg_md5=\(link.md5Text); tg_expires=\(link.expires)",
+            naming: "tg_md5 is given more than once"
+        )
     }
 
     @Test("two URLs or two bare tokens in one paste")
@@ -74,7 +96,9 @@ import Testing
         let setCookies = (0...CDNPaste.maximumCookies).map { "Set-Cookie: c\($0)=v" }.joined(separator: "\n")
         Self.expectRefused(setCookies, naming: "more than 64 cookies")
         // At the limit, read.
-        #expect(F.readingRefusal("Cookie: " + (1..<CDNPaste.maximumCookies).map { "c\($0)=v" }.joined(separator: "; ") + "; cat=\(try F.cat())") == nil)
+        #expect(
+            F.readingRefusal("Cookie: " + (1..<CDNPaste.maximumCookies).map { "c\($0)=v" }.joined(separator: "; ") + "; cat=\(try F.cat())") == nil
+        )
     }
 
     @Test("a forced kind reads what detection would not, and its reader says what is wrong")

@@ -1,6 +1,7 @@
 import EntitlementTokens
 import Foundation
 import Testing
+
 @testable import CDNTokens
 
 /// A pasted token verified with a key file read as its kind needs it, or
@@ -9,8 +10,15 @@ import Testing
 @Suite struct CDNReadingVerificationTests {
     typealias F = ReadingFixtures
 
-    static func expect(_ text: String, _ kind: CDNTokenKind, _ facts: CDNRequestFacts, keys: CDNVerificationKeys? = nil,
-                       _ status: CDNStatus, naming words: String..., sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    static func expect(
+        _ text: String,
+        _ kind: CDNTokenKind,
+        _ facts: CDNRequestFacts,
+        keys: CDNVerificationKeys? = nil,
+        _ status: CDNStatus,
+        naming words: String...,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         let reading = try CDNReading(text: text)
         #expect(reading.kind == kind, sourceLocation: sourceLocation)
         let (got, reason) = F.verdict(reading, try keys ?? F.keys(kind), facts)
@@ -52,8 +60,14 @@ import Testing
         let custom = try F.cloudFront(F.parameters(ip: F.clientIP))
         let cookies = "Cookie: " + custom.cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
         try Self.expect(cookies, .cloudfront, F.facts(ip: F.clientIP), .validToken)
-        try Self.expect(cookies, .cloudfront, F.facts(F.elsewhere, ip: F.clientIP), .urlNotCovered,
-                        naming: "https://edge.example.test/hls/tnt/*", F.elsewhere)
+        try Self.expect(
+            cookies,
+            .cloudfront,
+            F.facts(F.elsewhere, ip: F.clientIP),
+            .urlNotCovered,
+            naming: "https://edge.example.test/hls/tnt/*",
+            F.elsewhere
+        )
         try Self.expect(cookies, .cloudfront, F.facts(ip: "198.51.100.1"), .ipMismatch, naming: "198.51.100.1")
         let signature = custom.cookies[1].value
         let forged = cookies.replacingOccurrences(of: signature, with: Self.tampered(signature, at: 5))
@@ -74,8 +88,12 @@ import Testing
         let geo = try F.cat(extraClaims: [CBORMapEntry(.integer(CATClaim.catgeoiso3166.rawValue), .array([.text("US")]))])
         try Self.expect(geo, .cat, F.facts(), .unsupportedClaim, naming: "catgeoiso3166")
         let es256 = try F.cat(key: CATFixtures.es256Key(id: "edge-es"))
-        let publicKey = try CDNVerificationKeys(kind: .cat, keyFile: [UInt8](CATFixtures.data("es256-public.pem")), source: "es256-public.pem",
-                                                keyID: "edge-es")
+        let publicKey = try CDNVerificationKeys(
+            kind: .cat,
+            keyFile: [UInt8](CATFixtures.data("es256-public.pem")),
+            source: "es256-public.pem",
+            keyID: "edge-es"
+        )
         try Self.expect(es256, .cat, F.facts(), keys: publicKey, .validToken)
         let otherPublic = try CDNVerificationKeys(kind: .cat, keyFile: [UInt8](CATFixtures.data("es256-other-private.pem")), source: "other.pem")
         try Self.expect(es256, .cat, F.facts(), keys: otherPublic, .invalidSignature)
@@ -89,8 +107,12 @@ import Testing
         let cookies = "Cookie: tg_md5=\(token.md5Text); tg_expires=\(token.expires)"
         try Self.expect(cookies, .nginxSecureLink, F.facts(), .validToken)
         try Self.expect(cookies, .nginxSecureLink, F.facts(now: F.now + 10_000), .tokenExpired, naming: "expired")
-        let otherSecret = try CDNVerificationKeys(kind: .nginxSecureLink, keyFile: Array("another-secret".utf8), source: "other",
-                                                  secureLinkExpression: F.folderExpression)
+        let otherSecret = try CDNVerificationKeys(
+            kind: .nginxSecureLink,
+            keyFile: Array("another-secret".utf8),
+            source: "other",
+            secureLinkExpression: F.folderExpression
+        )
         try Self.expect(cookies, .nginxSecureLink, F.facts(), keys: otherSecret, .invalidSignature, naming: F.folderExpression)
         try Self.expect(cookies, .nginxSecureLink, F.facts(F.elsewhere), .invalidSignature)
         try Self.expect(cookies, .nginxSecureLink, F.facts(nil), .urlNotCovered, naming: "$folder")
@@ -100,17 +122,28 @@ import Testing
     func keyKinds() throws {
         try Self.expect(try F.akamai(), .akamai, F.facts(), keys: F.keys(.cat), .invalidTokenFormat, naming: "akamai token", "cat tokens")
         func refused(_ body: () throws(CDNRefusal) -> CDNVerificationKeys) -> String? {
-            do { _ = try body(); return nil } catch { return error.reason }
+            do {
+                _ = try body()
+                return nil
+            } catch { return error.reason }
         }
-        #expect(refused { () throws(CDNRefusal) in try CDNVerificationKeys(kind: .akamai, keyFile: try! F.cloudFrontKeyFile, source: "k.pem") }?
-            .contains("k.pem: ") == true)
-        #expect(refused { () throws(CDNRefusal) in try CDNVerificationKeys(kind: .cloudfront, keyFile: Array(F.akamaiHex.utf8), source: "k.hex") }?
-            .contains("k.hex") == true)
-        #expect(refused { () throws(CDNRefusal) in try CDNVerificationKeys(kind: .nginxSecureLink, keyFile: F.secret, source: "s") }?
-            .contains("secure_link_md5 expression") == true)
-        #expect(refused { () throws(CDNRefusal) in
-            try CDNVerificationKeys(kind: .nginxSecureLink, keyFile: F.secret, source: "s", secureLinkExpression: "$uri $secret")
-        }?.contains("$secure_link_expires") == true)
+        #expect(
+            refused { () throws(CDNRefusal) in try CDNVerificationKeys(kind: .akamai, keyFile: try! F.cloudFrontKeyFile, source: "k.pem") }?
+                .contains("k.pem: ") == true
+        )
+        #expect(
+            refused { () throws(CDNRefusal) in try CDNVerificationKeys(kind: .cloudfront, keyFile: Array(F.akamaiHex.utf8), source: "k.hex") }?
+                .contains("k.hex") == true
+        )
+        #expect(
+            refused { () throws(CDNRefusal) in try CDNVerificationKeys(kind: .nginxSecureLink, keyFile: F.secret, source: "s") }?
+                .contains("secure_link_md5 expression") == true
+        )
+        #expect(
+            refused { () throws(CDNRefusal) in
+                try CDNVerificationKeys(kind: .nginxSecureLink, keyFile: F.secret, source: "s", secureLinkExpression: "$uri $secret")
+            }?.contains("$secure_link_expires") == true
+        )
     }
 
     @Test("a profile gives the kind, every key, the token name and the expression")
@@ -126,32 +159,44 @@ import Testing
         _ = try write("old.key", "00112233445566778899aabbccddeeff\n")
         _ = try write("akamai.key", F.akamaiHex + "\n")
         _ = try write("secret", String(decoding: F.secret, as: UTF8.self) + "\n")
-        let akamai = try write("akamai.profile", """
+        let akamai = try write(
+            "akamai.profile",
+            """
             name = akamai-edge
             kind = akamai
             key = old.key
             key = akamai.key
             token-name = edge_token
             resource = TNT \(F.url)
-            """)
-        let secureLink = try write("nginx.profile", """
+            """
+        )
+        let secureLink = try write(
+            "nginx.profile",
+            """
             name = nginx-edge
             kind = nginx-secure-link
             key = secret
             token-name = media
             resource = TNT \(F.url)
             secure-link-md5 = \(F.folderExpression)
-            """)
-        let set = try CDNProfileSet.load(paths: [akamai, secureLink], defaults: CDNProfileDefaults(lifetime: 600, leeway: 30),
-                                         credentialsDirectory: directory.path)
-        let akamaiProfile = set.profiles[0], nginx = set.profiles[1]
+            """
+        )
+        let set = try CDNProfileSet.load(
+            paths: [akamai, secureLink],
+            defaults: CDNProfileDefaults(lifetime: 600, leeway: 30),
+            credentialsDirectory: directory.path
+        )
+        let akamaiProfile = set.profiles[0]
+        let nginx = set.profiles[1]
         // The second key verifies (rotation); the token travels under the profile's name only.
         let token = try F.akamai()
         let reading = try akamaiProfile.read("Cookie: __token__=x; edge_token=\(token)")
         #expect(reading.tokenName == "edge_token")
         try akamaiProfile.verify(reading: reading, facts: F.facts())
-        #expect(F.verdict(try akamaiProfile.read("edge_token=\(Self.tampered(token, at: 1))"), akamaiProfile.verificationKeys, try F.facts()).0
-            == .invalidSignature)
+        #expect(
+            F.verdict(try akamaiProfile.read("edge_token=\(Self.tampered(token, at: 1))"), akamaiProfile.verificationKeys, try F.facts()).0
+                == .invalidSignature
+        )
         let link = try F.secureLink()
         let cookies = "Cookie: media_md5=\(link.md5Text); media_expires=\(link.expires)"
         try nginx.verify(reading: nginx.read(cookies), facts: F.facts())

@@ -1,6 +1,7 @@
 import EntitlementTokens
 import Foundation
 import Testing
+
 @testable import CDNTokens
 
 /// Tokens of every kind made by the library's own issuers, as support
@@ -20,8 +21,13 @@ enum ReadingFixtures {
     static var catHMACFile: [UInt8] { get throws { [UInt8](try CATFixtures.data("hmac.hex")) } }
     static var cloudFrontKeyFile: [UInt8] { get throws { [UInt8](try Data(contentsOf: URL(fileURLWithPath: CloudFrontFixtures.rsaKeyPath))) } }
 
-    static func parameters(_ url: String = url, scope: CDNScope = .folder, now: Int64 = now, lifetime: Int64 = 600,
-                           ip: String? = nil) throws -> CDNIssueParameters {
+    static func parameters(
+        _ url: String = url,
+        scope: CDNScope = .folder,
+        now: Int64 = now,
+        lifetime: Int64 = 600,
+        ip: String? = nil
+    ) throws -> CDNIssueParameters {
         CDNIssueParameters(url: try CDNURL(parsing: url), scope: scope, now: now, lifetime: lifetime, clientIP: ip)
     }
 
@@ -41,17 +47,25 @@ enum ReadingFixtures {
 
     static func cat(_ parameters: CDNIssueParameters? = nil, key: CATKey? = nil) throws -> String {
         // A fixed cti: the same bytes on every run, so the text forms are known.
-        try CommonAccessTokenIssuer.issue(parameters ?? Self.parameters(), issuer: "tokengate-tests", key: key ?? CATFixtures.hmacKey(),
-                                          cti: Array(repeating: 0xFB, count: 16))
+        try CommonAccessTokenIssuer.issue(
+            parameters ?? Self.parameters(),
+            issuer: "tokengate-tests",
+            key: key ?? CATFixtures.hmacKey(),
+            cti: Array(repeating: 0xFB, count: 16)
+        )
     }
 
     /// A CAT with extra claims, MACed with the fixture key.
     static func cat(extraClaims: [CBORMapEntry]) throws -> String {
         let key = try CATFixtures.hmacKey()
         let claims = try CommonAccessTokenIssuer.claims(for: parameters(), issuer: "tokengate-tests", cti: Array(repeating: 7, count: 16))
-        let unsigned = COSEMessage(structure: .mac0, protectedHeader: [CBORMapEntry(COSEMessage.algorithmLabel, .integer(key.algorithm.rawValue))],
-                                   unprotectedHeader: [CBORMapEntry(COSEMessage.keyIDLabel, .bytes(Array("edge-1".utf8)))],
-                                   payload: CBORValue.map(claims.claims + extraClaims).cbor(), authenticationTag: [])
+        let unsigned = COSEMessage(
+            structure: .mac0,
+            protectedHeader: [CBORMapEntry(COSEMessage.algorithmLabel, .integer(key.algorithm.rawValue))],
+            unprotectedHeader: [CBORMapEntry(COSEMessage.keyIDLabel, .bytes(Array("edge-1".utf8)))],
+            payload: CBORValue.map(claims.claims + extraClaims).cbor(),
+            authenticationTag: []
+        )
         return CATTextEncoding.base64url(unsigned.with(authenticationTag: try CATAuthentication.authenticate(unsigned, with: key)).cbor())
     }
 

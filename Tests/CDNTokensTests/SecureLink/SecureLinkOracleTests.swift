@@ -1,5 +1,6 @@
 import Testing
 import TokenTestSupport
+
 @testable import CDNTokens
 
 /// The FuzzSecureLink oracle (TokenTestSupport's ``CDNSecureLinkOracle``) over

@@ -41,7 +41,8 @@ final class RunningClients: Sendable {
 
 /// Waits (up to 5 s) until every client's `run()` has started: a Sentinel store decides only then.
 private func waitUntilRunning(_ clients: [RedisClient]) async throws {
-    let clock = ContinuousClock(), start = clock.now
+    let clock = ContinuousClock()
+    let start = clock.now
     while clients.contains(where: { $0.notFollowingSwitchovers != nil }), clock.now - start < .seconds(5) {
         try await Task.sleep(for: .milliseconds(1))
     }

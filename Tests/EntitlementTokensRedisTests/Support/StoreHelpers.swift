@@ -1,9 +1,10 @@
 import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
 import RedisRESP
 import Testing
 import TokenTestSupport
+
+@testable import EntitlementTokensRedis
 
 func randomIdentity<G: RandomNumberGenerator>(using generator: inout G) -> ReplayIdentity {
     ReplayIdentity(digest: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
@@ -15,9 +16,13 @@ func timestamp(_ date: Date = Date(), plus milliseconds: Int64 = 0) -> TokenTime
 
 /// A store on `url` with `timeout` and the other settings given. The
 /// default timeout is generous: tests about deadlines give 50 ms themselves.
-func makeStore(_ url: String, timeout: Duration = .seconds(1), prefix: String = RedisReplayStore.defaultKeyPrefix,
-               trustedCAFile: String? = nil,
-               configure: (inout RedisClientConfiguration) -> Void = { _ in }) throws -> RedisReplayStore {
+func makeStore(
+    _ url: String,
+    timeout: Duration = .seconds(1),
+    prefix: String = RedisReplayStore.defaultKeyPrefix,
+    trustedCAFile: String? = nil,
+    configure: (inout RedisClientConfiguration) -> Void = { _ in }
+) throws -> RedisReplayStore {
     var configuration = try RedisClientConfiguration(url: url, trustedCAFile: trustedCAFile)
     configuration.operationTimeout = timeout
     configure(&configuration)
@@ -71,8 +76,12 @@ func identity(inSlot slot: Int, using generator: inout SeededGenerator) -> Repla
 /// a node, opened by 4 tasks at once, outlasted a 1 s deadline (2026-11-27), and
 /// once even alone (2026-11-28), and a cold connect is not what those tests check.
 /// So a key is asked again until the store decides, and lands exactly once.
-func connectToEveryShard(_ stores: [RedisReplayStore], until: TokenTimestamp, using generator: inout SeededGenerator,
-                         sourceLocation: Testing.SourceLocation = #_sourceLocation) async -> Int {
+func connectToEveryShard(
+    _ stores: [RedisReplayStore],
+    until: TokenTimestamp,
+    using generator: inout SeededGenerator,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) async -> Int {
     var written = 0
     for store in stores {
         for slot in [0, 8_000, 16_000] {
@@ -91,8 +100,12 @@ func connectToEveryShard(_ stores: [RedisReplayStore], until: TokenTimestamp, us
 /// Exactly once, as a fleet sees it: 4 tasks present every identity, the
 /// tasks spread over `stores` (two clients, two discoveries); each identity
 /// must be accepted once and replayed three times.
-func expectEachAcceptedOnce(_ identities: [ReplayIdentity], through stores: [RedisReplayStore], until: TokenTimestamp,
-                            sourceLocation: Testing.SourceLocation = #_sourceLocation) async {
+func expectEachAcceptedOnce(
+    _ identities: [ReplayIdentity],
+    through stores: [RedisReplayStore],
+    until: TokenTimestamp,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) async {
     let decisions = await withTaskGroup(of: [ReplayDecision].self) { tasks in
         for task in 0..<4 {
             tasks.addTask {
@@ -105,8 +118,11 @@ func expectEachAcceptedOnce(_ identities: [ReplayIdentity], through stores: [Red
     }
     for index in identities.indices {
         let outcomes = decisions.map { $0[index] }
-        #expect(outcomes.filter { $0 == .accepted }.count == 1 && outcomes.filter { $0 == .replayed }.count == 3,
-                "identity \(index): \(outcomes)", sourceLocation: sourceLocation)
+        #expect(
+            outcomes.filter { $0 == .accepted }.count == 1 && outcomes.filter { $0 == .replayed }.count == 3,
+            "identity \(index): \(outcomes)",
+            sourceLocation: sourceLocation
+        )
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import EntitlementTokens
 
 /// Builds tokens the way issuers write them. Signatures here are placeholders:
@@ -11,10 +12,12 @@ enum Fixtures {
         <signatureInfo>\(signature)<signatureInfo><authToken><sessionGUID>ff22f3a4e2b2b5fcd1a0e1f8c8ac10b6</sessionGUID><requestorID>MSNBC</requestorID><resourceID>MSNBC</resourceID><ttl>420000</ttl><issueTime>2016-03-17 15:01:31 -0700</issueTime><mvpdId>Comcast_SSO</mvpdId></authToken>
         """
 
-    static let rssResource = #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>mun2</title><item><title><![CDATA[Dia 2]]></title><guid>2847811</guid><media:rating scheme="urn:mpaa">tv-pg</media:rating></item></channel></rss>"#
+    static let rssResource =
+        #"<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>mun2</title><item><title><![CDATA[Dia 2]]></title><guid>2847811</guid><media:rating scheme="urn:mpaa">tv-pg</media:rating></item></channel></rss>"#
 
     /// The RSS resource inside CDATA, with the nested-CDATA split issuers write.
-    static let rssResourceInCDATA = #"<![CDATA[<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>mun2</title><item><title><![CDATA[Dia 2]]]]><![CDATA[></title><guid>2847811</guid><media:rating scheme="urn:mpaa">tv-pg</media:rating></item></channel></rss>]]>"#
+    static let rssResourceInCDATA =
+        #"<![CDATA[<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>mun2</title><item><title><![CDATA[Dia 2]]]]><![CDATA[></title><guid>2847811</guid><media:rating scheme="urn:mpaa">tv-pg</media:rating></item></channel></rss>]]>"#
 
     static func mediaElement(
         root: String = "authToken",

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import EntitlementTokens
 
 /// Signed tokens for verification tests, from the test-only fixture keys.
@@ -48,15 +49,24 @@ enum Minting {
         func verify(_ token: DecodedToken) -> Verdict { verifier.verify(token, expecting: expectations) }
     }
 
-    static func verifier(_ ring: KeyRing = ring("test-rsa2048.pub.pem"), now: TokenTimestamp = issued,
-                         configure: (inout Configuration) -> Void = { _ in }) -> ExpectingVerifier {
+    static func verifier(
+        _ ring: KeyRing = ring("test-rsa2048.pub.pem"),
+        now: TokenTimestamp = issued,
+        configure: (inout Configuration) -> Void = { _ in }
+    ) -> ExpectingVerifier {
         var configuration = Configuration()
         configure(&configuration)
-        let policy = VerificationPolicy(requestorID: configuration.requestorID, allowedMVPDs: configuration.allowedMVPDs,
-                                        leewayMilliseconds: configuration.leewayMilliseconds,
-                                        replayStore: configuration.replayStore, clock: { now })
-        return ExpectingVerifier(verifier: TokenVerifier(signature: .trustedKeys(ring), policy: policy),
-                                 expectations: RequestExpectations(resourceID: configuration.resourceID, device: configuration.device))
+        let policy = VerificationPolicy(
+            requestorID: configuration.requestorID,
+            allowedMVPDs: configuration.allowedMVPDs,
+            leewayMilliseconds: configuration.leewayMilliseconds,
+            replayStore: configuration.replayStore,
+            clock: { now }
+        )
+        return ExpectingVerifier(
+            verifier: TokenVerifier(signature: .trustedKeys(ring), policy: policy),
+            expectations: RequestExpectations(resourceID: configuration.resourceID, device: configuration.device)
+        )
     }
 
     static func at(_ milliseconds: Int64, from base: TokenTimestamp = issued) -> TokenTimestamp {

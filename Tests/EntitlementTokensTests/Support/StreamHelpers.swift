@@ -1,6 +1,7 @@
 import Testing
-@testable import EntitlementTokens
 import TokenTestSupport
+
+@testable import EntitlementTokens
 
 enum StreamHelpers {
     /// Feeds `text` whole and returns every record.
@@ -22,8 +23,13 @@ enum StreamHelpers {
 
     /// Feeds `bytes` whole, byte by byte and at `randomSplits` sets of random cut
     /// points, expects the same records every way (docs/DESIGN.md#the-librarys-habits), and returns them.
-    static func decodeEveryWay(_ bytes: [UInt8], configuration: DecoderConfiguration = .default, randomSplits: Int = 20,
-                               seed: UInt64 = 0x5EED, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> [DecodedRecord] {
+    static func decodeEveryWay(
+        _ bytes: [UInt8],
+        configuration: DecoderConfiguration = .default,
+        randomSplits: Int = 20,
+        seed: UInt64 = 0x5EED,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) -> [DecodedRecord] {
         let whole = decode(bytes, splits: [], configuration: configuration)
         let expected = whole.map(summary)
         let byteByByte = decode(bytes, splits: Array(0..<bytes.count), configuration: configuration).map(summary)
@@ -32,14 +38,21 @@ enum StreamHelpers {
         for _ in 0..<randomSplits {
             let count = Int.random(in: 1...12, using: &generator)
             let splits = (0..<count).map { _ in Int.random(in: 0...bytes.count, using: &generator) }.sorted()
-            #expect(decode(bytes, splits: splits, configuration: configuration).map(summary) == expected, "splits \(splits)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                decode(bytes, splits: splits, configuration: configuration).map(summary) == expected,
+                "splits \(splits)",
+                sourceLocation: sourceLocation
+            )
         }
         return whole
     }
 
-    static func decodeEveryWay(_ text: String, configuration: DecoderConfiguration = .default, randomSplits: Int = 20,
-                               sourceLocation: Testing.SourceLocation = #_sourceLocation) -> [DecodedRecord] {
+    static func decodeEveryWay(
+        _ text: String,
+        configuration: DecoderConfiguration = .default,
+        randomSplits: Int = 20,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) -> [DecodedRecord] {
         decodeEveryWay(Array(text.utf8), configuration: configuration, randomSplits: randomSplits, sourceLocation: sourceLocation)
     }
 

@@ -31,8 +31,12 @@ enum CATGateFixtures {
     /// What the gate's issuer writes for the folder `/hls/tnt/` at `now`
     /// (seconds), good for `lifetime` seconds, with a fresh random `cti`.
     static func standardClaims(now: Int64, lifetime: Int64 = 600, issuer: String = "cdn.example") -> [CBORMapEntry] {
-        let parameters = CDNIssueParameters(url: try! CDNURL(parsing: "https://origin.example/hls/tnt/master.m3u8"), scope: .folder,
-                                            now: now, lifetime: lifetime)
+        let parameters = CDNIssueParameters(
+            url: try! CDNURL(parsing: "https://origin.example/hls/tnt/master.m3u8"),
+            scope: .folder,
+            now: now,
+            lifetime: lifetime
+        )
         return try! CommonAccessTokenIssuer.claims(for: parameters, issuer: issuer, cti: randomCTI()).claims
     }
 

@@ -1,8 +1,9 @@
-@testable import EntitlementTokens
-@testable import EntitlementTokensRedis
 import Foundation
 import RedisRESP
 import Synchronization
+
+@testable import EntitlementTokens
+@testable import EntitlementTokensRedis
 
 /// The load of the failover tests: a stream of distinct media tokens, each
 /// minted just before it is sent, presented to gate `k` and at once a second
@@ -87,7 +88,10 @@ final class FailoverStream: @unchecked Sendable {
                             token.presentations.append(present(forms[(sequence + copy) % forms.count], to: gate, over: clients[gate]))
                         }
                         let sentAt = token.presentations[0].sentAt
-                        let index = tokens.withLock { $0.append(token); return $0.count - 1 }
+                        let index = tokens.withLock {
+                            $0.append(token)
+                            return $0.count - 1
+                        }
                         if let replayAge {
                             spent.append((index, sentAt))
                             while let oldest = spent.first, now() - oldest.sentAt >= replayAge {
@@ -154,7 +158,9 @@ final class FailoverStream: @unchecked Sendable {
     /// The replay key the gate writes for this token: the prefix and the
     /// SHA-256 of its signed bytes in Base64url (docs/DESIGN.md#one-time-use-across-a-fleet), as the store computes it.
     static func replayKey(ofRawForm percentEncoded: String) throws -> [UInt8] {
-        guard let raw = percentEncoded.removingPercentEncoding else { throw RawHTTP.Failure(description: "a minted token that is not percent-encoded") }
+        guard let raw = percentEncoded.removingPercentEncoding else {
+            throw RawHTTP.Failure(description: "a minted token that is not percent-encoded")
+        }
         let token = try TokenDecoder().decode(raw)
         let identity = ReplayIdentity(sha256Of: token.signedBytes.span)
         return ReplayKey.bytes(prefix: Array(RedisReplayStore.defaultKeyPrefix.utf8), identity: identity)

@@ -37,8 +37,10 @@ enum FailoverSettings {
     /// With it, docs/REDIS.md's `repl-diskless-sync-delay 0`: a replica that needs a full resync
     /// from a newly promoted primary otherwise waits Redis's default 5 s for it, and the new
     /// primary refuses every write (`NOREPLICAS`) until the replica is back.
-    static let minReplicas = [["CONFIG", "SET", "min-replicas-to-write", "1"], ["CONFIG", "SET", "min-replicas-max-lag", "2"],
-                              ["CONFIG", "SET", "repl-diskless-sync-delay", "0"]]
+    static let minReplicas = [
+        ["CONFIG", "SET", "min-replicas-to-write", "1"], ["CONFIG", "SET", "min-replicas-max-lag", "2"],
+        ["CONFIG", "SET", "repl-diskless-sync-delay", "0"],
+    ]
 
     static func apply(to ports: [Int]) throws {
         for port in ports {
@@ -107,7 +109,10 @@ final class SentinelFailoverTopology: FailoverTopology, @unchecked Sendable {
     }
 
     private func waitUntilBothReplicasAreKnown() throws {
-        try Integration.waitUntil("every sentinel names one primary, both replicas replicate it, and every sentinel lists both as healthy replicas", seconds: 60) {
+        try Integration.waitUntil(
+            "every sentinel names one primary, both replicas replicate it, and every sentinel lists both as healthy replicas",
+            seconds: 60
+        ) {
             let primary = try currentPrimaryPort()
             let replicaPorts = servers.map(\.port).filter { $0 != primary }
             for port in replicaPorts where try !FailoverSettings.replicates(port: port, primaryPort: primary) { return false }
@@ -167,11 +172,14 @@ final class SentinelFailoverTopology: FailoverTopology, @unchecked Sendable {
         let named = group.sentinels.map { (try? group.primaryPort(accordingTo: $0)).flatMap { $0 }.map(String.init) ?? "?" }
         let servers = servers.map { server -> String in
             let fields = (try? FailoverSettings.replication(port: server.port)) ?? [:]
-            return "\(server.port) \(fields["role"] ?? "down") replicas \(fields["connected_slaves"] ?? "-") of \(fields["master_port"] ?? "-") link \(fields["master_link_status"] ?? "-")"
+            return
+                "\(server.port) \(fields["role"] ?? "down") replicas \(fields["connected_slaves"] ?? "-") of \(fields["master_port"] ?? "-") link \(fields["master_link_status"] ?? "-")"
         }
         // The sentinels' own account of the failover (elections, promotions, reconfigurations), for a run that missed.
-        let words = ["+try-failover", "+elected-leader", "+selected-slave", "+promoted-slave", "+switch-master",
-                     "+slave-reconf", "-failover-abort", "+failover-end", "+convert-to-slave"]
+        let words = [
+            "+try-failover", "+elected-leader", "+selected-slave", "+promoted-slave", "+switch-master",
+            "+slave-reconf", "-failover-abort", "+failover-end", "+convert-to-slave",
+        ]
         let events = group.sentinels.enumerated().flatMap { index, sentinel in
             sentinel.log.split(separator: "\n").filter { line in words.contains { line.contains($0) } }.map { "sentinel \(index): \($0)" }
         }
@@ -235,7 +243,8 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
         init?(_ line: Substring) {
             let fields = line.split(separator: " ")
             guard fields.count >= 8, let at = fields[1].firstIndex(of: "@"), let colon = fields[1][..<at].lastIndex(of: ":"),
-                  let port = Int(fields[1][fields[1].index(after: colon)..<at]) else { return nil }
+                let port = Int(fields[1][fields[1].index(after: colon)..<at])
+            else { return nil }
             id = String(fields[0])
             host = String(fields[1][..<colon])
             self.port = port
@@ -274,7 +283,8 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
     static func everyShardHasTwoReplicas(_ views: [[Node]], inSync: (_ replica: Node, _ primary: Node) throws -> Bool) throws -> Bool {
         for view in views {
             guard view.count == views.count,
-                  view.allSatisfy({ $0.flags.isDisjoint(with: ["fail", "fail?", "handshake", "noaddr"]) }) else { return false }
+                view.allSatisfy({ $0.flags.isDisjoint(with: ["fail", "fail?", "handshake", "noaddr"]) })
+            else { return false }
             let primaries = view.filter { $0.flags.contains("master") }
             guard primaries.count == 3 else { return false }
             for primary in primaries {
@@ -290,7 +300,8 @@ final class ClusterFailoverTopology: FailoverTopology, @unchecked Sendable {
         let view = try nodes(accordingTo: cluster.nodes[0].port)
         // The primary of slot 0's shard, so repetitions rotate through the nodes that shard's replicas are.
         guard let primary = view.first(where: { $0.flags.contains("master") && $0.slots.contains { $0.contains(0) } }),
-              let server = cluster.node(port: primary.port) else {
+            let server = cluster.node(port: primary.port)
+        else {
             throw RedisServerError(description: "no primary serves slot 0")
         }
         let replicaPorts = view.filter { $0.primaryID == primary.id }.map(\.port)

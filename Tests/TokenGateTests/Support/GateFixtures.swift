@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import Logging
 import Synchronization
+
 @testable import TokenGate
 
 /// Signed tokens, configurations and gates for the tests, from the
@@ -13,18 +14,31 @@ enum GateFixtures {
     static let publicKey = keys.appendingPathComponent("trusted/test-rsa2048.pub.pem").path
     static let untrustedKeyPath = keys.appendingPathComponent("test-untrusted-rsa2048.pem").path
 
-    static let signingKey: SigningKey = try! SigningKey(bytes: [UInt8](FileManager.default.contents(
-        atPath: keys.appendingPathComponent("test-rsa2048.pem").path)!), source: "test-rsa2048.pem")
-    static let untrustedKey: SigningKey = try! SigningKey(bytes: [UInt8](FileManager.default.contents(atPath: untrustedKeyPath)!),
-                                                          source: "untrusted")
+    static let signingKey: SigningKey = try! SigningKey(
+        bytes: [UInt8](
+            FileManager.default.contents(
+                atPath: keys.appendingPathComponent("test-rsa2048.pem").path
+            )!
+        ),
+        source: "test-rsa2048.pem"
+    )
+    static let untrustedKey: SigningKey = try! SigningKey(
+        bytes: [UInt8](FileManager.default.contents(atPath: untrustedKeyPath)!),
+        source: "untrusted"
+    )
 
     /// 2016-03-17T22:01:31Z, as the library's tests.
     static let issued = TokenTimestamp(millisecondsSince1970: 1_458_252_091_000)!
 
     static func at(_ milliseconds: Int64) -> TokenTimestamp { issued.adding(milliseconds: milliseconds)! }
 
-    static func request(_ kind: TokenKind = .media, resource: String = "TNT", requestor: String = "TNT",
-                        mvpd: String = "Comcast_SSO", guid: String = UUID().uuidString) -> MintRequest {
+    static func request(
+        _ kind: TokenKind = .media,
+        resource: String = "TNT",
+        requestor: String = "TNT",
+        mvpd: String = "Comcast_SSO",
+        guid: String = UUID().uuidString
+    ) -> MintRequest {
         var request = MintRequest(kind: kind, requestorID: requestor, resourceID: resource, issueTime: issued)
         request.mvpdID = mvpd
         request.sessionGUID = guid
@@ -43,8 +57,12 @@ enum GateFixtures {
     /// other controls): made from a minted element with placeholders, the
     /// hostile text written as character references (which XML keeps, where
     /// it would normalise a literal CR LF), then signed.
-    static func hostileToken(_ kind: TokenKind = .authorization, resource: String, mvpd: String,
-                             key: SigningKey = signingKey) -> String {
+    static func hostileToken(
+        _ kind: TokenKind = .authorization,
+        resource: String,
+        mvpd: String,
+        key: SigningKey = signingKey
+    ) -> String {
         var request = request(kind, resource: "HOSTILE-RESOURCE", mvpd: "HOSTILE-MVPD")
         request.sessionGUID = nil
         func escaped(_ text: String) -> String {
@@ -53,7 +71,7 @@ enum GateFixtures {
                 case "&": "&amp;"
                 case "<": "&lt;"
                 case ">": "&gt;"
-                case _ where scalar.value < 0x20: "&#\(scalar.value);"   // XML 1.0 allows only tab, LF, CR here
+                case _ where scalar.value < 0x20: "&#\(scalar.value);"  // XML 1.0 allows only tab, LF, CR here
                 default: String(scalar)
                 }
             }.joined()
@@ -85,8 +103,12 @@ enum GateFixtures {
         func advance(_ milliseconds: Int64) { now.withLock { $0 = $0.adding(milliseconds: milliseconds)! } }
     }
 
-    static func runtime(_ extra: [String] = [], base: [String] = baseArguments, clock: Clock = Clock(),
-                        logs: LogCapture = LogCapture()) throws -> GateRuntime {
+    static func runtime(
+        _ extra: [String] = [],
+        base: [String] = baseArguments,
+        clock: Clock = Clock(),
+        logs: LogCapture = LogCapture()
+    ) throws -> GateRuntime {
         try GateRuntime(configuration: configuration(extra, base: base), logger: logs.logger, clock: { clock.read() })
     }
 
@@ -97,8 +119,11 @@ enum GateFixtures {
         return url
     }
 
-    static func sessionSecret(_ text: String = String(repeating: "s3cr3t-", count: 6), in directory: URL,
-                              name: String = "session.key") -> String {
+    static func sessionSecret(
+        _ text: String = String(repeating: "s3cr3t-", count: 6),
+        in directory: URL,
+        name: String = "session.key"
+    ) -> String {
         let path = directory.appendingPathComponent(name).path
         FileManager.default.createFile(atPath: path, contents: Data((text + "\n").utf8))
         return path

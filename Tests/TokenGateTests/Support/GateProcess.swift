@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,8 @@ import Glibc
 final class GateProcess: @unchecked Sendable {
     /// `TOKENGATE_BINARY` when set (`Benchmarks/fleet` points it at a
     /// release build), otherwise the build the tests run from.
-    static let binary: URL? = ProcessInfo.processInfo.environment["TOKENGATE_BINARY"].map { URL(fileURLWithPath: $0) }
+    static let binary: URL? =
+        ProcessInfo.processInfo.environment["TOKENGATE_BINARY"].map { URL(fileURLWithPath: $0) }
         ?? ExecutableTests.binary
 
     let port: Int
@@ -29,8 +31,11 @@ final class GateProcess: @unchecked Sendable {
         self.port = try port ?? RawHTTP.freePort()
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("tokengate-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let serve = ["serve", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT",
-                     "--listen", "127.0.0.1:\(self.port)", "--log-format", "json", "--shutdown-grace", "0"] + arguments
+        let serve =
+            [
+                "serve", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT",
+                "--listen", "127.0.0.1:\(self.port)", "--log-format", "json", "--shutdown-grace", "0",
+            ] + arguments
         if let network {
             process.executableURL = URL(fileURLWithPath: NetworkNamespaces.ip ?? "/usr/sbin/ip")
             process.arguments = ["netns", "exec", network.hub, binary.path] + serve

@@ -1,6 +1,7 @@
 import Foundation
-import Synchronization
 import IntegrationSupport
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +30,10 @@ final class NetworkNamespaces: @unchecked Sendable {
     /// Names carry the test's pid, so two runs never share a namespace.
     init() throws {
         guard Self.usable else {
-            throw RedisServerError(description: "network namespaces need root, ip (Debian: iproute2) and iptables (Debian: iptables), and TOKENINSPECT_INTEGRATION=require")
+            throw RedisServerError(
+                description:
+                    "network namespaces need root, ip (Debian: iproute2) and iptables (Debian: iptables), and TOKENINSPECT_INTEGRATION=require"
+            )
         }
         prefix = "tgcut\(getpid())-\(UInt16.random(in: 0...UInt16.max))"
         hub = prefix + "-hub"
@@ -107,7 +111,12 @@ final class NetworkNamespaces: @unchecked Sendable {
             let outcome = Mutex<Result<T, any Error>?>(nil)
             let finished = DispatchSemaphore(value: 0)
             Thread {
-                outcome.withLock { $0 = Result { try self.enterHub(); return try body() } }
+                outcome.withLock {
+                    $0 = Result {
+                        try self.enterHub()
+                        return try body()
+                    }
+                }
                 finished.signal()
             }.start()
             finished.wait()

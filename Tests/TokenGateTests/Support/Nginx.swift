@@ -90,7 +90,7 @@ final class Nginx: @unchecked Sendable {
 
     func stop() {
         if process.isRunning {
-            process.terminate()   // SIGTERM: nginx's fast shutdown
+            process.terminate()  // SIGTERM: nginx's fast shutdown
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: prefix)

@@ -22,7 +22,8 @@ struct TokenGateLogLine {
 
     init?(_ line: String) {
         guard let requestStart = line.range(of: " \""),
-              let requestEnd = line.range(of: "\" ", range: requestStart.upperBound..<line.endIndex) else { return nil }
+            let requestEnd = line.range(of: "\" ", range: requestStart.upperBound..<line.endIndex)
+        else { return nil }
         request = String(line[requestStart.upperBound..<requestEnd.lowerBound])
         let rest = line[requestEnd.upperBound...]
         guard let status = Int(rest.prefix { $0 != " " }) else { return nil }
@@ -32,8 +33,9 @@ struct TokenGateLogLine {
             return String(rest[start.upperBound...].prefix { $0 != " " })
         }
         guard let gate = word("gate"), let tokenStatus = word("token_status"),
-              let reasonStart = rest.range(of: " reason=\""),
-              let reasonEnd = rest.range(of: "\" resource=", range: reasonStart.upperBound..<rest.endIndex) else { return nil }
+            let reasonStart = rest.range(of: " reason=\""),
+            let reasonEnd = rest.range(of: "\" resource=", range: reasonStart.upperBound..<rest.endIndex)
+        else { return nil }
         self.gate = gate
         self.tokenStatus = tokenStatus
         let reason = Self.unescaped(String(rest[reasonStart.upperBound..<reasonEnd.lowerBound]))
@@ -41,15 +43,18 @@ struct TokenGateLogLine {
     }
 
     /// The names whose values the shipped site's access log replaces (deploy/nginx/tokengate.conf).
-    static let credentialNames: Set<String> = ["token", "auth", "tgs", "cat", "__token__", "hdnts", "hdnea", "hdntl",
-                                               "policy", "signature", "md5"]
+    static let credentialNames: Set<String> = [
+        "token", "auth", "tgs", "cat", "__token__", "hdnts", "hdnea", "hdntl",
+        "policy", "signature", "md5",
+    ]
 
     /// `target` as the shipped site logs it: each credential parameter's value (names in any case) is REDACTED.
     static func redacted(_ target: String) -> String {
         guard let question = target.firstIndex(of: "?") else { return target }
         let parameters = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { parameter in
             guard let equals = parameter.firstIndex(of: "="),
-                  credentialNames.contains(parameter[..<equals].lowercased()) else { return String(parameter) }
+                credentialNames.contains(parameter[..<equals].lowercased())
+            else { return String(parameter) }
             return parameter[...equals] + "REDACTED"
         }
         return target[...question] + parameters.joined(separator: "&")
@@ -62,7 +67,8 @@ struct TokenGateLogLine {
         var index = 0
         while index < utf8.count {
             if utf8[index] == UInt8(ascii: "\\"), index + 3 < utf8.count, utf8[index + 1] == UInt8(ascii: "x"),
-               let byte = UInt8(String(decoding: utf8[(index + 2)...(index + 3)], as: UTF8.self), radix: 16) {
+                let byte = UInt8(String(decoding: utf8[(index + 2)...(index + 3)], as: UTF8.self), radix: 16)
+            {
                 bytes.append(byte)
                 index += 4
             } else {

@@ -1,5 +1,6 @@
 import Foundation
 import IntegrationSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,19 +45,24 @@ final class PartitionedClusterTopology: FailoverTopology, @unchecked Sendable {
                 let (namespace, address) = try network.addHost()
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("redis-cut-\(UUID().uuidString)")
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let arguments = ["--bind", address, "--port", String(Self.port), "--protected-mode", "no",
-                                 "--save", "", "--appendonly", "no", "--daemonize", "no",
-                                 "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path,
-                                 "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                 "--cluster-node-timeout", String(Self.nodeTimeoutMilliseconds),
-                                 "--cluster-require-full-coverage", "no", "--cluster-announce-ip", address,
-                                 "--cluster-allow-replica-migration", "no"] + settings
+                let arguments =
+                    [
+                        "--bind", address, "--port", String(Self.port), "--protected-mode", "no",
+                        "--save", "", "--appendonly", "no", "--daemonize", "no",
+                        "--dir", directory.path, "--logfile", directory.appendingPathComponent("redis.log").path,
+                        "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                        "--cluster-node-timeout", String(Self.nodeTimeoutMilliseconds),
+                        "--cluster-require-full-coverage", "no", "--cluster-announce-ip", address,
+                        "--cluster-allow-replica-migration", "no",
+                    ] + settings
                 let process = try network.launch(namespace, redisServer, arguments)
                 servers.append(Server(namespace: namespace, address: address, directory: directory, process: process))
             }
             for server in servers {
                 try Integration.waitUntil("redis-server on \(server.address) answers", seconds: 10) {
-                    guard server.process.isRunning else { throw RedisServerError(description: "redis-server on \(server.address) exited: \(log(server).suffix(600))") }
+                    guard server.process.isRunning else {
+                        throw RedisServerError(description: "redis-server on \(server.address) exited: \(log(server).suffix(600))")
+                    }
                     return try cli(server.address, ["PING"]).contains("PONG")
                 }
             }
@@ -115,7 +121,8 @@ final class PartitionedClusterTopology: FailoverTopology, @unchecked Sendable {
     func failPrimary() throws {
         let view = try nodes(accordingTo: servers[0].address)
         guard let primary = view.first(where: { $0.flags.contains("master") && $0.slots.contains { $0.contains(0) } }),
-              let index = servers.firstIndex(where: { $0.address == primary.host }) else {
+            let index = servers.firstIndex(where: { $0.address == primary.host })
+        else {
             throw RedisServerError(description: "no primary serves slot 0")
         }
         let replicaAddresses = view.filter { $0.primaryID == primary.id }.map(\.host)
@@ -138,7 +145,8 @@ final class PartitionedClusterTopology: FailoverTopology, @unchecked Sendable {
         let index = lock.withLock { victim.server }
         let healthy = servers.indices.first { $0 != index } ?? 0
         let seen = (try? cli(servers[healthy].address, ["CLUSTER", "NODES"])) ?? "CLUSTER NODES did not answer"
-        let cutOff = (try? cli(servers[index].address, ["CLUSTER", "INFO"]))?.split(whereSeparator: \.isNewline)
+        let cutOff =
+            (try? cli(servers[index].address, ["CLUSTER", "INFO"]))?.split(whereSeparator: \.isNewline)
             .first { $0.hasPrefix("cluster_state") } ?? "?"
         return "the cut-off node \(servers[index].address): \(cutOff); the cluster as \(servers[healthy].address) sees it:\n\(seen)"
     }

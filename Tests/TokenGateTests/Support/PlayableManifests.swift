@@ -89,7 +89,9 @@ struct PlayableManifests {
         let lines = text.components(separatedBy: "\n")
         let matching = lines.indices.filter { lines[$0].hasPrefix(prefix) }
         guard matching.count == 1, let slash = lines[matching[0]].dropFirst(prefix.count).firstIndex(of: "/") else {
-            throw Mismatch(description: "configmap.yaml: \(matching.count) lines start with \(prefix.trimmingCharacters(in: .whitespaces)), not one with a /")
+            throw Mismatch(
+                description: "configmap.yaml: \(matching.count) lines start with \(prefix.trimmingCharacters(in: .whitespaces)), not one with a /"
+            )
         }
         var changed = lines
         changed[matching[0]] = prefix + hosts + lines[matching[0]][slash...]
@@ -103,7 +105,8 @@ struct PlayableManifests {
         var lines = text.components(separatedBy: "\n")
         let start = lines.firstIndex(of: String(header.dropLast()))!
         var end = start + 1
-        while end < lines.count, lines[end].prefix { $0 == " " }.count > indent || lines[end].hasPrefix(String(repeating: " ", count: indent) + "- ") {
+        while end < lines.count, lines[end].prefix { $0 == " " }.count > indent || lines[end].hasPrefix(String(repeating: " ", count: indent) + "- ")
+        {
             end += 1
         }
         lines.removeSubrange(start..<end)
@@ -123,17 +126,23 @@ struct PlayableManifests {
         var items: [String: [String]] = [:]
         var secret: String?
         for line in deployment.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            if line.hasPrefix("secretName: ") { secret = String(line.dropFirst("secretName: ".count)); items[secret!, default: []] = [] }
-            else if line.hasPrefix("- name: ") { secret = nil }
-            else if let name = secret, line.hasPrefix("- key: ") { items[name, default: []].append(String(line.dropFirst("- key: ".count))) }
+            if line.hasPrefix("secretName: ") {
+                secret = String(line.dropFirst("secretName: ".count))
+                items[secret!, default: []] = []
+            } else if line.hasPrefix("- name: ") {
+                secret = nil
+            } else if let name = secret, line.hasPrefix("- key: ") {
+                items[name, default: []].append(String(line.dropFirst("- key: ".count)))
+            }
         }
         return items
     }
 
     static func firstMatch(_ pattern: String, in text: String) -> String? {
         guard let expression = try? NSRegularExpression(pattern: pattern),
-              let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-              match.numberOfRanges > 1, let range = Range(match.range(at: 1), in: text) else { return nil }
+            let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+            match.numberOfRanges > 1, let range = Range(match.range(at: 1), in: text)
+        else { return nil }
         return String(text[range])
     }
 }

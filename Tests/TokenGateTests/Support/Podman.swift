@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,7 +35,9 @@ final class Podman: Sendable {
 
     init() throws {
         guard let binary = Self.binary, Self.runc != nil else {
-            throw RawHTTP.Failure(description: "podman and runc are required but not installed: apt-get install \(Self.missing.joined(separator: " "))")
+            throw RawHTTP.Failure(
+                description: "podman and runc are required but not installed: apt-get install \(Self.missing.joined(separator: " "))"
+            )
         }
         _ = binary
         // Short: conmon's sockets live under the run root, and a socket's path has 108 bytes at most.
@@ -52,8 +55,11 @@ final class Podman: Sendable {
     }
 
     var globalOptions: [String] {
-        ["--root", folder.appendingPathComponent("root").path, "--runroot", folder.appendingPathComponent("run").path,
-         "--tmpdir", folder.appendingPathComponent("tmp").path, "--storage-driver", "vfs", "--runtime", "runc", "--cgroup-manager", "cgroupfs", "--events-backend", "file"]
+        [
+            "--root", folder.appendingPathComponent("root").path, "--runroot", folder.appendingPathComponent("run").path,
+            "--tmpdir", folder.appendingPathComponent("tmp").path, "--storage-driver", "vfs", "--runtime", "runc", "--cgroup-manager", "cgroupfs",
+            "--events-backend", "file",
+        ]
     }
 
     /// `podman OPTIONS… arguments`, to its end.
@@ -69,8 +75,11 @@ final class Podman: Sendable {
     /// unseen for as long as the pod runs.
     func runLeavingContainers(_ arguments: [String], timeout: TimeInterval = 180) throws -> Shell.Result {
         let closingDescriptors = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi; done; exec "$@""#
-        return try Shell.run(["/bin/bash", "-c", closingDescriptors, "podman", Self.binary!] + globalOptions + arguments,
-                             environment: environment, timeout: timeout)
+        return try Shell.run(
+            ["/bin/bash", "-c", closingDescriptors, "podman", Self.binary!] + globalOptions + arguments,
+            environment: environment,
+            timeout: timeout
+        )
     }
 
     /// `podman run arguments` in the foreground, its output in a file, until

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// A minimal HTTP/1.1 client over a blocking loopback socket, for the
 /// integration tests: it shows the answer's header block byte for byte

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import TokenGate
 
 /// One `/metrics` exposition as the tests read it (Prometheus' text format:

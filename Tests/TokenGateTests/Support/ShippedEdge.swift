@@ -45,12 +45,18 @@ struct ShippedEdge {
             let expression = try SecureLinkExpression(parsing: settings.secureLinkMD5 ?? "")
             let line = "secure_link_md5 \"\(expression.nginxValue(secretText: Self.secretPlaceholder))\";"
             guard shipped.contains(line) else {
-                throw RawHTTP.Failure(description: "deploy/cdn/\(name).profile signs `\(expression)`, but deploy/nginx/tokengate-edge.conf has no `\(line)`")
+                throw RawHTTP.Failure(
+                    description: "deploy/cdn/\(name).profile signs `\(expression)`, but deploy/nginx/tokengate-edge.conf has no `\(line)`"
+                )
             }
-            let profile = try Self.substitute(text, in: "deploy/cdn/\(name).profile", [
-                ("key = nginx-edge.secret", "key = \(secretPath.path)"),
-                (Self.exampleEdge, edge),
-            ] + (settings.cookieDomain == nil ? [] : [("cookie-domain = \(Self.exampleDomain)", "cookie-domain = \(cookieDomain)")]))
+            let profile = try Self.substitute(
+                text,
+                in: "deploy/cdn/\(name).profile",
+                [
+                    ("key = nginx-edge.secret", "key = \(secretPath.path)"),
+                    (Self.exampleEdge, edge),
+                ] + (settings.cookieDomain == nil ? [] : [("cookie-domain = \(Self.exampleDomain)", "cookie-domain = \(cookieDomain)")])
+            )
             let path = directory.appendingPathComponent("\(name).profile")
             try Data(profile.utf8).write(to: path)
             profiles[name] = path.path

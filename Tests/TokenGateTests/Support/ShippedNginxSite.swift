@@ -36,8 +36,17 @@ struct ShippedNginxSite {
     /// two cooperative threads with every other test running at that moment,
     /// so the shipped 2 s (right for a gate with its own process) can pass
     /// before it is scheduled; a test about outages keeps the shipped value.
-    init(gate: Int, moreGates: [Int] = [], origin: Int, port: Int, playerOrigin: String? = nil, https: HTTPS? = nil,
-         serverLines: String = "", gateReadTimeout: String? = nil, directory: URL = Self.directory) throws {
+    init(
+        gate: Int,
+        moreGates: [Int] = [],
+        origin: Int,
+        port: Int,
+        playerOrigin: String? = nil,
+        https: HTTPS? = nil,
+        serverLines: String = "",
+        gateReadTimeout: String? = nil,
+        directory: URL = Self.directory
+    ) throws {
         let shipped = try String(contentsOf: directory.appendingPathComponent("tokengate.conf"), encoding: .utf8)
         // The gate's server line, with whatever parameters the site gives it, once per gate.
         guard let line = shipped.firstMatch(of: #/server 127\.0\.0\.1:8089(?<parameters>[^;]*);/#) else {
@@ -85,15 +94,18 @@ struct ShippedNginxSite {
 
     /// A self-signed certificate and its key for `names`, made by `openssl` in
     /// `directory`; nil when openssl is not installed.
-    static func selfSignedCertificate(in directory: URL, names: [String] = ["media.test", "localhost"]) throws -> (certificate: String, key: String)? {
+    static func selfSignedCertificate(in directory: URL, names: [String] = ["media.test", "localhost"]) throws -> (certificate: String, key: String)?
+    {
         guard let openssl = Browser.find(["openssl"]) else { return nil }
         let certificate = directory.appendingPathComponent("site.pem").path
         let key = directory.appendingPathComponent("site.key").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=\(names[0])",
-                             "-addext", "subjectAltName=" + names.map { "DNS:\($0)" }.joined(separator: ",") + ",IP:127.0.0.1",
-                             "-keyout", key, "-out", certificate]
+        process.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=\(names[0])",
+            "-addext", "subjectAltName=" + names.map { "DNS:\($0)" }.joined(separator: ",") + ",IP:127.0.0.1",
+            "-keyout", key, "-out", certificate,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

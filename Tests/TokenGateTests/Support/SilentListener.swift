@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// A loopback port that accepts connections (the kernel completes them from
 /// the listen backlog) and never answers: a gate that hangs, for a proxy's

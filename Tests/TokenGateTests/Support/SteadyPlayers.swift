@@ -85,8 +85,12 @@ final class SteadyPlayers: Sendable {
             if wait > 0 { usleep(UInt32(wait * 1_000_000)) } else if wait < -0.5 { tally.late += 1 }
             tally.players += 1
             let token = tokens[player]
-            func send(_ step: String, _ target: String, headers: [(String, String)] = [],
-                      expecting expected: (Int, String)) -> RawHTTP.Answer? {
+            func send(
+                _ step: String,
+                _ target: String,
+                headers: [(String, String)] = [],
+                expecting expected: (Int, String)
+            ) -> RawHTTP.Answer? {
                 tally.requests += 1
                 let at = elapsed
                 do {

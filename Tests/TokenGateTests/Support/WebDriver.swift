@@ -38,8 +38,10 @@ final class Browser: @unchecked Sendable {
     /// `--host-resolver-rules=MAP media.test 127.0.0.1`).
     init(arguments extra: [String] = []) throws {
         guard let chromium = Self.chromium, let chromedriver = Self.chromedriver else {
-            throw Failure(description: "chromium and chromedriver are required (TOKENINSPECT_INTEGRATION=require) but not installed: "
-                + "apt-get install chromium chromium-driver")
+            throw Failure(
+                description: "chromium and chromedriver are required (TOKENINSPECT_INTEGRATION=require) but not installed: "
+                    + "apt-get install chromium chromium-driver"
+            )
         }
         driverPort = try RawHTTP.freePort()
         profile = GateFixtures.temporaryDirectory()
@@ -51,7 +53,9 @@ final class Browser: @unchecked Sendable {
         try driver.run()
         var ready = false
         for _ in 0..<200 where !ready {
-            if let status = try? command("GET", "/status") as? [String: Any], status["ready"] as? Bool == true { ready = true } else {
+            if let status = try? command("GET", "/status") as? [String: Any], status["ready"] as? Bool == true {
+                ready = true
+            } else {
                 Thread.sleep(forTimeInterval: 0.05)
             }
         }
@@ -59,15 +63,21 @@ final class Browser: @unchecked Sendable {
             stop()
             throw Failure(description: "chromedriver did not answer on port \(driverPort)")
         }
-        var arguments = ["--headless=new", "--disable-gpu", "--window-size=1280,1800", "--user-data-dir=\(profile.path)",
-                         "--no-first-run", "--disable-extensions", "--disable-background-networking", "--disable-sync"]
+        var arguments = [
+            "--headless=new", "--disable-gpu", "--window-size=1280,1800", "--user-data-dir=\(profile.path)",
+            "--no-first-run", "--disable-extensions", "--disable-background-networking", "--disable-sync",
+        ]
         if geteuid() == 0 { arguments.append("--no-sandbox") }
         arguments += extra
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-            "browserName": "chrome",
-            "goog:chromeOptions": ["binary": chromium, "args": arguments],
-            "goog:loggingPrefs": ["browser": "ALL", "performance": "ALL"],
-        ]]]
+        let capabilities: [String: Any] = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:chromeOptions": ["binary": chromium, "args": arguments],
+                    "goog:loggingPrefs": ["browser": "ALL", "performance": "ALL"],
+                ]
+            ]
+        ]
         do {
             let created = try command("POST", "/session", capabilities) as? [String: Any]
             guard let id = created?["sessionId"] as? String else { throw Failure(description: "no session: \(String(describing: created))") }

@@ -60,7 +60,11 @@ extension CBORValue {
         case .float(_, let byteCount):
             let value = doubleValue ?? .nan
             let text: String
-            if value.isNaN { text = "NaN" } else if value.isInfinite { text = value < 0 ? "-Infinity" : "Infinity" } else {
+            if value.isNaN {
+                text = "NaN"
+            } else if value.isInfinite {
+                text = value < 0 ? "-Infinity" : "Infinity"
+            } else {
                 let plain = String(value)
                 text = plain.contains(".") || plain.contains("e") ? plain : plain + ".0"
             }

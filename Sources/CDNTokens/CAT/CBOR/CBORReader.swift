@@ -38,7 +38,11 @@ struct CBORCursor {
         let major = initial >> 5
         let additional = initial & 0x1F
         if additional == 31 {
-            throw CBORError(.indefiniteLength, at: start, major == 7 ? "a break byte outside an indefinite-length item" : "an indefinite length (only definite lengths are read)")
+            throw CBORError(
+                .indefiniteLength,
+                at: start,
+                major == 7 ? "a break byte outside an indefinite-length item" : "an indefinite length (only definite lengths are read)"
+            )
         }
         if major == 7 { return try readSimpleOrFloat(additional, start: start) }
         let argument = try readArgument(additional, start: start)
@@ -83,7 +87,7 @@ struct CBORCursor {
                 entries.append(CBORMapEntry(key, try readItem(depth: depth + 1)))
             }
             return .map(entries)
-        default: // 6
+        default:  // 6
             return .tagged(argument, try readItem(depth: depth + 1))
         }
     }

@@ -110,8 +110,15 @@ public struct COSEMessage: Sendable, Hashable {
 
     /// A message to be written: the protected header is encoded here, and its
     /// bytes are what the tag or signature must cover.
-    init(structure: Structure, protectedHeader: [CBORMapEntry], unprotectedHeader: [CBORMapEntry], payload: [UInt8],
-         authenticationTag: [UInt8], hasCOSETag: Bool = true, hasCWTTag: Bool = false) {
+    init(
+        structure: Structure,
+        protectedHeader: [CBORMapEntry],
+        unprotectedHeader: [CBORMapEntry],
+        payload: [UInt8],
+        authenticationTag: [UInt8],
+        hasCOSETag: Bool = true,
+        hasCWTTag: Bool = false
+    ) {
         self.structure = structure
         self.protectedHeader = protectedHeader
         self.protectedHeaderBytes = protectedHeader.isEmpty ? [] : CBORValue.map(protectedHeader).cbor()

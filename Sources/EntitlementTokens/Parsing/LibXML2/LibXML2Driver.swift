@@ -112,9 +112,15 @@ final class LibXML2Driver {
         handler.startElementNs = { ctx, localname, prefix, _, namespaceCount, namespaces, attributeCount, _, attributes in
             guard let localname else { return }
             let callback = LibXML2Driver.state(ctx)
-            LibXML2Driver.startElement(callback, localname: localname, prefix: prefix,
-                         namespaceCount: Int(namespaceCount), namespaces: namespaces,
-                         attributeCount: Int(attributeCount), attributes: attributes)
+            LibXML2Driver.startElement(
+                callback,
+                localname: localname,
+                prefix: prefix,
+                namespaceCount: Int(namespaceCount),
+                namespaces: namespaces,
+                attributeCount: Int(attributeCount),
+                attributes: attributes
+            )
             LibXML2Driver.stopIfFailed(callback)
         }
         handler.endElementNs = { ctx, _, _, _ in
@@ -162,16 +168,27 @@ final class LibXML2Driver {
         }
     }
 
-    private static func startElement(_ state: UnsafeMutablePointer<CallbackState>,
-                                     localname: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?,
-                                     namespaceCount: Int, namespaces: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
-                                     attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    private static func startElement(
+        _ state: UnsafeMutablePointer<CallbackState>,
+        localname: UnsafePointer<xmlChar>,
+        prefix: UnsafePointer<xmlChar>?,
+        namespaceCount: Int,
+        namespaces: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?,
+        attributeCount: Int,
+        attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+    ) {
         let (line, column) = state.pointee.position
         let name = cString(localname)
         let prefixBytes = cString(prefix)
-        guard state.pointee.reader.startElement(localName: name.span, prefix: prefixBytes.span,
-                                                attributeCount: namespaceCount + attributeCount,
-                                                line: line, column: column) else { return }
+        guard
+            state.pointee.reader.startElement(
+                localName: name.span,
+                prefix: prefixBytes.span,
+                attributeCount: namespaceCount + attributeCount,
+                line: line,
+                column: column
+            )
+        else { return }
         // The element's namespace declarations: (prefix, URI) pairs.
         if namespaceCount > 0, let namespaces {
             for index in 0..<namespaceCount {
@@ -186,8 +203,13 @@ final class LibXML2Driver {
                 let base = index * 5
                 guard let name = attributes[base], let start = attributes[base + 3], let end = attributes[base + 4] else { continue }
                 let value = UnsafeBufferPointer(start: start, count: start.distance(to: end))
-                guard state.pointee.reader.attribute(localName: cString(name).span, prefix: cString(attributes[base + 1]).span,
-                                                     value: value.span) else { return }
+                guard
+                    state.pointee.reader.attribute(
+                        localName: cString(name).span,
+                        prefix: cString(attributes[base + 1]).span,
+                        value: value.span
+                    )
+                else { return }
             }
         }
     }
@@ -201,7 +223,8 @@ final class LibXML2Driver {
 
     private static func libxmlError(_ state: UnsafeMutablePointer<CallbackState>, _ error: xmlError) {
         guard !state.pointee.reader.hasFailed, error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-        let message = error.message.map { String(cString: $0) }?
+        let message =
+            error.message.map { String(cString: $0) }?
             .trimmingTrailingNewlines() ?? "libxml2 error \(error.code)"
         let code: TokenError.Code
         switch xmlParserErrors(rawValue: UInt32(error.code)) {

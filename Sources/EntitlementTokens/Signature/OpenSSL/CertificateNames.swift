@@ -13,7 +13,7 @@ package enum CertificateNames {
     /// True when `certificateDER` (one DER certificate, nothing after it) names `hostname`.
     package static func names(_ hostname: String, certificateDER: [UInt8]) -> Bool {
         guard !hostname.isEmpty, !hostname.utf8.contains(0),
-              let certificate = KeyDecoding.decodeWhole(certificateDER, free: { X509_free($0) }, { d2i_X509(nil, &$0, $1) })
+            let certificate = KeyDecoding.decodeWhole(certificateDER, free: { X509_free($0) }, { d2i_X509(nil, &$0, $1) })
         else { return false }
         defer { X509_free(certificate) }
         let length = hostname.utf8.count

@@ -123,7 +123,8 @@ extension PublicKey {
             }
         case .ecdsaP256SHA256:
             guard digest == .sha1 || digest == .sha256, let method = digest.method,
-                  let context = DigestOperationContext() else { return false }
+                let context = DigestOperationContext()
+            else { return false }
             guard EVP_DigestVerifyInit(context.pointer, nil, method, nil, key.pointer) == 1 else {
                 OpenSSLErrorQueue.clear()
                 return false

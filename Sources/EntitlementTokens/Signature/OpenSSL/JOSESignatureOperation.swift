@@ -44,7 +44,8 @@ enum JOSESignatureOperation {
             let configured: Bool
             if algorithm.isPSS {
                 // RFC 7518 §3.5: MGF1 with the same digest, salt as long as the digest.
-                configured = EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1
+                configured =
+                    EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1
                     && EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, method) == 1
                     && EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, Int32(algorithm.digestByteCount)) == 1
             } else {

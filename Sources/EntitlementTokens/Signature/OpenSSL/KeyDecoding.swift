@@ -81,7 +81,8 @@ enum KeyDecoding {
             if PrivateKeyContainers.isPKCS12(bytes) {
                 // A programmer's .p12/.pfx: never a token key; named as a key for the
                 // credentials (docs/DESIGN.md#key-passwords) it is opened before this point (KeyFileWalk).
-                let detail = "a PKCS#12 file (.p12/.pfx) is a programmer's private key, never trusted for tokens; \(privateKeyHint); software statements, signed requestor IDs and metadata --decrypt-key read it"
+                let detail =
+                    "a PKCS#12 file (.p12/.pfx) is a programmer's private key, never trusted for tokens; \(privateKeyHint); software statements, signed requestor IDs and metadata --decrypt-key read it"
                 guard inDirectory else { throw KeyError(.unsupportedFormat, source, detail) }
                 return DecodedFile(skipped: [Skipped(code: .privateKeySkipped, detail: "is \(detail)")])
             }
@@ -100,17 +101,28 @@ enum KeyDecoding {
                 guard inDirectory else {
                     throw KeyError(.unsupportedFormat, source, "\(prefix)PEM \"\(block.label)\" is a private key; \(privateKeyHint)")
                 }
-                file.skipped.append(Skipped(code: .privateKeySkipped,
-                    detail: "\(location ?? "PEM \"\(block.label)\"") is a private key, never trusted; \(privateKeyHint)"))
+                file.skipped.append(
+                    Skipped(
+                        code: .privateKeySkipped,
+                        detail: "\(location ?? "PEM \"\(block.label)\"") is a private key, never trusted; \(privateKeyHint)"
+                    )
+                )
                 continue
             }
             guard publicLabels.contains(block.label) else {
                 guard inDirectory else {
-                    throw KeyError(.unsupportedFormat, source,
-                        "\(prefix)PEM \"\(block.label)\" is not a public key; expected PUBLIC KEY, RSA PUBLIC KEY or CERTIFICATE")
+                    throw KeyError(
+                        .unsupportedFormat,
+                        source,
+                        "\(prefix)PEM \"\(block.label)\" is not a public key; expected PUBLIC KEY, RSA PUBLIC KEY or CERTIFICATE"
+                    )
                 }
-                file.skipped.append(Skipped(code: .holdsNoKey,
-                    detail: "\(location ?? "PEM \"\(block.label)\"") holds no public key or certificate"))
+                file.skipped.append(
+                    Skipped(
+                        code: .holdsNoKey,
+                        detail: "\(location ?? "PEM \"\(block.label)\"") holds no public key or certificate"
+                    )
+                )
                 continue
             }
             let decoded: Decoded?
@@ -171,8 +183,11 @@ enum KeyDecoding {
     }
 
     private static func offCurve(_ source: String, _ prefix: String) -> KeyError {
-        KeyError(.degenerateKey, source,
-            "\(prefix)EC key refused: its public point does not decode (off the curve or malformed); no option accepts such a key")
+        KeyError(
+            .degenerateKey,
+            source,
+            "\(prefix)EC key refused: its public point does not decode (off the curve or malformed); no option accepts such a key"
+        )
     }
 
     private static func isDERPrivateKey(_ der: [UInt8]) -> Bool {
@@ -207,7 +222,8 @@ enum KeyDecoding {
             return TokenTimestamp(millisecondsSince1970: (Int64(days) * 86_400 + Int64(seconds)) * 1000)
         }
         guard let notBefore = timestamp(X509_get0_notBefore(certificate)),
-              let notAfter = timestamp(X509_get0_notAfter(certificate)) else {
+            let notAfter = timestamp(X509_get0_notAfter(certificate))
+        else {
             OpenSSLErrorQueue.clear()
             return nil
         }
@@ -229,26 +245,41 @@ enum KeyDecoding {
             if publicKey(fromDER: bytes) != nil {
                 throw KeyError(.notAPrivateKey, source, "holds a public key or certificate, not a private key")
             }
-            throw KeyError(.unsupportedFormat, source,
-                "neither PEM (no \"-----BEGIN\" line) nor a DER PKCS#8 or traditional private key")
+            throw KeyError(
+                .unsupportedFormat,
+                source,
+                "neither PEM (no \"-----BEGIN\" line) nor a DER PKCS#8 or traditional private key"
+            )
         }
         let blocks = try PEMBlocks.blocks(in: bytes, source: source).filter { !ignoredLabels.contains($0.label) }
         let privateBlocks = blocks.filter { privateLabels.contains($0.label) }
         if let unknown = blocks.first(where: { !privateLabels.contains($0.label) && !publicLabels.contains($0.label) }) {
-            throw KeyError(.unsupportedFormat, source,
-                "PEM \"\(unknown.label)\" (block \(unknown.index)) is not a key; expected PRIVATE KEY, RSA PRIVATE KEY or EC PRIVATE KEY")
+            throw KeyError(
+                .unsupportedFormat,
+                source,
+                "PEM \"\(unknown.label)\" (block \(unknown.index)) is not a key; expected PRIVATE KEY, RSA PRIVATE KEY or EC PRIVATE KEY"
+            )
         }
         guard let block = privateBlocks.first else {
-            throw KeyError(.notAPrivateKey, source,
-                "holds \(blocks.map { $0.label }.joined(separator: ", ")), not a private key")
+            throw KeyError(
+                .notAPrivateKey,
+                source,
+                "holds \(blocks.map { $0.label }.joined(separator: ", ")), not a private key"
+            )
         }
         guard privateBlocks.count == 1 else {
-            throw KeyError(.unsupportedFormat, source,
-                "holds \(privateBlocks.count) private keys; a signing key file must hold exactly one")
+            throw KeyError(
+                .unsupportedFormat,
+                source,
+                "holds \(privateBlocks.count) private keys; a signing key file must hold exactly one"
+            )
         }
         if block.label == "ENCRYPTED PRIVATE KEY" || block.hasEncryptionHeaders {
-            throw KeyError(.unsupportedFormat, source,
-                "private key is encrypted; decrypt it first (`openssl pkey -in KEY -out PLAIN`)")
+            throw KeyError(
+                .unsupportedFormat,
+                source,
+                "private key is encrypted; decrypt it first (`openssl pkey -in KEY -out PLAIN`)"
+            )
         }
         let decoded: OpaquePointer?
         switch block.label {
@@ -257,8 +288,11 @@ enum KeyDecoding {
         default: decoded = decodeWhole(block.der) { d2i_AutoPrivateKey(nil, &$0, $1) }
         }
         guard let decoded else {
-            throw KeyError(.unsupportedFormat, source,
-                "PEM \"\(block.label)\" does not decode: \(OpenSSLErrorQueue.drain())")
+            throw KeyError(
+                .unsupportedFormat,
+                source,
+                "PEM \"\(block.label)\" does not decode: \(OpenSSLErrorQueue.drain())"
+            )
         }
         return OpenSSLKey(taking: decoded)
     }

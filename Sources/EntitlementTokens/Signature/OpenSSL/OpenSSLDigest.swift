@@ -9,11 +9,12 @@ enum OpenSSLDigest {
 
     /// The digest of `message`, or nil if OpenSSL fails (allocation failure).
     static func digest(of message: Span<UInt8>, with algorithm: Algorithm) -> [UInt8]? {
-        let method: OpaquePointer? = switch algorithm {
-        case .sha256: EVP_sha256()
-        case .sha1: EVP_sha1()
-        case .md5: EVP_md5()
-        }
+        let method: OpaquePointer? =
+            switch algorithm {
+            case .sha256: EVP_sha256()
+            case .sha1: EVP_sha1()
+            case .md5: EVP_md5()
+            }
         guard let method else { return nil }
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0

@@ -41,9 +41,12 @@ final class OpenSSLSHA256: @unchecked Sendable {
         precondition(output.count >= Self.byteCount)
         var length: UInt32 = 0
         let ok = EVP_Digest(
-            message.baseAddress, message.count,
-            output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length,
-            method, nil
+            message.baseAddress,
+            message.count,
+            output.baseAddress?.assumingMemoryBound(to: UInt8.self),
+            &length,
+            method,
+            nil
         )
         if ok != 1 || length != UInt32(Self.byteCount) {
             OpenSSLErrorQueue.clear()

@@ -66,7 +66,8 @@ enum DigestSignatureSetup {
             return .failure(SetupFailure(reason: OpenSSLErrorQueue.drain()))
         }
         let context = PublicKeyOperationContext(taking: raw)
-        let initialised = operation == .verify
+        let initialised =
+            operation == .verify
             ? EVP_PKEY_verify_init(raw) : EVP_PKEY_sign_init(raw)
         guard initialised == 1 else {
             return .failure(SetupFailure(reason: OpenSSLErrorQueue.drain()))
@@ -75,12 +76,12 @@ enum DigestSignatureSetup {
         switch algorithm {
         case .rsaPKCS1SHA256:
             guard EVP_PKEY_CTX_set_rsa_padding(raw, RSA_PKCS1_PADDING) == 1,
-                  EVP_PKEY_CTX_set_signature_md(raw, sha256) == 1
+                EVP_PKEY_CTX_set_signature_md(raw, sha256) == 1
             else { return .failure(SetupFailure(reason: OpenSSLErrorQueue.drain())) }
         case .rsaPSSSHA256:
             guard EVP_PKEY_CTX_set_rsa_padding(raw, RSA_PKCS1_PSS_PADDING) == 1,
-                  EVP_PKEY_CTX_set_signature_md(raw, sha256) == 1,
-                  EVP_PKEY_CTX_set_rsa_mgf1_md(raw, sha256) == 1
+                EVP_PKEY_CTX_set_signature_md(raw, sha256) == 1,
+                EVP_PKEY_CTX_set_rsa_mgf1_md(raw, sha256) == 1
             else { return .failure(SetupFailure(reason: OpenSSLErrorQueue.drain())) }
             switch operation {
             case .verify:

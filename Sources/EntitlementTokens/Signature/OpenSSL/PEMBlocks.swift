@@ -72,14 +72,17 @@ enum PEMBlocks {
                 }
                 let label = name.map { String(cString: $0) } ?? ""
                 let headerText = header.map { String(cString: $0) } ?? ""
-                let der = (data != nil && length > 0)
+                let der =
+                    (data != nil && length > 0)
                     ? Array(UnsafeBufferPointer(start: data, count: length)) : []
-                blocks.append(PEMBlock(
-                    label: label,
-                    der: der,
-                    hasEncryptionHeaders: headerText.contains("ENCRYPTED"),
-                    index: blocks.count + 1
-                ))
+                blocks.append(
+                    PEMBlock(
+                        label: label,
+                        der: der,
+                        hasEncryptionHeaders: headerText.contains("ENCRYPTED"),
+                        index: blocks.count + 1
+                    )
+                )
             }
         }
         return try result.get()

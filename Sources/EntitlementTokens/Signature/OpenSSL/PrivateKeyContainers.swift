@@ -22,7 +22,8 @@ enum PrivateKeyContainers {
         }
         guard let key else {
             let reason = OpenSSLErrorQueue.drain()
-            let hint = reason.contains("bad decrypt") || reason.contains("bad password")
+            let hint =
+                reason.contains("bad decrypt") || reason.contains("bad password")
                 ? "wrong password (\(reason))" : reason
             throw KeyError(.unsupportedFormat, source, "encrypted private key does not open: \(hint)")
         }
@@ -45,7 +46,8 @@ enum PrivateKeyContainers {
     /// OpenSSL 3 keeps in its `legacy` provider: when the default provider
     /// cannot read the file, the legacy one is loaded and the file read again;
     /// if it cannot be loaded the file is refused naming the cipher.
-    static func pkcs12Key(_ bytes: [UInt8], password: KeyPassword, source: String) throws(KeyError) -> (key: OpenSSLKey, certificateKey: OpenSSLKey?) {
+    static func pkcs12Key(_ bytes: [UInt8], password: KeyPassword, source: String) throws(KeyError) -> (key: OpenSSLKey, certificateKey: OpenSSLKey?)
+    {
         OpenSSLErrorQueue.clear()
         guard let p12 = decodePKCS12(bytes) else {
             throw KeyError(.unsupportedFormat, source, "not a PKCS#12 file: \(OpenSSLErrorQueue.drain())")
@@ -68,8 +70,11 @@ enum PrivateKeyContainers {
                 throw KeyError(.unsupportedFormat, source, "PKCS#12 does not open: \(reason)")
             }
             guard LegacyProvider.load() else {
-                throw KeyError(.unsupportedFormat, source,
-                               "PKCS#12 is protected with a legacy cipher (\(reason)), and OpenSSL's legacy provider cannot be loaded; re-export it: `openssl pkcs12 -legacy -in OLD -nodes | openssl pkcs12 -export -out NEW`")
+                throw KeyError(
+                    .unsupportedFormat,
+                    source,
+                    "PKCS#12 is protected with a legacy cipher (\(reason)), and OpenSSL's legacy provider cannot be loaded; re-export it: `openssl pkcs12 -legacy -in OLD -nodes | openssl pkcs12 -export -out NEW`"
+                )
             }
             parsed = parse(p12, passphrase)
             guard parsed != nil else {

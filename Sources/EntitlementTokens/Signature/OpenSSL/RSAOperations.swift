@@ -28,10 +28,12 @@ enum RSAOperations {
     /// over `message` by `key`. Never traps on hostile input.
     static func isValidPKCS1Signature(_ signature: [UInt8], message: [UInt8], key: OpenSSLKey, digest: Digest) -> Bool {
         guard key.isA("RSA"), signature.count == key.maximumSignatureSize,
-              let context = DigestOperationContext() else { return false }
+            let context = DigestOperationContext()
+        else { return false }
         var keyContext: OpaquePointer? = nil
         guard EVP_DigestVerifyInit(context.pointer, &keyContext, digest.method, nil, key.pointer) == 1,
-              let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PADDING) == 1 else {
+            let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PADDING) == 1
+        else {
             OpenSSLErrorQueue.clear()
             return false
         }
@@ -44,7 +46,8 @@ enum RSAOperations {
         guard let context = DigestOperationContext() else { return .failure(Failure(reason: OpenSSLErrorQueue.drain())) }
         var keyContext: OpaquePointer? = nil
         guard EVP_DigestSignInit(context.pointer, &keyContext, digest.method, nil, key.pointer) == 1,
-              let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PADDING) == 1 else {
+            let keyContext, EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PADDING) == 1
+        else {
             return .failure(Failure(reason: OpenSSLErrorQueue.drain()))
         }
         var length = 0

@@ -31,14 +31,18 @@ final class SignatureVerifier: Sendable {
         switch algorithm {
         case .rsaPKCS1SHA256, .rsaPSSSHA256, .ecdsaP256SHA256:
             let first = try DigestSignatureSetup.makeContext(
-                for: key, algorithm: algorithm, operation: .verify
+                for: key,
+                algorithm: algorithm,
+                operation: .verify
             ).get()
-            backend = .digest(OpenSSLContextPool(first: first) {
-                switch DigestSignatureSetup.makeContext(for: key, algorithm: algorithm, operation: .verify) {
-                case .success(let context): return context
-                case .failure: return nil
+            backend = .digest(
+                OpenSSLContextPool(first: first) {
+                    switch DigestSignatureSetup.makeContext(for: key, algorithm: algorithm, operation: .verify) {
+                    case .success(let context): return context
+                    case .failure: return nil
+                    }
                 }
-            })
+            )
         case .ed25519:
             guard let first = DigestOperationContext() else {
                 throw DigestSignatureSetup.SetupFailure(reason: "out of memory")
@@ -86,15 +90,19 @@ final class SignatureVerifier: Sendable {
     ) -> Bool {
         if signature.count == ECDSASignatureEncoding.rawByteCount {
             let rawVerified = withUnsafeTemporaryAllocation(
-                of: UInt8.self, capacity: ECDSASignatureEncoding.maximumDERByteCount
+                of: UInt8.self,
+                capacity: ECDSASignatureEncoding.maximumDERByteCount
             ) { buffer in
                 var output = MutableSpan(_unsafeElements: buffer)
                 let length = ECDSASignatureEncoding.derFromRaw(
-                    Span(_unsafeElements: signature.assumingMemoryBound(to: UInt8.self)), into: &output
+                    Span(_unsafeElements: signature.assumingMemoryBound(to: UInt8.self)),
+                    into: &output
                 )
                 return verifyDigest(
                     UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[0..<length])),
-                    message: message, digest: &digest, pool: pool
+                    message: message,
+                    digest: &digest,
+                    pool: pool
                 )
             }
             if rawVerified { return true }
@@ -102,8 +110,9 @@ final class SignatureVerifier: Sendable {
             // starts SEQUENCE, length 62. Anything else was only ever raw.
             guard signature[0] == 0x30, signature[1] == 0x3e else { return false }
         }
-        guard (ECDSASignatureEncoding.minimumDERByteCount...ECDSASignatureEncoding.maximumDERByteCount)
-            .contains(signature.count)
+        guard
+            (ECDSASignatureEncoding.minimumDERByteCount...ECDSASignatureEncoding.maximumDERByteCount)
+                .contains(signature.count)
         else { return false }
         return verifyDigest(signature, message: message, digest: &digest, pool: pool)
     }
@@ -118,8 +127,10 @@ final class SignatureVerifier: Sendable {
             pool.withContext { context in
                 EVP_PKEY_verify(
                     context.pointer,
-                    signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
-                    hash.baseAddress?.assumingMemoryBound(to: UInt8.self), hash.count
+                    signature.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    signature.count,
+                    hash.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    hash.count
                 )
             }
         }
@@ -141,8 +152,10 @@ final class SignatureVerifier: Sendable {
             }
             return EVP_DigestVerify(
                 context.pointer,
-                signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
-                message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count
+                signature.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                signature.count,
+                message.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                message.count
             )
         }
         return Self.succeeded(status)

@@ -49,16 +49,23 @@ public struct SigningKey: Sendable {
             algorithm == .ed25519 ? signMessage(message) : signDigest(message)
         }
         guard let signature = result else {
-            throw KeyError(.signingFailed, publicKey.source,
-                "cannot sign with \(algorithm.rawValue): \(OpenSSLErrorQueue.drain())")
+            throw KeyError(
+                .signingFailed,
+                publicKey.source,
+                "cannot sign with \(algorithm.rawValue): \(OpenSSLErrorQueue.drain())"
+            )
         }
         return signature
     }
 
     private func signDigest(_ message: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard case .success(let context) = DigestSignatureSetup.makeContext(
-            for: key, algorithm: algorithm, operation: .sign
-        ) else { return nil }
+        guard
+            case .success(let context) = DigestSignatureSetup.makeContext(
+                for: key,
+                algorithm: algorithm,
+                operation: .sign
+            )
+        else { return nil }
         var hash = [UInt8](repeating: 0, count: OpenSSLSHA256.byteCount)
         guard hash.withUnsafeMutableBytes({ OpenSSLSHA256.shared.digest(message, into: $0) }) else { return nil }
         var length = 0
@@ -71,7 +78,7 @@ public struct SigningKey: Sendable {
 
     private func signMessage(_ message: UnsafeRawBufferPointer) -> [UInt8]? {
         guard let context = DigestOperationContext(),
-              EVP_DigestSignInit(context.pointer, nil, nil, nil, key.pointer) == 1
+            EVP_DigestSignInit(context.pointer, nil, nil, nil, key.pointer) == 1
         else { return nil }
         let bytes = message.baseAddress?.assumingMemoryBound(to: UInt8.self)
         var length = 0

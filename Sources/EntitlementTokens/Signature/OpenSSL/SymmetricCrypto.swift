@@ -19,8 +19,16 @@ enum SymmetricCrypto {
         gcm(encrypting: true, key: key, iv: iv, input: plaintext, tag: [], aad: aad).map { ($0.output, $0.tag) }
     }
 
-    private static func gcm(encrypting: Bool, key: [UInt8], iv: [UInt8], input: [UInt8], tag: [UInt8], aad: [UInt8])
-        -> Result<(output: [UInt8], tag: [UInt8]), Failure> {
+    private static func gcm(
+        encrypting: Bool,
+        key: [UInt8],
+        iv: [UInt8],
+        input: [UInt8],
+        tag: [UInt8],
+        aad: [UInt8]
+    )
+        -> Result<(output: [UInt8], tag: [UInt8]), Failure>
+    {
         let cipher: OpaquePointer?
         switch key.count {
         case 16: cipher = EVP_aes_128_gcm()
@@ -54,7 +62,9 @@ enum SymmetricCrypto {
         }()
         guard ok else {
             let reason = OpenSSLErrorQueue.drain(fallback: "")
-            return .failure(Failure(reason: encrypting ? "AES-GCM failed: \(reason)" : "the AES-GCM tag does not check (wrong key, or the value was altered)"))
+            return .failure(
+                Failure(reason: encrypting ? "AES-GCM failed: \(reason)" : "the AES-GCM tag does not check (wrong key, or the value was altered)")
+            )
         }
         var producedTag: [UInt8] = []
         if encrypting {
@@ -77,7 +87,8 @@ enum SymmetricCrypto {
         let half = key.count / 2
         let expected = cbcTag(macKey: Array(key[..<half]), iv: iv, ciphertext: ciphertext, aad: aad)
         guard let expected, tag.count == half,
-              expected.withUnsafeBytes({ lhs in tag.withUnsafeBytes { rhs in CRYPTO_memcmp(lhs.baseAddress, rhs.baseAddress, half) } }) == 0 else {
+            expected.withUnsafeBytes({ lhs in tag.withUnsafeBytes { rhs in CRYPTO_memcmp(lhs.baseAddress, rhs.baseAddress, half) } }) == 0
+        else {
             return .failure(Failure(reason: "the HMAC tag does not check (wrong key, or the value was altered)"))
         }
         return cbc(encrypting: false, key: Array(key[half...]), iv: iv, input: ciphertext)
@@ -117,7 +128,8 @@ enum SymmetricCrypto {
         var length: Int32 = 0
         var written = 0
         guard EVP_CipherInit_ex(context, cipher, nil, key, iv, encrypting ? 1 : 0) == 1,
-              EVP_CipherUpdate(context, &output, &length, input, Int32(input.count)) == 1 else {
+            EVP_CipherUpdate(context, &output, &length, input, Int32(input.count)) == 1
+        else {
             return .failure(Failure(reason: "AES-CBC failed: \(OpenSSLErrorQueue.drain())"))
         }
         written = Int(length)
