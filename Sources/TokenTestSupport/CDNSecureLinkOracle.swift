@@ -109,14 +109,17 @@ public final class CDNSecureLinkOracle {
             if error.status != .invalidTokenFormat { oracleFailure(Self.target, "issuing refused with \(error)") }
             return
         }
-        // The harness's own MD5 over the expression as it substitutes it.
+        // The harness's own MD5 over the expression as it substitutes it, with `$uri` and
+        // `$folder` as nginx hashes them: the path percent-decoded (the harness's own decoder).
+        let nginxURI = CDNAkamaiOracle.referenceDecode(Array(url.path.utf8))
+        let nginxFolder = nginxURI.lastIndex(of: UInt8(ascii: "/")).map { Array(nginxURI[...$0]) } ?? [UInt8(ascii: "/")]
         var hashed: [UInt8] = []
         for part in expression.parts {
             switch part {
             case .literal(let text): hashed += text.utf8
             case .variable(.expires): hashed += String(token.expires).utf8
-            case .variable(.uri): hashed += url.path.utf8
-            case .variable(.folder): hashed += url.folderPath.utf8
+            case .variable(.uri): hashed += nginxURI
+            case .variable(.folder): hashed += nginxFolder
             case .variable(.remoteAddress): hashed += (ip ?? "").utf8
             case .variable(.secret): hashed += Self.secret
             }
