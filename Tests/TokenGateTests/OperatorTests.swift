@@ -244,7 +244,7 @@ import Testing
                 let result = try Self.run(openssl, ["pkey", "-in", "Samples/keys/\(file)", "-pubout", "-outform", "DER", "-out", out])
                 #expect(result.status == 0, "\(result.output)")
                 let der = try Data(contentsOf: URL(fileURLWithPath: out))
-                let fingerprint = Digest.sha256(der).map { String(format: "%02x", $0) }.joined()
+                let fingerprint = Digest.sha256(der).bytes.map { String(format: "%02x", $0) }.joined()
                 #expect(SampleKeys.fingerprints[fingerprint] == String(file.dropLast(4)), "\(file): SHA-256 \(fingerprint)")
                 seen.insert(fingerprint)
             }

@@ -1,5 +1,4 @@
 import CDNTokens
-import Crypto
 import EntitlementTokens
 
 /// Common Access Tokens at the origin (docs/DESIGN.md#cat-at-the-origin):
@@ -131,10 +130,10 @@ struct CATOrigin: Sendable {
     /// label keeps a CAT's key apart from a media token's (SHA-256 of its
     /// signed bytes) in the one store.
     static func identity(cti: [UInt8]) -> ReplayIdentity {
-        var hasher = SHA256()
+        var hasher = SHA256Hasher()
         Digest.updateFramed(&hasher, "tokengate CAT cti".utf8)
         Digest.updateFramed(&hasher, cti)
-        return ReplayIdentity(digest: Array(hasher.finalize()))
+        return ReplayIdentity(digest: hasher.finalize().bytes)
     }
 
     /// `exp` plus `leeway` as a time: when the store may forget a CAT (with

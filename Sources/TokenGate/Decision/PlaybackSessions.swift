@@ -1,4 +1,3 @@
-import Crypto
 import EntitlementTokens
 import FoundationEssentials
 
@@ -74,9 +73,9 @@ struct PlaybackSessions: Sendable {
     static let maximumSecretFileBytes = 4096
 
     /// One HMAC-SHA256 per secret, its key already absorbed (RFC 2104's inner and
-    /// outer pads hashed once, here): a value, copied per credential, so a request
-    /// sets up no key. The newest secret is first; it signs, all of them verify.
-    private let authenticators: [HMAC<SHA256>]
+    /// outer pads hashed once, here), so a request sets up no key. The newest
+    /// secret is first; it signs, all of them verify.
+    private let authenticators: [HMACSHA256Key]
     let lifetimeMilliseconds: Int64
 
     init(secrets: [[UInt8]], lifetimeSeconds: Int) throws(GateConfigurationError) {
@@ -84,7 +83,12 @@ struct PlaybackSessions: Sendable {
         for secret in secrets where secret.count < Self.minimumSecretBytes {
             throw GateConfigurationError("a session secret must hold at least \(Self.minimumSecretBytes) bytes (e.g. `openssl rand -hex 32`)")
         }
-        authenticators = secrets.map { HMAC<SHA256>(key: SymmetricKey(data: $0)) }
+        var authenticators: [HMACSHA256Key] = []
+        for secret in secrets {
+            guard let key = HMACSHA256Key(secret) else { throw GateConfigurationError("OpenSSL offers no HMAC-SHA-256 for the session secrets") }
+            authenticators.append(key)
+        }
+        self.authenticators = authenticators
         lifetimeMilliseconds = Int64(lifetimeSeconds) * 1000
     }
 
@@ -119,9 +123,7 @@ struct PlaybackSessions: Sendable {
 
     /// The 8-byte id a credential records of the key that admitted it.
     static func keyID(of key: PublicKey) -> UInt64 {
-        SHA256.hash(data: key.derRepresentation).withUnsafeBytes { raw in
-            raw.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        }
+        SHA256Hasher.hash(key.derRepresentation).bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
     /// A credential for `resource` (nil: the gate checks no resource), the
@@ -143,9 +145,7 @@ struct PlaybackSessions: Sendable {
         bytes += Self.binding(deviceID)
         bytes += Self.binding(requestor)
         Self.appendBigEndian(keyID, to: &bytes)
-        var authenticator = authenticators[0]
-        authenticator.update(data: bytes)
-        bytes += authenticator.finalize()
+        bytes += authenticators[0].authenticationCode(for: bytes)
         return (Base64URL.encode(bytes), expires)
     }
 
@@ -169,14 +169,8 @@ struct PlaybackSessions: Sendable {
         guard bytes[0] == Self.version else { return .invalid("unknown session credential version \(bytes[0])") }
         let signed = bytes[..<Self.signedLength]
         let tag = bytes[Self.signedLength...]
-        // Constant time: swift-crypto's comparison of an authentication code with bytes.
-        guard
-            authenticators.contains(where: { prepared in
-                var authenticator = prepared
-                authenticator.update(data: signed)
-                return authenticator.finalize() == tag
-            })
-        else {
+        // Each tag is compared in constant time (`CRYPTO_memcmp`).
+        guard authenticators.contains(where: { $0.isValid(tag, for: signed) }) else {
             return .invalid("the session credential's tag does not verify")
         }
         guard constantTimeEquals(bytes[73..<105], Self.binding(expectation.requestor)) else {
@@ -214,7 +208,7 @@ struct PlaybackSessions: Sendable {
     /// SHA-256 of the value, or 32 zeros when there is none.
     static func binding(_ value: String?) -> [UInt8] {
         guard let value else { return [UInt8](repeating: 0, count: 32) }
-        return Array(SHA256.hash(data: Array(value.utf8)))
+        return SHA256Hasher.hash(value.utf8).bytes
     }
 
     private func constantTimeEquals(_ lhs: ArraySlice<UInt8>, _ rhs: [UInt8]) -> Bool {

@@ -1,4 +1,3 @@
-import Crypto
 import EntitlementTokens
 import Synchronization
 
@@ -64,12 +63,12 @@ final class VerdictCache: Sendable {
     var generation: UInt64 { store.withLock { $0.generation } }
 
     static func key(token: some Collection<UInt8>, resource: String?, deviceID: String?) -> Key {
-        var hasher = SHA256()
+        var hasher = SHA256Hasher()
         Digest.updateFramed(&hasher, token)
         // A missing expectation is framed apart from an empty one.
         Digest.updateFramed(&hasher, resource)
         Digest.updateFramed(&hasher, deviceID)
-        let words = Digest.words(hasher.finalize())
+        let words = hasher.finalize().words
         return Key(a: words.0, b: words.1, c: words.2, d: words.3)
     }
 
