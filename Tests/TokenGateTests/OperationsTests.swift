@@ -115,26 +115,24 @@ struct RefusingReplayStore: ReplayStore {
         let metrics = GateMetrics()
         let identity = ReplayIdentity(digest: Array(repeating: 0xAB, count: 32))
         let now = GateFixtures.at(0)
-        let open = GuardedReplayStore(RefusingReplayStore(), timeout: .milliseconds(20), failure: .open, events: metrics, logger: logs.logger)
-        #expect(await open.accept(identity, until: now, now: now) == .accepted)
+        let open = GuardedReplayStore(RefusingReplayStore(), failure: .open, events: metrics, logger: logs.logger)
+        #expect(await open.accept(identity, until: now, now: now, within: .milliseconds(20)) == .accepted)
         let closed = GuardedReplayStore(
             RefusingReplayStore(),
-            timeout: .milliseconds(20),
             failure: .closed,
             events: metrics,
             logger: logs.logger
         )
-        #expect(await closed.accept(identity, until: now, now: now) == .unavailable("OOM command not allowed"))
+        #expect(await closed.accept(identity, until: now, now: now, within: .milliseconds(20)) == .unavailable("OOM command not allowed"))
         let silent = GuardedReplayStore(
             SilentReplayStore(),
-            timeout: .milliseconds(20),
             failure: .closed,
             events: metrics,
             logger: logs.logger
         )
         // The silent store would answer `.accepted` after 10 s: `.unavailable` means the
-        // timeout won (no wall-clock bound: a loaded test run may delay any timer).
-        guard case .unavailable = await silent.accept(identity, until: now, now: now) else {
+        // caller's deadline won (no wall-clock bound: a loaded test run may delay any timer).
+        guard case .unavailable = await silent.accept(identity, until: now, now: now, within: .milliseconds(20)) else {
             Issue.record("a silent store was not cut off by the timeout")
             return
         }

@@ -95,9 +95,10 @@ public final class RedisReplayStore: ReplayStore {
         await accept(identity, until: until, now: now, deadline: NIODeadline.now() + client.configuration.operationTimeout.timeAmount)
     }
 
-    /// Within the caller's deadline, or the store's `timeout` if that is
-    /// sooner: one deadline, kept by the connection's one timer, with no task
-    /// or timer started here; a cancelled caller gets `.unavailable` at once.
+    /// Within the caller's deadline, as given: the caller owns the one
+    /// deadline (the store's `timeout` is only for callers that name none),
+    /// kept by the connection's one timer, with no task or timer started here;
+    /// a cancelled caller gets `.unavailable` at once.
     public func accept(
         _ identity: ReplayIdentity,
         until: TokenTimestamp,
@@ -108,7 +109,7 @@ public final class RedisReplayStore: ReplayStore {
             identity,
             until: until,
             now: now,
-            deadline: NIODeadline.now() + min(deadline, client.configuration.operationTimeout).timeAmount
+            deadline: NIODeadline.now() + deadline.timeAmount
         )
     }
 

@@ -71,22 +71,20 @@ final class GateRuntime: Sendable {
         let store = replay.store.map {
             GuardedReplayStore(
                 $0,
-                timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
                 failure: configuration.replayFailure,
                 events: metrics,
                 logger: logger
             )
         }
-        // The guarded store enforces --replay-timeout itself (so that fail-open
-        // and the metrics see every timeout); the verifier's own deadline is a
-        // backstop just after it.
-        let replayTimeout = Duration.milliseconds(configuration.replayTimeoutMilliseconds)
+        // The one deadline of a replay check (docs/DESIGN.md#one-deadline-per-replay-check),
+        // set here and passed down; no layer below narrows it.
+        let replayDeadline = Duration.milliseconds(configuration.replayTimeoutMilliseconds)
         let policy = VerificationPolicy(
             requestorID: configuration.requestorID,
             allowedMVPDs: configuration.allowedMVPDs.map { $0.sorted() },
             leewayMilliseconds: configuration.leewayMilliseconds,
             replayStore: store,
-            replayDeadline: replayTimeout + .milliseconds(50),
+            replayDeadline: replayDeadline,
             clock: clock
         )
         verifier = GateVerifier(ring: ring, policy: policy)
@@ -105,7 +103,7 @@ final class GateRuntime: Sendable {
                 audience: configuration.catAudience,
                 leewaySeconds: configuration.leewayMilliseconds / 1000,
                 replayStore: store,
-                replayDeadline: replayTimeout + .milliseconds(50)
+                replayDeadline: replayDeadline
             )
         gate = AuthGate(
             configuration: configuration,

@@ -1,8 +1,12 @@
 import EntitlementTokens
 import Logging
 
-/// The replay store as the gate uses it: the deadline of `--replay-timeout`,
-/// the metrics of every operation, and `--replay-failure open`.
+/// The replay store as the gate uses it: the metrics of every operation, and
+/// `--replay-failure open`. It keeps no deadline of its own: the caller's
+/// (`--replay-timeout`, computed once in `GateRuntime` and handed to the
+/// verifier and the CAT origin) reaches the inner store as it was given, so a
+/// timeout is the inner store's `.unavailable`, which the metrics and fail-open
+/// see like any other.
 ///
 /// Fail open is the labelled insecure door: a store that cannot answer makes
 /// the token accepted, counted in `tokengate_replay_fail_open_total` and
@@ -10,27 +14,26 @@ import Logging
 /// verifier turns into `REPLAY_CHECK_UNAVAILABLE` (503).
 final class GuardedReplayStore: ReplayStore {
     let inner: any ReplayStore
-    let timeout: Duration
     let failure: ReplayFailureMode
     private let events: any DecisionEvents
     private let logger: Logger
 
-    init(_ inner: any ReplayStore, timeout: Duration, failure: ReplayFailureMode, events: any DecisionEvents, logger: Logger) {
+    init(_ inner: any ReplayStore, failure: ReplayFailureMode, events: any DecisionEvents, logger: Logger) {
         self.inner = inner
-        self.timeout = timeout
         self.failure = failure
         self.events = events
         self.logger = logger
     }
 
-    /// Within `--replay-timeout`: the one deadline there is when the caller names none.
+    /// Within the inner store's own default, for a caller that names no deadline (the gate always names one).
     func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
-        await accept(identity, until: until, now: now, within: timeout)
+        let start = ContinuousClock.now
+        let decision = await inner.accept(identity, until: until, now: now)
+        return settle(decision, identity, duration: ContinuousClock.now - start)
     }
 
-    /// The verifier's deadline and `--replay-timeout` as one (the sooner),
-    /// kept by the inner store: Redis's connection timer, or the protocol's
-    /// default race for a store that keeps none.
+    /// Within the caller's deadline, kept by the inner store: Redis's
+    /// connection timer, or the protocol's default race for a store that keeps none.
     func accept(
         _ identity: ReplayIdentity,
         until: TokenTimestamp,
@@ -38,7 +41,7 @@ final class GuardedReplayStore: ReplayStore {
         within deadline: Duration
     ) async -> ReplayDecision {
         let start = ContinuousClock.now
-        let decision = await inner.accept(identity, until: until, now: now, within: min(deadline, timeout))
+        let decision = await inner.accept(identity, until: until, now: now, within: deadline)
         return settle(decision, identity, duration: ContinuousClock.now - start)
     }
 
