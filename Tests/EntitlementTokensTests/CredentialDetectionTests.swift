@@ -8,9 +8,9 @@ import Testing
 /// Base64 as a signed requestor ID only when asked.
 @Suite struct CredentialDetectionTests {
     static let statement: String = {
-        let header = JWSBase64URL.encode(Array(#"{"alg":"RS256","typ":"JWT"}"#.utf8))
-        let claims = JWSBase64URL.encode(Array(#"{"software_id":"app","iss":"x"}"#.utf8))
-        return header + "." + claims + "." + JWSBase64URL.encode([UInt8](repeating: 0xAB, count: 256))
+        let header = Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT"}"#.utf8))
+        let claims = Base64URL.encode(Array(#"{"software_id":"app","iss":"x"}"#.utf8))
+        return header + "." + claims + "." + Base64URL.encode([UInt8](repeating: 0xAB, count: 256))
     }()
 
     static func detect(_ text: String, asking kind: CredentialKind? = nil) -> DetectedCredential {
@@ -35,7 +35,7 @@ import Testing
         ("JSON body", #"{"redirect_uris":["https://x.test/cb"],"software_statement":"\#(statement)"}"#),
         ("JSON body with a BOM", "\u{FEFF}{\"software_statement\":\"\(statement)\"}"),
         ("Base64 of the JWS", Data(statement.utf8).base64EncodedString()),
-        ("Base64url of the JWS", JWSBase64URL.encode(Array(statement.utf8))),
+        ("Base64url of the JWS", Base64URL.encode(Array(statement.utf8))),
     ]
 
     @Test(arguments: pastedForms)
@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func anAlgNoneStatementIsStillDetectedSoItCanBeRefusedByName() {
-        let none = JWSBase64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + JWSBase64URL.encode(Array(#"{"sub":"x"}"#.utf8)) + "."
+        let none = Base64URL.encode(Array(#"{"alg":"none"}"#.utf8)) + "." + Base64URL.encode(Array(#"{"sub":"x"}"#.utf8)) + "."
         #expect(Self.compact(Self.detect(none)) == none)
     }
 }

@@ -44,13 +44,13 @@ import Testing
 
     /// A compact JWS with this header and payload text, signed (or not) as given.
     static func compact(header: String, payload: String, signature: [UInt8] = []) -> String {
-        JWSBase64URL.encode(Array(header.utf8)) + "." + JWSBase64URL.encode(Array(payload.utf8)) + "." + JWSBase64URL.encode(signature)
+        Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8)) + "." + Base64URL.encode(signature)
     }
 
     static func signed(header: String, payload: String, key: String) throws -> String {
-        let input = JWSBase64URL.encode(Array(header.utf8)) + "." + JWSBase64URL.encode(Array(payload.utf8))
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
         let signature = try SignatureFixtures.signingKey(key).signature(for: Array(input.utf8))
-        return input + "." + JWSBase64URL.encode(signature)
+        return input + "." + Base64URL.encode(signature)
     }
 
     // MARK: Decoding
@@ -107,7 +107,7 @@ import Testing
 
     @Test func invalidUTF8InClaimsIsRefused() {
         let text =
-            JWSBase64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "." + JWSBase64URL.encode([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])
+            Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "." + Base64URL.encode([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])
             + "."
         #expect(throws: TokenError(.invalidJSON, stage: .transport, "")) { try SoftwareStatement(compact: Array(text.utf8)) }
     }
@@ -160,7 +160,7 @@ import Testing
     @Test func pss256VerifiesWithAnRSAKey() throws {
         let signer = try SignatureFixtures.signingKey("test-rsa2048.pem", options: KeyLoadingOptions(treatsRSAKeysAsPSS: true))
         let text = try SoftwareStatementMinter.mint(claims: Self.claims(), key: signer)
-        #expect(text.hasPrefix(JWSBase64URL.encode(Array(#"{"alg":"PS256""#.utf8)).dropLast(2)))
+        #expect(text.hasPrefix(Base64URL.encode(Array(#"{"alg":"PS256""#.utf8)).dropLast(2)))
         let verdict = Self.verifier([try Self.ringKey("test-rsa2048.pub.pem")]).verify(compact: Array(text.utf8))
         #expect(verdict.status == .validToken, "\(verdict.reason)")
     }
@@ -172,12 +172,12 @@ import Testing
         #expect(other.verified == nil)
 
         var parts = text.split(separator: ".").map(String.init)
-        var claims = try JSONValue.readObject(JWSBase64URL.decode(Array(parts[1].utf8))!)
+        var claims = try JSONValue.readObject(Base64URL.decode(Array(parts[1].utf8))!)
         if case .object(var members) = claims {
             members[0].value = .string("someone-else")
             claims = .object(members)
         }
-        parts[1] = JWSBase64URL.encode(claims.encoded)
+        parts[1] = Base64URL.encode(claims.encoded)
         let tampered = Self.verifier([try Self.ringKey("test-rsa2048.pub.pem")]).verify(compact: Array(parts.joined(separator: ".").utf8))
         #expect(tampered.status == .invalidSignature)
     }
@@ -272,11 +272,11 @@ import Testing
         let der = try #require(Data(base64Encoded: body))
         let point = Array(der.suffix(96))  // SPKI ends with the BIT STRING 04 || x || y
         let jwk =
-            #"{"keys":[{"kty":"EC","crv":"P-384","kid":"p384","x":"\#(JWSBase64URL.encode(point[0..<48]))","y":"\#(JWSBase64URL.encode(point[48...]))"}]}"#
+            #"{"keys":[{"kty":"EC","crv":"P-384","kid":"p384","x":"\#(Base64URL.encode(point[0..<48]))","y":"\#(Base64URL.encode(point[48...]))"}]}"#
         let set = try JSONWebKeySet(bytes: Array(jwk.utf8), source: "p384.jwks")
 
         // Signed by the openssl command line (DER), re-encoded raw as JWS wants.
-        let input = JWSBase64URL.encode(Array(#"{"alg":"ES384","kid":"p384"}"#.utf8)) + "." + JWSBase64URL.encode(Array(#"{"sub":"x"}"#.utf8))
+        let input = Base64URL.encode(Array(#"{"alg":"ES384","kid":"p384"}"#.utf8)) + "." + Base64URL.encode(Array(#"{"sub":"x"}"#.utf8))
         let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("es384-\(UUID().uuidString)")
         try Data(input.utf8).write(to: inputFile)
         defer { try? FileManager.default.removeItem(at: inputFile) }
@@ -284,13 +284,13 @@ import Testing
         try #require(signing.status == 0, "\(signing.errorText)")
         let derSignature = signing.output
         let raw = try #require(ECDSASignatureEncoding.raw(fromDER: derSignature, width: 48))
-        let text = input + "." + JWSBase64URL.encode(raw)
+        let text = input + "." + Base64URL.encode(raw)
         let verdict = Self.verifier(set.keys).verify(compact: Array(text.utf8))
         #expect(verdict.status == .validToken, "\(verdict.reason)")
         // ES256 named over the same P-384 key does not fit it.
         let es256 =
-            JWSBase64URL.encode(Array(#"{"alg":"ES256","kid":"p384"}"#.utf8)) + "." + JWSBase64URL.encode(Array(#"{"sub":"x"}"#.utf8)) + "."
-            + JWSBase64URL.encode(raw)
+            Base64URL.encode(Array(#"{"alg":"ES256","kid":"p384"}"#.utf8)) + "." + Base64URL.encode(Array(#"{"sub":"x"}"#.utf8)) + "."
+            + Base64URL.encode(raw)
         #expect(Self.verifier(set.keys).verify(compact: Array(es256.utf8)).reason.contains("ES256 needs an EC P-256 key"))
 
         // The same key as a PEM file: read for statements by JWSVerificationKey.load (docs/DESIGN.md#software-statements),
@@ -303,7 +303,7 @@ import Testing
 
         // A point of zeros is off the curve: refused at load.
         let zeros =
-            #"{"keys":[{"kty":"EC","crv":"P-384","x":"\#(JWSBase64URL.encode([UInt8](repeating: 0, count: 48)))","y":"\#(JWSBase64URL.encode([UInt8](repeating: 0, count: 48)))"}]}"#
+            #"{"keys":[{"kty":"EC","crv":"P-384","x":"\#(Base64URL.encode([UInt8](repeating: 0, count: 48)))","y":"\#(Base64URL.encode([UInt8](repeating: 0, count: 48)))"}]}"#
         #expect(throws: KeyError.self) { try JSONWebKeySet(bytes: Array(zeros.utf8), source: "zeros.jwks") }
     }
 

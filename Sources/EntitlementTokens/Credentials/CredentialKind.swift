@@ -161,7 +161,7 @@ public enum CredentialDetection {
     static func looksLikeJWS(_ bytes: [UInt8]) -> Bool {
         guard bytes.starts(with: Array("eyJ".utf8)) else { return false }
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        return parts.count == 3 && !parts[1].isEmpty && parts.allSatisfy { $0.allSatisfy(JWSBase64URL.isAlphabet) }
+        return parts.count == 3 && !parts[1].isEmpty && parts.allSatisfy { $0.allSatisfy(Base64URL.isAlphabet) }
     }
 
     /// A JSON document's kind, from its top-level members.

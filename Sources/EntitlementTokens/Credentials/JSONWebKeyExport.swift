@@ -9,7 +9,7 @@ extension JSONWebKeySet {
         let parts = DERReader.elements(in: spki.content)
         guard parts.count == 2, parts[1].tag == 0x03, parts[1].content.first == 0 else { return nil }
         let publicBits = parts[1].content.dropFirst()
-        func text(_ bytes: some Collection<UInt8>) -> JSONValue { .string(JWSBase64URL.encode(bytes)) }
+        func text(_ bytes: some Collection<UInt8>) -> JSONValue { .string(Base64URL.encode(bytes)) }
         var members: [JSONMember]
         switch key.algorithm {
         case .rsaPKCS1SHA256, .rsaPSSSHA256:

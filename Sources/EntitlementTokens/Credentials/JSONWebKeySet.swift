@@ -79,7 +79,7 @@ public struct JSONWebKeySet: Sendable {
         }
         func member(_ name: String) throws(KeyError) -> [UInt8] {
             guard let text = jwk[name]?.stringValue else { throw fail("no \"\(name)\" string") }
-            guard let bytes = JWSBase64URL.decode(Array(text.utf8)) else { throw fail("\"\(name)\" is not unpadded Base64url") }
+            guard let bytes = Base64URL.decode(Array(text.utf8)) else { throw fail("\"\(name)\" is not unpadded Base64url") }
             return bytes
         }
         let spki: [UInt8]

@@ -84,7 +84,7 @@ public struct MetadataDecryptor: Sendable {
         let names = ["protected header", "encrypted key", "initialization vector", "ciphertext", "authentication tag"]
         var decoded: [[UInt8]] = []
         for (index, part) in parts.enumerated() {
-            guard let bytes = JWSBase64URL.decode(part) else {
+            guard let bytes = Base64URL.decode(part) else {
                 return .failed(reason: "JWE \(names[index]) is not canonical unpadded Base64url")
             }
             decoded.append(bytes)

@@ -36,7 +36,7 @@ public struct MetadataEncryptor: Sendable {
             JSONMember(name: "alg", value: .string(alg.rawValue)),
             JSONMember(name: "enc", value: .string(enc.rawValue)),
         ])
-        let protected = JWSBase64URL.encode(header.encoded)
+        let protected = Base64URL.encode(header.encoded)
         guard let contentKey = SymmetricCrypto.randomBytes(enc.keyByteCount), let iv = SymmetricCrypto.randomBytes(enc.ivByteCount) else {
             throw KeyError(.signingFailed, keyDescription, "no random bytes for a content key")
         }
@@ -53,8 +53,8 @@ public struct MetadataEncryptor: Sendable {
         switch sealed {
         case .success(let (ciphertext, tag)):
             return [
-                protected, JWSBase64URL.encode(encryptedKey), JWSBase64URL.encode(iv),
-                JWSBase64URL.encode(ciphertext), JWSBase64URL.encode(tag),
+                protected, Base64URL.encode(encryptedKey), Base64URL.encode(iv),
+                Base64URL.encode(ciphertext), Base64URL.encode(tag),
             ].joined(separator: ".")
         case .failure(let failure):
             throw KeyError(.signingFailed, keyDescription, "cannot encrypt the value: \(failure.reason)")

@@ -76,7 +76,7 @@ public struct SoftwareStatement: Sendable, Hashable {
         let names = ["header", "payload", "signature"]
         var decoded: [[UInt8]] = []
         for (index, part) in parts.enumerated() {
-            guard let bytes = JWSBase64URL.decode(part) else {
+            guard let bytes = Base64URL.decode(part) else {
                 let offset = part.startIndex
                 throw TokenError(
                     .notJWS,

@@ -21,7 +21,7 @@ public enum SoftwareStatementMinter {
         let algorithm = algorithm(for: key)
         var header = [JSONMember(name: "alg", value: .string(algorithm.rawValue)), JSONMember(name: "typ", value: .string("JWT"))]
         if let keyID { header.append(JSONMember(name: "kid", value: .string(keyID))) }
-        let signingInput = JWSBase64URL.encode(JSONValue.object(header).encoded) + "." + JWSBase64URL.encode(JSONValue.object(claims).encoded)
+        let signingInput = Base64URL.encode(JSONValue.object(header).encoded) + "." + Base64URL.encode(JSONValue.object(claims).encoded)
         var signature = try key.signature(for: Array(signingInput.utf8))
         if algorithm == .es256 {
             guard let raw = ECDSASignatureEncoding.raw(fromDER: signature, width: 32) else {
@@ -29,6 +29,6 @@ public enum SoftwareStatementMinter {
             }
             signature = raw
         }
-        return signingInput + "." + JWSBase64URL.encode(signature)
+        return signingInput + "." + Base64URL.encode(signature)
     }
 }

@@ -237,7 +237,7 @@ extension CredentialReport {
             json.member("bytes")
             json.int(statement.signature.count)
             json.member("value")
-            json.string(JWSBase64URL.encode(statement.signature))
+            json.string(Base64URL.encode(statement.signature))
             json.endObject()
             json.member("verifiedBy")
             json.string(statementVerdict?.key?.description)

@@ -1,3 +1,4 @@
+internal import EntitlementTokens
 internal import FoundationEssentials
 public import RedisRESP
 
@@ -126,7 +127,7 @@ public struct RedisClientConfiguration: Sendable {
             let host = endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host
             return "redis \(host):\(endpoint.port)" + (endpoint.database != 0 ? "/\(endpoint.database)" : "") + tls
         case .sentinel(let settings):
-            return "redis-sentinel \(RedisURL.escaped(settings.primaryName)) via "
+            return "redis-sentinel \(TerminalText.escaped(settings.primaryName)) via "
                 + settings.sentinels.map(\.description).joined(separator: ",") + tls
         case .cluster(let seeds):
             return "redis-cluster via " + seeds.map(\.description).joined(separator: ",") + tls

@@ -1,3 +1,4 @@
+internal import EntitlementTokens
 internal import FoundationEssentials
 public import RedisRESP
 
@@ -124,7 +125,7 @@ enum RedisURL {
                     ["password-file", "sentinel-password-file", "sentinel-user", "sentinel-password", "tls-server-name", "tls-ca-file"].contains(name)
                 else {
                     throw invalid(
-                        "unknown parameter '\(escaped(name))' (known: password-file, sentinel-password-file, sentinel-user, sentinel-password, tls-server-name, tls-ca-file)"
+                        "unknown parameter '\(TerminalText.escaped(name))' (known: password-file, sentinel-password-file, sentinel-user, sentinel-password, tls-server-name, tls-ca-file)"
                     )
                 }
                 guard let value = RedisEndpoint.percentDecoded(pair[pair.index(after: equals)...]), !value.isEmpty else {
@@ -249,27 +250,14 @@ enum RedisURL {
             text.replaceSubrange(range.upperBound..<end, with: "***")
             searchFrom = text.index(range.upperBound, offsetBy: 3)
         }
-        return escaped(text)
-    }
-
-    /// Printable ASCII only, so an error message cannot carry control bytes into a log.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if scalar.value >= 0x20 && scalar.value < 0x7F {
-                result.unicodeScalars.append(scalar)
-            } else {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            }
-        }
-        return result
+        return TerminalText.escaped(text)
     }
 
     /// A parameter's file: absolute as given, relative under `credentialsDirectory`.
     static func resolve(_ path: String, parameter: String, credentialsDirectory: String?) throws(RedisClientError) -> String {
         if path.hasPrefix("/") { return path }
         guard let directory = credentialsDirectory else {
-            throw RedisClientError(.invalidConfiguration, "\(parameter)=\(escaped(path)): a relative path needs $CREDENTIALS_DIRECTORY")
+            throw RedisClientError(.invalidConfiguration, "\(parameter)=\(TerminalText.escaped(path)): a relative path needs $CREDENTIALS_DIRECTORY")
         }
         return directory + "/" + path
     }
@@ -281,7 +269,10 @@ enum RedisURL {
         let resolved = try resolve(path, parameter: parameter, credentialsDirectory: credentialsDirectory)
         let type = (try? FileManager.default.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType
         guard type == .typeRegular, let data = FileManager.default.contents(atPath: resolved), data.count <= 4096 else {
-            throw RedisClientError(.invalidConfiguration, "\(parameter)=\(escaped(resolved)): not a readable regular file of at most 4 KiB")
+            throw RedisClientError(
+                .invalidConfiguration,
+                "\(parameter)=\(TerminalText.escaped(resolved)): not a readable regular file of at most 4 KiB"
+            )
         }
         var body = [UInt8](data)[...]
         if body.last == 0x0A {
@@ -291,7 +282,7 @@ enum RedisURL {
         let isText = !body.isEmpty && body.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
         let bytes = isText ? Array(body) : [UInt8](data)
         guard let secret = String(validating: bytes, as: UTF8.self), !secret.isEmpty else {
-            throw RedisClientError(.invalidConfiguration, "\(parameter)=\(escaped(resolved)): the password must be UTF-8 text")
+            throw RedisClientError(.invalidConfiguration, "\(parameter)=\(TerminalText.escaped(resolved)): the password must be UTF-8 text")
         }
         return secret
     }

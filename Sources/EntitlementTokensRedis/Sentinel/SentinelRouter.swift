@@ -1,3 +1,4 @@
+internal import EntitlementTokens
 internal import NIOCore
 internal import NIOSSL
 internal import RedisRESP
@@ -185,7 +186,7 @@ final class SentinelRouter: Sendable {
                     // The last attempt's code: a refused sentinel login is authenticationFailed (a setting to fix).
                     return RedisClientError(
                         why?.code ?? .connectionFailed,
-                        "no primary of '\(RedisURL.escaped(self.settings.primaryName))' found through the sentinels yet"
+                        "no primary of '\(TerminalText.escaped(self.settings.primaryName))' found through the sentinels yet"
                             + (why.map { ": \($0.message)" } ?? "")
                     )
                 }
@@ -264,7 +265,7 @@ final class SentinelRouter: Sendable {
                         let sentinel = sentinels[index].endpoint
                         throw RedisClientError(
                             .unexpectedReply,
-                            "sentinel \(sentinel.host):\(sentinel.port) knows no primary named '\(RedisURL.escaped(settings.primaryName))'"
+                            "sentinel \(sentinel.host):\(sentinel.port) knows no primary named '\(TerminalText.escaped(settings.primaryName))'"
                         )
                     }
                     state.withLock { $0.machine.sentinelNamed(named, by: index) }

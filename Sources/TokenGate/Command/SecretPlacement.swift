@@ -1,3 +1,4 @@
+import EntitlementTokens
 import EntitlementTokensRedis
 
 /// Where the gate lets a secret stand (docs/DESIGN.md#secrets): in a file only
@@ -28,13 +29,13 @@ enum SecretPlacement {
             guard !secrets.isEmpty else { continue }
             guard let permissions else {
                 throw GateConfigurationError(
-                    "--config \(escaped(path)): replay holds \(list(secrets, \.placeDescription)) "
+                    "--config \(TerminalText.escaped(path)): replay holds \(list(secrets, \.placeDescription)) "
                         + "and who may read the file cannot be checked: " + fix(secrets)
                 )
             }
             guard permissions & 0o077 != 0 else { continue }
             throw GateConfigurationError(
-                "--config \(escaped(path)): replay holds \(list(secrets, \.placeDescription)) "
+                "--config \(TerminalText.escaped(path)): replay holds \(list(secrets, \.placeDescription)) "
                     + "and the file is readable by others (mode \(String(permissions & 0o777, radix: 8))): "
                     + "chmod 600 it, owned by the service user, or better " + fix(secrets)
             )
@@ -67,18 +68,5 @@ enum SecretPlacement {
 
     private static func list(_ secrets: [RedisInlineSecret], _ text: (RedisInlineSecret) -> String) -> String {
         secrets.map(text).joined(separator: " and ")
-    }
-
-    /// Printable ASCII only: a path reaches the terminal and the log.
-    private static func escaped(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if scalar.value >= 0x20 && scalar.value < 0x7F {
-                result.unicodeScalars.append(scalar)
-            } else {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            }
-        }
-        return result
     }
 }

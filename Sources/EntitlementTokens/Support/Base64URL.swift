@@ -1,7 +1,16 @@
-/// Base64url without padding (RFC 4648 §5), strict: the session credential's
-/// text form. A decoder that accepted anything else (padding, the standard
-/// alphabet, whitespace) would give one credential many spellings.
-enum Base64URL {
+/// Base64url without padding (RFC 4648 §5), strict and canonical: the text of
+/// JWS compact serialization (RFC 7515 §2) and of the gate's session
+/// credential. The URL-safe alphabet, no padding, no white space, and the
+/// unused low bits of the last character zero, so each byte string has exactly
+/// one text. Canonical matters because a signature or a MAC covers the text, not
+/// the bytes: a decoder that accepted anything else (padding, the standard
+/// alphabet, non-zero low bits) would give one statement or credential many
+/// spellings.
+package enum Base64URL {
+    package static func isAlphabet(_ byte: UInt8) -> Bool {
+        values[Int(byte)] != 0xFF
+    }
+
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     private static let values: [UInt8] = {
@@ -10,7 +19,7 @@ enum Base64URL {
         return table
     }()
 
-    static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         var output: [UInt8] = []
         output.reserveCapacity((bytes.count * 4 + 2) / 3)
         var buffer: UInt32 = 0
@@ -28,7 +37,7 @@ enum Base64URL {
     }
 
     /// nil for anything but canonical unpadded Base64url.
-    static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+    package static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
         guard text.count % 4 != 1 else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(text.count * 3 / 4)
