@@ -23,14 +23,6 @@ struct GateRequestReader: Sendable {
     /// The query parameters read: the token's names, then the session's where sessions are issued.
     private let queryNames: [String]
 
-    static let originalURI = HTTPField.Name("X-Original-URI")!
-    static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
-    static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")!
-    static let cookiePath = HTTPField.Name("X-Token-Cookie-Path")!
-    static let catHeader = HTTPField.Name(CATOrigin.headerName)!
-    static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
-    static let forwardedMethod = HTTPField.Name("X-Forwarded-Method")!
-
     init(configuration: GateConfiguration) {
         self.configuration = configuration
         // Names were checked as RFC 9110 tokens by the configuration.
@@ -40,13 +32,15 @@ struct GateRequestReader: Sendable {
         sessionHeader = HTTPField.Name(configuration.sessionHeader)!
         readsCATs = !configuration.catKeys.isEmpty
         clientIPHeader = configuration.clientIPHeader.map { HTTPField.Name($0)! }
-        var single = [Self.originalURI, Self.forwardedURI, Self.forwardedProto, Self.cookiePath, deviceHeader, sessionHeader]
+        var single = [
+            GateHeaders.originalURI, GateHeaders.forwardedURI, GateHeaders.forwardedProto, GateHeaders.cookiePath, deviceHeader, sessionHeader,
+        ]
         if let resourceHeader { single.append(resourceHeader) }
         if let tokenHeader { single.append(tokenHeader) }
         if let clientIPHeader { single.append(clientIPHeader) }
         // What a CAT is judged by (catu, catm) must read one way too; without
         // CATs these fields go to the log only, as before.
-        if readsCATs { single += [Self.catHeader, Self.forwardedHost, Self.forwardedMethod] }
+        if readsCATs { single += [GateHeaders.commonAccessToken, GateHeaders.forwardedHost, GateHeaders.forwardedMethod] }
         singleFields = single
         queryNames =
             configuration.tokenParams + (configuration.sessionSecretPaths.isEmpty ? [] : [configuration.sessionParam])
@@ -64,10 +58,10 @@ struct GateRequestReader: Sendable {
         }
         if let resourceHeader { request.resource = CredentialLocator.header(resourceHeader, in: headers).map(String.init) }
         request.deviceID = CredentialLocator.header(deviceHeader, in: headers).map(String.init)
-        if CredentialLocator.fieldLineCount(Self.forwardedProto, in: headers) == 1 {
-            request.forwardedProto = headers[Self.forwardedProto]
+        if CredentialLocator.fieldLineCount(GateHeaders.forwardedProto, in: headers) == 1 {
+            request.forwardedProto = headers[GateHeaders.forwardedProto]
         }
-        request.cookiePath = headers[Self.cookiePath]
+        request.cookiePath = headers[GateHeaders.cookiePath]
         if let originalURI {
             request.originalPath = originalURI.prefix { $0 != "?" && $0 != "#" }
             do { _ = try RequestPath.read(originalURI.utf8) } catch { request.unreadablePath = error }
@@ -94,10 +88,12 @@ struct GateRequestReader: Sendable {
 
         if readsCATs {
             request.originalURI = originalURI
-            request.method = method ?? headers[Self.forwardedMethod]
-            if CredentialLocator.fieldLineCount(Self.forwardedHost, in: headers) == 1 { request.forwardedHost = headers[Self.forwardedHost] }
-            if let value = CredentialLocator.header(Self.catHeader, in: headers) {
-                request.cats.append(.init(value: value, carrier: .header(Self.catHeader.rawName)))
+            request.method = method ?? headers[GateHeaders.forwardedMethod]
+            if CredentialLocator.fieldLineCount(GateHeaders.forwardedHost, in: headers) == 1 {
+                request.forwardedHost = headers[GateHeaders.forwardedHost]
+            }
+            if let value = CredentialLocator.header(GateHeaders.commonAccessToken, in: headers) {
+                request.cats.append(.init(value: value, carrier: .header(GateHeaders.commonAccessToken.rawName)))
             }
             for value in CredentialLocator.cookies(CATOrigin.cookieName, in: headers) {
                 request.cats.append(.init(value: value, carrier: .cookie(CATOrigin.cookieName)))

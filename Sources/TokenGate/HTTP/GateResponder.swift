@@ -30,22 +30,6 @@ struct GateResponder: HTTPResponder {
 
     static let extAuthzPrefix = "/v1/ext-authz"
 
-    enum Header {
-        static let status = HTTPField.Name("X-Token-Status")!
-        static let kind = HTTPField.Name("X-Token-Kind")!
-        static let requestor = HTTPField.Name("X-Token-Requestor")!
-        static let resource = HTTPField.Name("X-Token-Resource")!
-        static let mvpd = HTTPField.Name("X-Token-Mvpd")!
-        static let expires = HTTPField.Name("X-Token-Expires")!
-        static let session = HTTPField.Name("X-Token-Session")!
-        static let reason = HTTPField.Name("X-Token-Reason")!
-        static let setCookie = HTTPField.Name("X-Token-Set-Cookie")!
-        static let originalURI = HTTPField.Name("X-Original-URI")!
-        static let forwardedURI = HTTPField.Name("X-Forwarded-Uri")!
-        static let forwardedMethod = HTTPField.Name("X-Forwarded-Method")!
-        static let forwardedHost = HTTPField.Name("X-Forwarded-Host")!
-    }
-
     /// Every request is served in its trace (docs/DESIGN.md#trace-context):
     /// what is logged about it names the caller's `traceparent`, or a new trace.
     /// With span export, the span is finished when the answer is ready.
@@ -56,14 +40,11 @@ struct GateResponder: HTTPResponder {
         return response
     }
 
-    static let traceParent = HTTPField.Name("traceparent")!
-    static let traceState = HTTPField.Name("tracestate")!
-
     /// A request's trace: the caller's `traceparent` (and `tracestate`, kept only for an exported span).
     private func trace(of headers: HTTPFields) -> RequestTrace {
         RequestTrace(
-            traceParents: headers[values: Self.traceParent],
-            traceStates: spans == nil ? [] : headers[values: Self.traceState],
+            traceParents: headers[values: GateHeaders.traceParent],
+            traceStates: spans == nil ? [] : headers[values: GateHeaders.traceState],
             recordsSpan: spans != nil
         )
     }
@@ -163,9 +144,9 @@ struct GateResponder: HTTPResponder {
         init?(path: Substring, head: HTTPRequest) {
             switch path {
             case "/v1/auth-request":
-                (endpoint, originalURI, readsOnly) = (.authRequest, head.headerFields[Header.originalURI]?[...], true)
+                (endpoint, originalURI, readsOnly) = (.authRequest, head.headerFields[GateHeaders.originalURI]?[...], true)
             case "/v1/forward-auth":
-                (endpoint, originalURI, readsOnly) = (.forwardAuth, head.headerFields[Header.forwardedURI]?[...], true)
+                (endpoint, originalURI, readsOnly) = (.forwardAuth, head.headerFields[GateHeaders.forwardedURI]?[...], true)
             case _ where path == GateResponder.extAuthzPrefix || path.hasPrefix(GateResponder.extAuthzPrefix + "/"):
                 // Envoy appends the original path (and query) to the prefix, and
                 // checks any method: the original request's.
@@ -288,8 +269,8 @@ struct GateResponder: HTTPResponder {
             "endpoint": .string(endpoint.rawValue),
         ]
         if endpoint == .forwardAuth {
-            if let method = headers[Header.forwardedMethod] { metadata["method"] = .string(HeaderValue.encode(method)) }
-            if let host = headers[Header.forwardedHost] { metadata["host"] = .string(HeaderValue.encode(host)) }
+            if let method = headers[GateHeaders.forwardedMethod] { metadata["method"] = .string(HeaderValue.encode(method)) }
+            if let host = headers[GateHeaders.forwardedHost] { metadata["host"] = .string(HeaderValue.encode(host)) }
         }
         logger.notice("refused", metadata: metadata)
     }
@@ -317,23 +298,23 @@ struct GateResponder: HTTPResponder {
     static func render(_ answer: GateDecision) -> Response {
         var headers: HTTPFields = [:]
         headers.reserveCapacity(10)
-        headers[Header.status] = answer.status.rawValue
+        headers[GateHeaders.status] = answer.status.rawValue
         headers[.cacheControl] = "no-store"
         // For the proxy's access log; every shipped site keeps it from clients.
-        headers[Header.reason] = HeaderValue.encode(answer.headerReason, maximumBytes: HeaderValue.maximumReasonBytes)
+        headers[GateHeaders.reason] = HeaderValue.encode(answer.headerReason, maximumBytes: HeaderValue.maximumReasonBytes)
         if let allowance = answer.allowance {
-            headers[Header.kind] = allowance.kind
-            headers[Header.requestor] = allowance.requestor
-            headers[Header.resource] = allowance.resource
-            headers[Header.mvpd] = allowance.mvpd
-            headers[Header.expires] = allowance.expires
+            headers[GateHeaders.kind] = allowance.kind
+            headers[GateHeaders.requestor] = allowance.requestor
+            headers[GateHeaders.resource] = allowance.resource
+            headers[GateHeaders.mvpd] = allowance.mvpd
+            headers[GateHeaders.expires] = allowance.expires
         }
         if let session = answer.session {
-            headers[Header.session] = session
+            headers[GateHeaders.session] = session
             // A response that carries a credential is nobody's to cache.
             headers[.cacheControl] = "no-store, private"
         }
-        if let cookie = answer.setCookie { headers[Header.setCookie] = cookie }
+        if let cookie = answer.setCookie { headers[GateHeaders.setCookie] = cookie }
         return Response(status: .init(code: answer.status.httpStatus), headers: headers)
     }
 

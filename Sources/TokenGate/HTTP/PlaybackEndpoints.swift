@@ -58,7 +58,7 @@ struct PlaybackEndpoints: Sendable {
             )
         }
         var headers: HTTPFields = [:]
-        headers[GateResponder.Header.status] = outcome.decision.status.rawValue
+        headers[GateHeaders.status] = outcome.decision.status.rawValue
         headers[.cacheControl] = "no-store"
         for cookie in grant.cookies { headers.append(HTTPField(name: .setCookie, value: cookie.setCookieValue)) }
         if redirect {
@@ -85,8 +85,8 @@ struct PlaybackEndpoints: Sendable {
 
     static func refusal(status: HTTPResponse.Status, tokenStatus: String, reason: String) -> Response {
         var headers: HTTPFields = [:]
-        headers[GateResponder.Header.status] = tokenStatus
-        headers[GateResponder.Header.reason] = HeaderValue.encode(reason, maximumBytes: HeaderValue.maximumReasonBytes)
+        headers[GateHeaders.status] = tokenStatus
+        headers[GateHeaders.reason] = HeaderValue.encode(reason, maximumBytes: HeaderValue.maximumReasonBytes)
         headers[.cacheControl] = "no-store"
         headers[.contentType] = "application/json"
         return Response(
