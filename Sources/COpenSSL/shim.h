@@ -21,4 +21,18 @@
 #include <openssl/hmac.h>
 // Host names in certificates (X509_check_host), for the Redis client's tls-server-name.
 #include <openssl/x509v3.h>
+// SHA-256 on a state the caller holds, a plain struct copied by value: no
+// allocation and no provider lookup per hash, where an EVP_MD_CTX or an
+// EVP_MAC_CTX has both (docs/DESIGN.md#one-crypto-library). OpenSSL 3 marks these
+// functions deprecated in favour of EVP; they remain its SHA-256 code. The
+// wrappers keep the deprecation warning out of every Swift file that hashes.
+#include <openssl/sha.h>
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static inline int tokeninspect_sha256_init(SHA256_CTX *state) { return SHA256_Init(state); }
+static inline int tokeninspect_sha256_update(SHA256_CTX *state, const void *bytes, size_t count) {
+    return SHA256_Update(state, bytes, count);
+}
+static inline int tokeninspect_sha256_final(unsigned char *digest, SHA256_CTX *state) { return SHA256_Final(digest, state); }
+#pragma GCC diagnostic pop
 #endif

@@ -36,7 +36,7 @@ import Testing
     ) -> PlaybackSessions.Check {
         let trusted = keys ?? [keyA]
         return gate.check(
-            credential.utf8,
+            credential[...].utf8,
             against: .init(
                 resource: resource,
                 deviceID: deviceID,

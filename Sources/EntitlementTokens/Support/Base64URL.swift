@@ -6,6 +6,10 @@
 /// the bytes: a decoder that accepted anything else (padding, the standard
 /// alphabet, non-zero low bits) would give one statement or credential many
 /// spellings.
+///
+/// Decoding has one body, over a `Span`: the gate decodes a session credential
+/// on every segment request, and from another module a generic decode runs
+/// unspecialized, walking the text through protocol witnesses.
 package enum Base64URL {
     package static func isAlphabet(_ byte: UInt8) -> Bool {
         values[Int(byte)] != 0xFF
@@ -20,12 +24,18 @@ package enum Base64URL {
     }()
 
     package static func encode(_ bytes: some Collection<UInt8>) -> String {
+        let bytes = Array(bytes)
+        return encode(bytes.span)
+    }
+
+    /// The same over a span of the bytes.
+    package static func encode(_ bytes: Span<UInt8>) -> String {
         var output: [UInt8] = []
         output.reserveCapacity((bytes.count * 4 + 2) / 3)
         var buffer: UInt32 = 0
         var bits = 0
-        for byte in bytes {
-            buffer = buffer << 8 | UInt32(byte)
+        for index in bytes.indices {
+            buffer = buffer << 8 | UInt32(bytes[index])
             bits += 8
             while bits >= 6 {
                 bits -= 6
@@ -38,13 +48,19 @@ package enum Base64URL {
 
     /// nil for anything but canonical unpadded Base64url.
     package static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+        let bytes = Array(text)
+        return decode(bytes.span)
+    }
+
+    /// The same over a span of the text's bytes.
+    package static func decode(_ text: Span<UInt8>) -> [UInt8]? {
         guard text.count % 4 != 1 else { return nil }
         var output: [UInt8] = []
         output.reserveCapacity(text.count * 3 / 4)
         var buffer: UInt32 = 0
         var bits = 0
-        for character in text {
-            let value = values[Int(character)]
+        for index in text.indices {
+            let value = values[Int(text[index])]
             guard value != 0xFF else { return nil }
             buffer = buffer << 6 | UInt32(value)
             bits += 6

@@ -83,12 +83,7 @@ struct PlaybackSessions: Sendable {
         for secret in secrets where secret.count < Self.minimumSecretBytes {
             throw GateConfigurationError("a session secret must hold at least \(Self.minimumSecretBytes) bytes (e.g. `openssl rand -hex 32`)")
         }
-        var authenticators: [HMACSHA256Key] = []
-        for secret in secrets {
-            guard let key = HMACSHA256Key(secret) else { throw GateConfigurationError("OpenSSL offers no HMAC-SHA-256 for the session secrets") }
-            authenticators.append(key)
-        }
-        self.authenticators = authenticators
+        authenticators = secrets.map(HMACSHA256Key.init)
         lifetimeMilliseconds = Int64(lifetimeSeconds) * 1000
     }
 
@@ -145,23 +140,23 @@ struct PlaybackSessions: Sendable {
         bytes += Self.binding(deviceID)
         bytes += Self.binding(requestor)
         Self.appendBigEndian(keyID, to: &bytes)
-        bytes += authenticators[0].authenticationCode(for: bytes)
-        return (Base64URL.encode(bytes), expires)
+        bytes += authenticators[0].authenticationCode(for: bytes).bytes
+        return (Base64URL.encode(bytes.span), expires)
     }
 
     /// Whether `credential` lets this request through; `trusts` says whether
     /// a key id is in the ring now.
     func check(
-        _ credential: some Collection<UInt8>,
+        _ credential: Substring.UTF8View,
         against expectation: Expectation,
         trusts: (UInt64) -> Bool
     ) -> Check {
-        if credential.count == (Self.versionOneLength * 4 + 2) / 3, let old = Base64URL.decode(credential),
+        if credential.count == (Self.versionOneLength * 4 + 2) / 3, let old = Base64URL.decode(credential.span),
             old.count == Self.versionOneLength, old[0] == 1
         {
             return .invalid("session credential version 1 is no longer accepted; start playback again")
         }
-        guard credential.count == Self.textLength, let bytes = Base64URL.decode(credential),
+        guard credential.count == Self.textLength, let bytes = Base64URL.decode(credential.span),
             bytes.count == Self.credentialLength
         else {
             return .invalid("the session credential is malformed")

@@ -30,52 +30,53 @@ package struct SHA256Digest: Sendable, Hashable {
     fileprivate mutating func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) -> R) -> R {
         Swift.withUnsafeMutableBytes(of: &words) { body($0) }
     }
+
+    fileprivate func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        Swift.withUnsafeBytes(of: words) { body($0) }
+    }
 }
 
 /// SHA-256 over several pieces, for the gate's keys and bindings (the verdict
-/// cache's key, a session's bindings, a CAT's replay identity). Through the
-/// library's OpenSSL and its once-fetched method, so the gate links no second
-/// implementation of the primitive (docs/DESIGN.md#one-crypto-library).
+/// cache's key, a session's bindings, a CAT's replay identity), through the
+/// library's OpenSSL, so the gate links no second implementation of the
+/// primitive (docs/DESIGN.md#one-crypto-library).
 ///
-/// Not copyable: it owns an OpenSSL digest context, freed when it goes.
-package struct SHA256Hasher: ~Copyable {
-    private let context: OpaquePointer
+/// A value: the state is OpenSSL's plain `SHA256_CTX`, held inline, so a hash
+/// allocates nothing and a partly fed state can be copied (an HMAC key keeps
+/// its two padded states so).
+package struct SHA256Hasher: Sendable {
+    private var state = SHA256_CTX()
 
     package init() {
-        // Allocation failure inside OpenSSL, as Swift's own allocation failure, ends the process.
-        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex2(context, OpenSSLSHA256.shared.method, nil) == 1 else {
-            fatalError("OpenSSL could not set up a SHA-256 context (out of memory)")
-        }
-        self.context = context
+        // Cannot fail: it only sets the initial hash value.
+        _ = tokeninspect_sha256_init(&state)
     }
-
-    deinit { EVP_MD_CTX_free(context) }
 
     /// Adds `bytes`, without a copy when their storage is contiguous (a
     /// `String`'s UTF-8, an array or a slice of one).
     package mutating func update(_ bytes: some Collection<UInt8>) {
-        let context = self.context
         let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-            Self.absorb(UnsafeRawBufferPointer(buffer), into: context)
+            absorb(UnsafeRawBufferPointer(buffer))
         }
-        if done == nil { Array(bytes).withUnsafeBytes { Self.absorb($0, into: context) } }
+        if done == nil { Array(bytes).withUnsafeBytes { absorb($0) } }
     }
 
     /// Adds the bytes of a plain value (a length, a marker) as they lie in memory.
     package mutating func update<Value: BitwiseCopyable>(valueBytesOf value: Value) {
-        let context = self.context
-        withUnsafeBytes(of: value) { Self.absorb($0, into: context) }
+        withUnsafeBytes(of: value) { absorb($0) }
+    }
+
+    /// Adds the 32 bytes of a digest.
+    package mutating func update(_ digest: SHA256Digest) {
+        digest.withUnsafeBytes { absorb($0) }
     }
 
     /// The digest of everything added.
     package consuming func finalize() -> SHA256Digest {
         var digest = SHA256Digest()
-        var length: UInt32 = 0
-        let context = self.context
-        let done = digest.withUnsafeMutableBytes { output in
-            EVP_DigestFinal_ex(context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1
+        digest.withUnsafeMutableBytes { output in
+            _ = tokeninspect_sha256_final(output.baseAddress?.assumingMemoryBound(to: UInt8.self), &state)
         }
-        guard done, length == UInt32(OpenSSLSHA256.byteCount) else { fatalError("OpenSSL could not finish a SHA-256 digest") }
         return digest
     }
 
@@ -86,10 +87,8 @@ package struct SHA256Hasher: ~Copyable {
         return hasher.finalize()
     }
 
-    private static func absorb(_ bytes: UnsafeRawBufferPointer, into context: OpaquePointer) {
-        guard !bytes.isEmpty else { return }
-        guard EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1 else {
-            fatalError("OpenSSL could not update a SHA-256 digest")
-        }
+    private mutating func absorb(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        _ = tokeninspect_sha256_update(&state, base, bytes.count)
     }
 }
