@@ -55,7 +55,7 @@ struct CheckCommandTests {
 
     /// The fingerprint as the issuer's side computes it, with openssl (not the library under test).
     static func opensslFingerprint(_ path: String) throws -> String {
-        let result = try OperatorTests.run("/bin/sh", ["-c", "openssl pkey -pubin -in '\(path)' -outform DER | sha256sum"])
+        let result = try MetricsAndDeployFilesTests.run("/bin/sh", ["-c", "openssl pkey -pubin -in '\(path)' -outform DER | sha256sum"])
         try #require(result.status == 0, "openssl: \(result.output)")
         return String(result.output.prefix(64))
     }
@@ -231,10 +231,10 @@ struct CheckCommandTests {
             ]
         )
         #expect(status == 0, "\(output)")
-        let secretDigest = try OperatorTests.run("/bin/sh", ["-c", "printf %s '\(String(repeating: "e", count: 40))' | sha256sum"]).output.prefix(64)
+        let secretDigest = try MetricsAndDeployFilesTests.run("/bin/sh", ["-c", "printf %s '\(String(repeating: "e", count: 40))' | sha256sum"]).output.prefix(64)
         #expect(output.contains("\(profile.path): profile edge (kind nginx-secure-link)"), "\(output)")
         #expect(output.contains("\(profile.path): profile edge key (file \(secret), sha256 \(secretDigest))"), "\(output)")
-        let esFingerprint = try OperatorTests.run("/bin/sh", ["-c", "openssl pkey -in '\(es256)' -pubout -outform DER | sha256sum"]).output.prefix(64)
+        let esFingerprint = try MetricsAndDeployFilesTests.run("/bin/sh", ["-c", "openssl pkey -in '\(es256)' -pubout -outform DER | sha256sum"]).output.prefix(64)
         #expect(output.contains("\(es256): usable (kind ES256 (P-256) private key, sha256 \(esFingerprint))"), "\(output)")
         #expect(output.contains("\(hmac): usable (id edge-1, kind HMAC 256/256 secret, sha256 "), "\(output)")
         // A CAT key that is neither hex nor PEM, and a profile that is not there: both named.

@@ -11,7 +11,7 @@ import Testing
 /// `/metrics` (HELP and TYPE for every series, build info, `process_*`),
 /// versions, the sample-key warning, secrets under `$CREDENTIALS_DIRECTORY`,
 /// and the files of `deploy/prometheus`, `deploy/grafana` and `deploy/systemd`.
-@Suite struct OperatorTests {
+@Suite struct MetricsAndDeployFilesTests {
     static let repository = GateFixtures.repository
 
     /// A peer tool found on PATH or in /usr/bin, /usr/sbin.

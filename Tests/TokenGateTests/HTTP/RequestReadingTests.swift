@@ -9,7 +9,7 @@ import Testing
 /// docs/DESIGN.md#the-gates-reading-of-a-request and docs/DESIGN.md#the-valid-one-wins: every
 /// case here was read differently by the gate and nginx (or a browser)
 /// before, and each test fails against that code.
-@Suite struct OneReadingTests {
+@Suite struct RequestReadingTests {
     let clock = GateFixtures.Clock()
     static let device = HTTPField.Name("X-Token-Device-Id")!
     static let sessionHeader = HTTPField.Name("X-Token-Session")!

@@ -10,7 +10,7 @@ import Testing
 /// later, so a decision that read it anywhere would judge every token expired
 /// (docs/DESIGN.md#one-reading-of-now). One row per status, and the session
 /// and device rules; the endpoint tests check the same statuses through HTTP.
-@Suite struct GateDecisionTableTests {
+@Suite struct AuthGateTests {
     /// The instant every request is judged at unless a row says otherwise.
     static let now = GateFixtures.at(60_000)
     static let secrets = GateFixtures.temporaryDirectory()

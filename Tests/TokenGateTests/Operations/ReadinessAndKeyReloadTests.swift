@@ -27,7 +27,7 @@ struct RefusingReplayStore: ReplayStore {
     }
 }
 
-@Suite struct OperationsTests {
+@Suite struct ReadinessAndKeyReloadTests {
     let clock = GateFixtures.Clock()
 
     @Test func healthReadinessAndMetricsAnswer() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// (`TokenDateParser.parseNow`) on `/v1/verify` and the debugger's report, as
 /// by the CLI's `--now`: the same instant written as ISO 8601, epoch seconds
 /// or epoch milliseconds gives the same verdicts everywhere.
-@Suite struct NowReadingTests {
+@Suite struct NowParameterTests {
     let clock = GateFixtures.Clock()
 
     /// The fixtures' media token lives from 22:01:31 to 22:08:31 (7 minutes).
