@@ -1,10 +1,13 @@
 import CDNTokens
 import EntitlementTokens
 import Foundation
+import HTTPTypes
 
 /// Common Access Tokens for the gate's tests (docs/DESIGN.md#cat-at-the-origin),
 /// made by the library's issuer with the CAT fixture keys of the CDN tests.
 enum CATGateFixtures {
+    /// The header a Common Access Token travels in.
+    static let header = HTTPField.Name("CTA-Common-Access-Token")!
     static let directory = GateFixtures.repository.appendingPathComponent("Tests/CDNTokensTests/Fixtures/CAT")
     static let hmacPath = directory.appendingPathComponent("hmac.hex").path
     static let es256Path = directory.appendingPathComponent("es256-private.pem").path

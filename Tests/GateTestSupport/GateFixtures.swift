@@ -2,14 +2,13 @@ import EntitlementTokens
 import Foundation
 import Logging
 import Synchronization
-
-@testable import TokenGate
+import TokenGate
 
 /// Signed tokens, configurations and gates for the tests, from the
 /// test-only keys in `Samples/keys/` (as `EntitlementTokensTests/Support/Minting.swift`).
 enum GateFixtures {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let keys = repository.appendingPathComponent("Samples/keys")
     static let publicKey = keys.appendingPathComponent("trusted/test-rsa2048.pub.pem").path
     static let untrustedKeyPath = keys.appendingPathComponent("test-untrusted-rsa2048.pem").path

@@ -1,6 +1,5 @@
 import Foundation
-
-@testable import TokenGate
+import TokenGate
 
 /// One `/metrics` exposition as the tests read it (Prometheus' text format:
 /// a line `name{labels} value` per sample), whether rendered in process or

@@ -12,7 +12,7 @@ struct ErrorTableTests {
     /// The table under "Errors" in docs/FORMAT.md: stage → the codes in backquotes on its row.
     static func documentedTable() throws -> [String: Set<String>] {
         var path = #filePath
-        for _ in 0..<3 { path = String(path[..<path.lastIndex(of: "/")!]) }
+        for _ in 0..<4 { path = String(path[..<path.lastIndex(of: "/")!]) }
         let text = try String(contentsOfFile: path + "/docs/FORMAT.md", encoding: .utf8)
         var table: [String: Set<String>] = [:]
         for line in text.split(separator: "\n") {

@@ -7,9 +7,10 @@ import Testing
 /// Shared helpers for the Signature tests: fixture keys, temporary files, and
 /// the `openssl` command line used as an independent implementation.
 enum SignatureFixtures {
-    /// `Fixtures/Keys` beside this file. Found through `#filePath` so the tests
-    /// need no resource bundle and run the same from any working directory.
+    /// `Fixtures/Keys` of this test target, one folder up from this file's. Found through
+    /// `#filePath` so the tests need no resource bundle and run the same from any working directory.
     static let keysDirectory: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
         .deletingLastPathComponent()
         .appendingPathComponent("Fixtures/Keys", isDirectory: true)
 

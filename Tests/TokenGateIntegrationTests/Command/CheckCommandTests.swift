@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// `tokengate check` (docs/DESIGN.md#operators, docs/DEPLOY.md §6): the built
@@ -231,10 +232,12 @@ struct CheckCommandTests {
             ]
         )
         #expect(status == 0, "\(output)")
-        let secretDigest = try MetricsAndDeployFilesTests.run("/bin/sh", ["-c", "printf %s '\(String(repeating: "e", count: 40))' | sha256sum"]).output.prefix(64)
+        let secretDigest = try MetricsAndDeployFilesTests.run("/bin/sh", ["-c", "printf %s '\(String(repeating: "e", count: 40))' | sha256sum"])
+            .output.prefix(64)
         #expect(output.contains("\(profile.path): profile edge (kind nginx-secure-link)"), "\(output)")
         #expect(output.contains("\(profile.path): profile edge key (file \(secret), sha256 \(secretDigest))"), "\(output)")
-        let esFingerprint = try MetricsAndDeployFilesTests.run("/bin/sh", ["-c", "openssl pkey -in '\(es256)' -pubout -outform DER | sha256sum"]).output.prefix(64)
+        let esFingerprint = try MetricsAndDeployFilesTests.run("/bin/sh", ["-c", "openssl pkey -in '\(es256)' -pubout -outform DER | sha256sum"])
+            .output.prefix(64)
         #expect(output.contains("\(es256): usable (kind ES256 (P-256) private key, sha256 \(esFingerprint))"), "\(output)")
         #expect(output.contains("\(hmac): usable (id edge-1, kind HMAC 256/256 secret, sha256 "), "\(output)")
         // A CAT key that is neither hex nor PEM, and a profile that is not there: both named.

@@ -2,6 +2,7 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 #if canImport(Glibc)

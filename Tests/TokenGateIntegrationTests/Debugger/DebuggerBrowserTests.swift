@@ -4,6 +4,7 @@ import IntegrationSupport
 import ServiceLifecycle
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// The debugger's page in a real headless Chromium (docs/DESIGN.md#the-web-debugger): what it shows

@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// The escaping rule the debugger's page shares with the CLI (docs/DESIGN.md#text-for-people,

@@ -3,6 +3,7 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// The debugger's page in a real headless Chromium, for issue 23 item 9 and
@@ -17,7 +18,7 @@ import Testing
     .holdsMachineLock
 )
 struct DebuggerPageLayoutTests {
-    static let untrustedPublicPEM = DebuggerPastedKeyTests.untrustedPublicPEM
+    static let untrustedPublicPEM = DebuggerFixtures.untrustedPublicPEM
 
     /// Everything the page shows as a verdict, with its class and colour.
     static let verdictScript = """
@@ -233,13 +234,13 @@ struct DebuggerPageLayoutTests {
     /// (header, claims, signature status), user metadata with its encrypted
     /// members marked and not decrypted; hostile claim text shown as text.
     @Test func credentialsAreShownAsJWTsAndMetadataWithEncryptedMembersMarked() async throws {
-        let trusted = try DebuggerCredentialTests.statement(key: GateFixtures.signingKey)
-        let forged = try DebuggerCredentialTests.statement(key: GateFixtures.untrustedKey)
+        let trusted = try DebuggerFixtures.statement(key: GateFixtures.signingKey)
+        let forged = try DebuggerFixtures.statement(key: GateFixtures.untrustedKey)
         try await DebuggerBrowserTests.withDebugger { origin, browser in
             let page = try await offloadedPage { () -> [String: Any] in
                 try browser.open(origin + "/debugger")
                 try DebuggerBrowserTests.paste(
-                    [trusted, forged, DebuggerCredentialTests.metadata].joined(separator: "\n"),
+                    [trusted, forged, DebuggerFixtures.metadata].joined(separator: "\n"),
                     key: Self.untrustedPublicPEM,
                     into: browser
                 )

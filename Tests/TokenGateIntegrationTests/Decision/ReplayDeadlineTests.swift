@@ -7,6 +7,7 @@ import HummingbirdTesting
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// docs/DESIGN.md#one-deadline-per-replay-check: `--replay-timeout` is set once
@@ -53,7 +54,7 @@ import Testing
         try await runtime.application().test(.router) { client in
             let requests: [(String, () async throws -> TestResponse)] = [
                 ("media token", { try await client.authRequest("/a?token=\(GateFixtures.token())") }),
-                ("one-time CAT", { try await client.authRequest("/hls/tnt/seg1.ts", headers: [CATOriginTests.catHeader: once]) }),
+                ("one-time CAT", { try await client.authRequest("/hls/tnt/seg1.ts", headers: [CATGateFixtures.header: once]) }),
             ]
             for (kind, request) in requests {
                 let start = ContinuousClock.now

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// Caddy's `forward_auth` in front of tokengate, with the shipped

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GateTestSupport
+
 /// The command blocks of docs/DEPLOY.md that an operator runs before and after
 /// starting the service, run as written (their `/etc` paths, `systemctl` and
 /// the site's address moved to a scratch folder, a `tokengate serve` process

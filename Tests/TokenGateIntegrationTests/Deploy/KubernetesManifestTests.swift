@@ -2,6 +2,8 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
+
 /// `deploy/kubernetes/` checked offline (docs/DEPLOY.md, "Kubernetes"): every
 /// manifest against the Kubernetes API schemas with `kubernetes-validate`
 /// (PyPI), strictly, and the security properties a Deployment of the gate must

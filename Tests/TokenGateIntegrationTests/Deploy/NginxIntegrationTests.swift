@@ -3,6 +3,7 @@ import Foundation
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// nginx in front of tokengate, with the shipped `deploy/nginx/tokengate.conf`

@@ -2,6 +2,7 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// A real headless Chromium plays through the shipped nginx site

@@ -3,6 +3,7 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// End to end (docs/DESIGN.md#the-cdn-exchange): a real headless Chromium

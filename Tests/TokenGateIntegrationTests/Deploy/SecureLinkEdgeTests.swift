@@ -5,6 +5,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// A real nginx validates what the gate issues (docs/DESIGN.md#the-cdn-exchange):

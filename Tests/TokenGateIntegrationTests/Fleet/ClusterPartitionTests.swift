@@ -2,6 +2,8 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
+
 /// A Cluster shard's primary cut off from its replicas and from every other
 /// node while the gates still reach it (docs/REDIS.md, "What each level can
 /// lose"; docs/DESIGN.md#high-availability; issue 34): the failure a kill does

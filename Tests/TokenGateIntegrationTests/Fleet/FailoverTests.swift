@@ -3,6 +3,8 @@ import IntegrationSupport
 import Synchronization
 import Testing
 
+@testable import GateTestSupport
+
 /// A Redis primary killed with `kill -9` under load, with four real
 /// `tokengate serve` processes in front (docs/DESIGN.md#high-availability,
 /// issue 21): Sentinel (one primary, two replicas, three sentinels) and

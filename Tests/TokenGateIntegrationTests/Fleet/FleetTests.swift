@@ -5,6 +5,7 @@ import IntegrationSupport
 import RedisRESP
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// One-time use across the fleet (docs/DESIGN.md#one-time-use-across-a-fleet, issue 14): real `tokengate serve`

@@ -2,6 +2,8 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
+
 /// Rolling a fleet (docs/DEPLOY.md#rolling-a-fleet): two `tokengate serve`
 /// processes on one real redis-server behind the shipped nginx site (a
 /// `server` line each in its `upstream tokengate`), players arriving at a

@@ -2,6 +2,8 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
+
 /// A draining gate (docs/DESIGN.md#operators), the built executable stopped
 /// as systemd or Kubernetes stops it: on SIGTERM `/readyz` turns 503 and the
 /// gate keeps answering for `--shutdown-grace`, each answer saying

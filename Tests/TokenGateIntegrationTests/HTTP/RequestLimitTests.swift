@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GateTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// docs/DESIGN.md#operators: what a person running the gate watches and ships —

@@ -3,6 +3,7 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// `--otlp-endpoint` (docs/DESIGN.md#span-export): a span per decision, sent
@@ -25,7 +26,8 @@ import Testing
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("otlp-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             self.directory = directory
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/OTLP/otlp_receiver.py")
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Fixtures/OTLP/otlp_receiver.py")
             let portFile = directory.appendingPathComponent("port")
             let process = self.process
             process.executableURL = URL(fileURLWithPath: python)

@@ -3,6 +3,8 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

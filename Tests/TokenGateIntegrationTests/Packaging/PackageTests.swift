@@ -2,6 +2,8 @@ import Foundation
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import GateTestSupport
+
 /// A real Caddy (Debian's `caddy`) for the forward_auth test: the shipped
 /// `deploy/caddy/Caddyfile`, addresses substituted, in a temporary prefix
 /// (no admin endpoint, no automatic HTTPS, storage in the prefix).

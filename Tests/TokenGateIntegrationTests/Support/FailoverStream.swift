@@ -4,6 +4,7 @@ import Synchronization
 
 @testable import EntitlementTokens
 @testable import EntitlementTokensRedis
+@testable import GateTestSupport
 
 /// The load of the failover tests: a stream of distinct media tokens, each
 /// minted just before it is sent, presented to gate `k` and at once a second

@@ -2,6 +2,8 @@ import EntitlementTokens
 import Foundation
 import Synchronization
 
+@testable import GateTestSupport
+
 /// The load of the fleet tests and of `Benchmarks/fleet`: distinct media
 /// tokens, each sent several times at once in mixed transport forms, spread
 /// over several gates, counted by answer.

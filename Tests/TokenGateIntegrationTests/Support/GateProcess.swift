@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import GateTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,8 @@ import Foundation
 import IntegrationSupport
 import Synchronization
 
+@testable import GateTestSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif

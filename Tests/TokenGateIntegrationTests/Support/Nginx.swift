@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import GateTestSupport
+
 /// A real nginx for the integration tests: found on PATH or in /usr/sbin,
 /// started with a generated configuration in a temporary prefix (its own
 /// pid file, error log and temp paths), stopped at the end.

@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import GateTestSupport
+
 /// Reading the logs an nginx of the tests writes under its prefix: the
 /// recording origin's request lines and the shipped site's access log.
 extension Nginx {

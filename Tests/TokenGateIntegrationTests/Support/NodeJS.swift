@@ -1,6 +1,8 @@
 import Foundation
 import IntegrationSupport
 
+@testable import GateTestSupport
+
 /// Debian's `nodejs`, for the debugger script's own tests (Tests/JavaScript). Missing, the
 /// tests that need it are skipped with the reason, unless `TOKENINSPECT_INTEGRATION=require`
 /// (then they run and fail), the project's convention for a peer that is not installed.

@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import GateTestSupport
+
 /// The three Secrets docs/DEPLOY.md has an operator create (`kubectl create
 /// secret generic … --from-file`), made here from the test-only sample key, a
 /// fresh session secret and the test's Redis passwords, and stored in podman

@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import GateTestSupport
+
 /// The shipped `deploy/kubernetes/` manifests as one multi-document YAML for
 /// `podman kube play --network host`, changed only where a cluster would
 /// supply something the host does not, each change made on the text and

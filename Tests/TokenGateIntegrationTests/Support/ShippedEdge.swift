@@ -1,6 +1,8 @@
 import CDNTokens
 import Foundation
 
+@testable import GateTestSupport
+
 /// The shipped nginx edge (`deploy/nginx/tokengate-edge.conf`) and its
 /// profiles (`deploy/cdn/nginx-edge*.profile`) as the tests run them: the
 /// edge's port, origin, cache path, log path and secret substituted; the

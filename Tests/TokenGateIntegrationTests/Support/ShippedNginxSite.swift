@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import GateTestSupport
+
 /// The shipped nginx site (`deploy/nginx/`) as the tests run it:
 /// `tokengate.conf` with its ports and log path substituted (and, when asked,
 /// the players' origin, an HTTPS listener and test-only lines in its server

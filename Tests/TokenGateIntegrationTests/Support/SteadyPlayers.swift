@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 
+@testable import GateTestSupport
+
 /// Players arriving at a fixed rate through the shipped nginx site, for the
 /// rolling-restart test: player `i` starts at `i / playersPerSecond` seconds
 /// and opens playback on its own fresh media token (200 VALID_TOKEN, with a

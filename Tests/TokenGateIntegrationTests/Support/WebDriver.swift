@@ -1,5 +1,7 @@
 import Foundation
 
+@testable import GateTestSupport
+
 /// A real headless Chromium for the debugger's tests, driven through the W3C
 /// WebDriver protocol (JSON over HTTP) by a `chromedriver` this object starts
 /// on a free loopback port, with a throw-away profile; ``stop()`` ends the

@@ -3,6 +3,7 @@ import EntitlementTokensRedis
 import Foundation
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 @Suite struct ConfigurationTests {

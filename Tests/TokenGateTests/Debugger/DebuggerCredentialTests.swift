@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// The SDK's other credentials (docs/DESIGN.md#the-sdks-other-credentials) in the debugger and `/v1/inspect` (issue 24):
@@ -15,19 +16,6 @@ import Testing
 /// against the page's requestor.
 @Suite struct DebuggerCredentialTests {
     let clock = GateFixtures.Clock()
-
-    static func statement(key: SigningKey, expires: TokenTimestamp? = nil) throws -> String {
-        var claims = [
-            JSONMember(name: "software_id", value: .string("app-<b>1</b>")),
-            JSONMember(name: "iss", value: .string("Adobe Pass")),
-            JSONMember(name: "iat", value: .number("1458252000")),
-        ]
-        if let expires { claims.append(JSONMember(name: "exp", value: .number(String(expires.millisecondsSince1970 / 1000)))) }
-        return try SoftwareStatementMinter.mint(claims: claims, keyID: "kid-1", key: key)
-    }
-
-    static let metadata =
-        #"{"updated":1458252000,"encrypted":["userID"],"data":{"zip":["10001"],"userID":"ZW5jcnlwdGVk","maxRating":{"MPAA":"PG-13"}}}"#
 
     func debuggerServer() throws -> DebuggerServer {
         let options = try DebuggerOptions.parse(["--key", GateFixtures.publicKey])
@@ -48,9 +36,9 @@ import Testing
 
     @Test func aSoftwareStatementIsShownAsJWTWithItsSignatureStatus() async throws {
         let server = try debuggerServer()
-        let trusted = try Self.statement(key: GateFixtures.signingKey)
-        let forged = try Self.statement(key: GateFixtures.untrustedKey)
-        let expired = try Self.statement(key: GateFixtures.signingKey, expires: GateFixtures.issued)
+        let trusted = try DebuggerFixtures.statement(key: GateFixtures.signingKey)
+        let forged = try DebuggerFixtures.statement(key: GateFixtures.untrustedKey)
+        let expired = try DebuggerFixtures.statement(key: GateFixtures.signingKey, expires: GateFixtures.issued)
         let token = GateFixtures.token()
         try await server.application().test(.router) { client in
             let (_, answer) = try await post(client, "/debugger/report", [trusted, forged, expired, token].joined(separator: "\n"))
@@ -65,7 +53,7 @@ import Testing
             #expect(answer["encoded"] as? [String] == [trusted, forged, expired, token])
 
             // The forged statement with its own key pasted: signed by the pasted key, never VALID_TOKEN.
-            let (response, pasted) = try await post(client, "/debugger/report", forged, key: DebuggerPastedKeyTests.untrustedPublicPEM)
+            let (response, pasted) = try await post(client, "/debugger/report", forged, key: DebuggerFixtures.untrustedPublicPEM)
             #expect((pasted["reports"] as? [[String: Any]])?.first?["status"] as? String == "INVALID_SIGNATURE")
             let check = try #require((pasted["pastedKey"] as? [[String: Any]])?.first)
             #expect(check["status"] as? String == "SIGNED_BY_PASTED_KEY")
@@ -76,11 +64,11 @@ import Testing
     @Test func userMetadataIsShownWithItsEncryptedMembersMarkedNeverDecrypted() async throws {
         let server = try debuggerServer()
         try await server.application().test(.router) { client in
-            let (_, answer) = try await post(client, "/debugger/report", Self.metadata)
+            let (_, answer) = try await post(client, "/debugger/report", DebuggerFixtures.metadata)
             let report = try #require((answer["reports"] as? [[String: Any]])?.first)
-            #expect(answer["encoded"] as? [String] == [Self.metadata])
+            #expect(answer["encoded"] as? [String] == [DebuggerFixtures.metadata])
             // Among other records, a one-line metadata document is read too.
-            let (_, mixed) = try await post(client, "/debugger/report", GateFixtures.token() + "\n" + Self.metadata + "\n")
+            let (_, mixed) = try await post(client, "/debugger/report", GateFixtures.token() + "\n" + DebuggerFixtures.metadata + "\n")
             #expect((mixed["reports"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["media", "user-metadata"])
             #expect(report["kind"] as? String == "user-metadata")
             #expect(report["encrypted"] as? [String] == ["userID"])
@@ -129,25 +117,29 @@ import Testing
             let (_, shown) = try await post(client, kind, trusted)
             #expect(Self.report(shown)["status"] is NSNull)
             // Forged with another key, that key pasted: signed by the pasted key, never VALID_TOKEN.
-            let (response, pasted) = try await post(client, kind + "&requestor=TNT", forged, key: DebuggerPastedKeyTests.untrustedPublicPEM)
+            let (response, pasted) = try await post(client, kind + "&requestor=TNT", forged, key: DebuggerFixtures.untrustedPublicPEM)
             #expect(Self.report(pasted)["status"] as? String == "INVALID_SIGNATURE")
             let check = try #require((pasted["pastedKey"] as? [[String: Any]])?.first)
             #expect(check["status"] as? String == "SIGNED_BY_PASTED_KEY", "\(check)")
             #expect(!String(buffer: response.body).contains("VALID_TOKEN"))
             // The pasted key is not tried when the gate's key verifies, nor without a requestor.
-            let (_, both) = try await post(client, kind + "&requestor=TNT", trusted, key: DebuggerPastedKeyTests.untrustedPublicPEM)
+            let (_, both) = try await post(client, kind + "&requestor=TNT", trusted, key: DebuggerFixtures.untrustedPublicPEM)
             #expect((both["pastedKey"] as? [[String: Any]])?.first?["tried"] as? Bool == false)
-            let (_, none) = try await post(client, kind, forged, key: DebuggerPastedKeyTests.untrustedPublicPEM)
+            let (_, none) = try await post(client, kind, forged, key: DebuggerFixtures.untrustedPublicPEM)
             #expect(((none["pastedKey"] as? [[String: Any]])?.first?["reason"] as? String)?.contains("no requestor") == true)
         }
     }
 
     @Test func v1InspectReportsTheNewKindsWithoutJudgingThem() async throws {
         let runtime = try GateFixtures.runtime(clock: clock)
-        let statement = try Self.statement(key: GateFixtures.signingKey)
+        let statement = try DebuggerFixtures.statement(key: GateFixtures.signingKey)
         let signature = Data((0..<256).map { UInt8($0) }).base64EncodedString()
         try await runtime.application().test(.router) { client in
-            let (response, answer) = try await post(client, "/v1/inspect", [statement, Self.metadata, GateFixtures.token()].joined(separator: "\n"))
+            let (response, answer) = try await post(
+                client,
+                "/v1/inspect",
+                [statement, DebuggerFixtures.metadata, GateFixtures.token()].joined(separator: "\n")
+            )
             #expect(response.status == .ok)
             let reports = try #require(answer["array"] as? [[String: Any]])
             #expect(reports.map { $0["kind"] as? String } == ["software-statement", "user-metadata", "media"])

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// Issue 20 item 6 (docs/DESIGN.md#the-web-debugger): the debugger answers only its own

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// A public key pasted into the debugger (docs/DESIGN.md#a-pasted-key): one
@@ -18,14 +19,6 @@ import Testing
 
     static func fixtureKey(_ name: String) -> String {
         (try? String(contentsOf: fixtureKeys.appendingPathComponent(name), encoding: .utf8)) ?? "missing fixture \(name)"
-    }
-
-    /// The untrusted signing key's public half, as `openssl pkey -pubout` writes it.
-    static let untrustedPublicPEM = pem(GateFixtures.untrustedKey.publicKey.derRepresentation)
-
-    static func pem(_ der: [UInt8], label: String = "PUBLIC KEY") -> String {
-        let base64 = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
-        return "-----BEGIN \(label)-----\n\(base64)\n-----END \(label)-----\n"
     }
 
     static func multipart(_ parts: [(String, String)], boundary: String = boundary) -> String {
@@ -62,7 +55,7 @@ import Testing
         let server = try debuggerServer()
         let forged = GateFixtures.token(key: GateFixtures.untrustedKey)
         try await server.application().test(.router) { client in
-            let (response, answer) = try await report(client, tokens: forged, key: Self.untrustedPublicPEM)
+            let (response, answer) = try await report(client, tokens: forged, key: DebuggerFixtures.untrustedPublicPEM)
             #expect(response.status == .ok)
             let reports = try #require(answer["reports"] as? [[String: Any]])
             #expect(reports.first?["status"] as? String == "INVALID_SIGNATURE")
@@ -95,7 +88,7 @@ import Testing
         ].joined(separator: "\n")
         let otherKey = Self.fixtureKey("test-rsa2048-b.pub.pem")
         try await server.application().test(.router) { client in
-            let (_, answer) = try await report(client, tokens: tokens, key: Self.untrustedPublicPEM)
+            let (_, answer) = try await report(client, tokens: tokens, key: DebuggerFixtures.untrustedPublicPEM)
             let checks = try #require(answer["pastedKey"] as? [[String: Any]])
             try #require(checks.count == 4)
             #expect(checks[0]["status"] as? String == "TOKEN_EXPIRED")
@@ -110,7 +103,7 @@ import Testing
             let (_, resource) = try await report(
                 client,
                 tokens: GateFixtures.token(key: GateFixtures.untrustedKey),
-                key: Self.untrustedPublicPEM,
+                key: DebuggerFixtures.untrustedPublicPEM,
                 query: "?resource=CNN"
             )
             #expect((resource["pastedKey"] as? [[String: Any]])?.first?["status"] as? String == "INVALID_RESOURCE_ID")
@@ -129,10 +122,10 @@ import Testing
         let runtime = try GateFixtures.runtime(["--debugger", "--replay", "memory"], clock: clock)
         let forged = GateFixtures.token(key: GateFixtures.untrustedKey)
         try await runtime.application().test(.router) { client in
-            let (_, debugger) = try await report(client, tokens: forged, key: Self.untrustedPublicPEM)
+            let (_, debugger) = try await report(client, tokens: forged, key: DebuggerFixtures.untrustedPublicPEM)
             #expect((debugger["pastedKey"] as? [[String: Any]])?.first?["status"] as? String == "SIGNED_BY_PASTED_KEY")
             for route in ["/v1/verify", "/v1/inspect"] {
-                let (response, _) = try await report(client, tokens: forged, key: Self.untrustedPublicPEM, route: route)
+                let (response, _) = try await report(client, tokens: forged, key: DebuggerFixtures.untrustedPublicPEM, route: route)
                 #expect(response.status == .unsupportedMediaType, "\(route)")
                 #expect(!String(buffer: response.body).contains("VALID_TOKEN"), "\(route) used the pasted key")
                 #expect(!String(buffer: response.body).contains("pastedKey"))
@@ -155,7 +148,7 @@ import Testing
             "OpenSSH private key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
             "a private key (PEM \"OPENSSH PRIVATE KEY\")"
         ),
-        ("public key then a private key", untrustedPublicPEM + fixtureKey("test-rsa2048.pem"), "a private key"),
+        ("public key then a private key", DebuggerFixtures.untrustedPublicPEM + fixtureKey("test-rsa2048.pem"), "a private key"),
         ("JWK with d, p, q", #"{"kty":"RSA","n":"AQAB","e":"AQAB","d":"x","p":"y","q":"z"}"#, "a JWK with private members (\"d\", \"p\", \"q\")"),
         ("JWKS with an EC d", #"{"keys":[{"kty":"EC","crv":"P-256","x":"a","y":"b", "d" : "c"}]}"#, "a JWK with private members (\"d\")"),
         ("public JWK", #"{"kty":"RSA","n":"AQAB","e":"AQAB"}"#, "paste the public key as PEM"),
@@ -181,7 +174,7 @@ import Testing
             #expect(error.hasPrefix("pasted key: "), "\(name): \(error)")
             #expect(error.contains(expected), "\(name): \(error)")
             #expect(answer["reports"] == nil, "\(name)")
-            #expect(response["Content-Security-Policy"]?.hasPrefix(DebuggerEndpointTests.strictCSP) == true)
+            #expect(response["Content-Security-Policy"]?.hasPrefix(DebuggerFixtures.strictCSP) == true)
         }
     }
 
@@ -222,7 +215,9 @@ import Testing
         #expect(!PastedKey.isPKCS12(GateFixtures.untrustedKey.publicKey.derRepresentation))
         #expect(try PastedKey.ring(from: GateFixtures.untrustedKey.publicKey.derRepresentation)?.keys.count == 1)
         #expect(try PastedKey.ring(from: Array(" \n\t".utf8)) == nil)
-        #expect(try PastedKey.ring(from: Array((Self.untrustedPublicPEM + Self.fixtureKey("test-rsa2048-cert.pem")).utf8))?.keys.count == 2)
+        #expect(
+            try PastedKey.ring(from: Array((DebuggerFixtures.untrustedPublicPEM + Self.fixtureKey("test-rsa2048-cert.pem")).utf8))?.keys.count == 2
+        )
     }
 
     /// A forged token made with a degenerate key (e = 1: the "signature" is the
@@ -295,7 +290,7 @@ import Testing
     @Test func aMultipartBodyWithoutTheTokensOrWithABadBoundaryIs400() async throws {
         let server = try debuggerServer()
         try await server.application().test(.router) { client in
-            let keyOnly = Self.multipart([("key", Self.untrustedPublicPEM)])
+            let keyOnly = Self.multipart([("key", DebuggerFixtures.untrustedPublicPEM)])
             let response = try await client.executeRequest(
                 uri: "/debugger/report",
                 method: .post,

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// Issue 20 item 8a: "now" is read by the library's one function

@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// The decision as a plain function (docs/DESIGN.md#the-request-path): a

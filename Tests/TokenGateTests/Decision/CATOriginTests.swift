@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// Common Access Tokens at the auth endpoints (docs/DESIGN.md#cat-at-the-origin):
@@ -15,7 +16,7 @@ import Testing
     let clock = GateFixtures.Clock()
     var now: Int64 { CATGateFixtures.seconds(clock.read()) }
 
-    static let catHeader = HTTPField.Name("CTA-Common-Access-Token")!
+    static let catHeader = CATGateFixtures.header
     static let clientIP = HTTPField.Name("X-Real-IP")!
 
     /// A gate with the fixture HMAC key (kid edge-1) and ES256 key (kid edge-es).

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// `POST /v1/inspect` reads CDN pastes back (docs/DESIGN.md#reading-cdn-tokens-back): each kind

@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 @Suite struct PlaybackSessionTests {

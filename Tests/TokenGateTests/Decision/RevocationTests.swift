@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Synchronization
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// docs/DESIGN.md#revocation-is-exact: a key reload that removes a key ends every

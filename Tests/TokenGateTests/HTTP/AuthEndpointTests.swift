@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// The auth endpoints driven in process: every status of docs/DESIGN.md#endpoints-and-answers with its

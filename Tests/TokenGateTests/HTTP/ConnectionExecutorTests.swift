@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// Issue 22 item 2: a decision that needs no I/O runs on the event loop that

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// The gate's routes (`GateResponder.route(_:)`, docs/DESIGN.md#where-the-routes-are-declared)

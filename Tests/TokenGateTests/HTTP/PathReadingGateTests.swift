@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// The gate reads the original URI's path once (docs/DESIGN.md#one-reading-of-a-path): a
@@ -15,7 +16,7 @@ import Testing
 @Suite struct PathReadingGateTests {
     let clock = GateFixtures.Clock()
     var now: Int64 { CATGateFixtures.seconds(clock.read()) }
-    static let catHeader = HTTPField.Name("CTA-Common-Access-Token")!
+    static let catHeader = CATGateFixtures.header
 
     /// Every spelling the CDN attack used, and the library table's others.
     static let escaping = [

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import IntegrationSupport
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// The CDN exchange, `POST` and `GET /v1/playback` (docs/DESIGN.md#the-cdn-exchange):

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// `POST /v1/verify` and `/v1/inspect`: the report objects (docs/DESIGN.md#output-forms) of the library's `TokenReport`.

@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// docs/DESIGN.md#the-gates-reading-of-a-request and docs/DESIGN.md#the-valid-one-wins: every

@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// Playback sessions through the auth endpoint (docs/DESIGN.md#playback-sessions).

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// Issue 20 item 8b: the gate's log lines escape with the library's one

@@ -2,6 +2,7 @@ import EntitlementTokens
 import Foundation
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// docs/DESIGN.md#operators: a log line's token id is the first 12 hex digits of the SHA-256

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 
+@testable import GateTestSupport
 @testable import TokenGate
 
 /// W3C trace context (docs/DESIGN.md#trace-context): the caller's
