@@ -177,18 +177,49 @@ let package = Package(
             dependencies: ["tokeninspect", "EntitlementTokens", "CDNTokens", "IntegrationSupport"],
             exclude: ["Golden"]
         ),
+        // What both of the gate's test targets use (test targets cannot depend on each
+        // other): fixtures, in-process gates, a raw HTTP client. It reaches the gate only
+        // through `package` declarations, so it builds in release too (docs/DESIGN.md#the-test-command).
+        .target(
+            name: "GateTestSupport",
+            dependencies: [
+                "TokenGate",
+                "EntitlementTokens",
+                "CDNTokens",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/GateTestSupport"
+        ),
+        // The gate in process: folders as Sources/TokenGate's.
         .testTarget(
             name: "TokenGateTests",
             dependencies: [
                 "TokenGate",
+                "GateTestSupport",
+                "EntitlementTokens",
+                "EntitlementTokensRedis",
+                "IntegrationSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        // The gate with real peers or as a process: nginx, Caddy, Redis, Chromium, node,
+        // podman, the .deb, network namespaces, the built `tokengate`.
+        .testTarget(
+            name: "TokenGateIntegrationTests",
+            dependencies: [
+                "TokenGate",
+                "GateTestSupport",
                 "EntitlementTokens",
                 "EntitlementTokensRedis",
                 "RedisRESP",
                 "IntegrationSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
-            // The table of hostile strings the Swift escaping and the debugger's script are both checked against.
+            // The table of hostile strings the Swift escaping and the debugger's script are
+            // both checked against, and the OTLP receiver of the span export's tests.
             exclude: ["Fixtures"]
         ),
     ]

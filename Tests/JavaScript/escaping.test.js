@@ -2,7 +2,7 @@
 // The debugger's escaping rule under node (docs/DESIGN.md#assets-are-files): the script's
 // own escapeText, required from the file the gate serves, over the table of hostile
 // strings that the Swift side's TerminalText is checked against too
-// (Tests/TokenGateTests/Fixtures/hostile-strings.json), so the two rules cannot drift.
+// (Tests/TokenGateIntegrationTests/Fixtures/hostile-strings.json), so the two rules cannot drift.
 // Run by `node Tests/JavaScript/escaping.test.js` (Debian's nodejs, no npm package) and
 // by DebuggerEscapingTests under `swift test`.
 const assert = require('node:assert/strict');
@@ -12,7 +12,7 @@ const test = require('node:test');
 
 const root = path.join(__dirname, '..', '..');
 const { escapeText } = require(path.join(root, 'Sources/TokenGate/Debugger/Assets/debugger.js'));
-const table = JSON.parse(fs.readFileSync(path.join(root, 'Tests/TokenGateTests/Fixtures/hostile-strings.json'), 'utf8'));
+const table = JSON.parse(fs.readFileSync(path.join(root, 'Tests/TokenGateIntegrationTests/Fixtures/hostile-strings.json'), 'utf8'));
 
 test('the table is not empty', () => {
   assert.ok(table.cases.length >= 10, 'the table has ' + table.cases.length + ' cases');

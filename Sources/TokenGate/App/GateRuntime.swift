@@ -12,9 +12,9 @@ import UnixSignals
 /// keys, verifier, replay store, sessions, verdict cache, metrics, readiness,
 /// and the services that run beside the HTTP server (key reloads, drain on
 /// shutdown).
-final class GateRuntime: Sendable {
+package final class GateRuntime: Sendable {
     let configuration: GateConfiguration
-    let metrics: GateMetrics
+    package let metrics: GateMetrics
     let readiness: Readiness
     let verifier: GateVerifier
     let cache: VerdictCache
@@ -33,7 +33,7 @@ final class GateRuntime: Sendable {
 
     /// Loads the keys and session secrets and builds the gate. `clock` is
     /// injectable for tests; `keyPollInterval` is how often key files are checked.
-    convenience init(
+    package convenience init(
         configuration: GateConfiguration,
         logger: Logger,
         clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now,

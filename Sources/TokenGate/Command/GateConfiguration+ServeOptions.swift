@@ -6,7 +6,7 @@ extension GateConfiguration {
     /// Applies the safe defaults of docs/DESIGN.md#the-gate: no requestor and no source for
     /// the expected resource is a refusal to start, unless the labelled
     /// insecure door was opened.
-    init(
+    package init(
         _ options: ServeOptions,
         credentialsDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"],
         executor: String? = ProcessInfo.processInfo.environment["TOKENGATE_EXECUTOR"]

@@ -6,8 +6,8 @@ import ArgumentParser
 /// Every option can also be given in a `--config` file under the same name
 /// (see ``ConfigFile``); the command line is read after the file, so a
 /// single-valued setting on the command line wins and lists add up.
-struct ServeOptions: ParsableArguments {
-    init() {}
+package struct ServeOptions: ParsableArguments {
+    package init() {}
 
     @Option(
         name: .customLong("key"),

@@ -14,7 +14,7 @@ enum ResourceSource: Sendable, Equatable {
 /// The settings of a running gate, checked: what ``ServeOptions`` says once
 /// the safe defaults are applied. Keys and secrets are loaded separately
 /// (they can be reloaded; this value does not change while serving).
-struct GateConfiguration: Sendable {
+package struct GateConfiguration: Sendable {
     var keyPaths: [String]
     var keyLoading: KeyLoadingOptions
     /// nil only with `--allow-any-requestor`.
@@ -200,10 +200,10 @@ enum ReplaySetting: Sendable, Equatable {
 }
 
 /// Why the gate refuses to start: one line an operator can act on.
-struct GateConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct GateConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     var message: String
     init(_ message: String) { self.message = message }
-    var description: String { message }
+    package var description: String { message }
 }
 
 extension KeyRing {

@@ -12,7 +12,7 @@ enum ReplayFailureMode: String, Sendable, CaseIterable {
 }
 
 /// The shape of log lines.
-enum LogFormat: String, Sendable, CaseIterable {
+package enum LogFormat: String, Sendable, CaseIterable {
     case json, text
 }
 

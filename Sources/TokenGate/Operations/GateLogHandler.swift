@@ -12,29 +12,29 @@ import Synchronization
 /// token field, and no field may start a forged log line or reorder one in a
 /// viewer (C0, DEL, C1, U+2028/2029, bidi controls and U+FEFF are shown as
 /// `TerminalText` shows them in text, and as `\uXXXX` in JSON).
-struct GateLogHandler: LogHandler {
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .info
+package struct GateLogHandler: LogHandler {
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level = .info
     let label: String
     let format: LogFormat
     let write: @Sendable (String) -> Void
 
-    init(label: String, format: LogFormat, write: @escaping @Sendable (String) -> Void = GateLogHandler.standardError) {
+    package init(label: String, format: LogFormat, write: @escaping @Sendable (String) -> Void = GateLogHandler.standardError) {
         self.label = label
         self.format = format
         self.write = write
     }
 
-    static let standardError: @Sendable (String) -> Void = { line in
+    package static let standardError: @Sendable (String) -> Void = { line in
         LibC.writeAll(line, to: .error)
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var all = metadata
         if let extra = event.metadata { all.merge(extra) { $1 } }
         // A line about a request names its trace (docs/DESIGN.md#trace-context).

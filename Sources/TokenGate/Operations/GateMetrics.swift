@@ -10,7 +10,7 @@ import Synchronization
 /// (no global `MetricsSystem.bootstrap`), so tests can run many gates in one
 /// process and read each one's numbers. Every labelled series is made once
 /// here, with its `# HELP` text (``help``): the request path only increments.
-final class GateMetrics: Sendable {
+package final class GateMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     /// By status, then by the index of the kind in ``kinds``: no string is built per request.
     private let verdicts: [GateStatus: [CoreMetrics.Counter]]
@@ -248,7 +248,7 @@ final class GateMetrics: Sendable {
 
     /// The Prometheus text exposition: the gate's series, then the
     /// standard `process_*` ones, read from `/proc` at each scrape.
-    func render() -> [UInt8] {
+    package func render() -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)

@@ -1,0 +1,96 @@
+import CDNTokens
+import EntitlementTokens
+import EntitlementTokensRedis
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import IntegrationSupport
+import Testing
+
+@testable import GateTestSupport
+@testable import TokenGate
+
+/// docs/DESIGN.md#one-deadline-per-replay-check: `--replay-timeout` is set once
+/// and passed down; no layer narrows it. A store slower than it is cut at it,
+/// never sooner, whichever store: one in the process that ignores
+/// cancellation (the protocol's race bounds it) and a real Redis paused with
+/// SIGSTOP (the connection's timer bounds it), for a media token and for a
+/// one-time Common Access Token.
+@Suite struct ReplayDeadlineTests {
+    static let deadlineMilliseconds = 300
+    static let deadline = Duration.milliseconds(deadlineMilliseconds)
+    /// How late an answer may come past the deadline. When every suite runs
+    /// at once on two cores, a timer's resumption can wait on other suites for
+    /// several seconds, so the bound is loose; what proves the cut is the
+    /// answer itself: 503, where the stubborn store would have allowed (after
+    /// 30 s) and a paused Redis would never have answered.
+    static let slack = Duration.seconds(8)
+
+    /// Answers `.accepted` after 30 s and ignores cancellation.
+    struct StubbornStore: ReplayStore {
+        func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().asyncAfter(deadline: .now() + 30) { continuation.resume(returning: .accepted) }
+            }
+        }
+    }
+
+    /// A media token and a one-time CAT through a gate with `store`, each cut at the deadline.
+    func expectCutAtTheDeadline(_ store: any ReplayStore, _ what: String) async throws {
+        let clock = GateFixtures.Clock()
+        let arguments = [
+            "--replay-timeout", "\(Self.deadlineMilliseconds)",
+            "--cat-key", "\(CATGateFixtures.hmacPath) edge-1",
+        ]
+        let runtime = try GateRuntime(
+            configuration: GateFixtures.configuration(arguments),
+            logger: LogCapture().logger,
+            clock: { clock.read() },
+            keyPollInterval: .seconds(60),
+            replay: .init(store: store)
+        )
+        let now = CATGateFixtures.seconds(clock.read())
+        let once = CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catreplay, .integer(1))])
+        try await runtime.application().test(.router) { client in
+            let requests: [(String, () async throws -> TestResponse)] = [
+                ("media token", { try await client.authRequest("/a?token=\(GateFixtures.token())") }),
+                ("one-time CAT", { try await client.authRequest("/hls/tnt/seg1.ts", headers: [CATGateFixtures.header: once]) }),
+            ]
+            for (kind, request) in requests {
+                let start = ContinuousClock.now
+                let answer = try await request()
+                let elapsed = ContinuousClock.now - start
+                #expect(answer.status == .serviceUnavailable, "\(what), \(kind)")
+                #expect(answer.tokenStatus == "REPLAY_CHECK_UNAVAILABLE", "\(what), \(kind)")
+                #expect(elapsed >= Self.deadline, "\(what), \(kind): cut after \(elapsed), before the deadline")
+                #expect(elapsed < Self.deadline + Self.slack, "\(what), \(kind): answered after \(elapsed)")
+            }
+        }
+    }
+
+    @Test func aStoreThatKeepsNoDeadlineIsCutAtTheCallersDeadline() async throws {
+        try await expectCutAtTheDeadline(StubbornStore(), "a store that ignores cancellation")
+    }
+
+    /// The store's own timeout (50 ms, for callers that name no deadline) is
+    /// shorter than the gate's: the gate's deadline still holds, whole.
+    @Test(.enabled(if: Integration.redis, "redis-server not installed"))
+    func aPausedRedisIsCutAtTheCallersDeadlineNotTheStores() async throws {
+        try await withRedisServer { server in
+            let store = try RedisReplayStore(url: server.url, timeout: .milliseconds(50))
+            // Connected and answering before the pause, so what is measured is
+            // the pause (the precondition, not what is tested: a few tries on a loaded machine).
+            let now = TokenTimestamp.now()
+            var answered: [ReplayDecision] = []
+            for attempt in 0..<10 where answered.last != .accepted {
+                let warm = ReplayIdentity(digest: Array(repeating: UInt8(attempt), count: 32))
+                answered.append(await store.accept(warm, until: now.adding(milliseconds: 60_000) ?? now, now: now, within: .seconds(2)))
+            }
+            #expect(answered.last == .accepted, "Redis never answered before the pause: \(answered)")
+            server.pause()
+            defer { server.resume() }
+            try await expectCutAtTheDeadline(store, "a paused Redis")
+            await store.shutdown()
+        }
+    }
+}
