@@ -74,7 +74,11 @@ extension CloudFrontToken {
                 throw CDNRefusal(.ipMismatch, "the policy is bound to \(range.text), not \(client)")
             }
         }
-        if let requested, !CloudFrontResourcePattern(policy.resource).matches(requested.scopeURL) {
+        // A canned policy's Resource is the URL asked for, as written, and the
+        // signature covers it: nothing is left to match. A custom policy's
+        // pattern is matched against the path's one reading (unreserved escapes
+        // decoded), in which the issuer writes its folders.
+        if case .custom = self.policy, let requested, !CloudFrontResourcePattern(policy.resource).matches(requested.scopeURL) {
             throw CDNRefusal(.urlNotCovered, "the Resource \(policy.resource) does not cover \(requested.description)")
         }
         return VerifiedCloudFrontToken(policy: policy, signedPolicy: signed, keyPairID: keyPairID, hashAlgorithm: digest, token: self)
