@@ -67,7 +67,10 @@ public struct CloudFrontIssuer: Sendable {
         let expires = parameters.expires
         let range = try parameters.clientIP.map { ip throws(CDNRefusal) in try CloudFrontIPRange(singleAddress: ip) }
         let canned = parameters.scope == .url && range == nil
-        let resource = parameters.scope == .url ? text : url.origin + url.folderPath + "*"
+        // A canned policy is signed over the URL as written (CloudFront rebuilds
+        // it from the request); a custom policy's Resource is judged against the
+        // path's one reading, so it is written in that reading.
+        let resource = parameters.scope == .url ? (canned ? text : url.scopeURL) : url.origin + url.folderPath + "*"
         let policy = CloudFrontPolicy(resource: resource, dateLessThan: expires, ipAddress: range)
         let bytes = policy.json
         let signature: [UInt8]
