@@ -3,8 +3,6 @@
 /// code, so a request sets up no key and allocates nothing. For the gate's
 /// playback sessions (docs/DESIGN.md#one-crypto-library).
 package struct HMACSHA256Key: Sendable {
-    /// The length of a code in bytes.
-    package static let byteCount = 32
     private static let blockSize = 64
 
     private let inner: SHA256Hasher
