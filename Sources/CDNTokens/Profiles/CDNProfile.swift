@@ -182,7 +182,9 @@ public struct CDNProfile: Sendable {
                     )
                 )
             }
-        case .query:
+        case .query, .manifest:
+            // A manifest profile's grant is the gate's manifest route (the gate
+            // writes its URL); what is here is the query a URL would carry.
             if let signedURL {
                 playURL = signedURL
             } else {
@@ -195,6 +197,54 @@ public struct CDNProfile: Sendable {
             headers = pairs.map { CDNField(Self.catHeader, $0.value) }
         }
         return CDNGrant(profile: name, kind: kind, url: playURL, expires: parameters.expires, cookies: cookies, headers: headers)
+    }
+
+    /// The token a manifest profile writes into a manifest's URIs: the
+    /// query pairs for the resource's folder, living `lifetime` seconds
+    /// from `now` (the manifest route's rule: a live manifest's lifetime, a
+    /// VOD one's duration and more). The values are as the CDN reads them;
+    /// the writer escapes them for where they go.
+    public func queryToken(
+        resource: String,
+        now: Int64,
+        lifetime: Int64,
+        clientIP: String?,
+        requestor: String?
+    ) throws(CDNRefusal) -> (fields: [CDNField], expires: Int64) {
+        guard let url = settings.url(of: resource) else { throw .format("the profile \(name) has no URL for the resource \(resource)") }
+        if settings.bindIP, clientIP == nil { throw .format("the profile \(name) binds the viewer's IP, and none was given") }
+        let parameters = CDNIssueParameters(
+            url: url,
+            scope: .folder,
+            now: now,
+            lifetime: max(1, lifetime),
+            leeway: leeway,
+            clientIP: settings.bindIP ? clientIP : nil
+        )
+        let fields: [CDNField]
+        switch keys {
+        case .akamai(let keys):
+            fields = [CDNField(tokenName, try EdgeAuthIssuer.issue(parameters, key: keys[0]).text)]
+        case .cloudfront(let signers, _):
+            fields = try signers[0].issue(parameters).token.pairs
+        case .cat(let keys):
+            guard let issuer = settings.issuer ?? requestor else {
+                throw .format("the CAT profile \(name) sets no issuer, and no requestor id was given for the iss claim")
+            }
+            fields = [CDNField(tokenName, try CommonAccessTokenIssuer.issue(parameters, issuer: issuer, audience: settings.audience, key: keys[0]))]
+        case .secureLink(let expression, let secrets):
+            fields = try SecureLinkIssuer.issue(parameters, expression: expression, secret: secrets[0]).fields
+        }
+        return (fields, parameters.expires)
+    }
+
+    /// The query names ``queryToken(resource:now:lifetime:clientIP:requestor:)`` writes.
+    public var queryTokenNames: [String] {
+        switch kind {
+        case .akamai, .cat: [tokenName]
+        case .cloudfront: CloudFrontToken.parameters.map { String($0) }
+        case .nginxSecureLink: [SecureLinkToken.md5Name, SecureLinkToken.expiresName]
+        }
     }
 
     /// RFC 6265 §4.1.1 cookie-octet: printable ASCII but `"`, `,`, `;`, `\` and space.

@@ -19,7 +19,17 @@ public struct CDNProfileSettings: Sendable, Hashable {
     }
 
     public enum Carrier: String, Sendable, Hashable, CaseIterable {
-        case cookie, query, header
+        /// `manifest`: written into every URI of the manifests the gate's manifest route serves.
+        case cookie, query, header, manifest
+    }
+
+    /// `manifest-origin`: where the gate fetches a manifest profile's manifests.
+    public struct ManifestOrigin: Sendable, Hashable {
+        public var scheme: String
+        public var host: String
+        public var port: Int
+        /// The base URL's path without its trailing `/` (empty for the root): the manifest's path is appended.
+        public var pathPrefix: String
     }
 
     public enum SameSite: String, Sendable, Hashable, CaseIterable {
@@ -45,12 +55,20 @@ public struct CDNProfileSettings: Sendable, Hashable {
     public var bindIP: Bool
     public var ipHeader: String
     public var secureLinkMD5: String?
+    /// `carrier = manifest`: the origin manifests are fetched from.
+    public var manifestOrigin: ManifestOrigin?
+    /// `carrier = manifest`: the largest manifest read, in bytes.
+    public var manifestMaxBytes: Int
 
     /// Every name a profile may set.
     public static let names: [String] = [
         "name", "kind", "key", "resource", "scope", "allow-host-scope-insecure", "carrier", "cookie-domain",
         "same-site", "token-name", "issuer", "audience", "lifetime", "bind-ip", "ip-header", "secure-link-md5",
+        "manifest-origin", "manifest-max-bytes",
     ]
+    /// The default and the bounds of `manifest-max-bytes`.
+    public static let defaultManifestMaxBytes = 4 << 20
+    public static let manifestMaxBytesRange = (1 << 10)...(64 << 20)
     /// The longest lifetime a profile may give a CDN token: a day.
     public static let maximumLifetime: Int64 = 86_400
     /// A profile is a few lines; a larger file is a mistake (a key given by accident).
@@ -152,10 +170,33 @@ public struct CDNProfileSettings: Sendable, Hashable {
         }
         var carrier = Carrier.cookie
         if let text = single["carrier"]?.value {
-            guard let value = Carrier(rawValue: text) else { throw CDNProfileError("\(place("carrier")): carrier takes cookie, query or header") }
+            guard let value = Carrier(rawValue: text) else {
+                throw CDNProfileError("\(place("carrier")): carrier takes cookie, query, header or manifest")
+            }
             carrier = value
         }
         if carrier == .header, kind != .cat { throw CDNProfileError("\(place("carrier")): the header carrier is for kind cat only") }
+        // One token per manifest answer must cover every file the manifest names.
+        if carrier == .manifest, scope != .folder {
+            throw CDNProfileError("\(place("carrier")): carrier = manifest needs scope = folder: one token covers every file of the manifest")
+        }
+        var manifestOrigin: ManifestOrigin? = nil
+        if let text = single["manifest-origin"]?.value {
+            guard carrier == .manifest else { throw CDNProfileError("\(place("manifest-origin")): manifest-origin is for carrier = manifest") }
+            manifestOrigin = try Self.manifestOrigin(text, place: place("manifest-origin"))
+        } else if carrier == .manifest {
+            throw CDNProfileError("\(source): carrier = manifest needs manifest-origin (the http(s):// base URL manifests are fetched from)")
+        }
+        var manifestMaxBytes = Self.defaultManifestMaxBytes
+        if let text = single["manifest-max-bytes"]?.value {
+            guard carrier == .manifest else { throw CDNProfileError("\(place("manifest-max-bytes")): manifest-max-bytes is for carrier = manifest") }
+            guard let bytes = Int(text), Self.manifestMaxBytesRange.contains(bytes) else {
+                throw CDNProfileError(
+                    "\(place("manifest-max-bytes")): manifest-max-bytes takes bytes, from \(Self.manifestMaxBytesRange.lowerBound) to \(Self.manifestMaxBytesRange.upperBound)"
+                )
+            }
+            manifestMaxBytes = bytes
+        }
 
         var sameSite = SameSite.lax
         if let text = single["same-site"]?.value {
@@ -243,6 +284,22 @@ public struct CDNProfileSettings: Sendable, Hashable {
         self.bindIP = try flag("bind-ip")
         self.ipHeader = ipHeader
         self.secureLinkMD5 = secureLinkMD5
+        self.manifestOrigin = manifestOrigin
+        self.manifestMaxBytes = manifestMaxBytes
+    }
+
+    /// An `http(s)://` base URL without query, fragment or credentials.
+    private static func manifestOrigin(_ text: String, place: String) throws(CDNProfileError) -> ManifestOrigin {
+        let url: CDNURL
+        do { url = try CDNURL(parsing: text) } catch {
+            throw CDNProfileError("\(place): manifest-origin \(printable(text)): \(error.reason)")
+        }
+        guard url.query == nil, !text.contains("#"), !text.contains("@") else {
+            throw CDNProfileError("\(place): manifest-origin is a base URL without a query, a fragment or credentials")
+        }
+        var prefix = url.path
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        return ManifestOrigin(scheme: url.scheme, host: url.host, port: url.port ?? (url.scheme == "https" ? 443 : 80), pathPrefix: prefix)
     }
 
     /// The URL `resource` plays from, or nil when the profile does not name it.
