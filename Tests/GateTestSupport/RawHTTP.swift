@@ -25,9 +25,15 @@ enum RawHTTP {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     static func get(port: Int, _ target: String, headers: [(String, String)] = [], method: String = "GET") throws -> Answer {
+        try request(port: port, method: method, target, headers: headers)
+    }
+
+    /// One request with `body` (sent with its Content-Length when not nil), the answer read to the connection's end.
+    static func request(port: Int, method: String, _ target: String, headers: [(String, String)] = [], body: String? = nil) throws -> Answer {
         var request = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
-        request += "\r\n"
+        if let body { request += "Content-Length: \(body.utf8.count)\r\n" }
+        request += "\r\n" + (body ?? "")
         let raw = try exchange(port: port, Array(request.utf8))
         guard let end = raw.firstRange(of: Array("\r\n\r\n".utf8)) else { throw Failure(description: "no header block in \(raw.count) bytes") }
         let head = Array(raw[..<end.lowerBound])

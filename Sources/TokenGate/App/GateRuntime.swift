@@ -30,6 +30,9 @@ package final class GateRuntime: Sendable {
     let cdnInspection: CDNPasteInspection
     /// With `--otlp-endpoint`: the decision spans' way out.
     let spans: SpanExporter?
+    /// With `--cdn-profile`: the manifest route's origin client and the answers it shares.
+    let manifestOrigin: OriginHTTPClient?
+    let manifestCache: SharedAnswerCache<ManifestService.OriginResult>
 
     /// Loads the keys and session secrets and builds the gate. `clock` is
     /// injectable for tests; `keyPollInterval` is how often key files are checked.
@@ -121,6 +124,14 @@ package final class GateRuntime: Sendable {
             throw GateConfigurationError(error.message)
         }
         cdnProfiles = profileStore
+        if configuration.cdnProfilePaths.isEmpty {
+            manifestOrigin = nil
+        } else {
+            do { manifestOrigin = try OriginHTTPClient(trustRootsFile: configuration.manifestOriginCA) } catch {
+                throw GateConfigurationError("--manifest-origin-ca: \(error)")
+            }
+        }
+        manifestCache = SharedAnswerCache(maximumBytes: configuration.manifestCacheBytes)
         let cdnInspection = CDNPasteInspection(
             profiles: { profileStore.current },
             leewaySeconds: configuration.leewayMilliseconds / 1000
@@ -229,19 +240,41 @@ package final class GateRuntime: Sendable {
         port: Int? = nil,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
+        let manifestRoute =
+            (configuration.publicURL.flatMap { try? CDNURL(parsing: $0).path } ?? "")
+            .trimmingSuffix("/") + "/v1/manifest"
         let playback =
             configuration.cdnProfilePaths.isEmpty
             ? nil
             : PlaybackEndpoints(
-                exchange: PlaybackExchange(gate: gate, profiles: cdnProfiles),
+                exchange: PlaybackExchange(
+                    gate: gate,
+                    profiles: cdnProfiles,
+                    manifestRoute: configuration.publicURL.map { $0 + "/v1/manifest" }
+                ),
                 deviceHeader: HTTPField.Name(configuration.deviceHeader)!,
                 clock: gate.clock
             )
+        let manifests = manifestOrigin.map { origin in
+            ManifestEndpoint(
+                service: ManifestService(
+                    gate: gate,
+                    profiles: cdnProfiles,
+                    origin: origin,
+                    cache: manifestCache,
+                    route: manifestRoute,
+                    originDeadline: .milliseconds(configuration.manifestTimeoutMilliseconds)
+                ),
+                deviceHeader: HTTPField.Name(configuration.deviceHeader)!,
+                clock: gate.clock
+            )
+        }
         let responder = GateResponder(
             gate: gate,
             reader: GateRequestReader(configuration: configuration),
             reports: ReportEndpoints(verifier: verifier, cdn: cdnInspection, clock: gate.clock),
             playback: playback,
+            manifests: manifests,
             mounted: debugger,
             metrics: metrics,
             readiness: readiness,
@@ -324,4 +357,12 @@ package final class GateRuntime: Sendable {
     /// Reloads the keys now (what SIGHUP does).
     @discardableResult
     func reloadKeys() -> Bool { reloader.reload(because: "requested") }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: Character) -> String {
+        var text = self
+        while text.last == suffix { text.removeLast() }
+        return text
+    }
 }

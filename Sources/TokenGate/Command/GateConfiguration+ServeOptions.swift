@@ -1,4 +1,5 @@
 import ArgumentParser
+import CDNTokens
 import EntitlementTokens
 import FoundationEssentials
 
@@ -71,6 +72,18 @@ extension GateConfiguration {
 
         sessionSecretPaths = options.sessionSecrets.map { SecretFileBytes.path($0, credentialsDirectory: credentialsDirectory) }
         cdnProfilePaths = options.cdnProfiles
+        if let text = options.publicURL {
+            publicURL = try Self.checkedPublicURL(text)
+        }
+        manifestOriginCA = options.manifestOriginCA.map { SecretFileBytes.path($0, credentialsDirectory: credentialsDirectory) }
+        guard (1...60_000).contains(options.manifestTimeout) else {
+            throw GateConfigurationError("--manifest-timeout must be between 1 and 60000 ms")
+        }
+        manifestTimeoutMilliseconds = options.manifestTimeout
+        guard (64 * 1024...16 * 1024 * 1024 * 1024).contains(options.manifestCacheBytes) else {
+            throw GateConfigurationError("--manifest-cache-bytes must be between 65536 and 17179869184")
+        }
+        manifestCacheBytes = options.manifestCacheBytes
         self.credentialsDirectory = credentialsDirectory
         catKeys = []
         for text in options.catKeys { catKeys.append(try CATKeySetting(text, credentialsDirectory: credentialsDirectory)) }
@@ -165,5 +178,22 @@ extension ServeOptions {
         } catch {
             throw ValidationError(error.message)
         }
+    }
+}
+
+extension GateConfiguration {
+    /// `--public-url`: an absolute http(s) URL without query or fragment; its
+    /// path (without a trailing `/`) prefixes the manifest route.
+    static func checkedPublicURL(_ text: String) throws(GateConfigurationError) -> String {
+        let url: CDNURL
+        do { url = try CDNURL(parsing: text) } catch {
+            throw GateConfigurationError("--public-url \(TerminalText(escaping: text).rendered): \(error.reason)")
+        }
+        guard url.query == nil, !text.contains("#") else {
+            throw GateConfigurationError("--public-url takes a base URL without a query or fragment")
+        }
+        var base = url.origin + url.path
+        while base.hasSuffix("/") { base.removeLast() }
+        return base
     }
 }

@@ -125,6 +125,27 @@ package struct ServeOptions: ParsableArguments {
     var cdnProfiles: [String] = []
 
     @Option(
+        name: .customLong("public-url"),
+        help: ArgumentHelp(
+            "The base URL players reach the gate by (https://gate.example.com): a manifest profile's playback URL and its rewritten playlists point there. Required with a profile of carrier manifest.",
+            valueName: "URL"
+        )
+    )
+    var publicURL: String?
+
+    @Option(
+        name: .customLong("manifest-origin-ca"),
+        help: ArgumentHelp("A PEM file of the CAs a manifest origin's certificate is checked against (default: the system's).", valueName: "FILE")
+    )
+    var manifestOriginCA: String?
+
+    @Option(help: ArgumentHelp("How long one fetch of a manifest from its origin may take, in milliseconds.", valueName: "MS"))
+    var manifestTimeout: Int = 2000
+
+    @Option(help: ArgumentHelp("The bytes the origin's manifests shared among viewers may hold (default 64 MiB).", valueName: "BYTES"))
+    var manifestCacheBytes: Int = 64 * 1024 * 1024
+
+    @Option(
         name: .customLong("cat-key"),
         help: ArgumentHelp(
             "Accept a Common Access Token (CTA-5007) at the auth endpoints, checked with this key: hex text is an HMAC 256/256 key, a PEM file a P-256 (ES256) key. Repeatable; 'FILE ID' gives the kid that selects it (keys without an id are tried when none has a token's kid). The CAT travels in the header CTA-Common-Access-Token, the cookie cat or the query parameter cat.",

@@ -39,6 +39,12 @@ package struct GateConfiguration: Sendable {
     /// `--cdn-profile` files, as given: the keys they name are read under
     /// `$CREDENTIALS_DIRECTORY` when relative (``credentialsDirectory``).
     var cdnProfilePaths: [String] = []
+    /// `--public-url`, without a trailing `/`: the base players reach the gate by (nil: not set).
+    var publicURL: String? = nil
+    /// `--manifest-origin-ca`: the CAs a manifest origin is checked against (nil: the system's).
+    var manifestOriginCA: String? = nil
+    var manifestTimeoutMilliseconds = 2000
+    var manifestCacheBytes = 64 * 1024 * 1024
     /// `--cat-key FILE [ID]`: the keys Common Access Tokens are checked with
     /// at the auth endpoints (docs/DESIGN.md#cat-at-the-origin); none reads no CAT.
     var catKeys: [CATKeySetting] = []

@@ -125,56 +125,24 @@ final class AuthGate: Sendable {
 
         // One set of secrets for the whole request, though a reload may replace it meanwhile.
         let sessions = self.sessions?.current
-        var sessionFailure: (rank: Int, answer: GateDecision)? = nil
+        var sessionFailure: GateDecision? = nil
         if let sessions, !request.sessions.isEmpty {
-            let expectation = PlaybackSessions.Expectation(
+            switch judge(
+                sessions: request.sessions,
+                with: sessions,
                 resource: resource,
                 deviceID: request.deviceID,
-                requestor: configuration.requestorID,
                 allowsUnboundDevice: configuration.allowUnboundDevice,
                 now: request.now
-            )
-            let trusted = verifier.trustedKeyIDs
-            for candidate in request.sessions {
-                let failure: (rank: Int, answer: GateDecision)
-                switch sessions.check(candidate.value.utf8, against: expectation, trusts: { trusted.contains($0) }) {
-                case .valid(let expires):
-                    return .decided(
-                        GateDecision(
-                            status: .validSession,
-                            reason: "valid playback session (\(candidate.carrier))",
-                            allowance: Allowance(sessionFor: resource, requestor: configuration.requestorID, expires: expires),
-                            kindLabel: "session"
-                        )
-                    )
-                case .expired:
-                    failure = (
-                        0,
-                        GateDecision(
-                            status: .sessionExpired,
-                            reason: "the playback session has expired (\(candidate.carrier))",
-                            kindLabel: "session"
-                        )
-                    )
-                case .deviceMismatch(let reason):
-                    failure = (
-                        1,
-                        GateDecision(
-                            status: .verdict(.deviceMismatch),
-                            reason: "\(reason) (\(candidate.carrier))",
-                            kindLabel: "session"
-                        )
-                    )
-                case .invalid(let reason):
-                    failure = (2, GateDecision(status: .invalidSession, reason: "\(reason) (\(candidate.carrier))", kindLabel: "session"))
-                }
-                if sessionFailure == nil || failure.rank < sessionFailure!.rank { sessionFailure = failure }
+            ) {
+            case .allowed(let answer, _, _): return .decided(answer)
+            case .refused(let answer): sessionFailure = answer
             }
         }
 
         let readsCAT = cat != nil && !request.cats.isEmpty
-        guard readsCAT || !request.tokens.isEmpty else { return .decided(noCredential(sessionFailure: sessionFailure?.answer)) }
-        return .verify(Pending(resource: resource, cookiePath: cookiePath, sessions: sessions, sessionFailure: sessionFailure?.answer))
+        guard readsCAT || !request.tokens.isEmpty else { return .decided(noCredential(sessionFailure: sessionFailure)) }
+        return .verify(Pending(resource: resource, cookiePath: cookiePath, sessions: sessions, sessionFailure: sessionFailure))
     }
 
     /// Steps 3 to 5 for a request that carries a token or a CAT to verify.
@@ -200,6 +168,65 @@ final class AuthGate: Sendable {
             answer.setCookie = setCookie(session, path: pending.cookiePath, maxAge: lifetime / 1000, secure: request.forwardedProto != "http")
         }
         return answer
+    }
+
+    /// A session judgement: the first valid candidate, else the best failure.
+    enum SessionJudgement: Sendable {
+        /// The decision, the candidate that carried it, and when that session ends.
+        case allowed(GateDecision, credential: GateRequest.Credential, expires: TokenTimestamp)
+        case refused(GateDecision)
+    }
+
+    /// Judges every session candidate of a request (step 2 and 4 of the
+    /// order above), for the auth routes, the manifest route and renewal:
+    /// any valid one allows; else `SESSION_EXPIRED` before `DEVICE_MISMATCH`
+    /// before `INVALID_SESSION`.
+    func judge(
+        sessions candidates: [GateRequest.Credential],
+        with sessions: PlaybackSessions,
+        resource: String?,
+        deviceID: String?,
+        allowsUnboundDevice: Bool,
+        now: TokenTimestamp
+    ) -> SessionJudgement {
+        let expectation = PlaybackSessions.Expectation(
+            resource: resource,
+            deviceID: deviceID,
+            requestor: configuration.requestorID,
+            allowsUnboundDevice: allowsUnboundDevice,
+            now: now
+        )
+        let trusted = verifier.trustedKeyIDs
+        var best: (rank: Int, answer: GateDecision)? = nil
+        for candidate in candidates {
+            let failure: (rank: Int, answer: GateDecision)
+            switch sessions.check(candidate.value.utf8, against: expectation, trusts: { trusted.contains($0) }) {
+            case .valid(let expires):
+                return .allowed(
+                    GateDecision(
+                        status: .validSession,
+                        reason: "valid playback session (\(candidate.carrier))",
+                        allowance: Allowance(sessionFor: resource, requestor: configuration.requestorID, expires: expires),
+                        kindLabel: "session"
+                    ),
+                    credential: candidate,
+                    expires: expires
+                )
+            case .expired:
+                failure = (
+                    0, GateDecision(status: .sessionExpired, reason: "the playback session has expired (\(candidate.carrier))", kindLabel: "session")
+                )
+            case .deviceMismatch(let reason):
+                failure = (1, GateDecision(status: .verdict(.deviceMismatch), reason: "\(reason) (\(candidate.carrier))", kindLabel: "session"))
+            case .invalid(let reason):
+                failure = (2, GateDecision(status: .invalidSession, reason: "\(reason) (\(candidate.carrier))", kindLabel: "session"))
+            }
+            if best == nil || failure.rank < best!.rank { best = failure }
+        }
+        return .refused(
+            best?.answer
+                ?? GateDecision(status: .noToken, reason: "the request carries no playback session", kindLabel: "none")
+        )
     }
 
     /// No token and no CAT allowed the request: the best session failure, else `NO_TOKEN`.
@@ -280,17 +307,15 @@ final class AuthGate: Sendable {
     }
 
     /// The token's verdict at `now` (the request's one reading of the clock),
-    /// from the cache when a reusable token was allowed before.
-    /// `issuesSession`: false for the CDN exchange, which hands out the CDN's
-    /// token instead of the gate's own playback session.
+    /// from the cache when a reusable token was allowed before; an allowed
+    /// media token opens a playback session when the gate has secrets.
     func decide(
         token: Substring.UTF8View,
         resource: String?,
         deviceID: String?,
-        now: TokenTimestamp,
-        issuesSession: Bool = true
+        now: TokenTimestamp
     ) async -> GateDecision {
-        await decide(token: token, resource: resource, deviceID: deviceID, now: now, sessions: issuesSession ? sessions?.current : nil)
+        await decide(token: token, resource: resource, deviceID: deviceID, now: now, sessions: sessions?.current)
     }
 
     /// As above, a session opened with `sessions` (the secrets the request read) when one is.

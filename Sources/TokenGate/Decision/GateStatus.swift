@@ -35,6 +35,13 @@ enum GateStatus: Sendable, Hashable {
     /// A CAT holds a claim that restricts the request in a way the gate does
     /// not judge; refused by name, never ignored: 403.
     case unsupportedClaim
+    /// The manifest route (docs/DESIGN.md#the-manifest-route) got a manifest
+    /// it cannot read with certainty: 502, never passed on half-rewritten.
+    case manifestUnreadable
+    /// The manifest's origin gave no answer in time, or not a whole one: 502.
+    case manifestOriginUnavailable
+    /// The origin has no such manifest (it answered 404 or 410): 404.
+    case manifestNotFound
 
     var rawValue: String {
         switch self {
@@ -51,6 +58,9 @@ enum GateStatus: Sendable, Hashable {
         case .urlNotCovered: "URL_NOT_COVERED"
         case .ipMismatch: "IP_MISMATCH"
         case .unsupportedClaim: "UNSUPPORTED_CLAIM"
+        case .manifestUnreadable: "MANIFEST_UNREADABLE"
+        case .manifestOriginUnavailable: "MANIFEST_ORIGIN_UNAVAILABLE"
+        case .manifestNotFound: "MANIFEST_NOT_FOUND"
         }
     }
 
@@ -60,6 +70,7 @@ enum GateStatus: Sendable, Hashable {
             .noToken, .validSession, .invalidSession, .sessionExpired, .noExpectedResource, .badRequest, .invalidRequest, .badCookiePath,
             .cdnIssueFailed,
             .urlNotCovered, .ipMismatch, .unsupportedClaim,
+            .manifestUnreadable, .manifestOriginUnavailable, .manifestNotFound,
         ]
 
     /// The HTTP status of docs/DESIGN.md#endpoints-and-answers: 200 allow; 401 no usable credential; 403 a
@@ -77,6 +88,8 @@ enum GateStatus: Sendable, Hashable {
         case .verdict(.replayCheckUnavailable): 503
         case .noExpectedResource, .badCookiePath, .cdnIssueFailed: 500
         case .badRequest, .invalidRequest: 400
+        case .manifestUnreadable, .manifestOriginUnavailable: 502
+        case .manifestNotFound: 404
         }
     }
 

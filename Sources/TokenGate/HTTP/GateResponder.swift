@@ -18,6 +18,8 @@ struct GateResponder: HTTPResponder {
     let reports: ReportEndpoints
     /// `POST`/`GET /v1/playback`: the CDN exchange (404 without `--cdn-profile`).
     let playback: PlaybackEndpoints?
+    /// `GET /v1/manifest/{path}`: the manifest route (nil without a manifest profile).
+    var manifests: ManifestEndpoint? = nil
     /// With `serve --debugger` (loopback only): the debugger's `/debugger` and below.
     let mounted: (any MountedRoutes)?
     let metrics: GateMetrics
@@ -76,21 +78,17 @@ struct GateResponder: HTTPResponder {
             case "/v1/playback" where playback != nil:
                 endpoint = .playback
                 let (outcome, answer) = await playback!.respond(request)
-                record(outcome)
-                if spans != nil, let span = RequestTrace.current?.span {
-                    span.decided(
-                        SpanDecision(
-                            method: request.method.rawValue,
-                            route: Self.route(of: endpoint),
-                            status: outcome.decision.status.rawValue,
-                            reason: outcome.decision.reason,
-                            resource: outcome.decision.allowance?.resource,
-                            tokenID: outcome.decision.tokenID,
-                            kind: outcome.decision.kindLabel,
-                            profile: outcome.profile
-                        )
-                    )
-                }
+                record(outcome, endpoint: endpoint, method: request.method)
+                response = answer
+            case "/v1/playback/renew" where playback != nil:
+                endpoint = .renew
+                let (outcome, answer) = await playback!.renew(request)
+                record(outcome, endpoint: endpoint, method: request.method)
+                response = answer
+            case _ where manifests != nil && path.hasPrefix(ManifestEndpoint.prefix):
+                endpoint = .manifest
+                let (outcome, answer) = await manifests!.respond(request)
+                record(outcome, endpoint: endpoint, method: request.method)
                 response = answer
             case _ where Self.probes.contains(path) && !Self.readMethods.contains(request.method):
                 endpoint = .other
@@ -279,8 +277,26 @@ struct GateResponder: HTTPResponder {
     /// write one (the token by its fingerprint, never the token). An allow is
     /// counted and not logged, as the auth routes' allows: a line per playback
     /// start cost 5% of an exchange (docs/PERFORMANCE.md).
-    private func record(_ outcome: PlaybackExchange.Outcome) {
-        metrics.countExchange(profile: outcome.profile, kind: outcome.kind, status: outcome.decision.status.rawValue)
+    private func record(_ outcome: PlaybackExchange.Outcome, endpoint: GateMetrics.Endpoint, method: HTTPRequest.Method) {
+        if spans != nil, let span = RequestTrace.current?.span {
+            span.decided(
+                SpanDecision(
+                    method: method.rawValue,
+                    route: Self.route(of: endpoint),
+                    status: outcome.decision.status.rawValue,
+                    reason: outcome.decision.reason,
+                    resource: outcome.decision.allowance?.resource,
+                    tokenID: outcome.decision.tokenID,
+                    kind: outcome.decision.kindLabel,
+                    profile: outcome.profile
+                )
+            )
+        }
+        if outcome.session != nil { metrics.countSession(.issued) }
+        // Exchanges are counted by profile; a renewal or a manifest by its route's duration and verdict.
+        if endpoint == .playback {
+            metrics.countExchange(profile: outcome.profile, kind: outcome.kind, status: outcome.decision.status.rawValue)
+        }
         metrics.countVerdict(outcome.decision.status, kind: outcome.decision.kindLabel)
         guard outcome.grant == nil else { return }
         logger.notice(
@@ -289,7 +305,7 @@ struct GateResponder: HTTPResponder {
                 "status": .string(outcome.decision.status.rawValue),
                 "reason": .string(outcome.decision.reason),
                 "token_id": .string(outcome.decision.tokenID ?? "-"),
-                "endpoint": .string(GateMetrics.Endpoint.playback.rawValue),
+                "endpoint": .string(endpoint.rawValue),
                 "profile": .string(HeaderValue.encode(outcome.profile)),
             ]
         )
@@ -331,6 +347,8 @@ struct GateResponder: HTTPResponder {
         case .forwardAuth: "/v1/forward-auth"
         case .extAuthz: extAuthzPrefix + "/{path}"
         case .playback: "/v1/playback"
+        case .renew: "/v1/playback/renew"
+        case .manifest: ManifestEndpoint.prefix + "{path}"
         default: "/" + endpoint.rawValue
         }
     }

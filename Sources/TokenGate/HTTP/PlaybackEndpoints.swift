@@ -15,7 +15,7 @@ import HummingbirdCore
 struct PlaybackEndpoints: Sendable {
     /// A token, a resource id, a profile name and a device id: a few kilobytes at most.
     static let maximumBodyBytes = 16 * 1024
-    static let fields: Set<String> = ["token", "resource", "profile", "deviceId"]
+    static let fields = ["token", "resource", "profile", "deviceId"]
 
     let exchange: PlaybackExchange
     let deviceHeader: HTTPField.Name
@@ -45,11 +45,63 @@ struct PlaybackEndpoints: Sendable {
             return (.refused(refusal), Self.refusal(status: status, tokenStatus: GateStatus.badRequest.rawValue, reason: reason))
         case .request(let exchangeRequest):
             let outcome = await exchange.exchange(exchangeRequest)
-            return (outcome, render(outcome, redirect: request.method != .post))
+            return (outcome, render(outcome, redirect: request.method != .post, secure: Self.isSecure(request)))
         }
     }
 
-    func render(_ outcome: PlaybackExchange.Outcome, redirect: Bool) -> Response {
+    /// `POST /v1/playback/renew` (docs/DESIGN.md#renewal): a fresh CDN
+    /// token, or a manifest profile's fresh `url`, from the playback session.
+    func renew(_ request: Request) async -> (PlaybackExchange.Outcome, Response) {
+        guard request.method == .post else {
+            let refusal = GateDecision(status: .badRequest, reason: "the method is not POST", kindLabel: "none")
+            return (.refused(refusal), GateResponder.methodNotAllowed(allow: "POST"))
+        }
+        let members: [String: String]
+        switch await Self.readJSON(request, allowed: ["profile", "resource"]) {
+        case .success(let read): members = read
+        case .failure(let refusal):
+            let decision = GateDecision(status: .badRequest, reason: refusal.reason, kindLabel: "none")
+            return (.refused(decision), Self.refusal(status: refusal.status, tokenStatus: GateStatus.badRequest.rawValue, reason: refusal.reason))
+        }
+        let configuration = exchange.gate.configuration
+        var sessions: [GateRequest.Credential] = []
+        for value in CredentialLocator.cookies(configuration.sessionCookie, in: request.headers) {
+            sessions.append(.init(value: value, carrier: .cookie(configuration.sessionCookie)))
+        }
+        for value in CredentialLocator.parameters([configuration.sessionParam], inURI: request.uri.description[...])[0] where !value.isEmpty {
+            sessions.append(.init(value: value, carrier: .query(configuration.sessionParam)))
+        }
+        if let name = HTTPField.Name(configuration.sessionHeader), let value = CredentialLocator.header(name, in: request.headers) {
+            sessions.append(.init(value: value, carrier: .header(configuration.sessionHeader)))
+        }
+        let deviceLines = request.headers[values: deviceHeader]
+        guard deviceLines.count <= 1 else {
+            let reason = "the request has more than one \(deviceHeader.rawName) field: it reads two ways"
+            return (
+                .refused(GateDecision(status: .badRequest, reason: reason, kindLabel: "none")),
+                Self.refusal(status: .badRequest, tokenStatus: GateStatus.badRequest.rawValue, reason: reason)
+            )
+        }
+        let (clientIPs, _) = Self.common(request, exchange: exchange, profile: members["profile"])
+        let outcome = exchange.renew(
+            .init(
+                resource: members["resource"],
+                profile: members["profile"],
+                deviceID: deviceLines.first.flatMap { $0.isEmpty ? nil : $0 },
+                sessions: sessions,
+                clientIPs: clientIPs,
+                now: clock()
+            )
+        )
+        return (outcome, render(outcome, redirect: false, secure: Self.isSecure(request)))
+    }
+
+    /// Cookies are `Secure` unless the proxy reported exactly one `X-Forwarded-Proto: http`.
+    static func isSecure(_ request: Request) -> Bool {
+        request.headers[values: GateHeaders.forwardedProto] != ["http"]
+    }
+
+    func render(_ outcome: PlaybackExchange.Outcome, redirect: Bool, secure: Bool = true) -> Response {
         guard let grant = outcome.grant else {
             return Self.refusal(
                 status: .init(code: outcome.decision.status.httpStatus),
@@ -61,16 +113,25 @@ struct PlaybackEndpoints: Sendable {
         headers[GateHeaders.status] = outcome.decision.status.rawValue
         headers[.cacheControl] = "no-store"
         for cookie in grant.cookies { headers.append(HTTPField(name: .setCookie, value: cookie.setCookieValue)) }
+        if let session = outcome.session {
+            let maxAge = max(0, (session.expires.millisecondsSince1970 - clock().millisecondsSince1970) / 1000)
+            headers.append(HTTPField(name: .setCookie, value: exchange.gate.setCookie(session.credential, path: "/", maxAge: maxAge, secure: secure)))
+        }
         if redirect {
             headers[.location] = grant.url
             return Response(status: .seeOther, headers: headers)
         }
         headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: Self.json(grant) + "\n")))
+        return Response(
+            status: .ok,
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: Self.json(grant, status: outcome.decision.status.rawValue, session: outcome.session) + "\n"))
+        )
     }
 
-    /// The allow's body: `{"status","profile","kind","url","expires","cookies":[…],"headers":{…}}`.
-    static func json(_ grant: CDNGrant) -> String {
+    /// The allow's body: `{"status","profile","kind","url","expires","cookies":[…],"headers":{…}}`,
+    /// and `"session"`, `"sessionExpires"` when the exchange opened one.
+    static func json(_ grant: CDNGrant, status: String = "VALID_TOKEN", session: PlaybackExchange.OpenedSession? = nil) -> String {
         let cookies = grant.cookies.map { cookie in
             "{\"name\":\(JSONText.quoted(cookie.name)),\"value\":\(JSONText.quoted(cookie.value)),\"domain\":\(JSONText.quoted(cookie.domain)),"
                 + "\"path\":\(JSONText.quoted(cookie.path)),\"maxAge\":\(cookie.maxAge),\"secure\":\(cookie.secure),"
@@ -78,9 +139,11 @@ struct PlaybackEndpoints: Sendable {
         }
         let headers = grant.headers.map { "\(JSONText.quoted($0.name)):\(JSONText.quoted($0.value))" }
         let expires = TokenTimestamp(millisecondsSince1970: grant.expires * 1000)?.iso8601 ?? "\(grant.expires)"
-        return "{\"status\":\"VALID_TOKEN\",\"profile\":\(JSONText.quoted(grant.profile)),\"kind\":\(JSONText.quoted(grant.kind.rawValue)),"
+        return
+            "{\"status\":\(JSONText.quoted(status)),\"profile\":\(JSONText.quoted(grant.profile)),\"kind\":\(JSONText.quoted(grant.kind.rawValue)),"
             + "\"url\":\(JSONText.quoted(grant.url)),\"expires\":\(JSONText.quoted(expires)),"
-            + "\"cookies\":[\(cookies.joined(separator: ","))],\"headers\":{\(headers.joined(separator: ","))}}"
+            + "\"cookies\":[\(cookies.joined(separator: ","))],\"headers\":{\(headers.joined(separator: ","))}"
+            + (session.map { ",\"session\":\(JSONText.quoted($0.credential)),\"sessionExpires\":\(JSONText.quoted($0.expires.iso8601))" } ?? "") + "}"
     }
 
     static func refusal(status: HTTPResponse.Status, tokenStatus: String, reason: String) -> Response {
@@ -140,33 +203,10 @@ struct PlaybackEndpoints: Sendable {
     }
 
     static func readPost(_ request: Request, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) async -> Read {
-        if let refusal = BodyMediaType.refusal(request.headers, accepting: BodyMediaType.json, absentIsAccepted: false) {
-            return .refusal(.unsupportedMediaType, refusal)
-        }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
-            return .refusal(.contentTooLarge, "the body is \(length) bytes; at most \(maximumBodyBytes) are read")
-        }
-        var mutable = request
-        let body: ByteBuffer
-        do { body = try await mutable.collectBody(upTo: maximumBodyBytes) } catch {
-            return .refusal(.contentTooLarge, "the body is over \(maximumBodyBytes) bytes")
-        }
-        let object: [JSONMember]
-        do {
-            guard case .object(let members) = try JSONValue.readObject(Array(body.readableBytesView)) else {
-                return .refusal(.badRequest, "the body is not a JSON object")
-            }
-            object = members
-        } catch {
-            return .refusal(.badRequest, "the body is not a JSON object: \(error)")
-        }
-        var values: [String: String] = [:]
-        for member in object {
-            guard fields.contains(member.name) else {
-                return .refusal(.badRequest, "the body's member \(HeaderValue.encode(member.name)) is not one of token, resource, profile, deviceId")
-            }
-            guard case .string(let text) = member.value else { return .refusal(.badRequest, "\(member.name) is not a string") }
-            values[member.name] = text
+        let values: [String: String]
+        switch await readJSON(request, allowed: fields) {
+        case .success(let read): values = read
+        case .failure(let refusal): return .refusal(refusal.status, refusal.reason)
         }
         guard let token = values["token"], !token.isEmpty else { return .refusal(.badRequest, "no token: the body needs {\"token\": …}") }
         var deviceID = values["deviceId"]
@@ -192,5 +232,53 @@ struct PlaybackEndpoints: Sendable {
                 now: now
             )
         )
+    }
+
+    /// Why a body was refused: the HTTP status and the reason.
+    struct BodyRefusal: Error {
+        var status: HTTPResponse.Status
+        var reason: String
+    }
+
+    /// A JSON object body of string members among `allowed`, at most `maximumBodyBytes`.
+    static func readJSON(_ request: Request, allowed: [String]) async -> Result<[String: String], BodyRefusal> {
+        if let refusal = BodyMediaType.refusal(request.headers, accepting: BodyMediaType.json, absentIsAccepted: false) {
+            return .failure(BodyRefusal(status: .unsupportedMediaType, reason: refusal))
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
+            return .failure(BodyRefusal(status: .contentTooLarge, reason: "the body is \(length) bytes; at most \(maximumBodyBytes) are read"))
+        }
+        var mutable = request
+        let body: ByteBuffer
+        do { body = try await mutable.collectBody(upTo: maximumBodyBytes) } catch {
+            return .failure(BodyRefusal(status: .contentTooLarge, reason: "the body is over \(maximumBodyBytes) bytes"))
+        }
+        let object: [JSONMember]
+        do {
+            guard case .object(let members) = try JSONValue.readObject(Array(body.readableBytesView)) else {
+                return .failure(BodyRefusal(status: .badRequest, reason: "the body is not a JSON object"))
+            }
+            object = members
+        } catch {
+            return .failure(BodyRefusal(status: .badRequest, reason: "the body is not a JSON object: \(error)"))
+        }
+        var values: [String: String] = [:]
+        for member in object {
+            guard allowed.contains(member.name) else {
+                return .failure(
+                    BodyRefusal(
+                        status: .badRequest,
+                        reason: "the body's member \(HeaderValue.encode(member.name)) is not one of \(allowed.joined(separator: ", "))"
+                    )
+                )
+            }
+            guard case .string(let text) = member.value else {
+                return .failure(BodyRefusal(status: .badRequest, reason: "\(member.name) is not a string"))
+            }
+            guard values.updateValue(text, forKey: member.name) == nil else {
+                return .failure(BodyRefusal(status: .badRequest, reason: "the body names \(member.name) twice: it reads two ways"))
+            }
+        }
+        return .success(values)
     }
 }

@@ -56,7 +56,9 @@ package final class GateMetrics: Sendable {
         case authRequest = "auth-request"
         case forwardAuth = "forward-auth"
         case extAuthz = "ext-authz"
-        case verify, inspect, playback, debugger, healthz, readyz, metrics, other
+        case verify, inspect, playback
+        case renew = "playback-renew"
+        case manifest, debugger, healthz, readyz, metrics, other
     }
 
     /// The `kind` label of a verdict: a token kind, or `none` when no token was decoded.
