@@ -18,7 +18,24 @@ import Testing
 struct CaddyIntegrationTests {
     @Test func forwardAuthAllowsRefusesAndPassesTheValues() async throws {
         let clock = GateFixtures.Clock()
-        let gate = try GateFixtures.runtime(clock: clock)
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A profile that binds the viewer's address: the player routes through Caddy must give the address Caddy saw.
+        try Data("52a152a152a152a152a152a152a152a1\n".utf8).write(to: directory.appendingPathComponent("akamai.key"))
+        let profile = directory.appendingPathComponent("akamai.profile")
+        try Data(
+            """
+            name = akamai-bound
+            kind = akamai
+            key = \(directory.path)/akamai.key
+            resource = TNT https://akamai.media.test/hls/tnt/master.m3u8
+            bind-ip = true
+            """.utf8
+        ).write(to: profile)
+        let gate = try GateFixtures.runtime(
+            ["--cdn-profile", profile.path, "--session-secret", GateFixtures.sessionSecret(in: directory)],
+            clock: clock
+        )
         try await gate.application(port: 0).test(.live) { client in
             let port = try RawHTTP.freePort()
             let origin = try RawHTTP.freePort()
@@ -28,6 +45,7 @@ struct CaddyIntegrationTests {
                 .replacingOccurrences(of: "media.example.com {", with: "http://127.0.0.1:\(port) {")
                 .replacingOccurrences(of: "forward_auth 127.0.0.1:8089", with: "forward_auth 127.0.0.1:\(client.port!)")
                 .replacingOccurrences(of: "reverse_proxy 127.0.0.1:8080", with: "reverse_proxy 127.0.0.1:\(origin)")
+                .replacingOccurrences(of: "reverse_proxy 127.0.0.1:8089", with: "reverse_proxy 127.0.0.1:\(client.port!)")
             #expect(site != shipped)
             let caddyfile = """
                 {
@@ -79,6 +97,24 @@ struct CaddyIntegrationTests {
             }
             let played = try await RawHTTP.fetch(port: port, "/hls/tnt/seg1.ts?token=\(fresh)")
             #expect(played.status == 200, "a refused path spent the token")
+
+            // The player routes reach the gate, with the address Caddy saw, never the one the client wrote.
+            let exchanged = try await offloaded {
+                try RawHTTP.request(
+                    port: port,
+                    method: "POST",
+                    "/v1/playback",
+                    headers: [("Content-Type", "application/json"), ("X-Real-IP", "203.0.113.9")],
+                    body: "{\"token\":\"\(GateFixtures.token())\"}"
+                )
+            }
+            #expect(exchanged.status == 200, "\(exchanged.body)")
+            #expect(exchanged.body.contains("ip=127.0.0.1~"), "\(exchanged.body)")
+            let renewal = try await offloaded {
+                try RawHTTP.request(port: port, method: "POST", "/v1/playback/renew", headers: [("Content-Type", "application/json")], body: "{}")
+            }
+            #expect(renewal.status == 401, "\(renewal.body)")
+            #expect(renewal["X-Token-Status"] == "NO_TOKEN")
         }
     }
 }
