@@ -25,6 +25,8 @@ package final class GateMetrics: Sendable {
     let catReuse: CoreMetrics.Counter
     private let cache: [String: CoreMetrics.Counter]
     private let sessions: [String: CoreMetrics.Counter]
+    private let manifestFetches: [String: CoreMetrics.Counter]
+    private let manifestURIs: [String: CoreMetrics.Counter]
     let keysLoaded: CoreMetrics.Gauge
     /// Files in the key folders that are not trusted (KeyNotices).
     let keyFilesSkipped: CoreMetrics.Gauge
@@ -91,6 +93,8 @@ package final class GateMetrics: Sendable {
         catReuse = make.counter("tokengate_cat_reuse_total")
         cache = make.counters("tokengate_verdict_cache_total", "result", VerdictCacheEvent.allCases.map(\.rawValue))
         sessions = make.counters("tokengate_sessions_total", "result", ["issued", "valid", "expired", "invalid"])
+        manifestFetches = make.counters("tokengate_manifest_fetches_total", "result", ManifestFetchResult.allCases.map(\.rawValue))
+        manifestURIs = make.counters("tokengate_manifest_uris_total", "disposition", ["tokenized", "routed", "left-alone"])
         keysLoaded = make.gauge("tokengate_keys_loaded")
         keyFilesSkipped = make.gauge("tokengate_key_files_skipped")
         keyReloads = make.counters("tokengate_key_reloads_total", "result", ["success", "failure"])
@@ -131,6 +135,10 @@ package final class GateMetrics: Sendable {
         "tokengate_connections_refused_total": "Connections not served, by reason (accept-paused, max-connections, per-peer).",
         "tokengate_request_timeouts_total": "Requests whose head or body did not arrive within --request-timeout.",
         "tokengate_cdn_exchanges_total": "CDN exchanges (POST/GET /v1/playback), by profile, CDN token kind and status.",
+        "tokengate_manifest_fetches_total":
+            "Fetches of the manifest route from an origin, by result; a manifest shared from the cache is not fetched.",
+        "tokengate_manifest_uris_total":
+            "URIs of the manifests answered: tokenized (to the CDN with a token), routed (back through the gate), left-alone (outside the profile's folder, host or scheme: no token).",
         "tokengate_spans_exported_total": "Decision spans the --otlp-endpoint receiver accepted.",
         "tokengate_spans_dropped_total":
             "Decision spans not exported, by reason (queue-full: the export queue was full; export-failed: the receiver refused or did not answer).",
@@ -273,4 +281,12 @@ extension GateMetrics: DecisionEvents {
     }
 
     func replayFailedOpen() { replayFailOpen.increment() }
+
+    func manifestFetched(_ result: ManifestFetchResult) { manifestFetches[result.rawValue]?.increment() }
+
+    func manifestRewritten(tokenized: Int, routed: Int, leftAlone: Int) {
+        if tokenized > 0 { manifestURIs["tokenized"]?.increment(by: tokenized) }
+        if routed > 0 { manifestURIs["routed"]?.increment(by: routed) }
+        if leftAlone > 0 { manifestURIs["left-alone"]?.increment(by: leftAlone) }
+    }
 }
