@@ -45,12 +45,15 @@ public struct CDNProfileSettings: Sendable, Hashable {
     public var bindIP: Bool
     public var ipHeader: String
     public var secureLinkMD5: String?
+    /// `cat`: the `catr` claim to write (`renewal`, `renewal-*`); nil: none.
+    public var renewal: CATRenewalSetting?
 
     /// Every name a profile may set.
-    public static let names: [String] = [
-        "name", "kind", "key", "resource", "scope", "allow-host-scope-insecure", "carrier", "cookie-domain",
-        "same-site", "token-name", "issuer", "audience", "lifetime", "bind-ip", "ip-header", "secure-link-md5",
-    ]
+    public static let names: [String] =
+        [
+            "name", "kind", "key", "resource", "scope", "allow-host-scope-insecure", "carrier", "cookie-domain",
+            "same-site", "token-name", "issuer", "audience", "lifetime", "bind-ip", "ip-header", "secure-link-md5",
+        ] + CATRenewalSetting.names
     /// The longest lifetime a profile may give a CDN token: a day.
     public static let maximumLifetime: Int64 = 86_400
     /// A profile is a few lines; a larger file is a mistake (a key given by accident).
@@ -243,6 +246,7 @@ public struct CDNProfileSettings: Sendable, Hashable {
         self.bindIP = try flag("bind-ip")
         self.ipHeader = ipHeader
         self.secureLinkMD5 = secureLinkMD5
+        self.renewal = try CATRenewalSetting.read(kind: kind, source: source) { single[$0].map { ($0.value, "\(source):\($0.line)") } }
     }
 
     /// The URL `resource` plays from, or nil when the profile does not name it.
