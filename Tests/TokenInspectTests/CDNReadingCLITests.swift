@@ -262,6 +262,9 @@ import Testing
             result.stdout.contains("323 /catr/: {0 /type/: 2, 1 /expadd/: 3600, 2 /deadline/: 600, 4 /header-name/: \"CTA-Common-Access-Token\"}"),
             "\(result.stdout)"
         )
+        let json = try Self.object(try CLI.run(["inspect", "--format", "jsonl", header, "--now", "2026-01-15T15:55:00Z"]))
+        let window = try #require(json["renewalWindow"] as? [String: String])
+        #expect(window == ["opens": "2026-01-15T15:50:00Z", "closes": "2026-01-15T16:00:00Z"])
         // Verified with the profile, at a time in the window: valid, and due.
         let verified = try CLI.run(["verify", "--profile", profile, header, "--now", "2026-01-15T15:55:00Z"])
         #expect(verified.status == 0 && verified.stdout.contains("within its renewal window"), "\(verified.stdout)\(verified.stderr)")
