@@ -86,3 +86,9 @@ public struct CATRenewalSetting: Sendable, Hashable {
         return CATRenewalSetting(type: type, expAdd: expAdd, deadline: deadline, name: name)
     }
 }
+
+extension CDNProfileSettings {
+    /// Every name a profile may set: ``names``, and a `cat` profile's renewal
+    /// settings (kept here so the renewal is one file's business).
+    static var allNames: [String] { names + CATRenewalSetting.names }
+}

@@ -49,11 +49,10 @@ public struct CDNProfileSettings: Sendable, Hashable {
     public var renewal: CATRenewalSetting?
 
     /// Every name a profile may set.
-    public static let names: [String] =
-        [
-            "name", "kind", "key", "resource", "scope", "allow-host-scope-insecure", "carrier", "cookie-domain",
-            "same-site", "token-name", "issuer", "audience", "lifetime", "bind-ip", "ip-header", "secure-link-md5",
-        ] + CATRenewalSetting.names
+    public static let names: [String] = [
+        "name", "kind", "key", "resource", "scope", "allow-host-scope-insecure", "carrier", "cookie-domain",
+        "same-site", "token-name", "issuer", "audience", "lifetime", "bind-ip", "ip-header", "secure-link-md5",
+    ]
     /// The longest lifetime a profile may give a CDN token: a day.
     public static let maximumLifetime: Int64 = 86_400
     /// A profile is a few lines; a larger file is a mistake (a key given by accident).
@@ -78,8 +77,10 @@ public struct CDNProfileSettings: Sendable, Hashable {
             let name = Self.trimmed(line[..<equals])
             var value = Self.trimmed(line[line.index(after: equals)...])
             if value.utf8.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            guard Self.names.contains(name) else {
-                throw CDNProfileError("\(place): '\(Self.printable(name))' is not a profile setting (one of: \(Self.names.joined(separator: ", ")))")
+            guard Self.allNames.contains(name) else {
+                throw CDNProfileError(
+                    "\(place): '\(Self.printable(name))' is not a profile setting (one of: \(Self.allNames.joined(separator: ", ")))"
+                )
             }
             guard !value.isEmpty else { throw CDNProfileError("\(place): \(name) has no value") }
             guard value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
