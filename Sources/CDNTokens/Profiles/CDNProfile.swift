@@ -10,6 +10,8 @@ public struct CDNProfile: Sendable {
     public let lifetime: Int64
     /// Seconds an edge's clock may run behind (`st`, `nbf`).
     public let leeway: Int64
+    /// `cat`: the `catr` every token carries (docs/CDN.md#renewal-catr); nil: none.
+    public let renewal: CATRenewal?
     let keys: Keys
 
     enum Keys: Sendable {
@@ -51,6 +53,13 @@ public struct CDNProfile: Sendable {
         leeway = defaults.leeway
         guard lifetime >= 1, lifetime <= CDNProfileSettings.maximumLifetime else {
             throw CDNProfileError("\(settings.source): a lifetime of \(lifetime) s (1 to \(CDNProfileSettings.maximumLifetime))")
+        }
+        renewal = settings.renewal?.renewal(lifetime: lifetime)
+        if let renewal, renewal.deadline >= renewal.expAdd {
+            throw CDNProfileError(
+                "\(settings.source): renewal-deadline \(renewal.deadline) s is not less than the renewal-exp-add of \(renewal.expAdd) s "
+                    + "(the lifetime, when renewal-exp-add is not set): a renewed token would be due for renewal at once"
+            )
         }
         func failed(_ line: CDNProfileSettings.KeyLine, _ refusal: CDNRefusal) -> CDNProfileError {
             CDNProfileError("\(settings.source): key \(CDNProfileSettings.printable(line.path)): \(refusal.reason)")
@@ -156,7 +165,12 @@ public struct CDNProfile: Sendable {
             guard let issuer = settings.issuer ?? requestor else {
                 throw .format("the CAT profile \(name) sets no issuer, and no requestor id was given for the iss claim")
             }
-            pairs = [CDNField(tokenName, try CommonAccessTokenIssuer.issue(parameters, issuer: issuer, audience: settings.audience, key: keys[0]))]
+            pairs = [
+                CDNField(
+                    tokenName,
+                    try CommonAccessTokenIssuer.issue(parameters, issuer: issuer, audience: settings.audience, renewal: renewal, key: keys[0])
+                )
+            ]
         case .secureLink(let expression, let secrets):
             let token = try SecureLinkIssuer.issue(parameters, expression: expression, secret: secrets[0])
             pairs = settings.carrier == .cookie ? try token.cookies(tokenName: tokenName) : token.fields

@@ -59,6 +59,8 @@ public struct CDNProfileSettings: Sendable, Hashable {
     public var manifestOrigin: ManifestOrigin?
     /// `carrier = manifest`: the largest manifest read, in bytes.
     public var manifestMaxBytes: Int
+    /// `cat`: the `catr` claim to write (`renewal`, `renewal-*`); nil: none.
+    public var renewal: CATRenewalSetting?
 
     /// Every name a profile may set.
     public static let names: [String] = [
@@ -93,8 +95,10 @@ public struct CDNProfileSettings: Sendable, Hashable {
             let name = Self.trimmed(line[..<equals])
             var value = Self.trimmed(line[line.index(after: equals)...])
             if value.utf8.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            guard Self.names.contains(name) else {
-                throw CDNProfileError("\(place): '\(Self.printable(name))' is not a profile setting (one of: \(Self.names.joined(separator: ", ")))")
+            guard Self.allNames.contains(name) else {
+                throw CDNProfileError(
+                    "\(place): '\(Self.printable(name))' is not a profile setting (one of: \(Self.allNames.joined(separator: ", ")))"
+                )
             }
             guard !value.isEmpty else { throw CDNProfileError("\(place): \(name) has no value") }
             guard value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
@@ -286,6 +290,7 @@ public struct CDNProfileSettings: Sendable, Hashable {
         self.secureLinkMD5 = secureLinkMD5
         self.manifestOrigin = manifestOrigin
         self.manifestMaxBytes = manifestMaxBytes
+        self.renewal = try CATRenewalSetting.read(kind: kind, source: source) { single[$0].map { ($0.value, "\(source):\($0.line)") } }
     }
 
     /// An `http(s)://` base URL without query, fragment or credentials.

@@ -23,6 +23,8 @@ package final class GateMetrics: Sendable {
     let replayFailOpen: CoreMetrics.Counter
     /// `catreplay` 2: a CAT allowed although its `cti` was seen before.
     let catReuse: CoreMetrics.Counter
+    /// CATs renewed at the auth routes (`catr`).
+    let catRenewals: CoreMetrics.Counter
     private let cache: [String: CoreMetrics.Counter]
     private let sessions: [String: CoreMetrics.Counter]
     private let manifestFetches: [String: CoreMetrics.Counter]
@@ -91,6 +93,7 @@ package final class GateMetrics: Sendable {
         replayDuration = make.timer("tokengate_replay_store_duration_seconds")
         replayFailOpen = make.counter("tokengate_replay_fail_open_total")
         catReuse = make.counter("tokengate_cat_reuse_total")
+        catRenewals = make.counter("tokengate_cat_renewals_total")
         cache = make.counters("tokengate_verdict_cache_total", "result", VerdictCacheEvent.allCases.map(\.rawValue))
         sessions = make.counters("tokengate_sessions_total", "result", ["issued", "valid", "expired", "invalid"])
         manifestFetches = make.counters("tokengate_manifest_fetches_total", "result", ManifestFetchResult.allCases.map(\.rawValue))
@@ -122,6 +125,7 @@ package final class GateMetrics: Sendable {
         "tokengate_replay_store_operations_total": "One-time-use checks of media tokens, by outcome (accepted, replayed, unavailable).",
         "tokengate_replay_store_duration_seconds": "Time the replay store took to answer a one-time-use check.",
         "tokengate_cat_reuse_total": "Common Access Tokens with catreplay 2 (reuse detection) allowed although the replay store had seen their cti.",
+        "tokengate_cat_renewals_total": "Common Access Tokens answered with a renewed one, as their catr asked (within exp - deadline <= now < exp).",
         "tokengate_replay_fail_open_total":
             "Media tokens accepted without a one-time-use check because the replay store did not answer (--replay-failure open).",
         "tokengate_verdict_cache_total": "Verdict cache lookups and removals of authentication and authorization tokens, by result.",
