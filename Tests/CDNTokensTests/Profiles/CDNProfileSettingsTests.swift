@@ -37,7 +37,7 @@ import Testing
         ("scope =", "edge.profile:5: scope has no value"),
         ("scope = everywhere", "scope takes folder or url"),
         ("carrier = header", "the header carrier is for kind cat only"),
-        ("carrier = pigeon", "carrier takes cookie, query or header"),
+        ("carrier = pigeon", "carrier takes cookie, query, header or manifest"),
         ("cookie-domain = other.example.org", "is not in the domain other.example.org"),
         ("cookie-domain = localhost", "is not a domain name with a dot"),
         ("issuer = me", "issuer is for kind cat only"),
