@@ -165,12 +165,14 @@ struct ManifestService: Sendable {
     /// profile (its origin, folder and limits) and the whole request target.
     private func fetch(path: String, query: String?, profile: CDNProfile, resourceURL: CDNURL) async -> OriginResult {
         guard let base = profile.settings.manifestOrigin else { return .unavailable("the profile \(profile.name) has no manifest-origin") }
-        let target = base.pathPrefix + path + (query.map { "?" + $0 } ?? "")
+        var basePath = base.path
+        while basePath.hasSuffix("/") { basePath.removeLast() }
+        let target = basePath + path + (query.map { "?" + $0 } ?? "")
         let key = profile.name + "\u{0}" + resourceURL.origin + resourceURL.folderPath + "\u{0}" + target
         let request = OriginRequest(
             scheme: base.scheme,
             host: base.host,
-            port: base.port,
+            port: base.port ?? (base.scheme == "https" ? 443 : 80),
             target: target,
             maximumBytes: profile.settings.manifestMaxBytes,
             deadline: originDeadline
@@ -185,7 +187,7 @@ struct ManifestService: Sendable {
             let answer: OriginAnswer
             do { answer = try await origin.fetch(request) } catch {
                 events.manifestFetched(.unavailable)
-                return .init(value: .unavailable("the origin \(base.scheme)://\(base.host):\(base.port): \(error)"), lifetime: .zero, cost: 0)
+                return .init(value: .unavailable("the origin \(base.origin): \(error)"), lifetime: .zero, cost: 0)
             }
             switch answer.status {
             case 200: break
