@@ -25,7 +25,8 @@ import EntitlementTokens
 /// (the player would resolve the inherited template against it, but the
 /// written URI no longer can); a segment element after a child level; remote
 /// elements (`xlink:href`), `PatchLocation`, `ContentSteering`,
-/// `BaseURL@byteRange`; a DASH element out of place or under another
+/// `BaseURL@byteRange`, `UrlQueryInfo@useMPDUrlQuery` (it would append the
+/// gate's query, the session, to segment requests); a DASH element out of place or under another
 /// namespace; markup, comments or CDATA inside `BaseURL` or `Location`; a
 /// template identifier DASH does not define; a `$` in a base under a template;
 /// a `Representation@id` that `$RepresentationID$` would turn into a path
@@ -165,6 +166,15 @@ private struct MPDReading {
             throw ManifestError("an element inside a BaseURL or Location", at: offset)
         }
         let name = element.localName
+        // URL query information (ISO/IEC 23009-1 Annex I) is kept as written, except
+        // useMPDUrlQuery: a player would append the MPD's query, the viewer's session
+        // on the gate, to every segment request, and the session would leave for the CDN.
+        if name == "UrlQueryInfo" || name == "ExtUrlQueryInfo",
+            let use = scanner.attributes.first(where: { $0.name.namespace == nil && $0.name.localName == "useMPDUrlQuery" }),
+            ["true", "1"].contains(try scanner.value(of: use))
+        {
+            throw ManifestError("\(name)@useMPDUrlQuery, which would carry the viewer's session to the CDN", at: offset)
+        }
         guard element.isDASH else {
             if frames.isEmpty { throw ManifestError("a root element that is not DASH's MPD", at: offset) }
             if DASHManifestReader.placedNames.contains(name) {

@@ -131,6 +131,15 @@ struct DASHManifestReaderTests {
         #expect(out.contains(#"media="https://cdn.example.com/dash/ch1/$Number$.m4s?md5=a%26b%22c&apos;%3Cd$$e""#))
     }
 
+    @Test("UrlQueryInfo without useMPDUrlQuery is read and kept as written")
+    func urlQueryInfoKept() throws {
+        let text = Self.mpd(
+            #"<Period><AdaptationSet><SupplementalProperty schemeIdUri="urn:mpeg:dash:urlparam:2014" xmlns:up="urn:mpeg:dash:schema:urlparam:2014"><up:UrlQueryInfo queryTemplate="$querypart$" queryString="a=1"/></SupplementalProperty><Representation id="r"><SegmentTemplate media="$Number$.m4s"/></Representation></AdaptationSet></Period>"#
+        )
+        let out = Self.rewritten(try Self.read(text))
+        #expect(out.contains(#"<up:UrlQueryInfo queryTemplate="$querypart$" queryString="a=1"/>"#))
+    }
+
     @Test("multiple BaseURLs at one level: each rewritten, the first is the segments' base")
     func multipleBaseURLs() throws {
         let parsed = try Self.read(
@@ -184,6 +193,12 @@ struct DASHManifestReaderTests {
             mpd(#"<Period><AdaptationSet><SegmentTemplate media="$RepresentationID$/x"/><Representation id=".."/></AdaptationSet></Period>"#)
         ),
         ("a token name already in the query", mpd(#"<Period><SegmentList><SegmentURL media="a.m4s?md5=x"/></SegmentList></Period>"#)),
+        (
+            "UrlQueryInfo@useMPDUrlQuery",
+            mpd(
+                #"<Period><AdaptationSet><EssentialProperty schemeIdUri="urn:mpeg:dash:urlparam:2014" xmlns:up="urn:mpeg:dash:schema:urlparam:2014"><up:UrlQueryInfo queryTemplate="$querypart$" useMPDUrlQuery="true"/></EssentialProperty></AdaptationSet></Period>"#
+            )
+        ),
         ("BaseURL@byteRange", mpd(#"<BaseURL byteRange="$base$?r=$first$">a/</BaseURL>"#)),
     ]
 
