@@ -19,7 +19,9 @@ public struct CDNProfileSettings: Sendable, Hashable {
     }
 
     public enum Carrier: String, Sendable, Hashable, CaseIterable {
-        case cookie, query, header
+        /// `manifest`: the token travels inside the manifests the gate rewrites
+        /// per viewer (docs/DESIGN.md#tokens-inside-manifests), for players that keep no cookies.
+        case cookie, query, header, manifest
     }
 
     public enum SameSite: String, Sendable, Hashable, CaseIterable {
@@ -45,12 +47,22 @@ public struct CDNProfileSettings: Sendable, Hashable {
     public var bindIP: Bool
     public var ipHeader: String
     public var secureLinkMD5: String?
+    /// `carrier = manifest`: the base URL the manifests are fetched from (the
+    /// request's path appended), `http(s)://`, without a query; nil otherwise.
+    public var manifestOrigin: CDNURL?
+    /// `carrier = manifest`: the largest manifest read from the origin.
+    public var manifestMaxBytes: Int
 
     /// Every name a profile may set.
     public static let names: [String] = [
         "name", "kind", "key", "resource", "scope", "allow-host-scope-insecure", "carrier", "cookie-domain",
         "same-site", "token-name", "issuer", "audience", "lifetime", "bind-ip", "ip-header", "secure-link-md5",
+        "manifest-origin", "manifest-max-bytes",
     ]
+    /// `manifest-max-bytes` unless set: 4 MiB, more than a day of a live playlist's segments.
+    public static let defaultManifestMaxBytes = 4 << 20
+    /// The bounds of `manifest-max-bytes`.
+    public static let manifestMaxBytesRange = 1024...(64 << 20)
     /// The longest lifetime a profile may give a CDN token: a day.
     public static let maximumLifetime: Int64 = 86_400
     /// A profile is a few lines; a larger file is a mistake (a key given by accident).
@@ -152,10 +164,44 @@ public struct CDNProfileSettings: Sendable, Hashable {
         }
         var carrier = Carrier.cookie
         if let text = single["carrier"]?.value {
-            guard let value = Carrier(rawValue: text) else { throw CDNProfileError("\(place("carrier")): carrier takes cookie, query or header") }
+            guard let value = Carrier(rawValue: text) else {
+                throw CDNProfileError("\(place("carrier")): carrier takes cookie, query, header or manifest")
+            }
             carrier = value
         }
         if carrier == .header, kind != .cat { throw CDNProfileError("\(place("carrier")): the header carrier is for kind cat only") }
+
+        // One token per manifest response must cover every file of the folder.
+        if carrier == .manifest, scope != .folder {
+            throw CDNProfileError("\(place("carrier")): carrier = manifest needs scope = folder: one token covers every file a manifest names")
+        }
+        var manifestOrigin: CDNURL? = nil
+        if let text = single["manifest-origin"]?.value {
+            guard carrier == .manifest else { throw CDNProfileError("\(place("manifest-origin")): manifest-origin is for carrier = manifest only") }
+            let url: CDNURL
+            do { url = try CDNURL(parsing: text) } catch {
+                throw CDNProfileError("\(place("manifest-origin")): \(error.reason)")
+            }
+            guard url.query == nil else {
+                throw CDNProfileError("\(place("manifest-origin")): a base URL without a query (the request's path is appended to it)")
+            }
+            manifestOrigin = url
+        } else if carrier == .manifest {
+            throw CDNProfileError("\(source): carrier = manifest needs manifest-origin (the http(s):// base URL the manifests are fetched from)")
+        }
+        var manifestMaxBytes = Self.defaultManifestMaxBytes
+        if let text = single["manifest-max-bytes"]?.value {
+            guard carrier == .manifest else {
+                throw CDNProfileError("\(place("manifest-max-bytes")): manifest-max-bytes is for carrier = manifest only")
+            }
+            guard let bytes = Int(text), Self.manifestMaxBytesRange.contains(bytes) else {
+                throw CDNProfileError(
+                    "\(place("manifest-max-bytes")): manifest-max-bytes takes bytes, from \(Self.manifestMaxBytesRange.lowerBound) "
+                        + "to \(Self.manifestMaxBytesRange.upperBound)"
+                )
+            }
+            manifestMaxBytes = bytes
+        }
 
         var sameSite = SameSite.lax
         if let text = single["same-site"]?.value {
@@ -243,6 +289,8 @@ public struct CDNProfileSettings: Sendable, Hashable {
         self.bindIP = try flag("bind-ip")
         self.ipHeader = ipHeader
         self.secureLinkMD5 = secureLinkMD5
+        self.manifestOrigin = manifestOrigin
+        self.manifestMaxBytes = manifestMaxBytes
     }
 
     /// The URL `resource` plays from, or nil when the profile does not name it.
