@@ -28,10 +28,9 @@ struct OriginRequest: Sendable, Hashable {
     }
 }
 
-/// What the origin answered: its status, the two headers the route reads, the body.
+/// What the origin answered: its status, the header the route reads, the body.
 struct OriginAnswer: Sendable {
     var status: Int
-    var contentType: String?
     var cacheControl: String?
     var body: [UInt8]
 }

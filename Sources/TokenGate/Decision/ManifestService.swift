@@ -43,7 +43,7 @@ struct ManifestService: Sendable {
 
     /// One fetch, as every viewer of its path shares it.
     enum OriginResult: Sendable {
-        case manifest(ParsedManifest, contentType: String?)
+        case manifest(ParsedManifest)
         case unreadable(String)
         case notFound(Int)
         case unavailable(String)
@@ -125,9 +125,8 @@ struct ManifestService: Sendable {
 
         let fetched = await fetch(path: request.path, query: request.query, profile: profile, resourceURL: allowed.resourceURL)
         let parsed: ParsedManifest
-        let contentType: String?
         switch fetched {
-        case .manifest(let manifest, let type): (parsed, contentType) = (manifest, type)
+        case .manifest(let manifest): parsed = manifest
         case .unreadable(let why): return refused(.manifestUnreadable, why, profile: profile)
         case .notFound(let status): return refused(.manifestNotFound, "the origin answered \(status) for \(request.path)", profile: profile)
         case .unavailable(let why): return refused(.manifestOriginUnavailable, why, profile: profile)
@@ -157,7 +156,7 @@ struct ManifestService: Sendable {
         return Answer(
             outcome: PlaybackExchange.Outcome(decision: allowed.decision, profile: profile.name, kind: profile.kind.rawValue, grant: nil),
             body: parsed.rewritten(for: viewer),
-            contentType: contentType ?? Self.mediaType(of: parsed.format)
+            contentType: Self.mediaType(of: parsed.format)
         )
     }
 
@@ -205,7 +204,7 @@ struct ManifestService: Sendable {
                 let parsed = try ParsedManifest.read(answer.body, url: url, scope: scope, limits: limits)
                 events.manifestFetched(.fetched)
                 return .init(
-                    value: .manifest(parsed, contentType: answer.contentType.flatMap(Self.safeMediaType)),
+                    value: .manifest(parsed),
                     lifetime: Self.sharing(parsed, cacheControl: answer.cacheControl),
                     cost: parsed.bytes.count + parsed.edits.count * 128 + key.utf8.count
                 )
@@ -235,12 +234,8 @@ struct ManifestService: Sendable {
         return min(.seconds(maxAge), longestSharing)
     }
 
-    /// The origin's media type, when it is one a player reads (printable, bounded); else the format's own.
-    static func safeMediaType(_ type: String) -> String? {
-        guard type.utf8.count <= 128, type.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
-        return type
-    }
-
+    /// The format's own media type, whatever the origin labelled it: what
+    /// the gate answers is what it read, and a player picks its reader by it.
     static func mediaType(of format: ManifestFormat) -> String {
         switch format {
         case .dash: "application/dash+xml"

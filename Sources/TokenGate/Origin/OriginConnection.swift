@@ -94,7 +94,6 @@ final class AnswerCollector: ChannelInboundHandler, @unchecked Sendable {
             self.promise = nil
             let answer = OriginAnswer(
                 status: Int(head.status.code),
-                contentType: head.headers.first(name: "Content-Type"),
                 cacheControl: head.headers[canonicalForm: "Cache-Control"].map(String.init).joined(separator: ", "),
                 body: body
             )

@@ -236,7 +236,13 @@ struct ManifestRouteTests {
             let dashRequests = stack.edgeRequests(under: "/live/tnt-dash/")
             #expect(dashRequests.filter { $0.path.contains("/init-") }.count >= 2, "\(stack.edgeLog)")
             #expect(dashRequests.filter { $0.path.contains("/chunk-") }.count >= 6, "\(stack.edgeLog)")
-            for request in dashRequests { #expect([200, 206].contains(request.status) && request.secureLink == "1", "\(request)") }
+            // ffmpeg's DASH reader asks for one chunk past a representation's end
+            // (its template's count comes from the duration): the edge let it
+            // through on the token, and the origin has no such file (404).
+            for request in dashRequests {
+                #expect(request.secureLink == "1" && [200, 206, 404].contains(request.status), "\(request)")
+            }
+            #expect(dashRequests.filter { [200, 206].contains($0.status) }.count >= 8, "\(stack.edgeLog)")
         }
     }
 
