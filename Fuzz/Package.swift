@@ -13,6 +13,8 @@ let targets = [
     // The CDN formats (CDNTokens): EdgeAuth, CloudFront, the Common Access Token, secure_link,
     // and the one reading of a request path every scope is judged against.
     "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath",
+    // A manifest read and rewritten per viewer (CDNTokens/Manifests).
+    "FuzzHLS",
 ]
 
 let package = Package(

@@ -31,6 +31,9 @@ struct CDNReportText {
         rows.append(("url", report.url.map { "\($0.description)" } ?? "none given: the scope is not checked"))
         if let start = reading.notBefore { rows.append(("starts", time(start))) }
         if let expires = reading.expires { rows.append(("expires", time(expires))) }
+        if case .cat(let cat) = reading.token, let renewal = cat.token.renewal {
+            rows.append(("renewal", renewalText(renewal, window: cat.token.renewalWindow)))
+        }
         if let verifiedWith = report.verifiedWith { rows.append(("keys", "\(verifiedWith)")) }
         lines += Self.aligned(rows, indent: "   ")
         lines.append("   " + style.bold("fields"))
@@ -57,6 +60,26 @@ struct CDNReportText {
         let delta = milliseconds - now.millisecondsSince1970
         let relative = delta > 0 ? "in \(DurationText.describe(milliseconds: delta))" : "\(DurationText.describe(milliseconds: -delta)) ago"
         return "\(seconds) = \(timestamp.iso8601)  (\(relative))"
+    }
+
+    /// `catr` in words, and where `--now` stands against its window
+    /// (`exp − deadline ≤ now < exp`, docs/CDN.md#renewal-catr).
+    private func renewalText(_ renewal: CATRenewal, window: Range<Int64>?) -> TerminalText {
+        var words = "catr \(renewal.type.name), expadd \(renewal.expAdd) s, deadline \(renewal.deadline) s"
+        if let name = renewal.cookieName { words += ", cookie \(name)" }
+        if let name = renewal.headerName { words += ", header \(name)" }
+        var text = TerminalText(escaping: words) + "; "
+        let milliseconds = now.millisecondsSince1970
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        guard let window else { return text + "no exp: never due for renewal" }
+        if window.contains(seconds) {
+            text += style.green("within its renewal window at now") + " (\(window.lowerBound) <= now < \(window.upperBound))"
+        } else if seconds < window.lowerBound {
+            text += "not yet due: the window opens at " + time(window.lowerBound)
+        } else {
+            text += style.yellow("past its window: expired, too late to renew")
+        }
+        return text
     }
 
     /// Names escaped and padded to one column, values as given.

@@ -18,7 +18,7 @@ enum TokenInspect {
 
 
             """ + ExitStatus.table.helpText,
-        subcommands: [InspectCommand.command, VerifyCommand.command, MintCommand.command, MetadataCommand.command]
+        subcommands: [InspectCommand.command, VerifyCommand.command, MintCommand.command, MetadataCommand.command, ManifestCommand.command]
     )
 
     static func main() {

@@ -47,7 +47,7 @@ struct FuzzFailCaseTests {
 enum FailCaseReplay {
     static let targets = [
         "FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata",
-        "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath",
+        "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath", "FuzzHLS",
     ]
     static let fuzzDirectory: String = {
         var path = #filePath
@@ -85,6 +85,7 @@ enum FailCaseReplay {
         case "FuzzCAT": check = CDNCATOracle().check
         case "FuzzSecureLink": check = CDNSecureLinkOracle().check
         case "FuzzRequestPath": check = RequestPathOracle().check
+        case "FuzzHLS": check = ManifestOracle().check
         default: fatalError("unknown target \(target)")
         }
         for path in paths {

@@ -229,6 +229,47 @@ import Testing
         #expect(result.stdout.contains("url      none given: the scope is not checked"), "\(result.stdout)")
     }
 
+    /// docs/CDN.md#renewal-catr: a profile's renewal writes catr; `inspect` shows it by
+    /// name and field, and where `--now` stands against `exp − deadline ≤ now < exp`.
+    @Test func inspectShowsCatrAndWhetherNowIsInItsRenewalWindow() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("catr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let profile = directory.appendingPathComponent("cat.profile").path
+        let sample = try String(contentsOfFile: Self.kinds[2].profile, encoding: .utf8)
+        try Data((sample + "renewal = header\nrenewal-exp-add = 3600\nrenewal-deadline = 600\n").utf8).write(to: URL(fileURLWithPath: profile))
+        let minted = try CLI.run(["mint", "cdn", "--profile", profile, "--resource", "TNT"] + Self.issued)
+        try #require(minted.status == 0, "\(minted.stderr)")
+        let header = String(try #require(minted.stdout.split(separator: "\n").first { $0.hasPrefix("CTA-Common-Access-Token: ") }))
+        // Issued at 12:00 for 14400 s: exp 16:00, the window 15:50 to 16:00.
+        let cases = [
+            ("2026-01-15T12:03:00Z", "not yet due: the window opens at 1768492200 = 2026-01-15T15:50:00Z"),
+            ("2026-01-15T15:50:00Z", "within its renewal window at now (1768492200 <= now < 1768492800)"),
+            ("2026-01-15T15:59:59Z", "within its renewal window at now"),
+            ("2026-01-15T16:00:00Z", "past its window: expired, too late to renew"),
+        ]
+        for (now, expected) in cases {
+            let result = try CLI.run(["inspect", header, "--now", now])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(
+                result.stdout.contains("renewal  catr header, expadd 3600 s, deadline 600 s, header CTA-Common-Access-Token; "),
+                "\(result.stdout)"
+            )
+            #expect(result.stdout.contains(expected), "\(now): \(result.stdout)")
+        }
+        let result = try CLI.run(["inspect", header, "--now", "2026-01-15T15:55:00Z"])
+        #expect(
+            result.stdout.contains("323 /catr/: {0 /type/: 2, 1 /expadd/: 3600, 2 /deadline/: 600, 4 /header-name/: \"CTA-Common-Access-Token\"}"),
+            "\(result.stdout)"
+        )
+        let json = try Self.object(try CLI.run(["inspect", "--format", "jsonl", header, "--now", "2026-01-15T15:55:00Z"]))
+        let window = try #require(json["renewalWindow"] as? [String: String])
+        #expect(window == ["opens": "2026-01-15T15:50:00Z", "closes": "2026-01-15T16:00:00Z"])
+        // Verified with the profile, at a time in the window: valid, and due.
+        let verified = try CLI.run(["verify", "--profile", profile, header, "--now", "2026-01-15T15:55:00Z"])
+        #expect(verified.status == 0 && verified.stdout.contains("within its renewal window"), "\(verified.stdout)\(verified.stderr)")
+    }
+
     @Test func twoTokensInOnePasteAreInvalidTokenFormatNamingThem() throws {
         let akamai = try Self.minted(Self.kinds[0]).trimmingCharacters(in: .whitespacesAndNewlines)
         let cat = try #require(try Self.minted(Self.kinds[2]).split(separator: "\n").last)

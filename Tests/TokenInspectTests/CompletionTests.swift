@@ -85,7 +85,7 @@ import Testing
         // An option that takes one value is not offered again; a repeatable one is.
         let again = try Self.candidates(4, ["tokeninspect", "verify", "--now", "1", "--"])
         #expect(!again.contains("--now") && again.contains("--key") && again.contains("--help"), "\(again)")
-        #expect(try Self.candidates(1, ["tokeninspect", "m"]) == [":words", "mint", "metadata"])
+        #expect(try Self.candidates(1, ["tokeninspect", "m"]) == [":words", "mint", "metadata", "manifest"])
         // mint's default subcommand: its options without naming it, beside the subcommands.
         #expect(try Self.candidates(2, ["tokeninspect", "mint", "s"]) == [":words", "software-statement", "signed-requestor-id"])
         #expect(try Self.candidates(2, ["tokeninspect", "mint", "--req"]) == [":words", "--requestor"])

@@ -46,7 +46,8 @@ public enum CATClaim: Int64, Sendable, Hashable, CaseIterable {
     }
 
     /// Diagnostic-notation comments: claim names, and inside `catu` the
-    /// component and match names (`312 /catu/: {3 /path/: {1 /prefix/: "/hls/"}}`).
+    /// component and match names (`312 /catu/: {3 /path/: {1 /prefix/: "/hls/"}}`),
+    /// inside `catr` its labels (`323 /catr/: {0 /type/: 2, 1 /expadd/: 3600}`).
     static let diagnosticLabels: CBORDiagnosticLabels = {
         let matches = CBORDiagnosticLabels(names: Dictionary(uniqueKeysWithValues: CATMatchType.allCases.map { ($0.rawValue, $0.name) }))
         let components = CBORDiagnosticLabels(
@@ -55,7 +56,7 @@ public enum CATClaim: Int64, Sendable, Hashable, CaseIterable {
         )
         return CBORDiagnosticLabels(
             names: Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0.name) }),
-            nested: [CATClaim.catu.rawValue: components]
+            nested: [CATClaim.catu.rawValue: components, CATClaim.catr.rawValue: CATRenewal.diagnosticLabels]
         )
     }()
 }

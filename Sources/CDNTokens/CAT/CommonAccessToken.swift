@@ -34,6 +34,8 @@ public struct CommonAccessToken: Sendable, Hashable {
     /// `catm`: the methods allowed, upper case as written.
     public let methods: [String]?
     public let networkRestriction: CATNetworkRestriction?
+    /// `catr`: how the token asks to be renewed near its `exp`.
+    public let renewal: CATRenewal?
 
     /// Reads the claims from a COSE payload.
     public init(cbor bytes: [UInt8], limits: CBORLimits = .commonAccessToken) throws(CDNRefusal) {
@@ -112,6 +114,16 @@ public struct CommonAccessToken: Sendable, Hashable {
             methods = nil
         }
         networkRestriction = try value(.catnip).map { (found) throws(CDNRefusal) in try CATNetworkRestriction(claim: found) }
+        // The common-access-token crate writes `catr: null` when it asks for no renewal
+        // (its published vector, Fixtures/CAT/independent_vectors.json): read as no catr.
+        renewal = try value(.catr).flatMap { (found) throws(CDNRefusal) in found == .null ? nil : try CATRenewal(claim: found) }
+    }
+
+    /// The seconds in which `catr` asks for renewal (`exp − deadline ≤ now < exp`);
+    /// nil without `catr` or without `exp`.
+    public var renewalWindow: Range<Int64>? {
+        guard let renewal, let expires else { return nil }
+        return renewal.window(expires: expires)
     }
 
     /// The value of `claim`, as read.

@@ -7,12 +7,24 @@ import EntitlementTokens
 /// the profile names an audience, `iat` =
 /// now, `nbf` = now − leeway, `exp`, `cti` (16 random bytes), `catv` 1,
 /// `catu` (`{3: {1: "<folder>/"}}` for a folder scope, `{3: {0: "<path>"}}`
-/// for a URL scope) and `catnip` when the IP is bound; base64url without padding.
+/// for a URL scope), `catnip` when the IP is bound and `catr` when the
+/// profile asks for renewal (docs/CDN.md#renewal-catr); base64url without padding.
 public enum CommonAccessTokenIssuer {
     /// The token's text, with a fresh random `cti`.
-    public static func issue(_ parameters: CDNIssueParameters, issuer: String, audience: String? = nil, key: CATKey) throws(CDNRefusal) -> String {
+    public static func issue(
+        _ parameters: CDNIssueParameters,
+        issuer: String,
+        audience: String? = nil,
+        renewal: CATRenewal? = nil,
+        key: CATKey
+    ) throws(CDNRefusal) -> String {
+        try issue(parameters, issuer: issuer, audience: audience, renewal: renewal, key: key, cti: try randomCTI())
+    }
+
+    /// A fresh `cti`: 16 random bytes.
+    public static func randomCTI() throws(CDNRefusal) -> [UInt8] {
         guard let cti = ConstantTime.randomBytes(16) else { throw .format("no random bytes for the CAT's cti (OpenSSL)") }
-        return try issue(parameters, issuer: issuer, audience: audience, key: key, cti: cti)
+        return cti
     }
 
     /// The token's text with a chosen `cti` (known-answer tests: with an HMAC
@@ -21,10 +33,12 @@ public enum CommonAccessTokenIssuer {
         _ parameters: CDNIssueParameters,
         issuer: String,
         audience: String? = nil,
+        renewal: CATRenewal? = nil,
         key: CATKey,
         cti: [UInt8]
     ) throws(CDNRefusal) -> String {
-        CATTextEncoding.base64url(try message(claims: try claims(for: parameters, issuer: issuer, audience: audience, cti: cti), key: key).cbor())
+        let claims = try claims(for: parameters, issuer: issuer, audience: audience, renewal: renewal, cti: cti)
+        return CATTextEncoding.base64url(try message(claims: claims, key: key).cbor())
     }
 
     /// The COSE message before it is written as text.
@@ -48,11 +62,32 @@ public enum CommonAccessTokenIssuer {
         return unsigned.with(authenticationTag: try CATAuthentication.authenticate(unsigned, with: key))
     }
 
+    /// The renewal `catr` asks for (docs/DESIGN.md#catr-renewal-at-the-origin):
+    /// `token`'s claims in their order, with `cti` the given one (a one-use
+    /// token renewed is a new one-use token), `iat` = `now` and `exp` = `now` +
+    /// `catr`'s `expadd`; every other claim, `catr` included, as it was.
+    /// `token` must have been verified: this signs whatever it is given.
+    public static func renewal(of token: CommonAccessToken, now: Int64, key: CATKey, cti: [UInt8]) throws(CDNRefusal) -> String {
+        guard let renewal = token.renewal else { throw .format("the CAT has no catr: nothing asks for a renewal") }
+        let (expires, overflow) = now.addingReportingOverflow(renewal.expAdd)
+        guard !overflow else { throw .format("catr expadd \(renewal.expAdd) from \(now) overflows") }
+        let replaced: [(CATClaim, CBORValue)] = [(.iat, .integer(now)), (.exp, .integer(expires)), (.cti, .bytes(cti))]
+        var claims: [CBORMapEntry] = token.claims.map { entry in
+            guard let value = replaced.first(where: { entry.key == .integer($0.0.rawValue) })?.1 else { return entry }
+            return CBORMapEntry(entry.key, value)
+        }
+        for (claim, value) in replaced where token.value(of: claim) == nil {
+            claims.append(CBORMapEntry(.integer(claim.rawValue), value))
+        }
+        return CATTextEncoding.base64url(try message(claims: try CommonAccessToken(claims: claims), key: key).cbor())
+    }
+
     /// The claims, in the order written.
     public static func claims(
         for parameters: CDNIssueParameters,
         issuer: String,
         audience: String? = nil,
+        renewal: CATRenewal? = nil,
         cti: [UInt8]
     ) throws(CDNRefusal) -> CommonAccessToken {
         let (expires, late) = parameters.now.addingReportingOverflow(parameters.lifetime)
@@ -86,6 +121,7 @@ public enum CommonAccessTokenIssuer {
             }
             claims.append(CBORMapEntry(.integer(CATClaim.catnip.rawValue), CATNetworkRestriction.claimValue(binding: address)))
         }
+        if let renewal { claims.append(CBORMapEntry(.integer(CATClaim.catr.rawValue), renewal.claimValue)) }
         return try CommonAccessToken(claims: claims)
     }
 }

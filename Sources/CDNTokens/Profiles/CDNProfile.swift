@@ -10,6 +10,8 @@ public struct CDNProfile: Sendable {
     public let lifetime: Int64
     /// Seconds an edge's clock may run behind (`st`, `nbf`).
     public let leeway: Int64
+    /// `cat`: the `catr` every token carries (docs/CDN.md#renewal-catr); nil: none.
+    public let renewal: CATRenewal?
     let keys: Keys
 
     enum Keys: Sendable {
@@ -51,6 +53,13 @@ public struct CDNProfile: Sendable {
         leeway = defaults.leeway
         guard lifetime >= 1, lifetime <= CDNProfileSettings.maximumLifetime else {
             throw CDNProfileError("\(settings.source): a lifetime of \(lifetime) s (1 to \(CDNProfileSettings.maximumLifetime))")
+        }
+        renewal = settings.renewal?.renewal(lifetime: lifetime)
+        if let renewal, renewal.deadline >= renewal.expAdd {
+            throw CDNProfileError(
+                "\(settings.source): renewal-deadline \(renewal.deadline) s is not less than the renewal-exp-add of \(renewal.expAdd) s "
+                    + "(the lifetime, when renewal-exp-add is not set): a renewed token would be due for renewal at once"
+            )
         }
         func failed(_ line: CDNProfileSettings.KeyLine, _ refusal: CDNRefusal) -> CDNProfileError {
             CDNProfileError("\(settings.source): key \(CDNProfileSettings.printable(line.path)): \(refusal.reason)")
@@ -142,25 +151,7 @@ public struct CDNProfile: Sendable {
             clientIP: settings.bindIP ? clientIP : nil
         )
         if settings.bindIP, clientIP == nil { throw .format("the profile \(name) binds the viewer's IP, and none was given") }
-        var pairs: [CDNField]
-        var signedURL: String? = nil
-        switch keys {
-        case .akamai(let keys):
-            pairs = [CDNField(tokenName, try EdgeAuthIssuer.issue(parameters, key: keys[0]).text)]
-        case .cloudfront(let signers, _):
-            let issued = try signers[0].issue(parameters)
-            pairs = issued.cookies
-            signedURL = issued.signedURL
-        case .cat(let keys):
-            // iss: the profile's issuer, else the requestor id, as the gate signs it; never a guess.
-            guard let issuer = settings.issuer ?? requestor else {
-                throw .format("the CAT profile \(name) sets no issuer, and no requestor id was given for the iss claim")
-            }
-            pairs = [CDNField(tokenName, try CommonAccessTokenIssuer.issue(parameters, issuer: issuer, audience: settings.audience, key: keys[0]))]
-        case .secureLink(let expression, let secrets):
-            let token = try SecureLinkIssuer.issue(parameters, expression: expression, secret: secrets[0])
-            pairs = settings.carrier == .cookie ? try token.cookies(tokenName: tokenName) : token.fields
-        }
+        let (pairs, signedURL) = try tokenPairs(parameters, requestor: requestor, forCookies: settings.carrier == .cookie)
         var cookies: [CDNCookie] = []
         var headers: [CDNField] = []
         var playURL = url.description
@@ -182,9 +173,9 @@ public struct CDNProfile: Sendable {
                     )
                 )
             }
+        // A manifest profile's exchange answers the gate's manifest route,
+        // which the gate writes; here it is issued as the query carrier is.
         case .query, .manifest:
-            // A manifest profile's grant is the gate's manifest route (the gate
-            // writes its URL); what is here is the query a URL would carry.
             if let signedURL {
                 playURL = signedURL
             } else {
@@ -199,11 +190,15 @@ public struct CDNProfile: Sendable {
         return CDNGrant(profile: name, kind: kind, url: playURL, expires: parameters.expires, cookies: cookies, headers: headers)
     }
 
-    /// The token a manifest profile writes into a manifest's URIs: the
-    /// query pairs for the resource's folder, living `lifetime` seconds
-    /// from `now` (the manifest route's rule: a live manifest's lifetime, a
-    /// VOD one's duration and more). The values are as the CDN reads them;
-    /// the writer escapes them for where they go.
+    /// The CDN token a manifest carries for the folder of `resource`
+    /// (docs/DESIGN.md#tokens-inside-manifests): the pairs a query holds,
+    /// under the profile's names (`__token__` or the token name; CloudFront's
+    /// `Policy`, `Signature`, `Key-Pair-Id` with a custom policy on the folder's
+    /// wildcard; `cat`; secure_link's `md5` and `expires`), living `lifetime`
+    /// seconds from `now` (the manifest's own rule,
+    /// ``ParsedManifest/tokenLifetime(profileLifetime:secondsUntilSessionEnd:)``).
+    /// Whatever the profile's scope, one token covers the folder: every file a
+    /// manifest names there is fetched with it.
     public func queryToken(
         resource: String,
         now: Int64,
@@ -212,38 +207,59 @@ public struct CDNProfile: Sendable {
         requestor: String?
     ) throws(CDNRefusal) -> (fields: [CDNField], expires: Int64) {
         guard let url = settings.url(of: resource) else { throw .format("the profile \(name) has no URL for the resource \(resource)") }
+        guard lifetime >= 1 else { throw .format("a token lifetime of \(lifetime) s") }
         if settings.bindIP, clientIP == nil { throw .format("the profile \(name) binds the viewer's IP, and none was given") }
         let parameters = CDNIssueParameters(
             url: url,
             scope: .folder,
             now: now,
-            lifetime: max(1, lifetime),
+            lifetime: lifetime,
             leeway: leeway,
             clientIP: settings.bindIP ? clientIP : nil
         )
-        let fields: [CDNField]
+        let (pairs, _) = try tokenPairs(parameters, requestor: requestor, forCookies: false)
+        return (pairs, parameters.expires)
+    }
+
+    /// The names ``queryToken(resource:now:lifetime:clientIP:requestor:)`` writes,
+    /// which a manifest's own queries must not hold already (``ManifestScope/tokenNames``).
+    public var queryTokenNames: [String] {
+        switch kind {
+        case .akamai, .cat: return [tokenName]
+        case .cloudfront: return CloudFrontToken.parameters
+        case .nginxSecureLink: return [SecureLinkToken.md5Name, SecureLinkToken.expiresName]
+        }
+    }
+
+    /// The token made with the first key, as name/value pairs: a cookie
+    /// carrier's, or a query's (with CloudFront's signed URL beside).
+    private func tokenPairs(
+        _ parameters: CDNIssueParameters,
+        requestor: String?,
+        forCookies: Bool
+    ) throws(CDNRefusal) -> (pairs: [CDNField], signedURL: String?) {
         switch keys {
         case .akamai(let keys):
-            fields = [CDNField(tokenName, try EdgeAuthIssuer.issue(parameters, key: keys[0]).text)]
+            return ([CDNField(tokenName, try EdgeAuthIssuer.issue(parameters, key: keys[0]).text)], nil)
         case .cloudfront(let signers, _):
-            fields = try signers[0].issue(parameters).token.pairs
+            let issued = try signers[0].issue(parameters)
+            return (forCookies ? issued.cookies : issued.token.pairs, issued.signedURL)
         case .cat(let keys):
+            // iss: the profile's issuer, else the requestor id, as the gate signs it; never a guess.
             guard let issuer = settings.issuer ?? requestor else {
                 throw .format("the CAT profile \(name) sets no issuer, and no requestor id was given for the iss claim")
             }
-            fields = [CDNField(tokenName, try CommonAccessTokenIssuer.issue(parameters, issuer: issuer, audience: settings.audience, key: keys[0]))]
+            return (
+                [
+                    CDNField(
+                        tokenName,
+                        try CommonAccessTokenIssuer.issue(parameters, issuer: issuer, audience: settings.audience, renewal: renewal, key: keys[0])
+                    )
+                ], nil
+            )
         case .secureLink(let expression, let secrets):
-            fields = try SecureLinkIssuer.issue(parameters, expression: expression, secret: secrets[0]).fields
-        }
-        return (fields, parameters.expires)
-    }
-
-    /// The query names ``queryToken(resource:now:lifetime:clientIP:requestor:)`` writes.
-    public var queryTokenNames: [String] {
-        switch kind {
-        case .akamai, .cat: [tokenName]
-        case .cloudfront: CloudFrontToken.parameters.map { String($0) }
-        case .nginxSecureLink: [SecureLinkToken.md5Name, SecureLinkToken.expiresName]
+            let token = try SecureLinkIssuer.issue(parameters, expression: expression, secret: secrets[0])
+            return (forCookies ? try token.cookies(tokenName: tokenName) : token.fields, nil)
         }
     }
 

@@ -19,17 +19,9 @@ public struct CDNProfileSettings: Sendable, Hashable {
     }
 
     public enum Carrier: String, Sendable, Hashable, CaseIterable {
-        /// `manifest`: written into every URI of the manifests the gate's manifest route serves.
+        /// `manifest`: the token travels inside the manifests the gate rewrites
+        /// per viewer (docs/DESIGN.md#tokens-inside-manifests), for players that keep no cookies.
         case cookie, query, header, manifest
-    }
-
-    /// `manifest-origin`: where the gate fetches a manifest profile's manifests.
-    public struct ManifestOrigin: Sendable, Hashable {
-        public var scheme: String
-        public var host: String
-        public var port: Int
-        /// The base URL's path without its trailing `/` (empty for the root): the manifest's path is appended.
-        public var pathPrefix: String
     }
 
     public enum SameSite: String, Sendable, Hashable, CaseIterable {
@@ -55,10 +47,13 @@ public struct CDNProfileSettings: Sendable, Hashable {
     public var bindIP: Bool
     public var ipHeader: String
     public var secureLinkMD5: String?
-    /// `carrier = manifest`: the origin manifests are fetched from.
-    public var manifestOrigin: ManifestOrigin?
-    /// `carrier = manifest`: the largest manifest read, in bytes.
+    /// `carrier = manifest`: the base URL the manifests are fetched from (the
+    /// request's path appended), `http(s)://`, without a query; nil otherwise.
+    public var manifestOrigin: CDNURL?
+    /// `carrier = manifest`: the largest manifest read from the origin.
     public var manifestMaxBytes: Int
+    /// `cat`: the `catr` claim to write (`renewal`, `renewal-*`); nil: none.
+    public var renewal: CATRenewalSetting?
 
     /// Every name a profile may set.
     public static let names: [String] = [
@@ -66,9 +61,10 @@ public struct CDNProfileSettings: Sendable, Hashable {
         "same-site", "token-name", "issuer", "audience", "lifetime", "bind-ip", "ip-header", "secure-link-md5",
         "manifest-origin", "manifest-max-bytes",
     ]
-    /// The default and the bounds of `manifest-max-bytes`.
+    /// `manifest-max-bytes` unless set: 4 MiB, more than a day of a live playlist's segments.
     public static let defaultManifestMaxBytes = 4 << 20
-    public static let manifestMaxBytesRange = (1 << 10)...(64 << 20)
+    /// The bounds of `manifest-max-bytes`.
+    public static let manifestMaxBytesRange = 1024...(64 << 20)
     /// The longest lifetime a profile may give a CDN token: a day.
     public static let maximumLifetime: Int64 = 86_400
     /// A profile is a few lines; a larger file is a mistake (a key given by accident).
@@ -93,8 +89,10 @@ public struct CDNProfileSettings: Sendable, Hashable {
             let name = Self.trimmed(line[..<equals])
             var value = Self.trimmed(line[line.index(after: equals)...])
             if value.utf8.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-            guard Self.names.contains(name) else {
-                throw CDNProfileError("\(place): '\(Self.printable(name))' is not a profile setting (one of: \(Self.names.joined(separator: ", ")))")
+            guard Self.allNames.contains(name) else {
+                throw CDNProfileError(
+                    "\(place): '\(Self.printable(name))' is not a profile setting (one of: \(Self.allNames.joined(separator: ", ")))"
+                )
             }
             guard !value.isEmpty else { throw CDNProfileError("\(place): \(name) has no value") }
             guard value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) else {
@@ -176,23 +174,36 @@ public struct CDNProfileSettings: Sendable, Hashable {
             carrier = value
         }
         if carrier == .header, kind != .cat { throw CDNProfileError("\(place("carrier")): the header carrier is for kind cat only") }
-        // One token per manifest answer must cover every file the manifest names.
+
+        // One token per manifest response must cover every file of the folder.
         if carrier == .manifest, scope != .folder {
-            throw CDNProfileError("\(place("carrier")): carrier = manifest needs scope = folder: one token covers every file of the manifest")
+            throw CDNProfileError("\(place("carrier")): carrier = manifest needs scope = folder: one token covers every file a manifest names")
         }
-        var manifestOrigin: ManifestOrigin? = nil
+        var manifestOrigin: CDNURL? = nil
         if let text = single["manifest-origin"]?.value {
-            guard carrier == .manifest else { throw CDNProfileError("\(place("manifest-origin")): manifest-origin is for carrier = manifest") }
-            manifestOrigin = try Self.manifestOrigin(text, place: place("manifest-origin"))
+            guard carrier == .manifest else { throw CDNProfileError("\(place("manifest-origin")): manifest-origin is for carrier = manifest only") }
+            let url: CDNURL
+            do { url = try CDNURL(parsing: text) } catch {
+                throw CDNProfileError("\(place("manifest-origin")): \(error.reason)")
+            }
+            guard url.query == nil, !text.contains("#"), !text.contains("@") else {
+                throw CDNProfileError(
+                    "\(place("manifest-origin")): a base URL without a query, a fragment or credentials (the request's path is appended to it)"
+                )
+            }
+            manifestOrigin = url
         } else if carrier == .manifest {
-            throw CDNProfileError("\(source): carrier = manifest needs manifest-origin (the http(s):// base URL manifests are fetched from)")
+            throw CDNProfileError("\(source): carrier = manifest needs manifest-origin (the http(s):// base URL the manifests are fetched from)")
         }
         var manifestMaxBytes = Self.defaultManifestMaxBytes
         if let text = single["manifest-max-bytes"]?.value {
-            guard carrier == .manifest else { throw CDNProfileError("\(place("manifest-max-bytes")): manifest-max-bytes is for carrier = manifest") }
+            guard carrier == .manifest else {
+                throw CDNProfileError("\(place("manifest-max-bytes")): manifest-max-bytes is for carrier = manifest only")
+            }
             guard let bytes = Int(text), Self.manifestMaxBytesRange.contains(bytes) else {
                 throw CDNProfileError(
-                    "\(place("manifest-max-bytes")): manifest-max-bytes takes bytes, from \(Self.manifestMaxBytesRange.lowerBound) to \(Self.manifestMaxBytesRange.upperBound)"
+                    "\(place("manifest-max-bytes")): manifest-max-bytes takes bytes, from \(Self.manifestMaxBytesRange.lowerBound) "
+                        + "to \(Self.manifestMaxBytesRange.upperBound)"
                 )
             }
             manifestMaxBytes = bytes
@@ -286,20 +297,7 @@ public struct CDNProfileSettings: Sendable, Hashable {
         self.secureLinkMD5 = secureLinkMD5
         self.manifestOrigin = manifestOrigin
         self.manifestMaxBytes = manifestMaxBytes
-    }
-
-    /// An `http(s)://` base URL without query, fragment or credentials.
-    private static func manifestOrigin(_ text: String, place: String) throws(CDNProfileError) -> ManifestOrigin {
-        let url: CDNURL
-        do { url = try CDNURL(parsing: text) } catch {
-            throw CDNProfileError("\(place): manifest-origin \(printable(text)): \(error.reason)")
-        }
-        guard url.query == nil, !text.contains("#"), !text.contains("@") else {
-            throw CDNProfileError("\(place): manifest-origin is a base URL without a query, a fragment or credentials")
-        }
-        var prefix = url.path
-        while prefix.hasSuffix("/") { prefix.removeLast() }
-        return ManifestOrigin(scheme: url.scheme, host: url.host, port: url.port ?? (url.scheme == "https" ? 443 : 80), pathPrefix: prefix)
+        self.renewal = try CATRenewalSetting.read(kind: kind, source: source) { single[$0].map { ($0.value, "\(source):\($0.line)") } }
     }
 
     /// The URL `resource` plays from, or nil when the profile does not name it.

@@ -54,7 +54,9 @@ public struct CDNReadingReport: Sendable {
     /// The report as one JSON object: `input`, `source`, `line`, `status`,
     /// `reason`, `kind`, `carrier`, `tokenName`, `url`, `expiresAt`,
     /// `notBefore`, `fields` (each field's name and value as decoded, in the
-    /// format's order), `cookieAttributes`, `diagnostic` (a CAT) and `verifiedWith`.
+    /// format's order), `cookieAttributes`, `diagnostic` (a CAT), `verifiedWith`
+    /// and `renewalWindow` (a CAT with `catr` and `exp`: `{"opens", "closes"}`,
+    /// the times `exp − deadline` and `exp`, docs/CDN.md#renewal-catr; else null).
     public var json: JSONValue {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         func object(_ fields: [CDNField]) -> JSONValue { .object(fields.map { JSONMember(name: $0.name, value: .string($0.value)) }) }
@@ -74,8 +76,17 @@ public struct CDNReadingReport: Sendable {
             ("cookieAttributes", reading.map { object($0.cookieAttributes) } ?? .null),
             ("diagnostic", text(reading?.diagnostic)),
             ("verifiedWith", text(verifiedWith)),
+            ("renewalWindow", renewalWindow),
         ]
         return .object(members.map { JSONMember(name: $0.0, value: $0.1) })
+    }
+
+    /// A CAT's `catr` window as `{"opens", "closes"}` (ISO 8601 UTC), or null.
+    private var renewalWindow: JSONValue {
+        guard case .cat(let cat) = reading?.token, let window = cat.token.renewalWindow,
+            let opens = Self.iso8601(window.lowerBound), let closes = Self.iso8601(window.upperBound)
+        else { return .null }
+        return .object([JSONMember(name: "opens", value: .string(opens)), JSONMember(name: "closes", value: .string(closes))])
     }
 
     /// `reports` as one JSON array, one object a line: what `tokeninspect --format json`

@@ -263,7 +263,8 @@ package final class GateRuntime: Sendable {
                     origin: origin,
                     cache: manifestCache,
                     route: manifestRoute,
-                    originDeadline: .milliseconds(configuration.manifestTimeoutMilliseconds)
+                    originDeadline: .milliseconds(configuration.manifestTimeoutMilliseconds),
+                    events: self.metrics
                 ),
                 deviceHeader: HTTPField.Name(configuration.deviceHeader)!,
                 clock: gate.clock

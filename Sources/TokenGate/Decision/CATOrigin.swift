@@ -69,7 +69,7 @@ struct CATOrigin: Sendable {
         )
         switch verified.replay ?? .permitted {
         case .permitted:
-            return answer
+            return renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: request.forwardedProto != "http")
         case .prohibited:
             guard let cti = verified.cti else {
                 return refuse(.unsupportedClaim, "catreplay 1 (one use) without a cti: the gate has nothing to remember the token by")
@@ -86,7 +86,7 @@ struct CATOrigin: Sendable {
                 now: request.now,
                 deadline: replayDeadline
             ) {
-            case .accepted: return answer
+            case .accepted: return renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: request.forwardedProto != "http")
             case .replayed: return refuse(.verdict(.tokenReplayed), "catreplay 1: this CAT (its cti) was already accepted once")
             case .unavailable(let why):
                 return refuse(.verdict(.replayCheckUnavailable), "the one-time-use check of the CAT could not be made: \(why)")
@@ -95,7 +95,10 @@ struct CATOrigin: Sendable {
             // Reuse is allowed: the store only tells whether it is one. A CAT
             // without a cti or exp cannot be told apart, and a store that does
             // not answer detects nothing; neither refuses.
-            guard let cti = verified.cti, let exp = verified.token.expires, let replayStore else { return answer }
+            let secure = request.forwardedProto != "http"
+            guard let cti = verified.cti, let exp = verified.token.expires, let replayStore else {
+                return renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: secure)
+            }
             let decision = await replayStore.accept(
                 Self.identity(cti: cti),
                 until: Self.until(exp, leeway: leewaySeconds),
@@ -106,8 +109,84 @@ struct CATOrigin: Sendable {
                 answer.catReuseDetected = true
                 answer.reason = "valid Common Access Token, presented again (catreplay 2: reuse detection) (\(credential.carrier))"
             }
+            return renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: secure)
+        }
+    }
+
+    /// `answer` with the renewed CAT that `catr` asks for, when `now` is in
+    /// its window (`exp − deadline ≤ now < exp`; docs/DESIGN.md#catr-renewal-at-the-origin):
+    /// the same claims with a new `cti`, `iat` = now and `exp` = now + `expadd`,
+    /// signed by the first `--cat-key` key of the token's algorithm that can
+    /// sign. It goes where `catr`'s type says: a header (`header-name`, else
+    /// `CTA-Common-Access-Token`) or a cookie (`cookie-name`, else `cat`) in
+    /// the gate's `X-Token-Set-Cookie`, which the shipped sites pass on as
+    /// `Set-Cookie`. `automatic` is the carrier the CAT came in, and a query
+    /// (which no answer can rewrite) the header; an auth subrequest cannot
+    /// redirect the player, so `redirect` is `automatic`. Without a key that
+    /// signs (public keys only), or with a header name that is the gate's own,
+    /// the request is allowed and not renewed: the reason says why. The
+    /// renewed token is never logged, nor put in the reason.
+    func renewing(
+        _ answer: GateDecision,
+        _ verified: VerifiedCommonAccessToken,
+        carrier: GateRequest.Carrier,
+        now: TokenTimestamp,
+        secure: Bool
+    ) -> GateDecision {
+        guard let renewal = verified.token.renewal, let window = verified.token.renewalWindow else { return answer }
+        let seconds = Self.seconds(now)
+        guard window.contains(seconds) else { return answer }
+        var answer = answer
+        // The verified message's structure is its algorithm's: Mac0 HMAC 256/256, Sign1 ES256.
+        let algorithm: COSEAlgorithm = verified.message.structure == .mac0 ? .hmacSHA256 : .es256
+        guard let key = keys.current.first(where: { $0.canIssue && $0.algorithm == algorithm }) else {
+            answer.reason += "; not renewed (catr): no --cat-key of its algorithm can sign"
             return answer
         }
+        let asCookie: Bool
+        switch renewal.type {
+        case .cookie: asCookie = true
+        case .header: asCookie = false
+        case .automatic, .redirect:
+            if case .cookie = carrier { asCookie = true } else { asCookie = false }
+        }
+        let name = asCookie ? (renewal.cookieName ?? Self.cookieName) : (renewal.headerName ?? Self.headerName)
+        if !asCookie, !Self.isRenewalHeaderName(name) {
+            answer.reason += "; not renewed (catr): the header \(name) is the gate's own"
+            return answer
+        }
+        let text: String
+        do {
+            text = try CommonAccessTokenIssuer.renewal(
+                of: verified.token,
+                now: seconds,
+                key: key,
+                cti: try CommonAccessTokenIssuer.randomCTI()
+            )
+        } catch {
+            answer.reason += "; not renewed (catr): \(error.reason)"
+            return answer
+        }
+        if asCookie {
+            answer.setCookie =
+                "\(name)=\(text); Path=/; Max-Age=\(renewal.expAdd); HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+        } else {
+            answer.renewedCATHeader = GateDecision.HeaderLine(name: name, value: text)
+        }
+        answer.catRenewed = true
+        answer.reason += "; renewed (catr \(renewal.type.name)) as \(asCookie ? "cookie" : "header") \(name)"
+        return answer
+    }
+
+    /// A header the renewed CAT may be sent in: not one the gate's answer
+    /// or the proxy's reading of it owns (`X-Token-*`, caching, cookies, framing).
+    static func isRenewalHeaderName(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        let owned: Set<String> = [
+            "set-cookie", "cache-control", "content-length", "content-type", "transfer-encoding", "connection", "date",
+            "location", "www-authenticate", "vary", "keep-alive", "upgrade", "trailer", "te", "proxy-authenticate",
+        ]
+        return !lower.hasPrefix("x-token-") && !owned.contains(lower) && !lower.hasPrefix("access-control-")
     }
 
     /// The gate's status for a CDN token status (docs/DESIGN.md#endpoints-and-answers).

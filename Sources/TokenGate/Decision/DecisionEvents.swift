@@ -10,6 +10,17 @@ protocol DecisionEvents: Sendable {
     func replayStore(_ decision: ReplayDecision, duration: Duration?)
     /// A token accepted because the store could not answer (`--replay-failure open`).
     func replayFailedOpen()
+    /// One fetch the manifest route made from an origin, and how it ended.
+    func manifestFetched(_ result: ManifestFetchResult)
+    /// One manifest answered: its URIs, by what the rewriting did with them.
+    func manifestRewritten(tokenized: Int, routed: Int, leftAlone: Int)
+}
+
+/// How a fetch from a manifest origin ended: the `result` label of `tokengate_manifest_fetches_total`.
+enum ManifestFetchResult: String, CaseIterable, Sendable {
+    case fetched, unreadable
+    case notFound = "not-found"
+    case unavailable
 }
 
 /// The verdict cache's events, the `result` label of `tokengate_verdict_cache_total`.

@@ -63,6 +63,17 @@ struct GateDecision: Sendable {
     /// An allowed CAT with `catreplay` 2 that the replay store had seen
     /// before: counted and logged, not refused.
     var catReuseDetected = false
+    /// A renewed CAT's header (`catr`, docs/DESIGN.md#catr-renewal-at-the-origin); a
+    /// renewal as a cookie is ``setCookie``. Never logged.
+    var renewedCATHeader: HeaderLine?
+    /// A CAT was renewed: counted.
+    var catRenewed = false
+
+    /// One header field of the answer, named at decision time.
+    struct HeaderLine: Sendable, Equatable {
+        var name: String
+        var value: String
+    }
 
     /// The reason as `X-Token-Reason` carries it. A replay store that cannot
     /// answer is named with its address and cause in the log and `/readyz`

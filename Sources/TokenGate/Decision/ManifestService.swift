@@ -19,6 +19,7 @@ struct ManifestService: Sendable {
     let route: String
     /// How long one fetch from the origin may take, connect to last byte.
     let originDeadline: Duration
+    let events: any DecisionEvents
 
     /// What the HTTP layer read from `GET /v1/manifest/{path}`.
     struct Request: Sendable {
@@ -88,7 +89,8 @@ struct ManifestService: Sendable {
         }
         if let ambiguity = PlaybackExchange.ambiguity(of: request.sessions) { return refused(.badRequest, ambiguity) }
         var refusal: GateDecision? = nil
-        var allowed: (profile: CDNProfile, resource: String, resourceURL: CDNURL, session: PlaybackExchange.OpenedSession, decision: GateDecision)? = nil
+        var allowed: (profile: CDNProfile, resource: String, resourceURL: CDNURL, session: PlaybackExchange.OpenedSession, decision: GateDecision)? =
+            nil
         for candidate in candidates {
             // A player that keeps no cookies sends no device header either: the
             // session, a secret in the URL, is the viewer's credential here.
@@ -147,6 +149,11 @@ struct ManifestService: Sendable {
             return refused(.cdnIssueFailed, "the profile \(profile.name) could not issue for \(allowed.resource): \(error.reason)", profile: profile)
         }
         let viewer = ManifestViewer(gateRoute: route, session: allowed.session.credential, token: token)
+        events.manifestRewritten(
+            tokenized: parsed.counts.tokenized + parsed.counts.rebased,
+            routed: parsed.counts.routed,
+            leftAlone: parsed.counts.leftAlone
+        )
         return Answer(
             outcome: PlaybackExchange.Outcome(decision: allowed.decision, profile: profile.name, kind: profile.kind.rawValue, grant: nil),
             body: parsed.rewritten(for: viewer),
@@ -158,17 +165,20 @@ struct ManifestService: Sendable {
     /// profile (its origin, folder and limits) and the whole request target.
     private func fetch(path: String, query: String?, profile: CDNProfile, resourceURL: CDNURL) async -> OriginResult {
         guard let base = profile.settings.manifestOrigin else { return .unavailable("the profile \(profile.name) has no manifest-origin") }
-        let target = base.pathPrefix + path + (query.map { "?" + $0 } ?? "")
+        var basePath = base.path
+        while basePath.hasSuffix("/") { basePath.removeLast() }
+        let target = basePath + path + (query.map { "?" + $0 } ?? "")
         let key = profile.name + "\u{0}" + resourceURL.origin + resourceURL.folderPath + "\u{0}" + target
         let request = OriginRequest(
             scheme: base.scheme,
             host: base.host,
-            port: base.port,
+            port: base.port ?? (base.scheme == "https" ? 443 : 80),
             target: target,
             maximumBytes: profile.settings.manifestMaxBytes,
             deadline: originDeadline
         )
         let origin = self.origin
+        let events = self.events
         // Relative URIs resolve against the manifest's place on the CDN: the same path under the resource's host.
         let manifestURL = resourceURL.origin + path + (query.map { "?" + $0 } ?? "")
         let scope = ManifestScope(resourceURL: resourceURL, tokenNames: profile.queryTokenNames)
@@ -176,25 +186,32 @@ struct ManifestService: Sendable {
         return await cache.value(for: key) {
             let answer: OriginAnswer
             do { answer = try await origin.fetch(request) } catch {
-                return .init(value: .unavailable("the origin \(base.scheme)://\(base.host):\(base.port): \(error)"), lifetime: .zero, cost: 0)
+                events.manifestFetched(.unavailable)
+                return .init(value: .unavailable("the origin \(base.origin): \(error)"), lifetime: .zero, cost: 0)
             }
             switch answer.status {
             case 200: break
-            case 404, 410: return .init(value: .notFound(answer.status), lifetime: Self.liveSharing, cost: 64 + key.utf8.count)
+            case 404, 410:
+                events.manifestFetched(.notFound)
+                return .init(value: .notFound(answer.status), lifetime: Self.liveSharing, cost: 64 + key.utf8.count)
             default:
+                events.manifestFetched(.unavailable)
                 return .init(value: .unavailable("the origin answered \(answer.status) for \(target)"), lifetime: .zero, cost: 0)
             }
             do {
                 let url = try CDNURL(parsing: manifestURL)
                 let parsed = try ParsedManifest.read(answer.body, url: url, scope: scope, limits: limits)
+                events.manifestFetched(.fetched)
                 return .init(
                     value: .manifest(parsed, contentType: answer.contentType.flatMap(Self.safeMediaType)),
                     lifetime: Self.sharing(parsed, cacheControl: answer.cacheControl),
                     cost: parsed.bytes.count + parsed.edits.count * 128 + key.utf8.count
                 )
             } catch let error as ManifestError {
+                events.manifestFetched(.unreadable)
                 return .init(value: .unreadable("\(target): \(error.reason)"), lifetime: Self.liveSharing, cost: 256 + key.utf8.count)
             } catch {
+                events.manifestFetched(.unreadable)
                 return .init(value: .unreadable("\(target): \(error)"), lifetime: Self.liveSharing, cost: 256 + key.utf8.count)
             }
         }

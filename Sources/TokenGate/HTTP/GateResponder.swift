@@ -249,6 +249,7 @@ struct GateResponder: HTTPResponder {
         default: break
         }
         if answer.session != nil { metrics.countSession(.issued) }
+        if answer.catRenewed { metrics.catRenewals.increment() }
         if answer.catReuseDetected {
             // catreplay 2: reuse is allowed, and someone should see it.
             metrics.catReuse.increment()
@@ -330,7 +331,14 @@ struct GateResponder: HTTPResponder {
             // A response that carries a credential is nobody's to cache.
             headers[.cacheControl] = "no-store, private"
         }
-        if let cookie = answer.setCookie { headers[GateHeaders.setCookie] = cookie }
+        if let cookie = answer.setCookie {
+            headers[GateHeaders.setCookie] = cookie
+            headers[.cacheControl] = "no-store, private"
+        }
+        if let renewed = answer.renewedCATHeader, let name = HTTPField.Name(renewed.name) {
+            headers[name] = renewed.value
+            headers[.cacheControl] = "no-store, private"
+        }
         return Response(status: .init(code: answer.status.httpStatus), headers: headers)
     }
 

@@ -23,8 +23,12 @@ package final class GateMetrics: Sendable {
     let replayFailOpen: CoreMetrics.Counter
     /// `catreplay` 2: a CAT allowed although its `cti` was seen before.
     let catReuse: CoreMetrics.Counter
+    /// CATs renewed at the auth routes (`catr`).
+    let catRenewals: CoreMetrics.Counter
     private let cache: [String: CoreMetrics.Counter]
     private let sessions: [String: CoreMetrics.Counter]
+    private let manifestFetches: [String: CoreMetrics.Counter]
+    private let manifestURIs: [String: CoreMetrics.Counter]
     let keysLoaded: CoreMetrics.Gauge
     /// Files in the key folders that are not trusted (KeyNotices).
     let keyFilesSkipped: CoreMetrics.Gauge
@@ -89,8 +93,11 @@ package final class GateMetrics: Sendable {
         replayDuration = make.timer("tokengate_replay_store_duration_seconds")
         replayFailOpen = make.counter("tokengate_replay_fail_open_total")
         catReuse = make.counter("tokengate_cat_reuse_total")
+        catRenewals = make.counter("tokengate_cat_renewals_total")
         cache = make.counters("tokengate_verdict_cache_total", "result", VerdictCacheEvent.allCases.map(\.rawValue))
         sessions = make.counters("tokengate_sessions_total", "result", ["issued", "valid", "expired", "invalid"])
+        manifestFetches = make.counters("tokengate_manifest_fetches_total", "result", ManifestFetchResult.allCases.map(\.rawValue))
+        manifestURIs = make.counters("tokengate_manifest_uris_total", "disposition", ["tokenized", "routed", "left-alone"])
         keysLoaded = make.gauge("tokengate_keys_loaded")
         keyFilesSkipped = make.gauge("tokengate_key_files_skipped")
         keyReloads = make.counters("tokengate_key_reloads_total", "result", ["success", "failure"])
@@ -118,6 +125,7 @@ package final class GateMetrics: Sendable {
         "tokengate_replay_store_operations_total": "One-time-use checks of media tokens, by outcome (accepted, replayed, unavailable).",
         "tokengate_replay_store_duration_seconds": "Time the replay store took to answer a one-time-use check.",
         "tokengate_cat_reuse_total": "Common Access Tokens with catreplay 2 (reuse detection) allowed although the replay store had seen their cti.",
+        "tokengate_cat_renewals_total": "Common Access Tokens answered with a renewed one, as their catr asked (within exp - deadline <= now < exp).",
         "tokengate_replay_fail_open_total":
             "Media tokens accepted without a one-time-use check because the replay store did not answer (--replay-failure open).",
         "tokengate_verdict_cache_total": "Verdict cache lookups and removals of authentication and authorization tokens, by result.",
@@ -131,6 +139,10 @@ package final class GateMetrics: Sendable {
         "tokengate_connections_refused_total": "Connections not served, by reason (accept-paused, max-connections, per-peer).",
         "tokengate_request_timeouts_total": "Requests whose head or body did not arrive within --request-timeout.",
         "tokengate_cdn_exchanges_total": "CDN exchanges (POST/GET /v1/playback), by profile, CDN token kind and status.",
+        "tokengate_manifest_fetches_total":
+            "Fetches of the manifest route from an origin, by result; a manifest shared from the cache is not fetched.",
+        "tokengate_manifest_uris_total":
+            "URIs of the manifests answered: tokenized (to the CDN with a token), routed (back through the gate), left-alone (outside the profile's folder, host or scheme: no token).",
         "tokengate_spans_exported_total": "Decision spans the --otlp-endpoint receiver accepted.",
         "tokengate_spans_dropped_total":
             "Decision spans not exported, by reason (queue-full: the export queue was full; export-failed: the receiver refused or did not answer).",
@@ -273,4 +285,12 @@ extension GateMetrics: DecisionEvents {
     }
 
     func replayFailedOpen() { replayFailOpen.increment() }
+
+    func manifestFetched(_ result: ManifestFetchResult) { manifestFetches[result.rawValue]?.increment() }
+
+    func manifestRewritten(tokenized: Int, routed: Int, leftAlone: Int) {
+        if tokenized > 0 { manifestURIs["tokenized"]?.increment(by: tokenized) }
+        if routed > 0 { manifestURIs["routed"]?.increment(by: routed) }
+        if leftAlone > 0 { manifestURIs["left-alone"]?.increment(by: leftAlone) }
+    }
 }

@@ -91,6 +91,41 @@ struct CATPeerTests {
         #expect(((claims["311"] as? [Any])?.first as? [Any])?.first as? Int == 52)
     }
 
+    @Test("catr as we write it is read back by python-cwt as written, and a renewal verifies with its new cti and exp", arguments: ["hmac", "es256"])
+    func catrReadByThem(_ kind: String) throws {
+        let key = kind == "hmac" ? try CATFixtures.hmacKey() : try CATFixtures.es256Key()
+        let now = Self.now
+        let parameters = CDNIssueParameters(
+            url: CATFixtures.url("https://cdn.example.com/hls/tnt/master.m3u8"),
+            scope: .folder,
+            now: now - 560,
+            lifetime: 600,
+            leeway: 30
+        )
+        let renewal = CATRenewal(type: .header, expAdd: 900, deadline: 60, headerName: "CTA-Common-Access-Token")
+        let original = try CommonAccessTokenIssuer.claims(for: parameters, issuer: "tokengate", renewal: renewal, cti: Array(0..<16))
+        let issued = CATTextEncoding.base64url(try CommonAccessTokenIssuer.message(claims: original, key: key).cbor())
+        let read = try JSONSerialization.jsonObject(
+            with: Data(try IndependentPython.run(Self.verifyScript, arguments: [issued, kind, Self.fixtures]).utf8)
+        )
+        let catr = ((read as? [String: Any])?["claims"] as? [String: Any])?["323"] as? [String: Any]
+        #expect(catr?["0"] as? Int == 2 && catr?["1"] as? Int == 900 && catr?["2"] as? Int == 60)
+        #expect(catr?["4"] as? String == "CTA-Common-Access-Token" && catr?.count == 4)
+
+        // The renewal the gate makes (CATOrigin calls this): python-cwt checks its exp against its own clock.
+        let renewed = try CommonAccessTokenIssuer.renewal(of: original, now: now, key: key, cti: Array(repeating: 0xAB, count: 16))
+        let output = try IndependentPython.run(Self.verifyScript, arguments: [renewed, kind, Self.fixtures])
+        let claims = try #require(
+            ((try JSONSerialization.jsonObject(with: Data(output.utf8))) as? [String: Any])?["claims"] as? [String: Any],
+            "\(output)"
+        )
+        #expect(claims["7"] as? String == String(repeating: "ab", count: 16))
+        #expect((claims["6"] as? NSNumber)?.int64Value == now)
+        #expect((claims["4"] as? NSNumber)?.int64Value == now + 900)
+        #expect((claims["5"] as? NSNumber)?.int64Value == now - 590, "nbf as it was")
+        #expect((claims["323"] as? [String: Any])?["1"] as? Int == 900)
+    }
+
     @Test("a tampered token of ours is refused by python-cwt", arguments: ["hmac", "es256"])
     func oursTamperedRefusedByThem(_ kind: String) throws {
         let key = kind == "hmac" ? try CATFixtures.hmacKey() : try CATFixtures.es256Key()

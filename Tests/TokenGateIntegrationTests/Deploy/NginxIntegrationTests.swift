@@ -1,6 +1,8 @@
+import CDNTokens
 import EntitlementTokens
 import Foundation
 import HummingbirdTesting
+import IntegrationSupport
 import Testing
 
 @testable import GateTestSupport
@@ -238,6 +240,56 @@ struct NginxIntegrationTests {
             let wrongIP = try await stack.get("/hls/tnt/seg1.ts", headers: [("CTA-Common-Access-Token", elsewhere)])
             #expect(wrongIP["X-Token-Status"] == "IP_MISMATCH")
             #expect(!stack.accessLog.joined().contains(cat), "the access log holds a CAT")
+        }
+    }
+
+    /// docs/CDN.md#renewal-catr: a CAT in its catr window comes back renewed
+    /// through the shipped site, as the header or as Set-Cookie, and the
+    /// renewal verifies with python-cwt (its new cti, exp = now + expadd).
+    @Test func aCATInItsRenewalWindowComesBackRenewedThroughNginx() async throws {
+        try await withStack(gateArguments: ["--cat-key", "\(CATGateFixtures.hmacPath) edge-1"]) { stack in
+            // Wall-clock time, so that python-cwt, which judges exp by its own clock, agrees.
+            stack.clock.set(TokenTimestamp(millisecondsSince1970: Int64(Date().timeIntervalSince1970) * 1000)!)
+            let now = CATGateFixtures.seconds(stack.clock.read())
+            func renewable(_ renewal: CATRenewal) -> String {
+                CATGateFixtures.token(now: now - 550, [CATGateFixtures.claim(.catr, renewal.claimValue)])
+            }
+            let original = renewable(CATRenewal(type: .header, expAdd: 900))
+            let byHeader = try await stack.get("/hls/tnt/seg1.ts", headers: [("CTA-Common-Access-Token", original)])
+            #expect(byHeader.status == 200 && byHeader.body == "segment one", "\(stack.nginx.errorLog)")
+            let renewed = try #require(byHeader["CTA-Common-Access-Token"])
+            #expect(renewed != original)
+            #expect(try UnverifiedCommonAccessToken(text: renewed).token.expires == now + 900)
+
+            let byCookie = try await stack.get("/hls/tnt/seg2.ts", headers: [("Cookie", "cat=\(renewable(CATRenewal(type: .cookie, expAdd: 600)))")])
+            #expect(byCookie.status == 200 && byCookie.body == "segment two")
+            let setCookie = try #require(byCookie.all("Set-Cookie").first { $0.hasPrefix("cat=") })
+            #expect(setCookie.contains("; Path=/; Max-Age=600; HttpOnly; SameSite=Lax") && !setCookie.contains("Secure"), "plain http")
+            #expect(byCookie["CTA-Common-Access-Token"] == nil)
+
+            // A fresh CAT is not in its window: nothing comes back.
+            let fresh = try await stack.get("/hls/tnt/seg1.ts", headers: [("CTA-Common-Access-Token", renewed)])
+            #expect(fresh.status == 200 && fresh["CTA-Common-Access-Token"] == nil && fresh.all("Set-Cookie").isEmpty)
+            #expect(!stack.accessLog.joined().contains(renewed) && !stack.gateLogs.all.contains { $0.contains(renewed) })
+
+            guard IndependentPython.has(["cwt", "cbor2"]) || Integration.required else { return }
+            let script = #"""
+                import sys, json, base64, cwt
+                from cwt import COSEKey
+                token, keyfile = sys.argv[1], sys.argv[2]
+                raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+                key = COSEKey.from_symmetric_key(bytes.fromhex(open(keyfile).read().strip()), alg="HS256", kid="edge-1")
+                claims = cwt.decode(raw, key)
+                print(json.dumps({str(k): (v.hex() if isinstance(v, bytes) else v) for k, v in claims.items() if k in (4, 6, 7)}))
+                """#
+            let output = try IndependentPython.run(script, arguments: [renewed, CATGateFixtures.hmacPath])
+            let claims = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
+            let before = try UnverifiedCommonAccessToken(text: original).token
+            #expect((claims["4"] as? NSNumber)?.int64Value == now + 900)
+            #expect((claims["6"] as? NSNumber)?.int64Value == now)
+            #expect(
+                (claims["7"] as? String)?.count == 32 && claims["7"] as? String != before.cti.map { $0.map { String(format: "%02x", $0) }.joined() }
+            )
         }
     }
 

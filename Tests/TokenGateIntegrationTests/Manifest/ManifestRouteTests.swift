@@ -101,10 +101,12 @@ struct ManifestRouteTests {
         )
         let secret = directory.appendingPathComponent("session.secret")
         try Data("4f3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e".utf8).write(to: secret)
-        let configuration = try GateFixtures.configuration([
-            "--cdn-profile", edge.profile, "--session-secret", secret.path, "--session-lifetime", String(sessionLifetime),
-            "--public-url", "http://127.0.0.1:\(sitePort)",
-        ] + gateArguments(directory))
+        let configuration = try GateFixtures.configuration(
+            [
+                "--cdn-profile", edge.profile, "--session-secret", secret.path, "--session-lifetime", String(sessionLifetime),
+                "--public-url", "http://127.0.0.1:\(sitePort)",
+            ] + gateArguments(directory)
+        )
         let runtime = try GateRuntime(configuration: configuration, logger: LogCapture().logger, clock: TokenTimestamp.now)
         let site = try ShippedNginxSite(gate: gatePort, origin: originPort, port: sitePort, gateReadTimeout: "15s")
         let http = edge.http + ShippedEdge.origin(port: originPort) + site.http
@@ -175,7 +177,13 @@ struct ManifestRouteTests {
             #expect(try await stack.edge("/live/tnt-dash/chunk-0-00001.m4s?" + query).status == 403)
             let profile = try CDNProfileSet.load(paths: [stack.profile], defaults: .init(lifetime: 3600, leeway: 0), credentialsDirectory: nil)
                 .profile(named: "nginx-edge-manifest")!
-            let expired = try profile.queryToken(resource: "TNT-LIVE", now: Int64(Date().timeIntervalSince1970) - 100, lifetime: 10, clientIP: nil, requestor: nil)
+            let expired = try profile.queryToken(
+                resource: "TNT-LIVE",
+                now: Int64(Date().timeIntervalSince1970) - 100,
+                lifetime: 10,
+                clientIP: nil,
+                requestor: nil
+            )
             let expiredQuery = expired.fields.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
             #expect(try await stack.edge(path + "?" + expiredQuery).status == 410)
         }
@@ -280,7 +288,8 @@ struct ManifestRouteTests {
             try FFmpeg.makeMultivariantTS(in: stack.www.appendingPathComponent("live/tnt"))
             var request = GateFixtures.request(resource: "TNT-LIVE")
             request.issueTime = TokenTimestamp.now()
-            let link = "http://127.0.0.1:\(stack.sitePort)/v1/playback?token=\(GateFixtures.token(request))&resource=TNT-LIVE&profile=nginx-edge-manifest"
+            let link =
+                "http://127.0.0.1:\(stack.sitePort)/v1/playback?token=\(GateFixtures.token(request))&resource=TNT-LIVE&profile=nginx-edge-manifest"
             let played = try await offloaded { try FFmpeg.play(link, in: stack.directory) }
             #expect(played.status == 0, "\(played.text)")
             #expect(stack.edgeRequests(under: "/live/tnt/").count >= 7, "\(stack.edgeLog)")

@@ -48,7 +48,14 @@ struct OriginHTTPClientTests {
         try await body(http, https, tls, nginx)
     }
 
-    static func request(_ scheme: String, host: String = "127.0.0.1", port: Int, _ target: String, maximumBytes: Int = 1 << 20, deadline: Duration = .seconds(5)) -> OriginRequest {
+    static func request(
+        _ scheme: String,
+        host: String = "127.0.0.1",
+        port: Int,
+        _ target: String,
+        maximumBytes: Int = 1 << 20,
+        deadline: Duration = .seconds(5)
+    ) -> OriginRequest {
         OriginRequest(scheme: scheme, host: host, port: port, target: target, maximumBytes: maximumBytes, deadline: deadline)
     }
 

@@ -29,7 +29,8 @@ struct ShippedQueryEdge {
         let line = "secure_link_md5 \"\(expression.nginxValue(secretText: ShippedEdge.secretPlaceholder))\";"
         guard shipped.contains(line) else {
             throw RawHTTP.Failure(
-                description: "deploy/cdn/nginx-edge-manifest.profile signs `\(expression)`, but deploy/nginx/tokengate-edge-query.conf has no `\(line)`"
+                description:
+                    "deploy/cdn/nginx-edge-manifest.profile signs `\(expression)`, but deploy/nginx/tokengate-edge-query.conf has no `\(line)`"
             )
         }
         var profileText = try ShippedEdge.substitute(

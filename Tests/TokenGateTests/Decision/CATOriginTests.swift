@@ -295,6 +295,124 @@ import Testing
         }
     }
 
+    /// A CAT of the standard claims issued `age` seconds ago (it lives 600 s)
+    /// with `catr` as given; the default window is its last 60 s.
+    func renewable(_ renewal: CATRenewal, age: Int64 = 550, _ extra: [CBORMapEntry] = [], key: CATKey = CATGateFixtures.hmacKey()) -> String {
+        CATGateFixtures.token(now: now - age, [CATGateFixtures.claim(.catr, renewal.claimValue)] + extra, key: key)
+    }
+
+    @Test func aCATInItsRenewalWindowIsAnsweredWithARenewedOneWhereCatrSays() async throws {
+        let logs = LogCapture()
+        try await withGate(logs: logs) { client, runtime in
+            // Type header, from a cookie: the header catr names; a new cti, iat = now, exp = now + expadd.
+            let original = renewable(CATRenewal(type: .header, expAdd: 900, headerName: "X-Renewed-CAT"))
+            let header = try await client.authRequest("/hls/tnt/seg1.ts", headers: [.cookie: "cat=\(original)"])
+            #expect(header.tokenStatus == "VALID_TOKEN")
+            let renewedText = try #require(header["X-Renewed-CAT"])
+            #expect(header["X-Token-Set-Cookie"] == nil && header["Cache-Control"] == "no-store, private")
+            #expect(header["X-Token-Reason"]?.removingPercentEncoding?.contains("renewed (catr header) as header X-Renewed-CAT") == true)
+            let before = try UnverifiedCommonAccessToken(text: original).token
+            let renewed = try UnverifiedCommonAccessToken(text: renewedText)
+            #expect(renewed.token.cti != before.cti && renewed.token.cti?.count == 16)
+            #expect(renewed.token.issuedAt == now && renewed.token.expires == now + 900)
+            #expect(renewed.token.issuer == before.issuer && renewed.token.uriRestriction == before.uriRestriction)
+            #expect(renewed.token.renewal == before.renewal)
+            #expect(renewed.message.structure == .mac0 && renewed.message.keyID == Array("edge-1".utf8))
+            // The renewed CAT is accepted in its turn.
+            let next = try await client.authRequest("/hls/tnt/seg2.ts", headers: [Self.catHeader: renewedText])
+            #expect(next.tokenStatus == "VALID_TOKEN" && next["X-Renewed-CAT"] == nil, "a fresh CAT is not in its window")
+
+            // Type cookie: X-Token-Set-Cookie, which the shipped sites pass on as Set-Cookie.
+            let cookie = try await client.authRequest(
+                "/hls/tnt/seg1.ts",
+                headers: [Self.catHeader: renewable(CATRenewal(type: .cookie, expAdd: 1200))]
+            )
+            let setCookie = try #require(cookie["X-Token-Set-Cookie"])
+            #expect(setCookie.hasPrefix("cat=") && setCookie.hasSuffix("; Path=/; Max-Age=1200; HttpOnly; SameSite=Lax; Secure"))
+            #expect(cookie["CTA-Common-Access-Token"] == nil)
+            let fromCookie = try UnverifiedCommonAccessToken(text: String(setCookie.dropFirst(4).prefix { $0 != ";" }))
+            #expect(fromCookie.token.expires == now + 1200)
+
+            // automatic (and redirect, which an auth subrequest cannot do): the carrier it came in.
+            for type in [CATRenewal.RenewalType.automatic, .redirect] {
+                let token = renewable(CATRenewal(type: type, expAdd: 600))
+                let byHeader = try await client.authRequest("/hls/tnt/a.ts", headers: [Self.catHeader: token])
+                #expect(byHeader["CTA-Common-Access-Token"] != nil && byHeader["X-Token-Set-Cookie"] == nil)
+                let byCookie = try await client.authRequest(
+                    "/hls/tnt/a.ts",
+                    headers: [.cookie: "cat=\(token)", HTTPField.Name("X-Forwarded-Proto")!: "http"]
+                )
+                #expect(byCookie["X-Token-Set-Cookie"]?.hasSuffix("SameSite=Lax") == true, "not Secure on plain http")
+                let byQuery = try await client.authRequest("/hls/tnt/a.ts?cat=\(token)")
+                #expect(byQuery["CTA-Common-Access-Token"] != nil, "a query cannot be rewritten: the header")
+            }
+            // ES256: the ES256 key signs its renewal.
+            let signed = try await client.authRequest(
+                "/hls/tnt/a.ts",
+                headers: [Self.catHeader: renewable(CATRenewal(type: .header, expAdd: 600), key: CATGateFixtures.es256Key())]
+            )
+            let es256 = try UnverifiedCommonAccessToken(text: try #require(signed["CTA-Common-Access-Token"]))
+            #expect(es256.message.structure == .sign1 && es256.message.keyID == Array("edge-es".utf8))
+
+            #expect(metrics(runtime).contains("tokengate_cat_renewals_total 9"))
+            #expect(!logs.all.contains { $0.contains(renewedText) || $0.contains(original) }, "the log never holds a CAT")
+        }
+    }
+
+    @Test func outsideItsWindowOrWithoutASigningKeyACATIsNotRenewed() async throws {
+        try await withGate { client, _ in
+            for age: Int64 in [0, 539] {
+                let answer = try await client.authRequest(
+                    "/hls/tnt/a.ts",
+                    headers: [Self.catHeader: renewable(CATRenewal(type: .header, expAdd: 600), age: age)]
+                )
+                #expect(answer.tokenStatus == "VALID_TOKEN" && answer["CTA-Common-Access-Token"] == nil)
+            }
+            // Past exp, within the leeway: accepted, and past its window (exp − deadline ≤ now < exp).
+            let late = try await client.authRequest(
+                "/hls/tnt/a.ts",
+                headers: [Self.catHeader: renewable(CATRenewal(type: .header, expAdd: 600), age: 610)]
+            )
+            #expect(late.tokenStatus == "VALID_TOKEN" && late["CTA-Common-Access-Token"] == nil)
+            // A header the gate's answer owns is never overwritten.
+            let owned = try await client.authRequest(
+                "/hls/tnt/a.ts",
+                headers: [Self.catHeader: renewable(CATRenewal(type: .header, expAdd: 600, headerName: "X-Token-Status"))]
+            )
+            #expect(
+                owned.tokenStatus == "VALID_TOKEN"
+                    && owned["X-Token-Reason"]?.removingPercentEncoding?.contains("not renewed (catr): the header X-Token-Status") == true
+            )
+        }
+        // Public keys only: the CAT is accepted, and nothing can sign its renewal.
+        let runtime = try GateFixtures.runtime(
+            ["--cat-key", "\(CATGateFixtures.directory.appendingPathComponent("es256-public.pem").path) edge-es"],
+            clock: clock
+        )
+        try await runtime.application().test(.router) { client in
+            let answer = try await client.authRequest(
+                "/hls/tnt/a.ts",
+                headers: [Self.catHeader: renewable(CATRenewal(type: .header, expAdd: 600), key: CATGateFixtures.es256Key())]
+            )
+            #expect(answer.tokenStatus == "VALID_TOKEN" && answer["CTA-Common-Access-Token"] == nil)
+            #expect(answer["X-Token-Reason"]?.removingPercentEncoding?.contains("no --cat-key of its algorithm can sign") == true)
+        }
+    }
+
+    @Test func aOneUseCATIsRenewedOnceAndItsRenewalIsOneUseToo() async throws {
+        try await withGate { client, _ in
+            let once = renewable(CATRenewal(type: .header, expAdd: 600), [CATGateFixtures.claim(.catreplay, .integer(1))])
+            let first = try await client.authRequest("/hls/tnt/seg1.ts", headers: [Self.catHeader: once])
+            let renewed = try #require(first["CTA-Common-Access-Token"])
+            #expect(try UnverifiedCommonAccessToken(text: renewed).token.replay == .prohibited)
+            let again = try await client.authRequest("/hls/tnt/seg2.ts", headers: [Self.catHeader: once])
+            #expect(again.tokenStatus == "TOKEN_REPLAYED" && again["CTA-Common-Access-Token"] == nil)
+            // A new cti: the renewal is accepted once, then replayed.
+            #expect(try await client.authRequest("/hls/tnt/seg3.ts", headers: [Self.catHeader: renewed]).tokenStatus == "VALID_TOKEN")
+            #expect(try await client.authRequest("/hls/tnt/seg4.ts", headers: [Self.catHeader: renewed]).tokenStatus == "TOKEN_REPLAYED")
+        }
+    }
+
     @Test func aStoreThatCannotAnswerIs503NeverAnAllowUnlessOpen() async throws {
         let once: @Sendable (Int64) -> String = { now in CATGateFixtures.token(now: now, [CATGateFixtures.claim(.catreplay, .integer(1))]) }
         try await withGate(["--replay-timeout", "20"], replay: .init(store: SilentReplayStore())) { client, _ in

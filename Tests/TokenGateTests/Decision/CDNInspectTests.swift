@@ -16,7 +16,7 @@ struct CDNInspectTests {
     /// The members of the CLI's CDN report, in its order (``CDNReadingReport/json``).
     static let reportMembers = [
         "input", "source", "line", "status", "reason", "kind", "carrier", "tokenName", "url",
-        "expiresAt", "notBefore", "fields", "cookieAttributes", "diagnostic", "verifiedWith",
+        "expiresAt", "notBefore", "fields", "cookieAttributes", "diagnostic", "verifiedWith", "renewalWindow",
     ]
     static let samples = GateFixtures.repository.appendingPathComponent("Samples/cdn")
     static let now = "2026-01-15T12:03:00Z"

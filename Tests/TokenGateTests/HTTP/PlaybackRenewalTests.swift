@@ -22,7 +22,12 @@ struct PlaybackRenewalTests {
         )
     }
 
-    static func renew(_ client: some TestClientProtocol, _ body: String, session: String?, via carrier: String = "header") async throws -> TestResponse {
+    static func renew(
+        _ client: some TestClientProtocol,
+        _ body: String,
+        session: String?,
+        via carrier: String = "header"
+    ) async throws -> TestResponse {
         var headers: HTTPFields = [.contentType: "application/json"]
         var uri = "/v1/playback/renew"
         switch (carrier, session) {
@@ -92,7 +97,12 @@ struct PlaybackRenewalTests {
             // Two different sessions read two ways.
             var headers: HTTPFields = [.contentType: "application/json", .init("X-Token-Session")!: session]
             headers[.cookie] = "tokengate_session=\(String(session.dropLast()))B"
-            let doubled = try await client.executeRequest(uri: "/v1/playback/renew", method: .post, headers: headers, body: ByteBuffer(string: "{\"resource\":\"TNT\"}"))
+            let doubled = try await client.executeRequest(
+                uri: "/v1/playback/renew",
+                method: .post,
+                headers: headers,
+                body: ByteBuffer(string: "{\"resource\":\"TNT\"}")
+            )
             #expect(doubled.status == .badRequest)
             #expect(String(buffer: doubled.body).contains("two different playback sessions"))
             // GET is not renewal.
