@@ -2,7 +2,7 @@
 // "The manifest route"): what the gate's manifest route pays per manifest and
 // per viewer, on one core (the script pins it with `taskset -c 1`).
 //
-//   manifest-bench [--reps N] [--seconds S] [--warmup S]
+//   manifest-bench [--reps N] [--seconds S] [--warmup S] [--only hls|dash]
 //   manifest-bench --count N --workload hls|dash --step parse|rewrite|copy   (untimed, for perf and callgrind)
 //
 // Two manifests are made in memory, as a packager writes them:
@@ -35,6 +35,8 @@ struct Options {
     var count: Int?
     var workload = "hls"
     var step = "rewrite"
+    /// One workload only (nil: both).
+    var only: String?
 
     init(_ arguments: [String]) {
         var iterator = arguments.dropFirst().makeIterator()
@@ -47,11 +49,15 @@ struct Options {
             case "--count": count = Int(value)
             case "--workload": workload = value
             case "--step": step = value
+            case "--only": only = value
             default: fail("unknown option \(argument)")
             }
         }
-        guard ["hls", "dash"].contains(workload), ["copy", "parse", "rewrite"].contains(step) else {
-            fail("usage: manifest-bench [--reps N] [--seconds S] [--warmup S] | --count N --workload hls|dash --step copy|parse|rewrite")
+        guard ["hls", "dash"].contains(workload), ["copy", "parse", "rewrite"].contains(step), only.map({ ["hls", "dash"].contains($0) }) ?? true
+        else {
+            fail(
+                "usage: manifest-bench [--reps N] [--seconds S] [--warmup S] [--only hls|dash] | --count N --workload hls|dash --step copy|parse|rewrite"
+            )
         }
     }
 }
@@ -216,6 +222,16 @@ func viewers(_ count: Int) -> [ManifestViewer] {
     }
 }
 
+/// The bytes copied into a new array: `Array(bytes)` would share the storage.
+func copied(_ bytes: [UInt8]) -> [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+        bytes.withUnsafeBufferPointer { source in
+            _ = buffer.initialize(fromContentsOf: source)
+        }
+        count = bytes.count
+    }
+}
+
 func read(_ workload: Workload) -> ParsedManifest {
     do {
         return try ParsedManifest.read(workload.bytes, url: workload.url, scope: workload.scope)
@@ -258,8 +274,8 @@ func measure(_ workload: Workload, parsed: ParsedManifest, viewers: [ManifestVie
     let output = Double(parsed.rewritten(for: viewers[0]).count)
     var next = 0
     let copy = rate(seconds: options.seconds, warmup: options.warmup) {
-        let copied = Array(workload.bytes)
-        return copied.count &+ Int(copied[copied.count / 2])
+        let copy = copied(workload.bytes)
+        return copy.count &+ Int(copy[copy.count / 2])
     }
     let parse = rate(seconds: options.seconds, warmup: options.warmup) {
         read(workload).edits.count
@@ -300,7 +316,7 @@ func row(_ cells: [String]) -> String { "| " + cells.joined(separator: " | ") + 
 // MARK: - Main
 
 let options = Options(CommandLine.arguments)
-let all = workloads()
+let all = workloads().filter { options.only == nil || $0.name == options.only }
 let crowd = viewers(16)
 
 if let count = options.count {
@@ -309,7 +325,7 @@ if let count = options.count {
     let parsed = read(workload)
     for index in 0..<count {
         switch options.step {
-        case "copy": sink &+= Array(workload.bytes).count
+        case "copy": sink &+= copied(workload.bytes).count
         case "parse": sink &+= read(workload).edits.count
         default: sink &+= parsed.rewritten(for: crowd[index % crowd.count]).count
         }
