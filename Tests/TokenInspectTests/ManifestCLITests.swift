@@ -131,4 +131,19 @@ import Testing
         #expect(result.stdout.contains("--profile <FILE>"))
         #expect(result.stdout.contains("--url <URL>"))
     }
+
+    /// Samples/README.md's manifest example is what the binary prints, line for line.
+    @Test func theSamplesExampleIsWhatTheBinaryPrints() throws {
+        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Samples/README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## Manifests for players that keep no cookies").last)
+        let block = try #require(section.components(separatedBy: "```console\n").dropFirst().first?.components(separatedBy: "```").first)
+        let shown = block.split(separator: "\n").dropFirst(2).map(String.init)
+        let result = try CLI.run([
+            "manifest", "--profile", "Samples/cdn/manifest.profile", "--now", "2026-01-15T12:03:00Z",
+            "--url", "https://edge.example.test/live/tnt/720p/index.m3u8", "Samples/manifests/720p.m3u8",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let printed = result.stdout.split(separator: "\n").map(String.init) + result.stderr.split(separator: "\n").map(String.init)
+        #expect(printed == shown)
+    }
 }

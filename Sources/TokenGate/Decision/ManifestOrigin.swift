@@ -5,7 +5,9 @@
 protocol ManifestOrigin: Sendable {
     /// One `GET`, answered whole within `request.deadline` and at most
     /// `request.maximumBytes` of body, or a failure: never a partial body.
-    func fetch(_ request: OriginRequest) async throws(OriginFailure) -> OriginAnswer
+    /// A `Result`, not typed `throws`: an async requirement with a typed
+    /// error, called through the existential, crashes as compiled by Swift 6.3.1.
+    func fetch(_ request: OriginRequest) async -> Result<OriginAnswer, OriginFailure>
 }
 
 /// One fetch from an origin: its base URL's parts and the path (with its

@@ -185,7 +185,9 @@ struct ManifestService: Sendable {
         let limits = ManifestLimits(maximumBytes: profile.settings.manifestMaxBytes)
         return await cache.value(for: key) {
             let answer: OriginAnswer
-            do { answer = try await origin.fetch(request) } catch {
+            switch await origin.fetch(request) {
+            case .success(let fetched): answer = fetched
+            case .failure(let error):
                 events.manifestFetched(.unavailable)
                 return .init(value: .unavailable("the origin \(base.origin): \(error)"), lifetime: .zero, cost: 0)
             }

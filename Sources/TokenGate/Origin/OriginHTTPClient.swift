@@ -42,7 +42,11 @@ final class OriginHTTPClient: ManifestOrigin {
         tls = try NIOSSLContext(configuration: configuration)
     }
 
-    func fetch(_ request: OriginRequest) async throws(OriginFailure) -> OriginAnswer {
+    func fetch(_ request: OriginRequest) async -> Result<OriginAnswer, OriginFailure> {
+        do { return .success(try await fetchOnce(request)) } catch { return .failure(error) }
+    }
+
+    private func fetchOnce(_ request: OriginRequest) async throws(OriginFailure) -> OriginAnswer {
         let deadline = NIODeadline.now() + .nanoseconds(Int64(clamping: request.deadline.nanoseconds))
         let origin = Origin(scheme: request.scheme, host: request.host, port: request.port)
         // A kept connection the origin closed while it idled fails before any

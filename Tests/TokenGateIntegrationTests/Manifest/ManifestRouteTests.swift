@@ -46,7 +46,9 @@ struct ManifestRouteTests {
             let token = GateFixtures.token(request)
             let answer = try await RawHTTP.fetch(port: sitePort, "/v1/playback?token=\(token)&resource=\(resource)")
             guard answer.status == 303, let location = answer["Location"] else {
-                throw RawHTTP.Failure(description: "the exchange answered \(answer.status) \(answer.tokenStatus ?? "-"): \(answer.body)")
+                throw RawHTTP.Failure(
+                    description: "the exchange answered \(answer.status) \(answer.tokenStatus ?? "-"): \(answer.body)\n\(nginx.errorLog.suffix(2000))"
+                )
             }
             return location
         }
@@ -65,6 +67,7 @@ struct ManifestRouteTests {
         }
 
         /// The edge's log lines of requests for files under `folder`: (path, status, secure_link).
+        /// ffmpeg asks for byte ranges: a served segment is 200 or 206.
         func edgeRequests(under folder: String) -> [(path: String, status: Int, secureLink: String)] {
             edgeLog.compactMap { line in
                 guard let request = line.split(separator: "\"").dropFirst().first else { return nil }
@@ -112,10 +115,24 @@ struct ManifestRouteTests {
         let http = edge.http + ShippedEdge.origin(port: originPort) + site.http
         let nginx = try await offloaded { try Nginx(http: http, port: edgePort, configFiles: site.snippets) }
         defer { nginx.stop() }
-        try await runtime.application(port: gatePort).test(.live) { _ in
-            try await body(
-                Stack(sitePort: sitePort, gatePort: gatePort, edgePort: edgePort, nginx: nginx, profile: edge.profile, directory: directory)
-            )
+        // The gate's own service group on the port its --public-url names (a test
+        // application would take any free port).
+        let (running, started) = AsyncStream<Void>.makeStream()
+        let group = runtime.serviceGroup(port: gatePort) { _ in started.yield() }
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = running.makeAsyncIterator()
+            _ = await iterator.next()
+            do {
+                try await body(
+                    Stack(sitePort: sitePort, gatePort: gatePort, edgePort: edgePort, nginx: nginx, profile: edge.profile, directory: directory)
+                )
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
         }
     }
 
@@ -148,7 +165,7 @@ struct ManifestRouteTests {
             let media = try await stack.gate(nested[0])
             #expect(media.status == 200)
             let segments = Self.uris(ofPlaylist: media.body)
-            #expect(segments.count == 3, "\(media.body)")
+            #expect(segments.count >= 3, "\(media.body)")
             for segment in segments {
                 #expect(segment.hasPrefix("http://127.0.0.1:\(stack.edgePort)/live/tnt/stream_"), "\(segment)")
                 #expect(segment.contains(".ts?md5=") && segment.contains("&expires="), "\(segment)")
@@ -162,7 +179,7 @@ struct ManifestRouteTests {
                 .filter { $0.hasSuffix(".ts") }
             #expect(requests.count >= 7, "\(stack.edgeLog)")
             for request in requests {
-                #expect(request.status == 200 && request.secureLink == "1", "\(request)")
+                #expect([200, 206].contains(request.status) && request.secureLink == "1", "\(request)")
                 #expect(files.contains(String(request.path.dropFirst("/live/tnt/".count))), "\(request.path)")
             }
             // The edge never served a manifest: the origin's manifests went to the gate only.
@@ -204,7 +221,7 @@ struct ManifestRouteTests {
             let fmp4Requests = stack.edgeRequests(under: "/live/tnt-fmp4/")
             #expect(fmp4Requests.contains { $0.path == "/live/tnt-fmp4/init.mp4" }, "\(stack.edgeLog)")
             #expect(fmp4Requests.count >= 4, "\(stack.edgeLog)")
-            for request in fmp4Requests { #expect(request.status == 200 && request.secureLink == "1", "\(request)") }
+            for request in fmp4Requests { #expect([200, 206].contains(request.status) && request.secureLink == "1", "\(request)") }
 
             let dash = try await stack.exchange("TNT-DASH")
             #expect(dash.contains("/v1/manifest/live/tnt-dash/manifest.mpd?tgs="), "\(dash)")
@@ -219,7 +236,7 @@ struct ManifestRouteTests {
             let dashRequests = stack.edgeRequests(under: "/live/tnt-dash/")
             #expect(dashRequests.filter { $0.path.contains("/init-") }.count >= 2, "\(stack.edgeLog)")
             #expect(dashRequests.filter { $0.path.contains("/chunk-") }.count >= 6, "\(stack.edgeLog)")
-            for request in dashRequests { #expect(request.status == 200 && request.secureLink == "1", "\(request)") }
+            for request in dashRequests { #expect([200, 206].contains(request.status) && request.secureLink == "1", "\(request)") }
         }
     }
 
@@ -251,7 +268,7 @@ struct ManifestRouteTests {
             #expect(Date().timeIntervalSince(started) > 6, "the player did not play past the token's lifetime")
             let requests = stack.edgeRequests(under: "/live/tnt/")
             #expect(requests.count >= 6, "\(stack.edgeLog)")
-            for request in requests { #expect(request.status == 200 && request.secureLink == "1", "\(request)") }
+            for request in requests { #expect([200, 206].contains(request.status) && request.secureLink == "1", "\(request)") }
 
             // Once the session has ended, the route refuses, and a player gets nothing more.
             let end = started.addingTimeInterval(25)

@@ -63,44 +63,44 @@ struct OriginHTTPClientTests {
         try await withOrigin { http, _, _, nginx in
             let client = try OriginHTTPClient()
             for _ in 0..<3 {
-                let answer = try await client.fetch(Self.request("http", port: http, "/vod/index.m3u8"))
+                let answer = try await client.answer(Self.request("http", port: http, "/vod/index.m3u8"))
                 #expect(answer.status == 200)
                 #expect(answer.body == Array(Self.playlist.utf8))
             }
-            let cached = try await client.fetch(Self.request("http", port: http, "/vod/cached.m3u8"))
+            let cached = try await client.answer(Self.request("http", port: http, "/vod/cached.m3u8"))
             #expect(cached.cacheControl == "max-age=60")
-            let missing = try await client.fetch(Self.request("http", port: http, "/vod/missing.m3u8"))
+            let missing = try await client.answer(Self.request("http", port: http, "/vod/missing.m3u8"))
             #expect(missing.status == 404)
             // Five requests on one kept connection.
             let connections = Set(nginx.logLines("origin.log").map { $0.split(separator: " ")[0] })
             #expect(connections.count == 1, "\(nginx.logLines("origin.log"))")
 
             await #expect(throws: OriginFailure.tooLarge(1000)) {
-                try await client.fetch(Self.request("http", port: http, "/vod/large.m3u8", maximumBytes: 1000))
+                try await client.answer(Self.request("http", port: http, "/vod/large.m3u8", maximumBytes: 1000))
             }
             // The connection that carried a refused answer is not reused; the next request works.
-            #expect(try await client.fetch(Self.request("http", port: http, "/vod/index.m3u8")).status == 200)
+            #expect(try await client.answer(Self.request("http", port: http, "/vod/index.m3u8")).status == 200)
 
             // nginx closes a kept connection after a second of idleness: the next request is tried again on a new one.
             try await Task.sleep(for: .milliseconds(1500))
-            #expect(try await client.fetch(Self.request("http", port: http, "/vod/index.m3u8")).status == 200)
+            #expect(try await client.answer(Self.request("http", port: http, "/vod/index.m3u8")).status == 200)
         }
     }
 
     @Test func tlsIsCheckedAgainstTheGivenCAAndTheOriginsName() async throws {
         try await withOrigin { _, https, tls, _ in
             let trusting = try OriginHTTPClient(trustRootsFile: tls.caFile)
-            let answer = try await trusting.fetch(Self.request("https", host: "localhost", port: https, "/vod/index.m3u8"))
+            let answer = try await trusting.answer(Self.request("https", host: "localhost", port: https, "/vod/index.m3u8"))
             #expect(answer.status == 200)
             #expect(answer.body == Array(Self.playlist.utf8))
             let other = try OriginHTTPClient(trustRootsFile: tls.otherCAFile)
             await #expect(throws: OriginFailure.self) {
-                try await other.fetch(Self.request("https", host: "localhost", port: https, "/vod/index.m3u8"))
+                try await other.answer(Self.request("https", host: "localhost", port: https, "/vod/index.m3u8"))
             }
             // The system's roots do not hold the test CA.
             let system = try OriginHTTPClient()
             await #expect(throws: OriginFailure.self) {
-                try await system.fetch(Self.request("https", host: "localhost", port: https, "/vod/index.m3u8"))
+                try await system.answer(Self.request("https", host: "localhost", port: https, "/vod/index.m3u8"))
             }
         }
     }
@@ -110,13 +110,18 @@ struct OriginHTTPClientTests {
         let client = try OriginHTTPClient()
         let started = ContinuousClock.now
         await #expect(throws: OriginFailure.deadline) {
-            try await client.fetch(Self.request("http", port: silent.port, "/live/index.m3u8", deadline: .milliseconds(300)))
+            try await client.answer(Self.request("http", port: silent.port, "/live/index.m3u8", deadline: .milliseconds(300)))
         }
         #expect(ContinuousClock.now - started < .seconds(5))
         // Nothing listens: a connect failure, at once.
         let closed = try RawHTTP.freePort()
         await #expect(throws: OriginFailure.self) {
-            try await client.fetch(Self.request("http", port: closed, "/live/index.m3u8"))
+            try await client.answer(Self.request("http", port: closed, "/live/index.m3u8"))
         }
     }
+}
+
+extension OriginHTTPClient {
+    /// The fetch's answer, or its failure thrown.
+    fileprivate func answer(_ request: OriginRequest) async throws -> OriginAnswer { try await fetch(request).get() }
 }
