@@ -337,8 +337,8 @@ if let count = options.count {
 var parsedAll: [ParsedManifest] = []
 print("Manifests (generated in memory):")
 print()
-print(row(["manifest", "bytes in", "bytes out (one viewer)", "URIs", "tokenized", "through the gate", "left alone"]))
-print("|---|---|---|---|---|---|---|")
+print(row(["manifest", "bytes in", "bytes out (one viewer)", "URIs", "tokenized", "through the gate", "rebased", "left alone"]))
+print("|---|---|---|---|---|---|---|---|")
 for workload in all {
     let parsed = read(workload)
     parsedAll.append(parsed)
@@ -348,7 +348,7 @@ for workload in all {
     print(
         row([
             workload.label, String(workload.bytes.count), String(out.count), String(parsed.edits.count), String(counts.tokenized),
-            String(counts.routed), String(counts.leftAlone),
+            String(counts.routed), String(counts.rebased), String(counts.leftAlone),
         ])
     )
 }
