@@ -15,6 +15,8 @@ let targets = [
     "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath",
     // A manifest read and rewritten per viewer (CDNTokens/Manifests).
     "FuzzHLS",
+    // A DASH MPD read and rewritten per viewer (CDNTokens/Manifests).
+    "FuzzDASH",
 ]
 
 let package = Package(

@@ -47,7 +47,7 @@ struct FuzzFailCaseTests {
 enum FailCaseReplay {
     static let targets = [
         "FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata",
-        "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath", "FuzzHLS",
+        "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath", "FuzzHLS", "FuzzDASH",
     ]
     static let fuzzDirectory: String = {
         var path = #filePath
@@ -86,6 +86,7 @@ enum FailCaseReplay {
         case "FuzzSecureLink": check = CDNSecureLinkOracle().check
         case "FuzzRequestPath": check = RequestPathOracle().check
         case "FuzzHLS": check = ManifestOracle().check
+        case "FuzzDASH": check = DASHManifestOracle().check
         default: fatalError("unknown target \(target)")
         }
         for path in paths {

@@ -20,6 +20,11 @@ public enum ManifestEscaping: Sendable, Hashable {
     case none
     /// An XML attribute value or element text: `&`, `<`, `>`, `"`, `'` as entities.
     case xml
+    /// A DASH `SegmentTemplate` attribute: XML's escapes, and the per-viewer
+    /// parts' `$` written `$$`, since a lone `$` there starts an identifier.
+    /// The fixed parts come from the template itself (every `$` already one of
+    /// its identifiers) and a base the MPD reader checked holds no `$`.
+    case dashTemplate
 }
 
 /// One URI of a manifest, resolved and judged once, when the manifest is
@@ -100,7 +105,7 @@ public struct ManifestLink: Sendable, Hashable {
     }
 
     static func escaped(_ bytes: [UInt8], _ escaping: ManifestEscaping) -> [UInt8] {
-        guard escaping == .xml else { return bytes }
+        guard escaping != .none else { return bytes }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         for byte in bytes {

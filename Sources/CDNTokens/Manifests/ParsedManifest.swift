@@ -102,50 +102,89 @@ public struct ParsedManifest: Sendable {
     }
 }
 
-/// A viewer's parts, made once per rewriting in both escapings.
+/// A viewer's parts, made once per rewriting in each escaping.
 struct ViewerPieces {
     let gateRoute: [UInt8]
     let gateRouteXML: [UInt8]
+    let gateRouteTemplate: [UInt8]
     let token: [UInt8]
     let tokenXML: [UInt8]
+    let tokenTemplate: [UInt8]
     let session: [UInt8]
     let sessionXML: [UInt8]
+    let sessionTemplate: [UInt8]
 
     init(_ viewer: ManifestViewer) {
         gateRoute = Array(viewer.gateRoute.utf8)
         gateRouteXML = ManifestLink.escaped(gateRoute, .xml)
+        gateRouteTemplate = Self.dollarsDoubled(gateRouteXML)
         token = Array(viewer.tokenQuery.utf8)
         tokenXML = ManifestLink.escaped(token, .xml)
+        tokenTemplate = Self.dollarsDoubled(tokenXML)
         session = Array(viewer.sessionQuery.utf8)
         sessionXML = ManifestLink.escaped(session, .xml)
+        sessionTemplate = Self.dollarsDoubled(sessionXML)
+    }
+
+    func gateRoute(_ escaping: ManifestEscaping) -> [UInt8] {
+        switch escaping {
+        case .none: gateRoute
+        case .xml: gateRouteXML
+        case .dashTemplate: gateRouteTemplate
+        }
+    }
+
+    func token(_ escaping: ManifestEscaping) -> [UInt8] {
+        switch escaping {
+        case .none: token
+        case .xml: tokenXML
+        case .dashTemplate: tokenTemplate
+        }
+    }
+
+    func session(_ escaping: ManifestEscaping) -> [UInt8] {
+        switch escaping {
+        case .none: session
+        case .xml: sessionXML
+        case .dashTemplate: sessionTemplate
+        }
+    }
+
+    /// `$` as `$$`: a DASH template's literal dollar.
+    static func dollarsDoubled(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(UInt8(ascii: "$")) else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        for byte in bytes {
+            out.append(byte)
+            if byte == UInt8(ascii: "$") { out.append(byte) }
+        }
+        return out
     }
 }
 
 extension ManifestLink {
     func writtenCount(_ pieces: ViewerPieces) -> Int {
-        let xml = escaping == .xml
         switch writing {
         case .fixed(let bytes): return bytes.count
-        case .token(let prefix, let suffix): return prefix.count + (xml ? pieces.tokenXML : pieces.token).count + suffix.count
+        case .token(let prefix, let suffix): return prefix.count + pieces.token(escaping).count + suffix.count
         case .gate(let prefix, let suffix):
-            return (xml ? pieces.gateRouteXML : pieces.gateRoute).count + prefix.count + (xml ? pieces.sessionXML : pieces.session).count
-                + suffix.count
+            return pieces.gateRoute(escaping).count + prefix.count + pieces.session(escaping).count + suffix.count
         }
     }
 
     func write(_ pieces: ViewerPieces, into out: inout [UInt8]) {
-        let xml = escaping == .xml
         switch writing {
         case .fixed(let bytes):
             out.append(contentsOf: bytes)
         case .token(let prefix, let suffix):
             out.append(contentsOf: prefix)
-            out.append(contentsOf: xml ? pieces.tokenXML : pieces.token)
+            out.append(contentsOf: pieces.token(escaping))
             out.append(contentsOf: suffix)
         case .gate(let prefix, let suffix):
-            out.append(contentsOf: xml ? pieces.gateRouteXML : pieces.gateRoute)
+            out.append(contentsOf: pieces.gateRoute(escaping))
             out.append(contentsOf: prefix)
-            out.append(contentsOf: xml ? pieces.sessionXML : pieces.session)
+            out.append(contentsOf: pieces.session(escaping))
             out.append(contentsOf: suffix)
         }
     }

@@ -8,9 +8,9 @@
 /// A hot kernel: its ASCII fast path reads 32 bytes per step through
 /// unaligned word loads, so it lives in Support/ behind a `Span` API
 /// (docs/PERFORMANCE.md, "Internal architecture (issue 12)").
-enum UTF8Validation {
+package enum UTF8Validation {
     /// The offset of the first byte that does not begin a valid UTF-8 sequence, or nil.
-    static func firstInvalidOffset(in bytes: Span<UInt8>) -> Int? {
+    package static func firstInvalidOffset(in bytes: Span<UInt8>) -> Int? {
         bytes.withUnsafeBufferPointer { firstInvalidOffset(in: $0) }
     }
 
