@@ -16,6 +16,8 @@ let package = Package(
         // docs/PERFORMANCE.md, "Routes where Hummingbird users look": Hummingbird's
         // Router and middleware against a switch on the path, per request.
         .executable(name: "router-dispatch", targets: ["router-dispatch"]),
+        // Benchmarks/manifest: parsing a manifest once and rewriting it per viewer, on one core.
+        .executable(name: "manifest-bench", targets: ["manifest-bench"]),
     ],
     dependencies: [
         .package(name: "tokeninspect", path: ".."),
@@ -51,6 +53,10 @@ let package = Package(
         .executableTarget(
             name: "router-dispatch",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")]
+        ),
+        .executableTarget(
+            name: "manifest-bench",
+            dependencies: [.product(name: "CDNTokens", package: "tokeninspect")]
         ),
     ]
 )
