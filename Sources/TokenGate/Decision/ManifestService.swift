@@ -51,6 +51,10 @@ struct ManifestService: Sendable {
 
     /// A live manifest is shared for at most this long; a VOD one as its `Cache-Control` allows.
     static let liveSharing: Duration = .seconds(1)
+    /// What one read URI holds in memory (its resolved parts, its writing
+    /// made ready, the allocator's slack), for the cache's byte bound: measured
+    /// against the process's RSS (docs/PERFORMANCE.md).
+    static let bytesPerEdit = 512
     /// The longest a VOD manifest is shared, whatever the origin allows.
     static let longestSharing: Duration = .seconds(3600)
 
@@ -206,7 +210,7 @@ struct ManifestService: Sendable {
                 return .init(
                     value: .manifest(parsed),
                     lifetime: Self.sharing(parsed, cacheControl: answer.cacheControl),
-                    cost: parsed.bytes.count + parsed.edits.count * 128 + key.utf8.count
+                    cost: parsed.bytes.count + parsed.edits.count * Self.bytesPerEdit + key.utf8.count
                 )
             } catch let error as ManifestError {
                 events.manifestFetched(.unreadable)

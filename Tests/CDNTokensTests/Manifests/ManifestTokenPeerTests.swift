@@ -23,7 +23,10 @@ struct ManifestTokenPeerTests {
         )
         let lifetime = parsed.tokenLifetime(profileLifetime: profile.lifetime, secondsUntilSessionEnd: 3600)
         let token = try profile.queryToken(resource: "TNT", now: now, lifetime: lifetime, clientIP: nil, requestor: nil)
-        let text = String(decoding: parsed.rewritten(for: ManifestViewer(gateRoute: "/v1/manifest", session: "S", token: token.fields)), as: UTF8.self)
+        let text = String(
+            decoding: parsed.rewritten(for: ManifestViewer(gateRoute: "/v1/manifest", session: "S", token: token.fields)),
+            as: UTF8.self
+        )
         let segments = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(segments.count == 2)
         return try segments.map { line in
@@ -55,10 +58,12 @@ struct ManifestTokenPeerTests {
         )
         for pairs in try Self.segmentQueries(profile, base: "https://cdn.example.net") {
             let token = try #require(pairs["__token__"])
-            let fields = Dictionary(uniqueKeysWithValues: token.split(separator: "~").map { field in
-                let parts = field.split(separator: "=", maxSplits: 1)
-                return (String(parts[0]), String(parts[1]))
-            })
+            let fields = Dictionary(
+                uniqueKeysWithValues: token.split(separator: "~").map { field in
+                    let parts = field.split(separator: "=", maxSplits: 1)
+                    return (String(parts[0]), String(parts[1]))
+                }
+            )
             // VOD: 12 s of segments and the profile's 300 s.
             #expect(fields["exp"] == String(Self.now + 12 + 300))
             let made = try IndependentPython.run(
