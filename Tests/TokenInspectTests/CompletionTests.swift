@@ -128,7 +128,7 @@ import Testing
             posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
             let argv = ([tmux, "-L", socket] + arguments).map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
+            defer { for pointer in argv { free(pointer) } }
             // The test runner's threads block signals; a tmux server that inherited
             // that mask would ignore kill-server's shutdown and outlive the test.
             var attributes = posix_spawnattr_t()

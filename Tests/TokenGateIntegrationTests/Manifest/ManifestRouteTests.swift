@@ -293,7 +293,7 @@ struct ManifestRouteTests {
     /// gate binds is the one nginx saw, never one the client wrote.
     @Test func theShippedSiteServesThePlayerRoutes() async throws {
         let akamaiKey = "52a152a152a152a152a152a152a152a1"
-        try await withStack(gateArguments: { directory in
+        let gateArguments: @Sendable (URL) throws -> [String] = { directory in
             try Data((akamaiKey + "\n").utf8).write(to: directory.appendingPathComponent("akamai.key"))
             let profile = directory.appendingPathComponent("akamai.profile")
             try Data(
@@ -307,7 +307,8 @@ struct ManifestRouteTests {
                 """.utf8
             ).write(to: profile)
             return ["--cdn-profile", profile.path]
-        }) { stack in
+        }
+        try await withStack(gateArguments: gateArguments) { stack in
             try FFmpeg.makeMultivariantTS(in: stack.www.appendingPathComponent("live/tnt"))
             var request = GateFixtures.request(resource: "TNT-LIVE")
             request.issueTime = TokenTimestamp.now()
