@@ -287,7 +287,7 @@ package final class GateRuntime: Sendable {
         let metrics = self.metrics
         let executor = configuration.executor
         let readiness = self.readiness
-        let answerDirectly: @Sendable (HTTPRequest) -> DirectAnswerHandler.Answer? = { [responder] in responder.answerDirectly($0) }
+        let answerOnTheLoop: @Sendable (HTTPRequest) -> DirectAnswerHandler.Answering? = { [responder] in responder.answerOnTheLoop($0) }
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in
@@ -299,7 +299,7 @@ package final class GateRuntime: Sendable {
                     metrics: metrics,
                     executor: executor,
                     readiness: readiness,
-                    answerDirectly: answerDirectly
+                    answerOnTheLoop: answerOnTheLoop
                 )
             },
             configuration: ApplicationConfiguration(

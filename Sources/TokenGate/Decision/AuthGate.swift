@@ -59,7 +59,11 @@ final class AuthGate: Sendable {
         lookedFor = Self.places(configuration, sessions: sessions != nil, cat: cat != nil)
     }
 
-    /// Decides one request.
+    /// Decides one request: the one decision of the auth routes, whatever
+    /// the proxy convention. It runs to its end without waiting unless a
+    /// token or a CAT must be verified and the replay store is asked
+    /// (Redis); a playback session or a refusal before any verification
+    /// never waits.
     func decide(_ request: GateRequest) async -> GateDecision {
         switch open(request) {
         case .decided(let answer): return answer
@@ -68,24 +72,22 @@ final class AuthGate: Sendable {
     }
 
     /// Where a request stands after the steps that never wait (1, 2, 4 and 5
-    /// of the order above): decided — a playback session, or an answer reached
-    /// before any token or CAT is verified — or a token or a CAT to verify,
-    /// which may ask the replay store (``verify(_:_:)``).
-    enum Opening: Sendable {
+    /// of the order above): decided, or a token or a CAT to verify.
+    private enum Opening {
         case decided(GateDecision)
         case verify(Pending)
     }
 
     /// What the steps that verify a token or a CAT carry on with.
-    struct Pending: Sendable {
-        fileprivate let resource: String?
-        fileprivate let cookiePath: String
+    private struct Pending {
+        let resource: String?
+        let cookiePath: String
         /// One set of secrets for the whole request, though a reload may replace it meanwhile.
-        fileprivate let sessions: PlaybackSessions?
-        fileprivate let sessionFailure: GateDecision?
+        let sessions: PlaybackSessions?
+        let sessionFailure: GateDecision?
     }
 
-    func open(_ request: GateRequest) -> Opening {
+    private func open(_ request: GateRequest) -> Opening {
         if let ambiguity = ambiguity(of: request) {
             return .decided(GateDecision(status: .badRequest, reason: ambiguity, kindLabel: "none"))
         }
@@ -146,7 +148,7 @@ final class AuthGate: Sendable {
     }
 
     /// Steps 3 to 5 for a request that carries a token or a CAT to verify.
-    func verify(_ request: GateRequest, _ pending: Pending) async -> GateDecision {
+    private func verify(_ request: GateRequest, _ pending: Pending) async -> GateDecision {
         var catFailure: GateDecision? = nil
         if let cat, let credential = request.cats.first {
             let answer = await cat.decide(credential, request: request, resource: pending.resource)
@@ -157,7 +159,7 @@ final class AuthGate: Sendable {
         guard let token = request.tokens.first else {
             return catFailure ?? noCredential(sessionFailure: pending.sessionFailure)
         }
-        var answer = await decide(
+        var answer = await judge(
             token: token.value.utf8,
             resource: pending.resource,
             deviceID: request.deviceID,
@@ -309,17 +311,17 @@ final class AuthGate: Sendable {
     /// The token's verdict at `now` (the request's one reading of the clock),
     /// from the cache when a reusable token was allowed before; an allowed
     /// media token opens a playback session when the gate has secrets.
-    func decide(
+    func judge(
         token: Substring.UTF8View,
         resource: String?,
         deviceID: String?,
         now: TokenTimestamp
     ) async -> GateDecision {
-        await decide(token: token, resource: resource, deviceID: deviceID, now: now, sessions: sessions?.current)
+        await judge(token: token, resource: resource, deviceID: deviceID, now: now, sessions: sessions?.current)
     }
 
     /// As above, a session opened with `sessions` (the secrets the request read) when one is.
-    private func decide(
+    private func judge(
         token: Substring.UTF8View,
         resource: String?,
         deviceID: String?,

@@ -138,7 +138,7 @@ struct PlaybackExchange: Sendable {
         // tried each resource (an ACL or URL it would have to escape is a
         // configuration error). What remains (OpenSSL out of randomness) is the
         // operator's 500 below.
-        var decision = await gate.decide(
+        var decision = await gate.judge(
             token: Substring(request.token).utf8,
             resource: chosen.resource,
             deviceID: request.deviceID,

@@ -2,28 +2,25 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
-/// Writes the auth endpoints' answers from the connection's event loop
-/// (``GateResponder/answerDirectly(_:)``, docs/DESIGN.md#answers-written-from-the-event-loop):
-/// those decided without waiting in the read that brought the request; those
-/// that verify a token or a CAT from a task started on the loop
-/// (`Task.immediate`), which runs to the end in that read unless the replay
-/// store makes it wait, and then resumes on the loop with the store's reply.
-/// Every other request, and every request with a body, goes on to the
-/// framework unchanged.
+/// Answers the routes the gate answers from the connection's event loop
+/// (the auth routes and the manifest route, ``GateRoute/isAnsweredOnTheLoop``;
+/// docs/DESIGN.md#answers-written-from-the-event-loop): every request to
+/// them, and only here. The answer is made by a task started on the loop
+/// (`Task.immediate`), which runs to its end in the read that brought the
+/// request unless the replay store or a manifest's origin makes it wait,
+/// and then resumes on the loop with the reply. Every other request goes on
+/// to the framework unchanged.
 ///
-/// HTTP/1.1 answers in order. A request is answered here only while no
-/// request handed to the framework on this connection is still unanswered
-/// (its answer's end has not passed on the way out); otherwise it is handed
-/// on too. While an answer here waits for the store, nothing more is read
-/// from the connection, and what the last read brought waits behind it. An
-/// answer to a request that said `Connection: close` closes the connection
-/// once written, as the framework does; a close asked for while an answer
-/// waits (the server's idle timeout, a shutdown) comes after that answer.
-///
-/// A peer that sends requests and reads no answers gets the framework's
-/// back-pressure: once the connection is not writable (the answers queued
-/// reach the high watermark) requests are handed on, and the framework's
-/// writer waits, and its reader stops reading.
+/// HTTP/1.1 answers in order. A request of these routes is answered once
+/// every request handed to the framework before it has its answer's end on
+/// the way out, and while the connection is writable (a peer that sends
+/// requests and reads no answers gets back-pressure: nothing more is read
+/// until it reads). Until then, and while its answer is made, nothing more
+/// is read from the connection, and what the last read brought waits behind
+/// it. A body is read and dropped: these routes judge the head. An answer to
+/// a request that said `Connection: close` closes the connection once
+/// written, as the framework does; a close asked for while an answer waits
+/// (the server's idle timeout, a shutdown) comes after that answer.
 ///
 /// After the request deadline's and the drain's handlers (so both see these
 /// answers as they see the framework's) and before the framework's own.
@@ -33,16 +30,12 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// How a request is answered here.
-    enum Answer {
-        /// Decided without waiting.
-        case now(HTTPResponse)
-        /// After a verification, which may wait for the replay store.
-        case afterVerifying(@Sendable () async -> HTTPResponse)
-    }
+    /// Makes the answer of a request this handler answers.
+    typealias Answering = @Sendable () async -> GateAnswer
 
-    private let answer: (HTTPRequest) -> Answer?
-    /// Where a verification resumes after a wait: the connection's event
+    /// ``GateResponder/answerOnTheLoop(_:)``: nil for a request the framework answers.
+    private let claim: (HTTPRequest) -> Answering?
+    /// Where an answer resumes after a wait: the connection's event
     /// loop (``ConnectionExecutor``), or nil for Swift's pool (`TOKENGATE_EXECUTOR=pool`).
     private let makeExecutor: ((any EventLoop) -> any TaskExecutor)?
     private var executor: (any TaskExecutor)?
@@ -50,10 +43,12 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var unansweredOnward = 0
     /// The parts after a head handed on go the same way, up to its end.
     private var handingOn = false
-    /// A bodiless head held for its end, to be answered here if it can be; and as it came.
-    private var held: (head: HTTPRequest, data: NIOAny)?
-    /// An answer here waits for its verification.
-    private var verifying = false
+    /// A request of these routes being read: its body is dropped up to its end.
+    private var reading: (head: HTTPRequest, answering: Answering)?
+    /// One read to its end, waiting for its turn (the framework's answers before it, a writable connection).
+    private var queued: (head: HTTPRequest, answering: Answering)?
+    /// Its answer is being made.
+    private var answering = false
     /// What arrived while an answer waited, in order: at most what one read brought,
     /// since no read is asked for meanwhile.
     private var waiting = CircularBuffer<NIOAny>()
@@ -62,14 +57,17 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// A close asked for while an answer waited, done once it is written.
     private var closeWithheld: (mode: CloseMode, promise: EventLoopPromise<Void>?)?
     /// Inside `channelRead`: an answer written now is flushed at the read's end.
-    private var reading = false
+    private var inRead = false
     /// A part went on to the framework while what waited was taken: it hears of a read's end.
     private var handedOn = false
     private var closing = false
     private var written = false
 
-    init(answer: @escaping (HTTPRequest) -> Answer?, executor: ((any EventLoop) -> any TaskExecutor)? = nil) {
-        self.answer = answer
+    /// Whether an answer is waiting for its turn or being made.
+    private var busy: Bool { queued != nil || answering }
+
+    init(answer claim: @escaping (HTTPRequest) -> Answering?, executor: ((any EventLoop) -> any TaskExecutor)? = nil) {
+        self.claim = claim
         makeExecutor = executor
     }
 
@@ -79,9 +77,9 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }  // after `Connection: close`, as the framework: nothing more is read
-        if verifying { return waiting.append(data) }
-        reading = true
-        defer { reading = false }
+        if busy { return waiting.append(data) }
+        inRead = true
+        defer { inRead = false }
         take(context, data)
     }
 
@@ -89,66 +87,53 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // What is handed on goes as it came (`data`), not unwrapped and wrapped again.
         let part = unwrapInboundIn(data)
         if handingOn { return handOn(context, part, data) }
-        switch part {
-        // Not while the peer leaves answers unread: behind the framework's async writer, a
-        // connection that stops reading stops being read, so answers queue only to the watermark.
-        case .head(let head) where unansweredOnward == 0 && context.channel.isWritable && Self.hasNoBody(head):
-            held = (head, data)
-        case .head:
+        if let request = reading {
+            // The decoder ends a request before the next head: a body part is dropped, the end queues it.
+            guard case .end = part else { return }
+            reading = nil
+            queued = request
+            return answerIfItsTurn(context)
+        }
+        if case .head(let head) = part, let answering = claim(head) {
+            reading = (head, answering)
+        } else {
             handOn(context, part, data)
-        case .body:
-            // A body after a head that announced none: the framework decides what that is.
-            handOnHeld(context)
-            handOn(context, part, data)
-        case .end:
-            guard let (head, headData) = held else { return handOn(context, part, data) }
-            held = nil
-            switch answer(head) {
-            case nil:
-                handOn(context, .head(head), headData)
-                handOn(context, part, data)
-            case .now(let response):
-                write(context, response, to: head)
-            case .afterVerifying(let verification):
-                verify(context, head, verification)
-            }
         }
     }
 
-    /// Runs the verification on a task of its own that starts here, in this
-    /// read: with the in-memory store it ends before `Task.immediate` returns.
-    private func verify(
-        _ context: ChannelHandlerContext,
-        _ head: HTTPRequest,
-        _ verification: @escaping @Sendable () async -> HTTPResponse
-    ) {
-        verifying = true
+    /// Starts the queued request's answer once the framework's answers before
+    /// it have ended and the connection takes writes; else it waits for
+    /// that end (``write(context:data:promise:)``) or for writability.
+    private func answerIfItsTurn(_ context: ChannelHandlerContext) {
+        guard !answering, unansweredOnward == 0, context.channel.isWritable, let (head, answer) = queued else { return }
+        queued = nil
+        answering = true
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
         Task.immediate(executorPreference: executor) {
-            let response = await verification()
+            let made = await answer()
             if loop.inEventLoop {
-                bound.value.handler.verified(bound.value.context, response, to: head)
+                bound.value.handler.answered(bound.value.context, made, to: head)
             } else {
-                loop.execute { bound.value.handler.verified(bound.value.context, response, to: head) }
+                loop.execute { bound.value.handler.answered(bound.value.context, made, to: head) }
             }
         }
     }
 
-    /// The answer after its verification: written, then what waited behind it taken in order.
-    private func verified(_ context: ChannelHandlerContext, _ response: HTTPResponse, to head: HTTPRequest) {
-        verifying = false
-        write(context, response, to: head)
-        guard !reading else { return }  // ended in the read that brought it: the read's end flushes
+    /// The answer, written; then what waited behind it, taken in order.
+    private func answered(_ context: ChannelHandlerContext, _ answer: GateAnswer, to head: HTTPRequest) {
+        answering = false
+        write(context, answer, to: head)
+        guard !inRead else { return }  // ended in the read that brought it: the read's end flushes
         handedOn = false
         // As in a read: an answer that ends at once is flushed below, not re-entering here.
-        reading = true
-        while !verifying, !closing, let data = waiting.popFirst() { take(context, data) }
-        reading = false
+        inRead = true
+        while !busy, !closing, let data = waiting.popFirst() { take(context, data) }
+        inRead = false
         if closing { waiting.removeAll() }
         if handedOn { context.fireChannelReadComplete() }
         flushWritten(context)
-        guard !verifying else { return }
+        guard !busy else { return }
         if let (mode, promise) = closeWithheld {
             closeWithheld = nil
             context.close(mode: mode, promise: promise)
@@ -158,11 +143,15 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    private func write(_ context: ChannelHandlerContext, _ answer: HTTPResponse, to head: HTTPRequest) {
-        var response = answer
-        response.headerFields[.contentLength] = "0"
-        context.write(wrapOutboundOut(.head(response)), promise: nil)
-        if head.headerFields[.connection] == "close" {
+    private func write(_ context: ChannelHandlerContext, _ answer: GateAnswer, to request: HTTPRequest) {
+        var head = answer.head
+        // A HEAD's answer names the length its GET's would have; the others, their own.
+        if head.headerFields[.contentLength] == nil { head.headerFields[.contentLength] = String(answer.body.readableBytes) }
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if request.method != .head, answer.body.readableBytes > 0 {
+            context.write(wrapOutboundOut(.body(answer.body)), promise: nil)
+        }
+        if request.headerFields[.connection] == "close" {
             closing = true
             let ended = context.eventLoop.makePromise(of: Void.self)
             ended.futureResult.whenComplete { _ in context.close(promise: nil) }
@@ -171,6 +160,11 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.end(nil)), promise: nil)
             written = true
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, queued != nil { answerIfItsTurn(context) }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -187,11 +181,13 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         waiting.removeAll()
+        reading = nil
+        queued = nil
         context.fireChannelInactive()
     }
 
     func read(context: ChannelHandlerContext) {
-        guard !verifying else {
+        guard !busy else {
             readWithheld = true
             return
         }
@@ -199,7 +195,7 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        guard verifying, context.channel.isActive else { return context.close(mode: mode, promise: promise) }
+        guard busy, context.channel.isActive else { return context.close(mode: mode, promise: promise) }
         guard let withheld = closeWithheld else {
             closeWithheld = (mode, promise)
             return
@@ -214,15 +210,15 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
         // Clamped: the framework's answer to a request it could not parse answers nothing handed on.
-        if case .end = unwrapOutboundIn(data) { unansweredOnward = max(0, unansweredOnward - 1) }
+        unansweredOnward = max(0, unansweredOnward - 1)
         context.write(data, promise: promise)
-    }
-
-    private func handOnHeld(_ context: ChannelHandlerContext) {
-        guard let (head, data) = held else { return }
-        held = nil
-        handOn(context, .head(head), data)
+        // A request queued behind this answer takes its turn once this write is done with.
+        if unansweredOnward == 0, queued != nil {
+            let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+            context.eventLoop.execute { bound.value.handler.answerIfItsTurn(bound.value.context) }
+        }
     }
 
     private func handOn(_ context: ChannelHandlerContext, _ part: HTTPRequestPart, _ data: NIOAny) {
@@ -237,11 +233,5 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         handedOn = true
         context.fireChannelRead(data)
-    }
-
-    /// No `Content-Length` other than 0 and no `Transfer-Encoding`: the
-    /// decoder's end follows the head in the same read.
-    static func hasNoBody(_ head: HTTPRequest) -> Bool {
-        !head.headerFields.contains { $0.name == .transferEncoding || ($0.name == .contentLength && $0.value != "0") }
     }
 }

@@ -30,159 +30,134 @@ struct GateResponder: HTTPResponder {
     /// The `Date` of the answers written from the event loop.
     let dates = HTTPDate()
 
-    static let extAuthzPrefix = "/v1/ext-authz"
+    /// Which endpoints are there (``GateRoute/Mounts``).
+    private var mounts: GateRoute.Mounts {
+        GateRoute.Mounts(playback: playback != nil, manifests: manifests != nil, debugger: mounted)
+    }
 
-    /// Every request is served in its trace (docs/DESIGN.md#trace-context):
-    /// what is logged about it names the caller's `traceparent`, or a new trace.
-    /// With span export, the span is finished when the answer is ready.
+    /// The framework's way: every route but those ``DirectAnswerHandler``
+    /// answers on the event loop (a responder used without that handler, as
+    /// HummingbirdTesting's router mode uses it, answers those the same way).
     func respond(to request: Request, context: Context) async throws -> Response {
-        let trace = trace(of: request.headers)
-        let response = await RequestTrace.$current.withValue(trace) { await route(request) }
-        finish(trace, status: response.status)
-        return response
+        let route = GateRoute(request.head, mounts: mounts)
+        return await observed(route, request.head) { await answer(route, request) }
     }
 
-    /// A request's trace: the caller's `traceparent` (and `tracestate`, kept only for an exported span).
-    private func trace(of headers: HTTPFields) -> RequestTrace {
-        RequestTrace(
-            traceParents: headers[values: GateHeaders.traceParent],
-            traceStates: spans == nil ? [] : headers[values: GateHeaders.traceState],
-            recordsSpan: spans != nil
-        )
-    }
-
-    /// With span export, the request's span is finished with the answer's status and sent.
-    private func finish(_ trace: RequestTrace, status: HTTPResponse.Status) {
-        if let spans, let span = trace.span?.finished(identity: trace.spanIdentity, httpStatus: Int(status.code)) {
-            spans.submit(span)
+    /// The event loop's way (docs/DESIGN.md#answers-written-from-the-event-loop):
+    /// the answer of an auth route or of the manifest route, made by a task
+    /// that ``DirectAnswerHandler`` starts on the connection's event loop.
+    /// Nil for every other route, which the framework answers.
+    func answerOnTheLoop(_ head: HTTPRequest) -> (@Sendable () async -> GateAnswer)? {
+        let route = GateRoute(head, mounts: mounts)
+        guard route.isAnsweredOnTheLoop else { return nil }
+        return { [self] in
+            metrics.directAnswers.increment()
+            var answer = await observed(route, head) { await answerOnTheLoop(route, head) }
+            answer.head.headerFields[.date] = dates.text(at: TokenTimestamp.now())
+            return answer
         }
     }
 
-    private func route(_ request: Request) async -> Response {
+    /// What wraps every answer, whichever way it leaves, as a middleware
+    /// would: the in-flight gauge, the endpoint's duration, the request's
+    /// trace around its answer (docs/DESIGN.md#trace-context), and with span
+    /// export its span, finished with the answer's status.
+    private func observed<Answer: HasStatus>(
+        _ route: GateRoute,
+        _ head: HTTPRequest,
+        _ answering: () async -> Answer
+    ) async -> Answer {
         let start = ContinuousClock.now
         metrics.inFlight.increment()
-        let path = request.uri.path
-        let endpoint: GateMetrics.Endpoint
-        let response: Response
-        if let auth = AuthRoute(path: path[...], head: request.head) {
-            endpoint = auth.endpoint
-            response = await authorize(request.head, auth)
-        } else {
-            switch path {
-            case "/v1/verify":
-                endpoint = .verify
-                response = await reports.verify(request)
-            case "/v1/inspect":
-                endpoint = .inspect
-                response = await reports.inspect(request)
-            case "/v1/playback" where playback != nil:
-                endpoint = .playback
-                let (outcome, answer) = await playback!.respond(request)
-                record(outcome, endpoint: endpoint, method: request.method)
-                response = answer
-            case "/v1/playback/renew" where playback != nil:
-                endpoint = .renew
-                let (outcome, answer) = await playback!.renew(request)
-                record(outcome, endpoint: endpoint, method: request.method)
-                response = answer
-            case _ where manifests != nil && path.hasPrefix(ManifestEndpoint.prefix):
-                endpoint = .manifest
-                let (outcome, answer) = await manifests!.respond(request)
-                record(outcome, endpoint: endpoint, method: request.method)
-                response = answer
-            case _ where Self.probes.contains(path) && !Self.readMethods.contains(request.method):
-                endpoint = .other
-                response = Self.methodNotAllowed(allow: "GET, HEAD")
-            case "/healthz":
-                endpoint = .healthz
-                response = Self.plain(.ok, "ok\n")
-            case "/readyz":
-                endpoint = .readyz
-                if let reason = await readiness.notReadyReason() {
-                    response = Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
-                } else {
-                    // Still ready with a sample key trusted, or after a failed reload, but the body says so
-                    // (docs/DESIGN.md#sample-keys, docs/DESIGN.md#key-reloads).
-                    response = Self.json(
-                        .ok,
-                        readiness.warning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" }
-                            ?? "{\"ready\":true}\n"
-                    )
-                }
-            case "/metrics":
-                endpoint = .metrics
-                response = Response(
-                    status: .ok,
-                    headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                    body: .init(byteBuffer: ByteBuffer(bytes: metrics.render()))
-                )
-            case _ where mounted?.handles(path) == true:
-                endpoint = .debugger
-                response = await mounted!.respond(to: request)
-            default:
-                endpoint = .other
-                response = Self.plain(.notFound, "not found\n")
-            }
+        let trace = RequestTrace(
+            traceParents: head.headerFields[values: GateHeaders.traceParent],
+            traceStates: spans == nil ? [] : head.headerFields[values: GateHeaders.traceState],
+            recordsSpan: spans != nil
+        )
+        let answer = await RequestTrace.$current.withValue(trace) { await answering() }
+        if let spans, let span = trace.span?.finished(identity: trace.spanIdentity, httpStatus: Int(answer.status.code)) {
+            spans.submit(span)
         }
-        metrics.requestEnded(endpoint, since: start)
-        return response
+        metrics.requestEnded(route.endpoint, since: start)
+        return answer
     }
 
-    /// An auth endpoint (docs/DESIGN.md#endpoints-and-answers) and what it reads the original request from.
-    struct AuthRoute {
-        let endpoint: GateMetrics.Endpoint
-        let originalURI: Substring?
-        /// GET and HEAD only (the proxies' subrequests); else any method (Envoy checks the original request's).
-        let readsOnly: Bool
-
-        /// Whether it answers `method`.
-        func answers(_ method: HTTPRequest.Method) -> Bool { !readsOnly || method == .get || method == .head }
-
-        /// `path`: the request's path without its query.
-        init?(path: Substring, head: HTTPRequest) {
-            switch path {
-            case "/v1/auth-request":
-                (endpoint, originalURI, readsOnly) = (.authRequest, head.headerFields[GateHeaders.originalURI]?[...], true)
-            case "/v1/forward-auth":
-                (endpoint, originalURI, readsOnly) = (.forwardAuth, head.headerFields[GateHeaders.forwardedURI]?[...], true)
-            case _ where path == GateResponder.extAuthzPrefix || path.hasPrefix(GateResponder.extAuthzPrefix + "/"):
-                // Envoy appends the original path (and query) to the prefix, and
-                // checks any method: the original request's.
-                let original = (head.path ?? String(path)).dropFirst(GateResponder.extAuthzPrefix.count)
-                (endpoint, originalURI, readsOnly) = (.extAuthz, original.isEmpty ? "/" : original, false)
-            default:
-                return nil
-            }
+    private func answerOnTheLoop(_ route: GateRoute, _ head: HTTPRequest) async -> GateAnswer {
+        switch route {
+        case .auth(let auth):
+            return await authorize(head, auth)
+        case .manifest:
+            let (outcome, answer) = await manifests!.respond(head)
+            record(outcome, endpoint: .manifest, method: head.method)
+            return answer
+        default:
+            return GateAnswer.plain(.notFound, "not found\n")
         }
     }
 
-    private func authorize(_ head: HTTPRequest, _ route: AuthRoute) async -> Response {
-        guard route.answers(head.method) else {
+    private func answer(_ route: GateRoute, _ request: Request) async -> Response {
+        let endpoint = route.endpoint
+        switch route {
+        case .auth, .manifest:
+            return await answerOnTheLoop(route, request.head).response
+        case .verify:
+            return await reports.verify(request)
+        case .inspect:
+            return await reports.inspect(request)
+        case .playback:
+            let (outcome, answer) = await playback!.respond(request)
+            record(outcome, endpoint: endpoint, method: request.method)
+            return answer
+        case .renew:
+            let (outcome, answer) = await playback!.renew(request)
+            record(outcome, endpoint: endpoint, method: request.method)
+            return answer
+        case .probeMethodNotAllowed:
             return Self.methodNotAllowed(allow: "GET, HEAD")
+        case .healthz:
+            return Self.plain(.ok, "ok\n")
+        case .readyz:
+            if let reason = await readiness.notReadyReason() {
+                return Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
+            }
+            // Still ready with a sample key trusted, or after a failed reload, but the body says so
+            // (docs/DESIGN.md#sample-keys, docs/DESIGN.md#key-reloads).
+            return Self.json(
+                .ok,
+                readiness.warning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" } ?? "{\"ready\":true}\n"
+            )
+        case .metrics:
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: metrics.render()))
+            )
+        case .mounted:
+            return await mounted!.respond(to: request)
+        case .notFound:
+            return Self.plain(.notFound, "not found\n")
         }
-        let gateRequest = read(head, route)
-        return conclude(await gate.decide(gateRequest), of: gateRequest, route: route, head: head)
     }
 
-    /// The gate's reading of an auth request. Envoy (any method) forwards
-    /// the original request's method; the other conventions report it in X-Forwarded-Method.
-    private func read(_ head: HTTPRequest, _ route: AuthRoute) -> GateRequest {
-        reader.read(
+    private func authorize(_ head: HTTPRequest, _ route: AuthRoute) async -> GateAnswer {
+        guard route.answers(head.method) else {
+            return GateAnswer.methodNotAllowed(allow: "GET, HEAD")
+        }
+        // Envoy (any method) forwards the original request's method; the
+        // other conventions report it in X-Forwarded-Method.
+        let gateRequest = reader.read(
             originalURI: route.originalURI,
             headers: head.headerFields,
             now: gate.clock(),
             method: route.readsOnly ? nil : head.method.rawValue
         )
-    }
-
-    /// An auth answer's metrics, log line and span, and the answer.
-    private func conclude(_ answer: GateDecision, of gateRequest: GateRequest, route: AuthRoute, head: HTTPRequest) -> Response {
+        let answer = await gate.decide(gateRequest)
         record(answer, endpoint: route.endpoint, headers: head.headerFields)
         if spans != nil, let span = RequestTrace.current?.span {
             span.decided(
                 SpanDecision(
                     method: head.method.rawValue,
-                    route: Self.route(of: route.endpoint),
+                    route: GateRoute.template(of: route.endpoint),
                     status: answer.status.rawValue,
                     reason: answer.reason,
                     resource: answer.allowance?.resource ?? expectedResource(gateRequest),
@@ -192,51 +167,6 @@ struct GateResponder: HTTPResponder {
             )
         }
         return Self.render(answer)
-    }
-
-    /// The answer of an auth endpoint, for ``DirectAnswerHandler`` on the
-    /// connection's event loop (docs/DESIGN.md#answers-written-from-the-event-loop),
-    /// with everything ``respond(to:context:)`` does around it: the trace, the
-    /// span, the metrics, the log line. At once when the gate decides without
-    /// waiting (a playback session, or a refusal before any verification);
-    /// after the verification when a token or a CAT must be verified, which
-    /// may ask the replay store. Nil for every other request (another path, a
-    /// method the endpoint does not answer), which takes the framework's way.
-    func answerDirectly(_ head: HTTPRequest) -> DirectAnswerHandler.Answer? {
-        let target = head.path ?? ""
-        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
-        guard let route = AuthRoute(path: path, head: head), route.answers(head.method) else { return nil }
-        let start = ContinuousClock.now
-        metrics.inFlight.increment()
-        metrics.directAnswers.increment()
-        let gateRequest = read(head, route)
-        let trace = trace(of: head.headerFields)
-        switch gate.open(gateRequest) {
-        case .decided(let answer):
-            let response = RequestTrace.$current.withValue(trace) { conclude(answer, of: gateRequest, route: route, head: head) }
-            return .now(directly(response, trace: trace, endpoint: route.endpoint, since: start))
-        case .verify(let pending):
-            return .afterVerifying { [self] in
-                let response = await RequestTrace.$current.withValue(trace) {
-                    conclude(await gate.verify(gateRequest, pending), of: gateRequest, route: route, head: head)
-                }
-                return directly(response, trace: trace, endpoint: route.endpoint, since: start)
-            }
-        }
-    }
-
-    /// A direct answer's head, once its span, gauge and duration are done: the framework's fields and a `Date`.
-    private func directly(
-        _ response: Response,
-        trace: RequestTrace,
-        endpoint: GateMetrics.Endpoint,
-        since start: ContinuousClock.Instant
-    ) -> HTTPResponse {
-        finish(trace, status: response.status)
-        metrics.requestEnded(endpoint, since: start)
-        var head = response.head
-        head.headerFields[.date] = dates.text(at: TokenTimestamp.now())
-        return head
     }
 
     /// Metrics for every answer; one log line for every refusal, never with the token or the URI that carries it.
@@ -283,7 +213,7 @@ struct GateResponder: HTTPResponder {
             span.decided(
                 SpanDecision(
                     method: method.rawValue,
-                    route: Self.route(of: endpoint),
+                    route: GateRoute.template(of: endpoint),
                     status: outcome.decision.status.rawValue,
                     reason: outcome.decision.reason,
                     resource: outcome.decision.allowance?.resource,
@@ -312,7 +242,7 @@ struct GateResponder: HTTPResponder {
         )
     }
 
-    static func render(_ answer: GateDecision) -> Response {
+    static func render(_ answer: GateDecision) -> GateAnswer {
         var headers: HTTPFields = [:]
         headers.reserveCapacity(10)
         headers[GateHeaders.status] = answer.status.rawValue
@@ -339,7 +269,7 @@ struct GateResponder: HTTPResponder {
             headers[name] = renewed.value
             headers[.cacheControl] = "no-store, private"
         }
-        return Response(status: .init(code: answer.status.httpStatus), headers: headers)
+        return GateAnswer(status: .init(code: answer.status.httpStatus), headers: headers)
     }
 
     /// The resource a refused request was for: the gate's own, or the one the proxy named.
@@ -348,43 +278,19 @@ struct GateResponder: HTTPResponder {
         return request.resource
     }
 
-    /// A decision span's `http.route`: the path, or the template of Envoy's prefix.
-    static func route(of endpoint: GateMetrics.Endpoint) -> String {
-        switch endpoint {
-        case .authRequest: "/v1/auth-request"
-        case .forwardAuth: "/v1/forward-auth"
-        case .extAuthz: extAuthzPrefix + "/{path}"
-        case .playback: "/v1/playback"
-        case .renew: "/v1/playback/renew"
-        case .manifest: ManifestEndpoint.prefix + "{path}"
-        default: "/" + endpoint.rawValue
-        }
-    }
+    /// The framework's answers of the endpoints that still build a `Response`.
+    static func methodNotAllowed(allow: String) -> Response { GateAnswer.methodNotAllowed(allow: allow).response }
+    static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response { GateAnswer.plain(status, text).response }
+    static func json(_ status: HTTPResponse.Status, _ text: String) -> Response { GateAnswer.json(status, text).response }
+}
 
-    /// The methods of the proxy endpoints and the probes.
-    static let readMethods: Set<HTTPRequest.Method> = [.get, .head]
-    static let probes: Set<String> = ["/healthz", "/readyz", "/metrics"]
+/// An answer's status, for what observes every answer (``GateResponder``'s `observed`).
+protocol HasStatus {
+    var status: HTTPResponse.Status { get }
+}
 
-    /// 405 with the `Allow` field RFC 9110 §15.5.6 requires (docs/openapi.yaml; schemathesis checks it).
-    static func methodNotAllowed(allow: String) -> Response {
-        var response = plain(.methodNotAllowed, "use \(allow)\n")
-        response.headers[.allow] = allow
-        return response
-    }
+extension Response: HasStatus {}
 
-    static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(
-            status: status,
-            headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(string: text))
-        )
-    }
-
-    static func json(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(
-            status: status,
-            headers: [.contentType: "application/json", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(string: text))
-        )
-    }
+extension GateAnswer: HasStatus {
+    var status: HTTPResponse.Status { head.status }
 }

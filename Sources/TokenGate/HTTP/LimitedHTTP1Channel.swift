@@ -8,8 +8,8 @@ import NIOCore
 /// accepted connection is admitted by the ``ConnectionLimiter`` (or closed at
 /// once), gets a ``RequestDeadline`` before and after the HTTP decoder, and
 /// a ``DrainingConnectionHandler`` that closes it after its answer once the
-/// gate drains, and a ``DirectAnswerHandler`` that writes the auth endpoints' answers
-/// from the event loop. Everything else — decoding, keep-alive, the idle timeout, the responder —
+/// gate drains, and a ``DirectAnswerHandler`` that writes the answers of the auth and manifest
+/// routes from the event loop. Everything else — decoding, keep-alive, the idle timeout, the responder —
 /// is Hummingbird's, unchanged.
 struct LimitedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
@@ -22,8 +22,8 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     let executor: RequestExecutor
     /// Whether the gate drains (SIGTERM), read per answer.
     let readiness: Readiness
-    /// ``GateResponder/answerDirectly(_:)``: the answer written from the event loop, or nil.
-    let answerDirectly: @Sendable (HTTPRequest) -> DirectAnswerHandler.Answer?
+    /// ``GateResponder/answerOnTheLoop(_:)``: how an answer written from the event loop is made, or nil.
+    let answerOnTheLoop: @Sendable (HTTPRequest) -> DirectAnswerHandler.Answering?
     private let handling: HTTP1Channel
 
     init(
@@ -34,7 +34,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         metrics: GateMetrics,
         executor: RequestExecutor,
         readiness: Readiness,
-        answerDirectly: @escaping @Sendable (HTTPRequest) -> DirectAnswerHandler.Answer?
+        answerOnTheLoop: @escaping @Sendable (HTTPRequest) -> DirectAnswerHandler.Answering?
     ) {
         self.responder = responder
         self.configuration = configuration
@@ -43,7 +43,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         self.metrics = metrics
         self.executor = executor
         self.readiness = readiness
-        self.answerDirectly = answerDirectly
+        self.answerOnTheLoop = answerOnTheLoop
         handling = HTTP1Channel(responder: responder, configuration: configuration)
     }
 
@@ -64,7 +64,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         var perConnection = configuration
         let others = configuration.additionalChannelHandlers
         let readiness = readiness
-        let answerDirectly = answerDirectly
+        let answerOnTheLoop = answerOnTheLoop
         // A verification that waits resumes where the framework's requests run.
         let executor: (@Sendable (any EventLoop) -> any TaskExecutor)? =
             switch self.executor {
@@ -72,7 +72,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
             case .pool: nil
             }
         perConnection.additionalChannelHandlers = { [bound] in
-            [bound.value, DrainingConnectionHandler(readiness: readiness), DirectAnswerHandler(answer: answerDirectly, executor: executor)]
+            [bound.value, DrainingConnectionHandler(readiness: readiness), DirectAnswerHandler(answer: answerOnTheLoop, executor: executor)]
                 + others()
         }
         return HTTP1Channel(responder: responder, configuration: perConnection).setup(channel: channel, logger: logger)

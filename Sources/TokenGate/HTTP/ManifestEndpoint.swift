@@ -16,25 +16,30 @@ struct ManifestEndpoint: Sendable {
     let deviceHeader: HTTPField.Name
     let clock: @Sendable () -> TokenTimestamp
 
-    func respond(_ request: Request) async -> (PlaybackExchange.Outcome, Response) {
-        guard request.method == .get || request.method == .head else {
+    /// `head`: the request's head; the route reads no body.
+    func respond(_ head: HTTPRequest) async -> (PlaybackExchange.Outcome, GateAnswer) {
+        guard head.method == .get || head.method == .head else {
             let refusal = GateDecision(status: .badRequest, reason: "the method is not GET or HEAD", kindLabel: "none")
-            return (.refused(refusal), GateResponder.methodNotAllowed(allow: "GET, HEAD"))
+            return (.refused(refusal), GateAnswer.methodNotAllowed(allow: "GET, HEAD"))
         }
-        let configuration = service.gate.configuration
-        let path = String(request.uri.path.dropFirst(Self.prefix.count - 1))
-        let (sessionValues, query) = Self.split(query: request.uri.query.map { $0[...] }, taking: ManifestScope.sessionName)
-        let deviceLines = request.headers[values: deviceHeader]
+        let target = GateRoute.originForm(of: head.path ?? "/")
+        let pathAndQuery = GateRoute.path(of: target)
+        let path = String(pathAndQuery.dropFirst(Self.prefix.count - 1))
+        // The query as sent, without a fragment (a client should send none).
+        let query = target[pathAndQuery.endIndex...].dropFirst().prefix { $0 != "#" }
+        let (sessionValues, rest) = Self.split(query: pathAndQuery.endIndex < target.endIndex ? query : nil, taking: ManifestScope.sessionName)
+        let headers = head.headerFields
+        let deviceLines = headers[values: deviceHeader]
         guard deviceLines.count <= 1 else {
             let reason = "the request has more than one \(deviceHeader.rawName) field: it reads two ways"
             return (.refused(GateDecision(status: .badRequest, reason: reason, kindLabel: "none")), Self.refusal(.badRequest, reason: reason))
         }
         let ipHeaders = Set(service.profiles.current.profiles.map(\.settings.ipHeader))
-        let clientIPs = ipHeaders.compactMap { HTTPField.Name($0) }.flatMap { request.headers[values: $0] }
+        let clientIPs = ipHeaders.compactMap { HTTPField.Name($0) }.flatMap { headers[values: $0] }
         let answer = await service.serve(
             .init(
                 path: path,
-                query: query,
+                query: rest,
                 sessions: sessionValues.map { .init(value: $0, carrier: .query(ManifestScope.sessionName)) },
                 deviceID: deviceLines.first.flatMap { $0.isEmpty ? nil : $0 },
                 clientIPs: clientIPs,
@@ -45,16 +50,17 @@ struct ManifestEndpoint: Sendable {
         guard decision.status.isAllowed else {
             return (answer.outcome, Self.refusal(decision.status, reason: decision.headerReason))
         }
-        var headers: HTTPFields = [:]
-        headers[GateHeaders.status] = decision.status.rawValue
-        headers[.cacheControl] = "private, no-store"
-        headers[.contentType] = answer.contentType
+        var fields: HTTPFields = [:]
+        fields[GateHeaders.status] = decision.status.rawValue
+        fields[.cacheControl] = "private, no-store"
+        fields[.contentType] = answer.contentType
         // Casting receivers fetch manifests from a page of another origin; the
         // answer holds no cookie and asks for none.
-        headers[.accessControlAllowOrigin] = "*"
-        let body = request.method == .head ? ByteBuffer() : ByteBuffer(bytes: answer.body)
-        headers[.contentLength] = String(answer.body.count)
-        return (answer.outcome, Response(status: .ok, headers: headers, body: .init(byteBuffer: body)))
+        fields[.accessControlAllowOrigin] = "*"
+        // A HEAD's answer says the length the GET's body would have.
+        let body = head.method == .head ? ByteBuffer() : ByteBuffer(bytes: answer.body)
+        fields[.contentLength] = String(answer.body.count)
+        return (answer.outcome, GateAnswer(status: .ok, headers: fields, body: body))
     }
 
     /// The session parameter's values, and the rest of the query as sent
@@ -75,9 +81,9 @@ struct ManifestEndpoint: Sendable {
         return (values, kept.isEmpty ? nil : kept.joined(separator: "&"))
     }
 
-    static func refusal(_ status: GateStatus, reason: String) -> Response {
-        var response = PlaybackEndpoints.refusal(status: .init(code: status.httpStatus), tokenStatus: status.rawValue, reason: reason)
-        response.headers[.accessControlAllowOrigin] = "*"
-        return response
+    static func refusal(_ status: GateStatus, reason: String) -> GateAnswer {
+        var answer = PlaybackEndpoints.refusalAnswer(status: .init(code: status.httpStatus), tokenStatus: status.rawValue, reason: reason)
+        answer.head.headerFields[.accessControlAllowOrigin] = "*"
+        return answer
     }
 }

@@ -147,15 +147,20 @@ struct PlaybackEndpoints: Sendable {
     }
 
     static func refusal(status: HTTPResponse.Status, tokenStatus: String, reason: String) -> Response {
+        refusalAnswer(status: status, tokenStatus: tokenStatus, reason: reason).response
+    }
+
+    /// The same refusal, for the routes answered on the event loop.
+    static func refusalAnswer(status: HTTPResponse.Status, tokenStatus: String, reason: String) -> GateAnswer {
         var headers: HTTPFields = [:]
         headers[GateHeaders.status] = tokenStatus
         headers[GateHeaders.reason] = HeaderValue.encode(reason, maximumBytes: HeaderValue.maximumReasonBytes)
         headers[.cacheControl] = "no-store"
         headers[.contentType] = "application/json"
-        return Response(
+        return GateAnswer(
             status: status,
             headers: headers,
-            body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\(JSONText.quoted(tokenStatus)),\"reason\":\(JSONText.quoted(reason))}\n"))
+            body: ByteBuffer(string: "{\"status\":\(JSONText.quoted(tokenStatus)),\"reason\":\(JSONText.quoted(reason))}\n")
         )
     }
 

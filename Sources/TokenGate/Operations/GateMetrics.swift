@@ -16,7 +16,7 @@ package final class GateMetrics: Sendable {
     private let verdicts: [GateStatus: [CoreMetrics.Counter]]
     private let durations: [Endpoint: CoreMetrics.Timer]
     let inFlight: CoreMetrics.Meter
-    /// Auth answers written from the event loop (``DirectAnswerHandler``).
+    /// Answers of the auth and manifest routes, written from the event loop (``DirectAnswerHandler``).
     let directAnswers: CoreMetrics.Counter
     private let replayOperations: [String: CoreMetrics.Counter]
     let replayDuration: CoreMetrics.Timer
@@ -121,7 +121,7 @@ package final class GateMetrics: Sendable {
         "tokengate_verdicts_total": "Answers of the auth endpoints, by status (a token status, or NO_TOKEN, VALID_SESSION, ...) and token kind.",
         "tokengate_request_duration_seconds": "Time from a request's head to its answer, by endpoint.",
         "tokengate_requests_in_flight": "Requests being answered now.",
-        "tokengate_direct_answers_total": "Auth answers written from the connection's event loop rather than through the framework.",
+        "tokengate_direct_answers_total": "Answers of the auth and manifest routes, written from the connection's event loop.",
         "tokengate_replay_store_operations_total": "One-time-use checks of media tokens, by outcome (accepted, replayed, unavailable).",
         "tokengate_replay_store_duration_seconds": "Time the replay store took to answer a one-time-use check.",
         "tokengate_cat_reuse_total": "Common Access Tokens with catreplay 2 (reuse detection) allowed although the replay store had seen their cti.",

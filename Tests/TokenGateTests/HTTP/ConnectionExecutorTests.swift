@@ -36,7 +36,7 @@ import Testing
                     metrics: metrics,
                     executor: executor,
                     readiness: Readiness(replayProbe: { nil }),
-                    answerDirectly: { _ in nil }
+                    answerOnTheLoop: { _ in nil }
                 )
             },
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0))

@@ -8,20 +8,23 @@ import Testing
 
 @testable import TokenGate
 
-/// ``DirectAnswerHandler`` on an embedded channel: what it answers itself,
-/// what it hands on, and that HTTP/1.1's order of answers holds either way
+/// ``DirectAnswerHandler`` on an embedded channel: every request of its
+/// routes answered here and never handed on (with a body, behind the
+/// framework's answers, on a connection that is not writable), every other
+/// handed on, and HTTP/1.1's order of answers either way
 /// (docs/DESIGN.md#answers-written-from-the-event-loop).
 @Suite struct DirectAnswerHandlerTests {
-    /// A request the stand-in responder answers at once, or after a verification
-    /// that ends at once or waits until the test lets it go (its path says which);
-    /// any other is handed on.
-    static func request(_ path: String, _ fields: HTTPFields = [:]) -> HTTPRequest {
-        HTTPRequest(method: .get, scheme: nil, authority: "gate", path: path, headerFields: fields)
+    /// A request the stand-in responder answers here, at once or after a wait
+    /// until the test lets it go (its path says which); any other is handed on.
+    static func request(_ path: String, _ fields: HTTPFields = [:], method: HTTPRequest.Method = .get) -> HTTPRequest {
+        HTTPRequest(method: method, scheme: nil, authority: "gate", path: path, headerFields: fields)
     }
 
     final class Channel {
         let channel = EmbeddedChannel()
-        var asked: [String] = []
+        /// The answers made, by path, in order.
+        let made = Made()
+        var asked: [String] { made.all }
         /// Where a verification that waited resumes: run by the test, on its thread.
         let executor = ManualExecutor()
         /// The verifications waiting for the test, by path.
@@ -31,17 +34,24 @@ import Testing
 
         init() throws {
             let waits = waits
+            let made = made
             let handler = DirectAnswerHandler(
-                answer: { [unowned self] head in
+                answer: { head in
                     let path = head.path ?? ""
-                    asked.append(path)
                     let response = HTTPResponse(status: .ok, headerFields: [HTTPField.Name("X-Path")!: path])
-                    if path.hasPrefix("/at-once") { return .now(response) }
-                    if path.hasPrefix("/verified") { return .afterVerifying { response } }
+                    // A body the route's answer carries: what a manifest's answer is.
+                    let body = path.hasPrefix("/at-once/body-answer") ? ByteBuffer(string: "#EXTM3U\n") : ByteBuffer()
+                    if path.hasPrefix("/at-once") {
+                        return {
+                            made.append(path)
+                            return GateAnswer(response, body: body)
+                        }
+                    }
                     if path.hasPrefix("/waits") {
-                        return .afterVerifying {
+                        return {
+                            made.append(path)
                             await waits.wait(path)
-                            return response
+                            return GateAnswer(response)
                         }
                     }
                     return nil
@@ -100,6 +110,13 @@ import Testing
         }
     }
 
+    /// The paths whose answers were made, in order.
+    final class Made: Sendable {
+        private let list = Mutex<[String]>([])
+        func append(_ path: String) { list.withLock { $0.append(path) } }
+        var all: [String] { list.withLock { $0 } }
+    }
+
     /// Verifications held until the test releases them.
     final class Waits: Sendable {
         private let held = Mutex<[String: CheckedContinuation<Void, Never>]>([:])
@@ -134,7 +151,7 @@ import Testing
         parts.compactMap { if case .head(let head) = $0 { head.headerFields[HTTPField.Name("X-Path")!] } else { nil } }
     }
 
-    @Test func aRequestDecidedAtOnceIsAnsweredHereAndNeverHandedOn() throws {
+    @Test func anAnswerMadeAtOnceIsWrittenInTheReadAndNeverHandedOn() throws {
         let connection = try Channel()
         try connection.read([.head(Self.request("/at-once/1")), .end(nil)])
         #expect(try connection.handedOn().isEmpty)
@@ -149,7 +166,7 @@ import Testing
         #expect(connection.channel.isActive)
     }
 
-    @Test func aRequestThatMustWaitIsHandedOnWhole() throws {
+    @Test func aRequestOfAnotherRouteIsHandedOnWhole() throws {
         let connection = try Channel()
         try connection.read([.head(Self.request("/verify")), .end(nil)])
         let parts = try connection.handedOn()
@@ -162,17 +179,22 @@ import Testing
         #expect(try connection.answered().isEmpty)
     }
 
-    /// Pipelined: while the framework owes an answer, what follows is handed
-    /// on too, though it could be answered at once; once that answer has
-    /// ended, the next is answered here again.
+    /// Pipelined: a request of these routes behind one the framework owes an
+    /// answer to waits for that answer's end, neither answered nor handed on,
+    /// and nothing more is read meanwhile; then it is answered here.
     @Test func answersKeepTheOrderOfTheRequests() throws {
         let connection = try Channel()
+        let readsBefore = connection.outbound.reads
         try connection.read([.head(Self.request("/verify")), .end(nil), .head(Self.request("/at-once/2")), .end(nil)])
-        #expect(try connection.handedOn().count == 4, "the second request waits its turn behind the first")
+        #expect(try connection.handedOn().count == 2, "only the framework's request is handed on")
         #expect(try connection.answered().isEmpty)
+        #expect(connection.asked.isEmpty, "its answer is not made before its turn")
+        connection.channel.read()
+        #expect(connection.outbound.reads == readsBefore, "no read while an answer waits for its turn")
         try connection.frameworkAnswers("/verify")
-        try connection.frameworkAnswers("/at-once/2")
+        connection.channel.embeddedEventLoop.run()
         #expect(Self.paths(try connection.answered()) == ["/verify", "/at-once/2"])
+        #expect(connection.outbound.reads == readsBefore + 1, "the read withheld is asked for once the answer is written")
         try connection.read([.head(Self.request("/at-once/3")), .end(nil)])
         #expect(try connection.handedOn().isEmpty)
         #expect(Self.paths(try connection.answered()) == ["/at-once/3"])
@@ -185,33 +207,60 @@ import Testing
         #expect(connection.asked == ["/at-once/a", "/at-once/b"])
     }
 
-    /// A body (announced or not) means the framework's reading: the request
-    /// is handed on with its body, and the responder is not asked.
+    /// A body (announced or not) is read and dropped: these routes judge the
+    /// head, and the request is answered here, never handed on.
     @Test(arguments: [true, false])
-    func aRequestWithABodyIsHandedOn(announced: Bool) throws {
+    func aRequestWithABodyIsAnsweredHere(announced: Bool) throws {
         let connection = try Channel()
-        let fields: HTTPFields = announced ? [.contentLength: "4"] : [:]
-        try connection.read([.head(Self.request("/at-once/body", fields)), .body(ByteBuffer(string: "body")), .end(nil)])
-        let parts = try connection.handedOn()
-        #expect(parts.count == 3, "\(parts)")
-        guard case .head = parts.first, case .body(let body) = parts.dropFirst().first, case .end = parts.last else {
-            Issue.record("\(parts)")
-            return
-        }
-        #expect(String(buffer: body) == "body")
-        #expect(try connection.answered().isEmpty)
-        #expect(connection.asked.isEmpty, "a request with a body never reaches the responder here")
+        let fields: HTTPFields = announced ? [.contentLength: "8"] : [:]
+        try connection.read([
+            .head(Self.request("/at-once/body", fields, method: .post)), .body(ByteBuffer(string: "body")), .body(ByteBuffer(string: "more")),
+            .end(nil),
+        ])
+        #expect(try connection.handedOn().isEmpty, "nothing of it reaches the framework")
+        #expect(Self.paths(try connection.answered()) == ["/at-once/body"])
+        #expect(connection.asked == ["/at-once/body"])
+        try connection.read([.head(Self.request("/verify")), .end(nil)])
+        #expect(try connection.handedOn().count == 2, "the next request is read as usual")
     }
 
-    /// A peer that reads no answers: past the watermark, requests go to the
-    /// framework, whose writer waits; nothing more is queued here.
-    @Test func aConnectionThatIsNotWritableHandsOn() throws {
+    /// An answer with a body (a manifest's): its length, then the body; to a
+    /// HEAD, the same length and no body.
+    @Test func anAnswerWithABodyAndTheSameToAHead() throws {
+        let connection = try Channel()
+        try connection.read([.head(Self.request("/at-once/body-answer")), .end(nil)])
+        let answer = try connection.answered()
+        #expect(answer.count == 3, "\(answer)")
+        guard case .head(let head) = answer.first, case .body(let body) = answer.dropFirst().first, case .end = answer.last else {
+            Issue.record("\(answer)")
+            return
+        }
+        #expect(head.headerFields[.contentLength] == "8")
+        #expect(String(buffer: body) == "#EXTM3U\n")
+        try connection.read([.head(Self.request("/at-once/body-answer", method: .head)), .end(nil)])
+        let toHead = try connection.answered()
+        #expect(toHead.count == 2, "no body to a HEAD: \(toHead)")
+        guard case .head(let headOnly) = toHead.first else { return }
+        #expect(headOnly.headerFields[.contentLength] == "8")
+    }
+
+    /// A peer that reads no answers: the request waits here, unanswered and
+    /// not handed on, and nothing more is read until the connection is writable again.
+    @Test func aConnectionThatIsNotWritableWaits() throws {
         let connection = try Channel()
         connection.channel.isWritable = false
-        try connection.read([.head(Self.request("/at-once/unread")), .end(nil)])
-        #expect(try connection.handedOn().count == 2)
+        let readsBefore = connection.outbound.reads
+        try connection.read([.head(Self.request("/at-once/unread")), .end(nil), .head(Self.request("/verify")), .end(nil)])
+        connection.channel.read()
+        #expect(try connection.handedOn().isEmpty)
         #expect(try connection.answered().isEmpty)
         #expect(connection.asked.isEmpty)
+        #expect(connection.outbound.reads == readsBefore)
+        connection.channel.isWritable = true
+        connection.channel.pipeline.fireChannelWritabilityChanged()
+        #expect(Self.paths(try connection.answered()) == ["/at-once/unread"])
+        #expect(try connection.handedOn().count == 2, "what waited behind it goes on in order")
+        #expect(connection.outbound.reads == readsBefore + 1)
     }
 
     @Test func connectionCloseClosesAfterTheAnswerAndReadsNothingMore() throws {
@@ -246,16 +295,9 @@ import Testing
         #expect(Self.paths(try connection.answered()) == ["/at-once/next"])
     }
 
-    @Test func aVerificationThatEndsAtOnceIsAnsweredInTheSameRead() throws {
-        let connection = try Channel()
-        try connection.read([.head(Self.request("/verified/1")), .end(nil), .head(Self.request("/at-once/2")), .end(nil)])
-        #expect(try connection.handedOn().isEmpty)
-        #expect(Self.paths(try connection.answered()) == ["/verified/1", "/at-once/2"])
-    }
-
-    /// A verification that waits for the store: what the same read brought
-    /// waits behind it, neither answered nor handed on, and no read is asked
-    /// for; once it ends, its answer goes first and the rest follow in order.
+    /// An answer that waits (for the store): what the same read brought waits
+    /// behind it, neither answered nor handed on, and no read is asked for;
+    /// once it ends, its answer goes first and the rest follow in order.
     @Test func whatFollowsAVerificationThatWaitsWaitsBehindIt() throws {
         let connection = try Channel()
         let readsBefore = connection.outbound.reads
@@ -271,11 +313,12 @@ import Testing
         connection.release("/waits/1")
         #expect(Self.paths(try connection.answered()) == ["/waits/1", "/at-once/2"])
         let handedOn = try connection.handedOn()
-        #expect(handedOn.count == 4, "the request that must go to the framework, and the one behind it: \(handedOn)")
-        #expect(connection.outbound.reads == readsBefore + 1, "the read withheld is asked for once the answer is written")
+        #expect(handedOn.count == 2, "the framework's request; the one behind it waits for that answer: \(handedOn)")
+        #expect(connection.outbound.reads == readsBefore, "still no read: an answer waits for its turn")
         try connection.frameworkAnswers("/verify/3")
-        try connection.frameworkAnswers("/at-once/4")
+        connection.channel.embeddedEventLoop.run()
         #expect(Self.paths(try connection.answered()) == ["/verify/3", "/at-once/4"])
+        #expect(connection.outbound.reads == readsBefore + 1, "the read withheld is asked for once the last answer is written")
     }
 
     /// Two verifications that wait, one behind the other: each answer in turn.

@@ -7,10 +7,10 @@ import Testing
 @testable import TokenGate
 
 /// The auth answers written from the event loop over a real socket
-/// (docs/DESIGN.md#answers-written-from-the-event-loop): byte for byte the
-/// framework's answer to the same request (the same request with a one-byte
-/// body takes the framework's way), counted, and in order with the
-/// framework's answers on one connection.
+/// (docs/DESIGN.md#answers-written-from-the-event-loop): every auth request
+/// is answered there (one with a body gets the answer of the same request
+/// without one), counted, and in order with the framework's answers on one
+/// connection.
 @Suite struct DirectAnswerTests {
     /// Every answer in `raw` (each with its Content-Length body), in order.
     static func answers(_ raw: [UInt8]) throws -> [RawHTTP.Answer] {
@@ -60,8 +60,9 @@ import Testing
     }
 
     /// Each answer both ways: `direct` the request as a proxy sends it,
-    /// `framework` the same with a one-byte body. Fields named in `differing`
-    /// (a new session's credential) must be there both ways, with any value.
+    /// `framework` the same with a one-byte body (which took the framework's
+    /// way before every auth request was answered on the loop). Fields named
+    /// in `differing` (a new session's credential) must be there both ways, with any value.
     static func compare(
         port: Int,
         status: String,
@@ -87,7 +88,7 @@ import Testing
         #expect(direct["Date"]?.hasSuffix(" GMT") == true && direct["Date"]?.count == framework["Date"]?.count, "\(direct["Date"] ?? "-")")
     }
 
-    @Test func eachDirectAnswerIsTheFrameworksAnswerAndIsCounted() async throws {
+    @Test func everyAuthRequestIsAnsweredOnTheLoopWithABodyOrWithoutAndIsCounted() async throws {
         try await withGate { port, session in
             let segment = [("X-Original-URI", "/hls/tnt/seg1.ts"), ("X-Token-Resource", "TNT")]
             let cases: [(status: String, fields: [(String, String)])] = [
@@ -116,22 +117,26 @@ import Testing
             _ = try await RawHTTP.fetch(port: port, "/v1/auth-request", headers: spent)
             try await Self.compare(port: port, status: "TOKEN_REPLAYED", direct: spent, framework: spent)
             let metrics = try await RawHTTP.fetch(port: port, "/metrics").body
-            // The session's opening and the spending are direct answers too.
-            let direct = cases.count + 2 + 2
-            #expect(metrics.contains("\ntokengate_direct_answers_total \(direct)\n"), "one per request without a body, none with one")
+            // Each case both ways, the media tokens both ways, the session's opening and the spending.
+            let direct = cases.count * 2 + 2 + 2 + 2
+            #expect(metrics.contains("\ntokengate_direct_answers_total \(direct)\n"), "one per auth request, with a body or without")
         }
     }
 
-    /// One connection, four requests in one write: the framework's answer to
-    /// the media token comes between two answered at once, in the order asked.
+    /// One connection, five requests in one write: the framework's answer to
+    /// a probe comes between auth answers, a `HEAD` among them, in the order asked.
     @Test func pipelinedAnswersComeInTheOrderAsked() async throws {
         try await withGate { port, session in
             let segment = [("X-Original-URI", "/hls/tnt/seg1.ts"), ("X-Token-Resource", "TNT"), ("Cookie", "tokengate_session=\(session)")]
             let token = [("X-Original-URI", "/hls/tnt/seg2.ts?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT")]
             let none = [("X-Original-URI", "/hls/tnt/seg3.ts"), ("X-Token-Resource", "TNT")]
-            let bytes = Self.request(segment) + Self.request(token) + Self.request(segment) + Self.request(none, close: true)
+            let probe = "GET /healthz HTTP/1.1\r\nHost: gate\r\n\r\n"
+            let headRequest = Self.request(segment).replacingOccurrences(of: "GET /v1/auth-request", with: "HEAD /v1/auth-request")
+            let bytes = Self.request(segment) + probe + Self.request(token) + headRequest + Self.request(none, close: true)
             let answers = try Self.answers(try await offloaded { try RawHTTP.exchange(port: port, Array(bytes.utf8)) })
-            #expect(answers.map(\.tokenStatus) == ["VALID_SESSION", "VALID_TOKEN", "VALID_SESSION", "NO_TOKEN"])
+            #expect(answers.map(\.tokenStatus) == ["VALID_SESSION", nil, "VALID_TOKEN", "VALID_SESSION", "NO_TOKEN"])
+            #expect(answers.map(\.status) == [200, 200, 200, 200, 401])
+            #expect(answers.dropFirst().first?.body == "ok\n", "the framework's answer, in its place")
         }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 @testable import GateTestSupport
 @testable import TokenGate
 
-/// The gate's routes (`GateResponder.route(_:)`, docs/DESIGN.md#where-the-routes-are-declared)
+/// The gate's routes (`GateRoute`, docs/DESIGN.md#where-the-routes-are-declared)
 /// over every path and method: which endpoint answers, 405 with the path's
 /// `Allow`, 404; and the endpoint each request is counted under in
 /// `tokengate_request_duration_seconds`. A path or method routed wrongly, or

@@ -31,7 +31,7 @@ import Testing
     func tokenIDIsTheSignedBytesDigest() async throws {
         let gate = try GateFixtures.runtime().gate
         func decide(_ token: String, resource: String = "TNT") async -> GateDecision {
-            await gate.decide(token: Substring(token).utf8, resource: resource, deviceID: nil, now: gate.clock())
+            await gate.judge(token: Substring(token).utf8, resource: resource, deviceID: nil, now: gate.clock())
         }
         let media = GateFixtures.token()
         let allowed = await decide(media)
