@@ -236,22 +236,7 @@ struct PlaybackEndpoints: Sendable {
             return .refusal(.badRequest, "the query parameter \(HeaderValue.encode(String(name))) is not one of token, resource, profile")
         }
         guard let token = values["token"], !token.isEmpty else { return .refusal(.badRequest, "no token: give ?token=…") }
-        let deviceLines = request.headers[values: deviceHeader]
-        guard deviceLines.count <= 1 else {
-            return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways")
-        }
-        let (clientIPs, isPrefetch) = common(request, exchange: exchange, profile: values["profile"])
-        return .request(
-            .init(
-                token: token,
-                resource: values["resource"],
-                profile: values["profile"],
-                deviceID: deviceLines.first.flatMap { $0.isEmpty ? nil : $0 },
-                clientIPs: clientIPs,
-                isPrefetch: isPrefetch,
-                now: now
-            )
-        )
+        return readRequest(token: token, values: values, deviceID: nil, request, deviceHeader: deviceHeader, now: now, exchange: exchange)
     }
 
     static func readPost(_ request: Request, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) async -> Read {
@@ -261,7 +246,30 @@ struct PlaybackEndpoints: Sendable {
         case .failure(let refusal): return .refusal(refusal.status, refusal.reason)
         }
         guard let token = values["token"], !token.isEmpty else { return .refusal(.badRequest, "no token: the body needs {\"token\": …}") }
-        var deviceID = values["deviceId"]
+        return readRequest(
+            token: token,
+            values: values,
+            deviceID: values["deviceId"],
+            request,
+            deviceHeader: deviceHeader,
+            now: now,
+            exchange: exchange
+        )
+    }
+
+    /// What both methods read past the token: the device from at most one
+    /// header line, which must name the device a body's `deviceId` names
+    /// (`deviceID`, nil for a query), and the profile's client addresses.
+    private static func readRequest(
+        token: String,
+        values: [String: String],
+        deviceID: String?,
+        _ request: Request,
+        deviceHeader: HTTPField.Name,
+        now: TokenTimestamp,
+        exchange: PlaybackExchange
+    ) -> Read {
+        var deviceID = deviceID
         let deviceLines = request.headers[values: deviceHeader]
         guard deviceLines.count <= 1 else {
             return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways")
