@@ -100,3 +100,28 @@ enum InputSource: Sendable, Equatable {
         splitter.finish(each: body)
     }
 }
+
+extension [InputSource] {
+    /// Every record of every input, in order. An input that cannot be read is
+    /// named on stderr, after what stdout holds so far, and the run goes on
+    /// with the next; returns whether one could not be read (exit status 2).
+    func forEachRecord(
+        configuration: DecoderConfiguration,
+        output: OutputStream,
+        errors: OutputStream,
+        _ body: (InputSource, TokenRecord) -> Void
+    ) -> Bool {
+        var unreadable = false
+        for input in self {
+            do {
+                try input.forEachRecord(configuration: configuration) { record in body(input, record) }
+            } catch {
+                output.flush()
+                errors.write("tokeninspect: error: \(error.description)\n")
+                errors.flush()
+                unreadable = true
+            }
+        }
+        return unreadable
+    }
+}

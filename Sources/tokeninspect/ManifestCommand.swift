@@ -1,10 +1,6 @@
 import CDNTokens
 import EntitlementTokens
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `manifest`: what the gate's manifest route would answer for a saved
 /// manifest (docs/DESIGN.md#tokens-inside-manifests), so an operator sees the
 /// rewriting before a player does. The same profile file, the same reading
@@ -26,17 +22,11 @@ struct ManifestCommand {
         options: [
             .option("profile", "FILE", help: "A CDN profile file (as tokengate --cdn-profile reads).", required: true, completion: .file),
             .option("url", "URL", help: "The URL the manifest was fetched from: relative URIs resolve against it.", required: true),
-            .option("now", "TIME", help: "Issue as at this time: ISO 8601, or epoch seconds or milliseconds (default: now)."),
-            .option("client-ip", "IP", help: "The viewer's IP address, for a profile with bind-ip = true."),
-            .option("requestor", "ID", help: "The requestor id a CAT names as its issuer when the profile sets no issuer."),
+            CDNIssuing.nowOption,
+            CDNIssuing.clientIPOption,
+            CDNIssuing.requestorOption,
             .option("gate-route", "PATH", help: "The gate's manifest route, an absolute path.", default: "/v1/manifest"),
-            .option(
-                "lifetime",
-                "SECONDS",
-                help: "The lifetime in seconds when the profile sets none (the gate uses its session lifetime).",
-                value: .integer,
-                default: "14400"
-            ),
+            CDNIssuing.lifetimeOption,
             .option(
                 "session-lifetime",
                 "SECONDS",
@@ -44,13 +34,7 @@ struct ManifestCommand {
                 value: .integer,
                 default: "14400"
             ),
-            .option(
-                "leeway",
-                "SECONDS",
-                help: "How far an edge's clock may run behind, in seconds (the gate's --leeway).",
-                value: .integer,
-                default: "30"
-            ),
+            CDNIssuing.leewayOption,
         ],
         arguments: [ArgumentSpec(valueName: "FILE", help: "The saved manifest (an HLS playlist or a DASH MPD).")],
         run: { try ManifestCommand($0).run() }
@@ -86,13 +70,9 @@ struct ManifestCommand {
     }
 
     func validate() throws {
-        guard (1...CDNProfileSettings.maximumLifetime).contains(lifetime) else {
-            throw ValidationError("--lifetime must be between 1 and \(CDNProfileSettings.maximumLifetime) seconds")
-        }
-        guard (1...CDNProfileSettings.maximumLifetime).contains(sessionLifetime) else {
-            throw ValidationError("--session-lifetime must be between 1 and \(CDNProfileSettings.maximumLifetime) seconds")
-        }
-        guard (0...86_400).contains(leeway) else { throw ValidationError("--leeway must be between 0 and 86400 seconds") }
+        try CDNIssuing.checkLifetime(lifetime, option: "lifetime")
+        try CDNIssuing.checkLifetime(sessionLifetime, option: "session-lifetime")
+        try CDNIssuing.checkLeeway(leeway)
         guard gateRoute.hasPrefix("/"), !gateRoute.hasSuffix("/"), gateRoute.utf8.allSatisfy(Self.isRouteByte) else {
             throw ValidationError("--gate-route is an absolute path of letters, digits, '-', '.', '_', '~' and '/', not ending in '/'")
         }
@@ -111,17 +91,7 @@ struct ManifestCommand {
         do {
             let manifestURL: CDNURL
             do { manifestURL = try CDNURL(parsing: url) } catch { throw ValidationError("--url: \(error.reason)") }
-            let set = try CDNProfileSet.load(
-                paths: [profile],
-                defaults: CDNProfileDefaults(lifetime: lifetime, leeway: leeway),
-                credentialsDirectory: getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }
-            )
-            let profile = set.profiles[0]
-            if profile.kind == .cat, profile.settings.issuer == nil, requestor == nil {
-                throw ValidationError(
-                    "--requestor: the CAT profile sets no issuer, and the gate writes its requestor id (tokengate --requestor) as iss"
-                )
-            }
+            let profile = try CDNIssuing.profile(self.profile, lifetime: lifetime, leeway: leeway, requestor: requestor)
             // The resource whose folder holds the manifest: its scope is where tokens may go.
             guard let resource = profile.settings.resources.first(where: { Self.holds($0.url, manifestURL) }) else {
                 throw CDNRefusal.format("\(url) lies in the folder of none of the profile's resources")
@@ -135,11 +105,11 @@ struct ManifestCommand {
             let token = try profile.queryToken(resource: resource.id, now: seconds, lifetime: tokenLifetime, clientIP: clientIP, requestor: requestor)
             output = manifest.rewritten(for: ManifestViewer(gateRoute: gateRoute, session: Self.sessionPlaceholder, token: token.fields))
         } catch let error as CDNProfileError {
-            throw Self.failure(TerminalText(escaping: error.message))
+            throw CDNIssuing.failure(TerminalText(escaping: error.message))
         } catch let error as CDNRefusal {
-            throw Self.failure(TerminalText(escaping: error.reason))
+            throw CDNIssuing.failure(TerminalText(escaping: error.reason))
         } catch let error as ManifestError {
-            throw Self.failure("\(file): \(error.description)")
+            throw CDNIssuing.failure("\(file): \(error.description)")
         }
         if Terminal.current.stdoutIsTerminal {
             OutputStream.standardOutput.write(TerminalText(escaping: String(decoding: output, as: UTF8.self)))
@@ -181,11 +151,5 @@ struct ManifestCommand {
         case .notRegular: throw .format("\(path) is not a regular file")
         case .tooLarge: throw .format("\(path) is larger than \(byteLimit) bytes (the profile's manifest-max-bytes)")
         }
-    }
-
-    static func failure(_ message: TerminalText) -> ExitCode {
-        OutputStream.standardError.write("tokeninspect: error: \(message)\n")
-        OutputStream.standardError.flush()
-        return ExitCode(2)
     }
 }

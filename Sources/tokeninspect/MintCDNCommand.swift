@@ -1,10 +1,6 @@
 import CDNTokens
 import EntitlementTokens
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `mint cdn`: what `tokengate` would hand a viewer of a resource under a
 /// CDN profile (docs/CDN.md), one item a line: the URL the player opens,
 /// each cookie as `Set-Cookie: …`, each header as `Name: value`. The same
@@ -22,23 +18,11 @@ struct MintCDNCommand {
         options: [
             .option("profile", "FILE", help: "A CDN profile file (as tokengate --cdn-profile reads).", required: true, completion: .file),
             .option("resource", "ID", help: "The resource whose URL the profile names.", required: true),
-            .option("now", "TIME", help: "Issue as at this time: ISO 8601, or epoch seconds or milliseconds (default: now)."),
-            .option("client-ip", "IP", help: "The viewer's IP address, for a profile with bind-ip = true."),
-            .option("requestor", "ID", help: "The requestor id a CAT names as its issuer when the profile sets no issuer."),
-            .option(
-                "lifetime",
-                "SECONDS",
-                help: "The lifetime in seconds when the profile sets none (the gate uses its session lifetime).",
-                value: .integer,
-                default: "14400"
-            ),
-            .option(
-                "leeway",
-                "SECONDS",
-                help: "How far an edge's clock may run behind, in seconds (the gate's --leeway).",
-                value: .integer,
-                default: "30"
-            ),
+            CDNIssuing.nowOption,
+            CDNIssuing.clientIPOption,
+            CDNIssuing.requestorOption,
+            CDNIssuing.lifetimeOption,
+            CDNIssuing.leewayOption,
         ],
         run: { try MintCDNCommand($0).run() }
     )
@@ -63,37 +47,20 @@ struct MintCDNCommand {
     }
 
     func validate() throws {
-        guard (1...CDNProfileSettings.maximumLifetime).contains(lifetime) else {
-            throw ValidationError("--lifetime must be between 1 and \(CDNProfileSettings.maximumLifetime) seconds")
-        }
-        guard (0...86_400).contains(leeway) else { throw ValidationError("--leeway must be between 0 and 86400 seconds") }
+        try CDNIssuing.checkLifetime(lifetime, option: "lifetime")
+        try CDNIssuing.checkLeeway(leeway)
     }
 
     func run() throws {
         let at = try now.map { try KeyOptions.parsedNow($0).timestamp } ?? TokenTimestamp.now()
         let grant: CDNGrant
         do {
-            let set = try CDNProfileSet.load(
-                paths: [profile],
-                defaults: CDNProfileDefaults(lifetime: lifetime, leeway: leeway),
-                credentialsDirectory: getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }
-            )
-            // The gate signs a CAT's iss with its requestor id when the profile names no issuer; without one here
-            // the answer would not be what the gate hands out.
-            if set.profiles[0].kind == .cat, set.profiles[0].settings.issuer == nil, requestor == nil {
-                throw ValidationError(
-                    "--requestor: the CAT profile sets no issuer, and the gate writes its requestor id (tokengate --requestor) as iss"
-                )
-            }
-            grant = try set.profiles[0].issue(resource: resource, now: at.millisecondsSince1970 / 1000, clientIP: clientIP, requestor: requestor)
+            let profile = try CDNIssuing.profile(self.profile, lifetime: lifetime, leeway: leeway, requestor: requestor)
+            grant = try profile.issue(resource: resource, now: at.millisecondsSince1970 / 1000, clientIP: clientIP, requestor: requestor)
         } catch let error as CDNProfileError {
-            OutputStream.standardError.write("tokeninspect: error: \(TerminalText(escaping: error.message))\n")
-            OutputStream.standardError.flush()
-            throw ExitCode(2)
+            throw CDNIssuing.failure(TerminalText(escaping: error.message))
         } catch let error as CDNRefusal {
-            OutputStream.standardError.write("tokeninspect: error: \(TerminalText(escaping: error.reason))\n")
-            OutputStream.standardError.flush()
-            throw ExitCode(2)
+            throw CDNIssuing.failure(TerminalText(escaping: error.reason))
         }
         for line in grant.lines { OutputStream.standardOutput.write("\(TerminalText(escaping: line))\n") }
         OutputStream.standardOutput.flush()

@@ -30,7 +30,6 @@ struct TokenRun {
         let errors = OutputStream.standardError
         let style = TextStyle(colored: terminal.usesColor(color))
         var progress = ProgressLine(enabled: terminal.stderrIsTerminal && (format != .text || !terminal.stdoutIsTerminal))
-        var unreadable = false
 
         let detailed: Bool
         if case .inspect = mode { detailed = true } else { detailed = false }
@@ -48,18 +47,9 @@ struct TokenRun {
         ) { bytes in
             output.write(bytes)
         }
-        for input in inputs {
-            do {
-                try input.forEachRecord(configuration: decoderConfiguration) { record in
-                    stream.add(record, source: input.name)
-                    progress.update(stream.summary.total, errors: errors)
-                }
-            } catch {
-                output.flush()
-                errors.write("tokeninspect: error: \(error.description)\n")
-                errors.flush()
-                unreadable = true
-            }
+        let unreadable = inputs.forEachRecord(configuration: decoderConfiguration, output: output, errors: errors) { input, record in
+            stream.add(record, source: input.name)
+            progress.update(stream.summary.total, errors: errors)
         }
         stream.finish()
         output.flush()

@@ -21,32 +21,22 @@ struct XMLEmission {
         let decoder = TokenDecoder(configuration: decoderConfiguration)
         var decoded = 0
         var failed = 0
-        var unreadable = false
-        for input in inputs {
-            do {
-                try input.forEachRecord(configuration: decoderConfiguration) { record in
-                    let result: Result<DecodedToken, TokenError>
-                    if let error = record.error {
-                        result = .failure(error)
-                    } else {
-                        result = Result { () throws(TokenError) in try decoder.decode(record.bytes, envelope: record.envelope) }
-                    }
-                    switch result {
-                    case .success(let token):
-                        decoded += 1
-                        write(signedBytesOnly ? Array(token.signedBytes) : token.xml, to: output)
-                    case .failure(let error):
-                        failed += 1
-                        output.flush()
-                        errors.write("tokeninspect: error: \(input.name):\(record.line): \(error.description)\n")
-                        errors.flush()
-                    }
-                }
-            } catch {
+        let unreadable = inputs.forEachRecord(configuration: decoderConfiguration, output: output, errors: errors) { input, record in
+            let result: Result<DecodedToken, TokenError>
+            if let error = record.error {
+                result = .failure(error)
+            } else {
+                result = Result { () throws(TokenError) in try decoder.decode(record.bytes, envelope: record.envelope) }
+            }
+            switch result {
+            case .success(let token):
+                decoded += 1
+                write(signedBytesOnly ? Array(token.signedBytes) : token.xml, to: output)
+            case .failure(let error):
+                failed += 1
                 output.flush()
-                errors.write("tokeninspect: error: \(error.description)\n")
+                errors.write("tokeninspect: error: \(input.name):\(record.line): \(error.description)\n")
                 errors.flush()
-                unreadable = true
             }
         }
         output.flush()

@@ -9,6 +9,15 @@ import TokenGate
 enum GateFixtures {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
+
+    /// Input text that a JSON body or log line must escape: a quote, a
+    /// backslash, C0 controls, a C1 control, a bidi override, and non-ASCII
+    /// scalars that stay as they are.
+    static let hostileText = "a\"b\\c\u{1}\r\n\u{85}é✓\u{202E}"
+    /// ``hostileText`` as every JSON the gate writes holds it, between the quotes:
+    /// each scalar the terminal rule names is `\uXXXX`.
+    static let hostileJSON = #"a\"b\\c\u0001\u000d\u000a\u0085é✓\u202e"#
+
     static let keys = repository.appendingPathComponent("Samples/keys")
     static let publicKey = keys.appendingPathComponent("trusted/test-rsa2048.pub.pem").path
     static let untrustedKeyPath = keys.appendingPathComponent("test-untrusted-rsa2048.pem").path

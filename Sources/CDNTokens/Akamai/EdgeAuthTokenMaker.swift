@@ -87,25 +87,12 @@ package struct EdgeAuthTokenMaker: Sendable {
             }
             return escaped
         }
-        let unsigned = EdgeAuthToken(
-            ip: written[0],
-            startTime: startTime,
-            expires: expires,
-            acl: acl,
-            sessionID: written[1],
-            data: written[2],
-            hmac: []
-        )
-        let mac = try key.hmac(unsigned.signedBytes(url: signedURL, salt: salt), algorithm)
-        let token = EdgeAuthToken(
-            ip: written[0],
-            startTime: startTime,
-            expires: expires,
-            acl: acl,
-            sessionID: written[1],
-            data: written[2],
-            hmac: mac
-        )
+        // The fields, first without the MAC (what it covers), then with it.
+        func fields(hmac: [UInt8]) -> EdgeAuthToken {
+            EdgeAuthToken(ip: written[0], startTime: startTime, expires: expires, acl: acl, sessionID: written[1], data: written[2], hmac: hmac)
+        }
+        let mac = try key.hmac(fields(hmac: []).signedBytes(url: signedURL, salt: salt), algorithm)
+        let token = fields(hmac: mac)
         // What is made must read back as itself (length, and every rule of the reader).
         guard (try? EdgeAuthToken(parsing: token.text)) == token else {
             throw .format(

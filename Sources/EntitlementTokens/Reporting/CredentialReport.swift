@@ -271,14 +271,7 @@ extension CredentialReport {
         case .error(let error):
             json.member("error")
             json.beginObject()
-            json.member("code")
-            json.string(error.code.rawValue)
-            json.member("stage")
-            json.string(error.stage.rawValue)
-            json.member("message")
-            json.string(error.message)
-            json.member("offset")
-            json.int(error.location?.byteOffset)
+            error.writeLeadingMembers(to: &json)
             json.endObject()
         }
         json.endObject()

@@ -152,14 +152,7 @@ extension TokenReport {
         json.literal(",\"error\":")
         if let error {
             json.beginObject()
-            json.member("code")
-            json.string(error.code.rawValue)
-            json.member("stage")
-            json.string(error.stage.rawValue)
-            json.member("message")
-            json.string(error.message)
-            json.member("offset")
-            json.int(error.location?.byteOffset)
+            error.writeLeadingMembers(to: &json)
             json.member("line")
             json.int(error.location?.line)
             json.member("column")
@@ -259,5 +252,20 @@ extension DecodedToken {
         while let first = text.first, first.isASCIIWhitespace { text = text.dropFirst() }
         while let last = text.last, last.isASCIIWhitespace { text = text.dropLast() }
         return text
+    }
+}
+
+extension TokenError {
+    /// `"code"`, `"stage"`, `"message"` and `"offset"`: the members a token's
+    /// `error` object and a credential's begin with, in that order.
+    func writeLeadingMembers(to json: inout JSONWriter) {
+        json.member("code")
+        json.string(code.rawValue)
+        json.member("stage")
+        json.string(stage.rawValue)
+        json.member("message")
+        json.string(message)
+        json.member("offset")
+        json.int(location?.byteOffset)
     }
 }

@@ -1,8 +1,26 @@
 /// JSON written as UTF-8 bytes, members separated as they come, into one
 /// buffer of its own (a `[UInt8]` would check uniqueness and capacity on
 /// each of the few hundred appends a token's object takes).
-struct JSONWriter: ~Copyable {
+///
+/// The one JSON writer of the package: the library's reports and the gate's
+/// bodies and log lines (`package`), so that no JSON is built by string
+/// interpolation and every string is escaped by one rule. A string never
+/// carries a scalar that ``TerminalText/isUnsafe(_:)`` names: each is written
+/// as an escape, since a JSON log or report is read in a terminal too.
+package struct JSONWriter: ~Copyable {
+    /// How the three controls JSON has short escapes for (`\n`, `\r`, `\t`) are written.
+    package enum ControlEscapes: Sendable {
+        /// `\n`, `\r`, `\t`: the reports' form, which their tests and documents show.
+        case short
+        /// `\u000a`, `\u000d`, `\u0009`, like every other control: the gate's
+        /// form, every scalar the terminal rule names written `\uXXXX` in its
+        /// bodies and log lines, the bytes its clients and log collectors have
+        /// always been given.
+        case unicode
+    }
+
     private var output: GrowableBytes
+    private let shortControlEscapes: Bool
     /// Bit n set: the container at depth n has no member yet.
     private var empty: UInt64 = 0
     private var depth = 0
@@ -16,8 +34,9 @@ struct JSONWriter: ~Copyable {
         var count: Int
     }
 
-    init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096, controlEscapes: ControlEscapes = .short) {
         output = GrowableBytes(capacity: capacity)
+        shortControlEscapes = controlEscapes == .short
     }
 
     /// What was written so far, without a copy.
@@ -26,7 +45,10 @@ struct JSONWriter: ~Copyable {
     }
 
     /// A copy of what was written.
-    var bytes: [UInt8] { output.array }
+    package var bytes: [UInt8] { output.array }
+
+    /// What was written, as a string.
+    package var text: String { output.string }
 
     /// Bytes written so far: where the next write starts.
     var count: Int { output.count }
@@ -47,28 +69,34 @@ struct JSONWriter: ~Copyable {
     }
 
     /// Text as it is, outside any JSON value (separators, newlines, a text block).
-    mutating func raw(_ text: StaticString) {
+    package mutating func raw(_ text: StaticString) {
         literal(text)
     }
 
-    mutating func raw(_ text: String) {
+    package mutating func raw(_ text: String) {
         output.append(text)
     }
 
-    mutating func beginObject() { open(UInt8(ascii: "{")) }
-    mutating func endObject() { close(UInt8(ascii: "}")) }
-    mutating func beginArray() { open(UInt8(ascii: "[")) }
-    mutating func endArray() { close(UInt8(ascii: "]")) }
+    /// A value already written as JSON by another writer (a library report
+    /// inside the debugger's answer), after its ``element()`` or ``member(_:)``.
+    package mutating func encoded(_ json: [UInt8]) {
+        output.append(json.span)
+    }
+
+    package mutating func beginObject() { open(UInt8(ascii: "{")) }
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
+    package mutating func beginArray() { open(UInt8(ascii: "[")) }
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// `"key":`, after a comma unless it is the container's first member.
-    @inline(__always) mutating func key(_ key: String) {
+    @inline(__always) package mutating func key(_ key: String) {
         element()
         string(key)
         output.append(UInt8(ascii: ":"))
     }
 
     /// The same for a key known to need no escaping (the fixed keys of an object).
-    mutating func member(_ key: StaticString) {
+    package mutating func member(_ key: StaticString) {
         element()
         let length = key.utf8CodeUnitCount
         output.appendInPlace(maximumCount: length &+ 3) { out in
@@ -81,7 +109,7 @@ struct JSONWriter: ~Copyable {
     }
 
     /// The comma before an array element, unless it is the first.
-    mutating func element() {
+    package mutating func element() {
         let bit: UInt64 = 1 << UInt64(depth)
         if empty & bit != 0 {
             empty &= ~bit
@@ -90,15 +118,15 @@ struct JSONWriter: ~Copyable {
         }
     }
 
-    mutating func null() {
+    package mutating func null() {
         literal("null")
     }
 
-    mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         value ? literal("true") : literal("false")
     }
 
-    mutating func int(_ value: Int?) {
+    package mutating func int(_ value: Int?) {
         guard let value else { return null() }
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
@@ -111,9 +139,10 @@ struct JSONWriter: ~Copyable {
         }
     }
 
-    /// A JSON string literal, or `null`: quotes, backslashes and control
-    /// characters (and DEL) escaped, everything else as its UTF-8.
-    @inline(__always) mutating func string(_ text: String?) {
+    /// A JSON string literal, or `null`: quotes, backslashes, control
+    /// characters (C0, DEL, C1) and the other scalars ``TerminalText/isUnsafe(_:)``
+    /// names escaped, everything else as its UTF-8.
+    @inline(__always) package mutating func string(_ text: String?) {
         guard let text else { return null() }
         // A native string lends its UTF-8 in place; others are copied once.
         if text.utf8.withContiguousStorageIfAvailable({ appendQuoted($0) }) == nil {
@@ -161,14 +190,19 @@ struct JSONWriter: ~Copyable {
     private mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>) {
         // Room for the worst case (every byte as \u00XX) up front, so the
         // copying below needs no capacity checks.
+        let short = shortControlEscapes
         output.appendInPlace(maximumCount: utf8.count &* 6 &+ 2) { out in
-            Self.writeQuoted(utf8, to: out)
+            Self.writeQuoted(utf8, to: out, shortControlEscapes: short)
         }
     }
 
     /// Writes `utf8` quoted and escaped at `out` (room for 6 bytes per input
     /// byte and the quotes) and returns the number of bytes written.
-    private static func writeQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    private static func writeQuoted(
+        _ utf8: UnsafeBufferPointer<UInt8>,
+        to out: UnsafeMutablePointer<UInt8>,
+        shortControlEscapes: Bool
+    ) -> Int {
         let length = utf8.count
         var written = 0
         out[0] = UInt8(ascii: "\"")
@@ -223,9 +257,9 @@ struct JSONWriter: ~Copyable {
                 switch byte {
                 case UInt8(ascii: "\""): put(UInt8(ascii: "\\"), UInt8(ascii: "\""))
                 case UInt8(ascii: "\\"): put(UInt8(ascii: "\\"), UInt8(ascii: "\\"))
-                case UInt8(ascii: "\n"): put(UInt8(ascii: "\\"), UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): put(UInt8(ascii: "\\"), UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): put(UInt8(ascii: "\\"), UInt8(ascii: "t"))
+                case UInt8(ascii: "\n") where shortControlEscapes: put(UInt8(ascii: "\\"), UInt8(ascii: "n"))
+                case UInt8(ascii: "\r") where shortControlEscapes: put(UInt8(ascii: "\\"), UInt8(ascii: "r"))
+                case UInt8(ascii: "\t") where shortControlEscapes: put(UInt8(ascii: "\\"), UInt8(ascii: "t"))
                 default:
                     putUnicodeEscape(UInt32(byte))
                 }

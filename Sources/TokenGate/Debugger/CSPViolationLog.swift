@@ -1,3 +1,4 @@
+import EntitlementTokens
 import Synchronization
 
 /// The Content-Security-Policy violations browsers reported to the debugger:
@@ -32,7 +33,19 @@ final class CSPViolationLog: Sendable {
     /// string (a browser's body is not trusted to be JSON).
     func json() -> [UInt8] {
         let (total, reports) = state.withLock { ($0.total, $0.reports) }
-        let items = reports.map(JSONText.quoted).joined(separator: ",")
-        return Array("{\"total\":\(total),\"reports\":[\(items)]}\n".utf8)
+        var json = JSONWriter(capacity: 256 + reports.reduce(0) { $0 + $1.utf8.count }, controlEscapes: .unicode)
+        json.beginObject()
+        json.member("total")
+        json.int(total)
+        json.member("reports")
+        json.beginArray()
+        for report in reports {
+            json.element()
+            json.string(report)
+        }
+        json.endArray()
+        json.endObject()
+        json.raw("\n")
+        return json.bytes
     }
 }

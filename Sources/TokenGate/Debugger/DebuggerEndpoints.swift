@@ -135,9 +135,10 @@ struct DebuggerEndpoints: MountedRoutes {
             requestorIDVerifier: SignedRequestorIDVerifier(ring: keys.signature.ring ?? KeyRing([])),
             pastedRequestorIDVerifier: pastedRing.map { SignedRequestorIDVerifier(ring: $0) }
         )
-        var reports: [String] = []
-        var errorXML: [String] = []
-        var pastedChecks: [String] = []
+        // Each record's parts, written into one answer below.
+        var reports: [[UInt8]] = []
+        var errorXML: [String?] = []
+        var pastedChecks: [String?] = []
         reports.reserveCapacity(input.records.count)
         let decoder = TokenDecoder()
         var encoded: [String] = []
@@ -157,42 +158,64 @@ struct DebuggerEndpoints: MountedRoutes {
                     kind: nil,
                     facts: CDNPasteInspection.Facts(url: nil, now: now, clientIP: nil)
                 )
-                reports.append(String(decoding: report.json.encoded, as: UTF8.self))
-                errorXML.append("null")
-                encoded.append(JSONText.quoted(paste.text))
+                reports.append(report.json.encoded)
+                errorXML.append(nil)
+                encoded.append(paste.text)
                 // A pasted key is for entitlement tokens and credentials: nothing to try here.
-                if pastedRing != nil { pastedChecks.append("null") }
+                if pastedRing != nil { pastedChecks.append(nil) }
             }
         }
         for (index, record) in input.records.enumerated() where !readsAsCDN {
             let candidate = ReportEndpoints.credentialCandidate(record, in: input.text, recordCount: input.records.count)
-            encoded.append(JSONText.quoted(String(decoding: candidate, as: UTF8.self)))
+            encoded.append(String(decoding: candidate, as: UTF8.self))
             if let credential = credentials.report(record, candidate: candidate, input: index + 1) {
-                reports.append(String(decoding: credential.json, as: UTF8.self))
-                errorXML.append("null")
+                reports.append(credential.json)
+                errorXML.append(nil)
                 if let check = credential.pastedKey { pastedChecks.append(check) }
                 continue
             }
             let verdict = await verifier.verify(record, expecting: expectations.request)
             let report = TokenReport(input: index + 1, source: "pasted", line: record.line, verdict: verdict)
-            reports.append(String(decoding: report.json(showDecodedXML: true), as: UTF8.self))
+            reports.append(report.json(showDecodedXML: true))
             errorXML.append(Self.errorXML(report, record: record, decoder: decoder))
             if let pastedVerifier {
                 pastedChecks.append(await PastedKeyCheck.json(gateVerdict: verdict, pasted: pastedVerifier, expecting: expectations.request))
             }
         }
-        var body = Array("{\"now\":\"\(now.iso8601)\"".utf8)
-        if let unit = expectations.nowEpochUnit { body += Array(",\"nowReadAs\":\(JSONText.quoted(unit.rawValue))".utf8) }
-        body += Self.jsonArray(",\"reports\":", reports)
-        body += Self.jsonArray(",\"errorXML\":", errorXML)
-        // What each record was as pasted: the page shows it beside the decoded report.
-        body += Self.jsonArray(",\"encoded\":", encoded)
-        if let pastedRing {
-            body += Self.jsonArray(",\"pastedKeys\":", pastedRing.keys.map { JSONText.quoted($0.description) })
-            body += Self.jsonArray(",\"pastedKey\":", pastedChecks)
+        var body = JSONWriter(capacity: 1024 + reports.reduce(0) { $0 + $1.count } * 2, controlEscapes: .unicode)
+        body.beginObject()
+        body.member("now")
+        body.string(now.iso8601)
+        if let unit = expectations.nowEpochUnit {
+            body.member("nowReadAs")
+            body.string(unit.rawValue)
         }
-        body += Array("}\n".utf8)
-        return DebuggerHeaders.response(.ok, contentType: "application/json", bytes: body)
+        body.member("reports")
+        body.beginArray()
+        for report in reports {
+            body.element()
+            body.encoded(report)
+        }
+        body.endArray()
+        body.member("errorXML")
+        Self.strings(errorXML, into: &body)
+        // What each record was as pasted: the page shows it beside the decoded report.
+        body.member("encoded")
+        Self.strings(encoded, into: &body)
+        if let pastedRing {
+            body.member("pastedKeys")
+            Self.strings(pastedRing.keys.map(\.description), into: &body)
+            body.member("pastedKey")
+            body.beginArray()
+            for check in pastedChecks {
+                body.element()
+                if let check { body.encoded(Array(check.utf8)) } else { body.null() }
+            }
+            body.endArray()
+        }
+        body.endObject()
+        body.raw("\n")
+        return DebuggerHeaders.response(.ok, contentType: "application/json", bytes: body.bytes)
     }
 
     /// A software statement verifier of `ring`'s keys (those a JWS can use), with the page's leeway and "now".
@@ -201,25 +224,23 @@ struct DebuggerEndpoints: MountedRoutes {
         return SoftwareStatementVerifier(keys: keys, leewayMilliseconds: expectations.leewayMilliseconds, clock: { now })
     }
 
-    /// `member` then a JSON array of already-encoded values.
-    private static func jsonArray(_ member: String, _ values: [String]) -> [UInt8] {
-        var bytes = Array(member.utf8)
-        bytes.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes += Array(value.utf8)
+    /// A JSON array of strings, `null` for a missing one.
+    private static func strings(_ values: [String?], into json: inout JSONWriter) {
+        json.beginArray()
+        for value in values {
+            json.element()
+            json.string(value)
         }
-        bytes.append(UInt8(ascii: "]"))
-        return bytes
+        json.endArray()
     }
 
     /// The decoded XML a format error of a later stage than transport points
-    /// into, as a JSON string; `null` for a token, or a transport error.
-    static func errorXML(_ report: TokenReport, record: TokenRecord, decoder: TokenDecoder) -> String {
+    /// into; nil (`null` in the answer) for a token, or a transport error.
+    static func errorXML(_ report: TokenReport, record: TokenRecord, decoder: TokenDecoder) -> String? {
         guard let error = report.error, error.stage != .transport,
             let xml = try? decoder.decodedXML(of: record.bytes, envelope: record.envelope)
-        else { return "null" }
-        return JSONText.quoted(String(decoding: xml, as: UTF8.self))
+        else { return nil }
+        return String(decoding: xml, as: UTF8.self)
     }
 
     private func collectViolation(_ request: Request) async -> Response {
@@ -231,8 +252,7 @@ struct DebuggerEndpoints: MountedRoutes {
 
     /// `{"error": reason}`, with `"field"` naming the page's input it is about (`key`), when one is.
     static func error(_ status: HTTPResponse.Status, _ reason: String, field: String? = nil) -> Response {
-        let fieldMember = field.map { ",\"field\":\(JSONText.quoted($0))" } ?? ""
-        return DebuggerHeaders.response(status, contentType: "application/json", "{\"error\":\(JSONText.quoted(reason))\(fieldMember)}\n")
+        DebuggerHeaders.response(status, contentType: "application/json", ReportEndpoints.errorBody(reason, field: field))
     }
 }
 

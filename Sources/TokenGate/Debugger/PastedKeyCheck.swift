@@ -42,18 +42,40 @@ enum PastedKeyCheck {
     // The three answers, for tokens and for the SDK's other credentials alike (docs/DESIGN.md#the-sdks-other-credentials).
 
     static func notTried(_ why: String) -> String {
-        "{\"tried\":false,\"reason\":\(JSONText.quoted(why))}"
+        answer(signed: nil, reason: why)
     }
 
     static func notSigned(_ verifierReason: String) -> String {
-        "{\"tried\":true,\"signedByPastedKey\":false,\"reason\":\(JSONText.quoted("no pasted key verifies the signature: \(verifierReason)"))}"
+        answer(signed: false, reason: "no pasted key verifies the signature: \(verifierReason)")
     }
 
     /// `status`: the pasted key's verdict; `VALID_TOKEN` is shown as `SIGNED_BY_PASTED_KEY`.
     static func signed(_ status: VerificationStatus, reason: String, key: String) -> String {
-        let shown = status == .validToken ? signedByPastedKey : status.rawValue
-        return "{\"tried\":true,\"signedByPastedKey\":true,\"status\":\(JSONText.quoted(shown)),"
-            + "\"reason\":\(JSONText.quoted(reason)),\"key\":\(JSONText.quoted(key))}"
+        answer(signed: true, status: status == .validToken ? signedByPastedKey : status.rawValue, reason: reason, key: key)
+    }
+
+    /// The one object of the three answers: `signed` nil when the key was not tried.
+    private static func answer(signed: Bool?, status: String? = nil, reason: String, key: String? = nil) -> String {
+        var json = JSONWriter(capacity: 256, controlEscapes: .unicode)
+        json.beginObject()
+        json.member("tried")
+        json.bool(signed != nil)
+        if let signed {
+            json.member("signedByPastedKey")
+            json.bool(signed)
+        }
+        if let status {
+            json.member("status")
+            json.string(status)
+        }
+        json.member("reason")
+        json.string(reason)
+        if let key {
+            json.member("key")
+            json.string(key)
+        }
+        json.endObject()
+        return json.text
     }
 
     /// The reason beside a check run under the pasted key: what passed, or what failed.

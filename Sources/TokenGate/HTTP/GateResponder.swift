@@ -117,15 +117,10 @@ struct GateResponder: HTTPResponder {
         case .healthz:
             return Self.plain(.ok, "ok\n")
         case .readyz:
-            if let reason = await readiness.notReadyReason() {
-                return Self.json(.serviceUnavailable, "{\"ready\":false,\"reason\":\(JSONText.quoted(reason))}\n")
-            }
+            let notReady = await readiness.notReadyReason()
             // Still ready with a sample key trusted, or after a failed reload, but the body says so
             // (docs/DESIGN.md#sample-keys, docs/DESIGN.md#key-reloads).
-            return Self.json(
-                .ok,
-                readiness.warning.map { "{\"ready\":true,\"warning\":\(JSONText.quoted($0))}\n" } ?? "{\"ready\":true}\n"
-            )
+            return Self.json(notReady == nil ? .ok : .serviceUnavailable, Self.readiness(notReady: notReady, warning: readiness.warning))
         case .metrics:
             return Response(
                 status: .ok,
@@ -282,6 +277,24 @@ struct GateResponder: HTTPResponder {
     static func methodNotAllowed(allow: String) -> Response { GateAnswer.methodNotAllowed(allow: allow).response }
     static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response { GateAnswer.plain(status, text).response }
     static func json(_ status: HTTPResponse.Status, _ text: String) -> Response { GateAnswer.json(status, text).response }
+
+    /// `/readyz`'s body: `{"ready":false,"reason":…}`, or `{"ready":true}` with a `warning` when there is one.
+    static func readiness(notReady reason: String?, warning: String?) -> String {
+        var json = JSONWriter(capacity: 128, controlEscapes: .unicode)
+        json.beginObject()
+        json.member("ready")
+        json.bool(reason == nil)
+        if let reason {
+            json.member("reason")
+            json.string(reason)
+        } else if let warning {
+            json.member("warning")
+            json.string(warning)
+        }
+        json.endObject()
+        json.raw("\n")
+        return json.text
+    }
 }
 
 /// An answer's status, for what observes every answer (``GateResponder``'s `observed`).

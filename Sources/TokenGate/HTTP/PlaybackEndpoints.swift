@@ -132,18 +132,57 @@ struct PlaybackEndpoints: Sendable {
     /// The allow's body: `{"status","profile","kind","url","expires","cookies":[…],"headers":{…}}`,
     /// and `"session"`, `"sessionExpires"` when the exchange opened one.
     static func json(_ grant: CDNGrant, status: String = "VALID_TOKEN", session: PlaybackExchange.OpenedSession? = nil) -> String {
-        let cookies = grant.cookies.map { cookie in
-            "{\"name\":\(JSONText.quoted(cookie.name)),\"value\":\(JSONText.quoted(cookie.value)),\"domain\":\(JSONText.quoted(cookie.domain)),"
-                + "\"path\":\(JSONText.quoted(cookie.path)),\"maxAge\":\(cookie.maxAge),\"secure\":\(cookie.secure),"
-                + "\"httpOnly\":\(cookie.httpOnly),\"sameSite\":\(JSONText.quoted(cookie.sameSite))}"
+        var json = JSONWriter(capacity: 1024, controlEscapes: .unicode)
+        json.beginObject()
+        json.member("status")
+        json.string(status)
+        json.member("profile")
+        json.string(grant.profile)
+        json.member("kind")
+        json.string(grant.kind.rawValue)
+        json.member("url")
+        json.string(grant.url)
+        json.member("expires")
+        json.string(TokenTimestamp(millisecondsSince1970: grant.expires * 1000)?.iso8601 ?? String(grant.expires))
+        json.member("cookies")
+        json.beginArray()
+        for cookie in grant.cookies {
+            json.element()
+            json.beginObject()
+            json.member("name")
+            json.string(cookie.name)
+            json.member("value")
+            json.string(cookie.value)
+            json.member("domain")
+            json.string(cookie.domain)
+            json.member("path")
+            json.string(cookie.path)
+            json.member("maxAge")
+            json.int(Int(cookie.maxAge))
+            json.member("secure")
+            json.bool(cookie.secure)
+            json.member("httpOnly")
+            json.bool(cookie.httpOnly)
+            json.member("sameSite")
+            json.string(cookie.sameSite)
+            json.endObject()
         }
-        let headers = grant.headers.map { "\(JSONText.quoted($0.name)):\(JSONText.quoted($0.value))" }
-        let expires = TokenTimestamp(millisecondsSince1970: grant.expires * 1000)?.iso8601 ?? "\(grant.expires)"
-        return
-            "{\"status\":\(JSONText.quoted(status)),\"profile\":\(JSONText.quoted(grant.profile)),\"kind\":\(JSONText.quoted(grant.kind.rawValue)),"
-            + "\"url\":\(JSONText.quoted(grant.url)),\"expires\":\(JSONText.quoted(expires)),"
-            + "\"cookies\":[\(cookies.joined(separator: ","))],\"headers\":{\(headers.joined(separator: ","))}"
-            + (session.map { ",\"session\":\(JSONText.quoted($0.credential)),\"sessionExpires\":\(JSONText.quoted($0.expires.iso8601))" } ?? "") + "}"
+        json.endArray()
+        json.member("headers")
+        json.beginObject()
+        for header in grant.headers {
+            json.key(header.name)
+            json.string(header.value)
+        }
+        json.endObject()
+        if let session {
+            json.member("session")
+            json.string(session.credential)
+            json.member("sessionExpires")
+            json.string(session.expires.iso8601)
+        }
+        json.endObject()
+        return json.text
     }
 
     static func refusal(status: HTTPResponse.Status, tokenStatus: String, reason: String) -> Response {
@@ -160,8 +199,21 @@ struct PlaybackEndpoints: Sendable {
         return GateAnswer(
             status: status,
             headers: headers,
-            body: ByteBuffer(string: "{\"status\":\(JSONText.quoted(tokenStatus)),\"reason\":\(JSONText.quoted(reason))}\n")
+            body: ByteBuffer(bytes: Self.refusalBody(tokenStatus: tokenStatus, reason: reason))
         )
+    }
+
+    /// `{"status","reason"}` and a newline.
+    static func refusalBody(tokenStatus: String, reason: String) -> [UInt8] {
+        var json = JSONWriter(capacity: 256, controlEscapes: .unicode)
+        json.beginObject()
+        json.member("status")
+        json.string(tokenStatus)
+        json.member("reason")
+        json.string(reason)
+        json.endObject()
+        json.raw("\n")
+        return json.bytes
     }
 
     /// The profile's IP header values and the prefetch marks, for either method.
@@ -189,22 +241,7 @@ struct PlaybackEndpoints: Sendable {
             return .refusal(.badRequest, "the query parameter \(HeaderValue.encode(String(name))) is not one of token, resource, profile")
         }
         guard let token = values["token"], !token.isEmpty else { return .refusal(.badRequest, "no token: give ?token=…") }
-        let deviceLines = request.headers[values: deviceHeader]
-        guard deviceLines.count <= 1 else {
-            return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways")
-        }
-        let (clientIPs, isPrefetch) = common(request, exchange: exchange, profile: values["profile"])
-        return .request(
-            .init(
-                token: token,
-                resource: values["resource"],
-                profile: values["profile"],
-                deviceID: deviceLines.first.flatMap { $0.isEmpty ? nil : $0 },
-                clientIPs: clientIPs,
-                isPrefetch: isPrefetch,
-                now: now
-            )
-        )
+        return readRequest(token: token, values: values, deviceID: nil, request, deviceHeader: deviceHeader, now: now, exchange: exchange)
     }
 
     static func readPost(_ request: Request, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) async -> Read {
@@ -214,7 +251,30 @@ struct PlaybackEndpoints: Sendable {
         case .failure(let refusal): return .refusal(refusal.status, refusal.reason)
         }
         guard let token = values["token"], !token.isEmpty else { return .refusal(.badRequest, "no token: the body needs {\"token\": …}") }
-        var deviceID = values["deviceId"]
+        return readRequest(
+            token: token,
+            values: values,
+            deviceID: values["deviceId"],
+            request,
+            deviceHeader: deviceHeader,
+            now: now,
+            exchange: exchange
+        )
+    }
+
+    /// What both methods read past the token: the device from at most one
+    /// header line, which must name the device a body's `deviceId` names
+    /// (`deviceID`, nil for a query), and the profile's client addresses.
+    private static func readRequest(
+        token: String,
+        values: [String: String],
+        deviceID: String?,
+        _ request: Request,
+        deviceHeader: HTTPField.Name,
+        now: TokenTimestamp,
+        exchange: PlaybackExchange
+    ) -> Read {
+        var deviceID = deviceID
         let deviceLines = request.headers[values: deviceHeader]
         guard deviceLines.count <= 1 else {
             return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways")

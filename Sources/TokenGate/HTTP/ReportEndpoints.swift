@@ -114,14 +114,17 @@ struct ReportEndpoints: Sendable {
         }
         // One decoder a request: inspecting is for people and the debugger, not the hot path.
         let decoder = TokenDecoder()
-        var body: [UInt8] = Array("[".utf8)
+        // The library's objects, one a line, as `tokeninspect --json` writes them.
+        var body = JSONWriter(capacity: 2048 * max(1, records.count), controlEscapes: .unicode)
+        body.beginArray()
         for (index, record) in records.enumerated() {
-            body += Array((index == 0 ? "\n" : ",\n").utf8)
+            body.element()
+            body.raw("\n")
             let candidate = Self.credentialCandidate(record, in: input, recordCount: records.count)
             if let detected = Self.credential(CredentialDetection.detect(candidate, asking: kind), asked: kind) {
                 var object = CredentialReport.make(detected, input: index + 1, source: "body", line: record.line, verifier: nil).json()
                 while object.last == UInt8(ascii: "\n") { object.removeLast() }
-                body += object
+                body.encoded(object)
                 continue
             }
             let decoded: Result<DecodedToken, TokenError>
@@ -132,13 +135,15 @@ struct ReportEndpoints: Sendable {
             }
             var object = TokenReport(input: index + 1, source: "body", line: record.line, decoded: decoded).json()
             while object.last == UInt8(ascii: "\n") { object.removeLast() }
-            body += object
+            body.encoded(object)
         }
-        body += Array("\n]\n".utf8)
+        body.raw("\n")
+        body.endArray()
+        body.raw("\n")
         return Response(
             status: .ok,
             headers: [.contentType: "application/json", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: body))
+            body: .init(byteBuffer: ByteBuffer(bytes: body.bytes))
         )
     }
 
@@ -233,15 +238,31 @@ struct ReportEndpoints: Sendable {
     /// `Content-Type` is read as text, as `tokeninspect` reads a file).
     static func unsupportedBody(_ request: Request) -> Response? {
         BodyMediaType.refusal(request.headers, accepting: BodyMediaType.tokens, absentIsAccepted: true).map { reason in
-            GateResponder.json(.unsupportedMediaType, "{\"error\":\(JSONText.quoted(reason))}\n")
+            GateResponder.json(.unsupportedMediaType, errorBody(reason))
         }
     }
 
     static func failure(_ failure: Failure) -> Response {
         switch failure {
-        case .badRequest(let reason): GateResponder.json(.badRequest, "{\"error\":\(JSONText.quoted(reason))}\n")
-        case .tooLarge(let reason): GateResponder.json(.contentTooLarge, "{\"error\":\(JSONText.quoted(reason))}\n")
+        case .badRequest(let reason): GateResponder.json(.badRequest, errorBody(reason))
+        case .tooLarge(let reason): GateResponder.json(.contentTooLarge, errorBody(reason))
         }
+    }
+
+    /// `{"error": reason}` and a newline, with `"field"` naming the input it is
+    /// about when there is one (the debugger's page marks that input).
+    static func errorBody(_ reason: String, field: String? = nil) -> String {
+        var json = JSONWriter(capacity: 256, controlEscapes: .unicode)
+        json.beginObject()
+        json.member("error")
+        json.string(reason)
+        if let field {
+            json.member("field")
+            json.string(field)
+        }
+        json.endObject()
+        json.raw("\n")
+        return json.text
     }
 
     /// The body, bounded, cut into records by the library's splitter.

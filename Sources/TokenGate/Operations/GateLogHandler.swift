@@ -51,9 +51,21 @@ package struct GateLogHandler: LogHandler {
             for key in keys { line += " \(key)=\(Self.textValue(all[key]!))" }
             write(line + "\n")
         case .json:
-            var line = "{\"time\":\"\(time)\",\"level\":\"\(event.level)\",\"message\":\(JSONText.quoted(event.message.description))"
-            for key in keys { line += ",\(JSONText.quoted(key)):\(JSONText.quoted(Self.flatten(all[key]!)))" }
-            write(line + "}\n")
+            var line = JSONWriter(capacity: 512, controlEscapes: .unicode)
+            line.beginObject()
+            line.member("time")
+            line.string(time)
+            line.member("level")
+            line.string(event.level.rawValue)
+            line.member("message")
+            line.string(event.message.description)
+            for key in keys {
+                line.key(key)
+                line.string(Self.flatten(all[key]!))
+            }
+            line.endObject()
+            line.raw("\n")
+            write(line.text)
         }
     }
 

@@ -1,3 +1,5 @@
+import EntitlementTokens
+
 /// What `tokengate check` found, section by section (keys, session secrets,
 /// replay store, CDN profiles, CAT keys): every finding with its severity, so
 /// that one run names **every** problem, not the first one only
@@ -69,26 +71,52 @@ struct SetupReport: Sendable {
 
     /// For programs: `{"ready":…,"problems":N,"warnings":N,"sections":[{"name":…,"findings":[…]}]}`.
     func json() -> String {
-        let sectionTexts = sections.map { section in
-            let findingTexts = section.findings.map { finding in
-                var members = [
-                    "\"severity\":\(JSONText.quoted(finding.severity.rawValue))", "\"subject\":\(JSONText.quoted(finding.subject))",
-                    "\"message\":\(JSONText.quoted(finding.message))",
-                ]
+        var json = JSONWriter(capacity: 1024, controlEscapes: .unicode)
+        json.beginObject()
+        json.member("ready")
+        json.bool(findings(.problem).isEmpty)
+        json.member("problems")
+        json.int(findings(.problem).count)
+        json.member("warnings")
+        json.int(findings(.warning).count)
+        json.member("sections")
+        json.beginArray()
+        for section in sections {
+            json.element()
+            json.beginObject()
+            json.member("name")
+            json.string(section.name)
+            json.member("title")
+            json.string(section.title)
+            json.member("findings")
+            json.beginArray()
+            for finding in section.findings {
+                json.element()
+                json.beginObject()
+                json.member("severity")
+                json.string(finding.severity.rawValue)
+                json.member("subject")
+                json.string(finding.subject)
+                json.member("message")
+                json.string(finding.message)
                 if !finding.facts.isEmpty {
-                    members.append(
-                        "\"facts\":{"
-                            + finding.facts.map { "\(JSONText.quoted($0.name)):\(JSONText.quoted($0.value))" }
-                            .joined(separator: ",") + "}"
-                    )
+                    json.member("facts")
+                    json.beginObject()
+                    for fact in finding.facts {
+                        json.key(fact.name)
+                        json.string(fact.value)
+                    }
+                    json.endObject()
                 }
-                return "{" + members.joined(separator: ",") + "}"
+                json.endObject()
             }
-            return "{\"name\":\(JSONText.quoted(section.name)),\"title\":\(JSONText.quoted(section.title)),\"findings\":["
-                + findingTexts.joined(separator: ",") + "]}"
+            json.endArray()
+            json.endObject()
         }
-        return "{\"ready\":\(findings(.problem).isEmpty),\"problems\":\(findings(.problem).count),\"warnings\":\(findings(.warning).count),"
-            + "\"sections\":[" + sectionTexts.joined(separator: ",") + "]}\n"
+        json.endArray()
+        json.endObject()
+        json.raw("\n")
+        return json.text
     }
 
     private static func label(_ severity: Severity) -> String {

@@ -29,6 +29,35 @@ import Testing
         #expect(written("") == #"[""]"#)
     }
 
+    /// Every scalar the terminal rule names is written as an escape, never as
+    /// itself: in the gate's form always `\uXXXX`, in the reports' form too
+    /// but for `\n`, `\r`, `\t`; the scalars around them are kept as UTF-8.
+    @Test(arguments: [JSONWriter.ControlEscapes.short, .unicode])
+    func everyScalarTheTerminalRuleNamesIsEscaped(controlEscapes: JSONWriter.ControlEscapes) {
+        let short: [UInt32: String] = [0x0A: #"\n"#, 0x0D: #"\r"#, 0x09: #"\t"#]
+        for value in Array(UInt32(0)...0x3000) + [0xFEFF, 0xFEFE, 0xFF00, 0x1F600] {
+            guard let scalar = Unicode.Scalar(value), scalar != "\"", scalar != "\\" else { continue }
+            var json = JSONWriter(capacity: 16, controlEscapes: controlEscapes)
+            json.string("x" + String(scalar) + "y")
+            let hex = String(value, radix: 16)
+            let escape = controlEscapes == .short ? short[value] : nil
+            let expected =
+                TerminalText.isUnsafe(scalar)
+                ? escape ?? "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                : String(scalar)
+            #expect(json.text == "\"x" + expected + "y\"", "U+\(hex)")
+        }
+    }
+
+    @Test func theGatesFormPinned() {
+        var json = JSONWriter(capacity: 16, controlEscapes: .unicode)
+        json.beginObject()
+        json.member("reason")
+        json.string("a\"b\\c\u{1}\r\n\t\u{85}\u{9B}é✓😀\u{202E}\u{2066}\u{FEFF}\u{7F}")
+        json.endObject()
+        #expect(json.text == #"{"reason":"a\"b\\c\u0001\u000d\u000a\u0009\u0085\u009bé✓😀\u202e\u2066\ufeff\u007f"}"#)
+    }
+
     @Test func everyASCIIByteAtEveryOffsetRoundTrips() throws {
         for byte in UInt8(0)...UInt8(0x7F) {
             for prefix in 0..<17 {

@@ -12,6 +12,15 @@ import Testing
 @Suite struct ReportEndpointTests {
     let clock = GateFixtures.Clock()
 
+    /// The error body of these routes and the debugger's, byte for byte.
+    @Test func errorBodyIsPinned() {
+        let escaped = GateFixtures.hostileJSON
+        #expect(ReportEndpoints.errorBody(GateFixtures.hostileText) == #"{"error":""# + escaped + #""}"# + "\n")
+        #expect(
+            ReportEndpoints.errorBody("bad", field: GateFixtures.hostileText) == #"{"error":"bad","field":""# + escaped + #""}"# + "\n"
+        )
+    }
+
     func post(_ client: any TestClientProtocol, _ uri: String, _ body: String) async throws -> (TestResponse, [[String: Any]]) {
         let response = try await client.executeRequest(uri: uri, method: .post, headers: [:], body: ByteBuffer(string: body))
         let array = (try? JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [[String: Any]]) ?? []

@@ -42,6 +42,16 @@ import Testing
         #expect(line.contains(#"resource="TNT\\u{FEFF}""#), "\(line)")
     }
 
+    @Test func jsonLineIsPinned() throws {
+        let line = try #require(Self.lines(.json).first)
+        let escaped = #"id\ufeffx\u202egpj.exe\u000d\u000aforged 2026-01-01T00:00:00Z notice ok\u2028\u001b[2J\u0085\u007f\u2066"#
+        let time = try #require(line.split(separator: "\"").dropFirst(3).first)
+        #expect(
+            line == #"{"time":""# + time + #"","level":"notice","message":"refused "# + escaped + #"","reason":""# + escaped
+                + #"","resource":"TNT\\u{FEFF}"}"# + "\n"
+        )
+    }
+
     @Test func jsonStaysJSONAndKeepsTheText() throws {
         let line = try #require(Self.lines(.json).first)
         #expect(line.contains("\\ufeff") && line.contains("\\u202e") && line.contains("\\u000d\\u000a"), "\(line)")
