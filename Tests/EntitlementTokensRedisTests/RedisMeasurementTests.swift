@@ -34,7 +34,7 @@ extension RedisIntegrationTests {
                 let after = try #require(Int(try await admin.info("memory", field: "used_memory") ?? ""))
                 let perKey = Double(after - before) / Double(count)
                 print(
-                    "Redis memory per replay entry (prefix \"\(RedisReplayStore.defaultKeyPrefix)\", 43-character id, PXAT): \(String(format: "%.1f", perKey)) bytes"
+                    "Redis memory per replay entry (prefix \"\(RedisReplayStore.defaultKeyPrefix)\", 43-character id, PX): \(String(format: "%.1f", perKey)) bytes"
                 )
                 #expect(perKey > 60 && perKey < 250, "\(perKey) bytes per key")
                 await store.shutdown()

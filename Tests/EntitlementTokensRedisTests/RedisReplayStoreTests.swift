@@ -48,24 +48,30 @@ extension RedisIntegrationTests {
             }
         }
 
-        @Test("the key is the prefix and Base64url SHA-256; PXAT is the token's expiry; it goes then")
+        @Test(
+            "the key is the prefix and Base64url SHA-256; it lives until − now + the clock skew from the write, whatever Redis's clock; it goes then"
+        )
         func keyAndExpiry() async throws {
             try await withRedisServer { server in
-                let store = try makeStore(server.url, prefix: "gate:")
+                let skewed = try makeStore(server.url, prefix: "gate:", clockSkew: .seconds(20))
                 let admin = try adminClient(server.url)
                 let digest = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
                 let identity = ReplayIdentity(digest: digest)
                 let key = "gate:" + ReplayKeyTests.foundationBase64URL(digest)
-                let until = timestamp(plus: 60_000)
-                #expect(await store.accept(identity, until: until, now: timestamp()) == .accepted)
+                // The writer's clock an hour behind Redis's: an instant of it
+                // would be Redis's past, a difference of two readings is not.
+                let behind = timestamp(plus: -3_600_000)
+                let until = behind.adding(milliseconds: 60_000)!
+                #expect(await skewed.accept(identity, until: until, now: behind) == .accepted)
                 #expect(try await admin.command("GET", key) == .bulkString(Array("1".utf8)))
-                #expect(try await admin.integer("PEXPIRETIME", key) == until.millisecondsSince1970)
                 let ttl = try #require(try await admin.integer("PTTL", key))
-                #expect(ttl > 55_000 && ttl <= 60_000)
-                #expect(await store.accept(identity, until: until, now: timestamp()) == .replayed)
+                #expect(ttl > 75_000 && ttl <= 80_000, "PTTL \(ttl) ms")
+                #expect(await skewed.accept(identity, until: until, now: behind) == .replayed)
+                await skewed.shutdown()
 
-                // A short-lived token: once Redis has dropped the entry, the store
-                // does not remember it (an expired token is refused before this check).
+                // A short-lived token, and no skew allowed: once Redis has dropped the entry,
+                // the store does not remember it (an expired token is refused before this check).
+                let store = try makeStore(server.url, prefix: "gate:", clockSkew: .zero)
                 let brief = ReplayIdentity(digest: digest.reversed())
                 #expect(await store.accept(brief, until: timestamp(plus: 150), now: timestamp()) == .accepted)
                 #expect(await store.accept(brief, until: timestamp(plus: 150), now: timestamp()) == .replayed)
@@ -73,8 +79,8 @@ extension RedisIntegrationTests {
                 #expect(try await admin.integer("EXISTS", "gate:" + ReplayKeyTests.foundationBase64URL(digest.reversed())) == 0)
                 #expect(await store.accept(brief, until: timestamp(plus: 150), now: timestamp()) == .accepted)
 
-                // An expiry already past (or 0, which PXAT refuses) is sent as
-                // now + 1 ms: accepted, never an error reply.
+                // An expiry already past is sent as the shortest lifetime PX
+                // takes, 1 ms: accepted, never an error reply.
                 let past = ReplayIdentity(digest: Array(digest.prefix(16) + digest.prefix(16)))
                 #expect(await store.accept(past, until: TokenTimestamp(millisecondsSince1970: 0)!, now: timestamp()) == .accepted)
                 let pastToo = ReplayIdentity(digest: Array(digest.suffix(16) + digest.suffix(16)))
@@ -260,5 +266,54 @@ extension RedisIntegrationTests {
                 await admin.shutdown()
             }
         }
+    }
+}
+
+/// The entry's lifetime and the command that carries it, without a server
+/// (docs/DESIGN.md#clocks-and-one-time-use).
+@Suite("Redis: a replay entry's lifetime")
+struct RedisReplayLifetimeTests {
+    static let skew: Int64 = 60_000
+
+    /// Issue 47: a gate 20 s behind the issuer and Redis accepts a token that
+    /// expired 40 s ago (20 s by its clock, inside the 30 s leeway). The entry
+    /// lives the 10 s the gate has left plus twice the leeway, from the write,
+    /// whatever instant either clock shows.
+    @Test func theLifetimeIsTheWritersOwnDifferencePlusTheSkew() {
+        let expiry = timestamp()
+        for offset: Int64 in [-20_000, 0, 20_000, -3_600_000, 3_600_000] {
+            let now = expiry.adding(milliseconds: 20_000 + offset)!
+            let until = expiry.adding(milliseconds: 30_000 + offset)!
+            #expect(RedisReplayStore.lifetime(until: until, now: now, clockSkew: Self.skew) == 70_000, "offset \(offset)")
+        }
+        // Past `until` (never for a token the verifier accepted): the skew alone, and never 0, which PX refuses.
+        #expect(RedisReplayStore.lifetime(until: expiry, now: expiry.adding(milliseconds: 5_000)!, clockSkew: Self.skew) == 60_000)
+        #expect(RedisReplayStore.lifetime(until: expiry, now: expiry.adding(milliseconds: 5_000)!, clockSkew: 0) == 1)
+        #expect(RedisReplayStore.lifetime(until: .latest, now: expiry, clockSkew: Self.skew) > 0)
+    }
+
+    /// The gate's skew is twice its leeway: a writer a leeway ahead of the
+    /// issuer, a reader a leeway behind. The reader accepts until the
+    /// writer's clock reads expiry + 3 leeways; the entry lives exactly that long.
+    @Test func theEntryOutlivesTheSlowestReader() {
+        let leeway: Int64 = 30_000
+        let expiry = timestamp()
+        // The writer, a leeway ahead, accepts the token at its last moment or earlier.
+        for writtenAt: Int64 in [-400_000, -1_000, 0, leeway] {
+            let lifetime = RedisReplayStore.lifetime(
+                until: expiry.adding(milliseconds: leeway)!,
+                now: expiry.adding(milliseconds: writtenAt)!,
+                clockSkew: 2 * leeway
+            )
+            // On the writer's clock the reader's last acceptance is expiry + 3 leeways.
+            #expect(writtenAt + lifetime >= 3 * leeway, "written at \(writtenAt): \(lifetime) ms")
+        }
+    }
+
+    @Test func theCommandIsARelativeSetNX() {
+        let command = RedisReplayStore.setCommand(Array("k".utf8), lifetime: 70_000, onlyIfAbsent: true)
+        #expect(command == RESPCommand("SET", "k", "1", "NX", "PX", "70000"))
+        let check = RedisReplayStore.setCommand(Array("k".utf8), lifetime: 10_000, onlyIfAbsent: false)
+        #expect(check == RESPCommand("SET", "k", "1", "PX", "10000"))
     }
 }

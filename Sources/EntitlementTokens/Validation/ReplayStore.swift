@@ -43,9 +43,17 @@ public protocol ReplayStore: Sendable {
     /// Records `identity` as accepted (`.accepted`), or says it was already
     /// accepted and not yet forgotten (`.replayed`), or that it cannot tell
     /// (`.unavailable`). Atomic: of many concurrent calls with one identity, on
-    /// however many servers share the store, exactly one is `.accepted`. The
-    /// entry may be forgotten once `now` passes `until` (the token's expiry
-    /// plus leeway), since an expired token is refused before the replay check.
+    /// however many servers share the store, exactly one is `.accepted`.
+    ///
+    /// `until` (the token's expiry plus leeway) and `now` are both read on
+    /// the caller's wall clock: `until − now` is how much longer the caller
+    /// could accept the token. A store keeps the entry at least that long
+    /// from the call, measured on a clock of its own that no step of the
+    /// wall clock moves, and never compares `until` with another clock than
+    /// the caller's, which may be off by any amount: an entry written by
+    /// a gate whose clock is behind Redis's, as an absolute Redis time,
+    /// was dropped at once. A store shared by servers keeps it longer by
+    /// the most their clocks may differ (docs/DESIGN.md#clocks-and-one-time-use).
     func accept(_ identity: ReplayIdentity, until: TokenTimestamp, now: TokenTimestamp) async -> ReplayDecision
 
     /// The same decision made without suspending, or nil when this store can
@@ -144,6 +152,13 @@ private final class DeadlineRace<Value: Sendable>: Sendable {
 /// An in-process replay store: bounded, forgets entries after their tokens
 /// expire, safe under concurrent use.
 ///
+/// An entry is forgotten only once both clocks say the token has expired:
+/// the monotonic clock, `until − now` after it was written, and the wall
+/// clock, past `until`. The wall clock alone forgets every entry when it
+/// steps forward, and a step back then makes those tokens acceptable again;
+/// the monotonic clock alone forgets an entry while a wall clock stepped
+/// back still accepts its token (docs/DESIGN.md#clocks-and-one-time-use).
+///
 /// A store of at least 2,048 entries is kept in up to 64 shards by the
 /// identity's hash, each with its own lock and an equal part of the capacity.
 /// A hash table grows by rehashing every entry it holds, under its lock; one
@@ -184,8 +199,10 @@ public final class InMemoryReplayStore: ReplayStore {
     }
 
     private struct State {
+        /// Each identity remembered, and its `until` on the wall clock (ms since 1970).
         var expiries: [Key: Int64] = [:]
-        /// Min-heap on expiry, for forgetting expired entries in order.
+        /// Min-heap on the monotonic instant (ms) from which an entry may be
+        /// forgotten if the wall clock agrees, for forgetting entries in order.
         var heap: [(expiry: Int64, key: Key)] = []
     }
 
@@ -206,9 +223,22 @@ public final class InMemoryReplayStore: ReplayStore {
     /// stays a small part of what it holds.
     static let minimumShardCapacity = 1024
 
+    /// Milliseconds on a monotonic clock, from any origin.
+    private let monotonicMilliseconds: @Sendable () -> Int64
+
     /// A store for one process, holding at most `capacity` identities.
-    public init(capacity: Int = 1_000_000) {
+    public convenience init(capacity: Int = 1_000_000) {
+        let origin = ContinuousClock.now
+        self.init(capacity: capacity) {
+            let elapsed = (ContinuousClock.now - origin).components
+            return elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+        }
+    }
+
+    /// The same, with the monotonic clock given (the tests step the wall clock against it).
+    init(capacity: Int, monotonicMilliseconds: @escaping @Sendable () -> Int64) {
         precondition(capacity > 0, "capacity must be positive")
+        self.monotonicMilliseconds = monotonicMilliseconds
         self.capacity = capacity
         var count = 1
         while count < Self.maximumShards, capacity / (count * 2) >= Self.minimumShardCapacity { count *= 2 }
@@ -237,22 +267,33 @@ public final class InMemoryReplayStore: ReplayStore {
         let key = Key(identity)
         // The key is a SHA-256 prefix: its low bits are as even as a hash.
         let shard = shards[Int(key.low & shardMask)]
+        let monotonic = monotonicMilliseconds()
+        let wall = now.millisecondsSince1970
         return shard.state.withLock { state in
-            Self.forgetExpired(&state, now: now.millisecondsSince1970)
+            Self.forgetExpired(&state, wall: wall, monotonic: monotonic)
             if state.expiries[key] != nil { return .replayed }
             while state.expiries.count >= shardCapacity, let oldest = Self.popMin(&state.heap) {
                 state.expiries[oldest.key] = nil
             }
             state.expiries[key] = until.millisecondsSince1970
-            Self.push(&state.heap, (until.millisecondsSince1970, key))
+            Self.push(&state.heap, (monotonic + max(0, until.millisecondsSince1970 - wall), key))
             return .accepted
         }
     }
 
-    private static func forgetExpired(_ state: inout State, now: Int64) {
-        while let first = state.heap.first, first.expiry < now {
+    /// Forgets the entries whose time is up on both clocks. One whose time is
+    /// up on the monotonic clock only (the wall clock was stepped back, and
+    /// this gate would accept its token again) waits as long again as the
+    /// wall clock now says is left.
+    private static func forgetExpired(_ state: inout State, wall: Int64, monotonic: Int64) {
+        while let first = state.heap.first, first.expiry < monotonic {
             _ = popMin(&state.heap)
-            state.expiries[first.key] = nil
+            guard let until = state.expiries[first.key] else { continue }
+            if until < wall {
+                state.expiries[first.key] = nil
+            } else {
+                push(&state.heap, (monotonic + (until - wall), first.key))
+            }
         }
     }
 

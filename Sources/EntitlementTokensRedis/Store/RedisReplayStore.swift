@@ -17,10 +17,11 @@ public enum RedisDurability: String, Sendable, Hashable, CaseIterable {
 /// One-time use across a fleet (docs/DESIGN.md#one-time-use-across-a-fleet): every server that shares the
 /// Redis (≥ 6.2) or Valkey server accepts a media token at most once.
 ///
-/// An accepted token is recorded as `SET <prefix><id> 1 NX PXAT <until>`,
+/// An accepted token is recorded as `SET <prefix><id> 1 NX PX <lifetime>`,
 /// where `<id>` is the Base64url SHA-256 of the signed bytes: atomic, so of
 /// any number of concurrent attempts on any number of servers exactly one
-/// gets `OK`, and the entry expires with the token (plus leeway). Anything
+/// gets `OK`, and the entry lives while any server sharing the store could
+/// still accept the token (``clockSkew``). Anything
 /// but `OK` or a null reply (an error reply such as `OOM` or `READONLY`, no
 /// answer within the deadline, no connection, too many requests in flight)
 /// is `.unavailable`: the verifier fails closed.
@@ -44,26 +45,41 @@ public enum RedisDurability: String, Sendable, Hashable, CaseIterable {
 /// not otherwise follow a switchover whose old primary keeps answering
 /// (docs/REDIS.md). Without a `ServiceGroup`, call ``shutdown()`` at exit.
 ///
-/// `PXAT` is compared with the Redis server's clock, and `until` comes from
-/// the verifier's: keep both on NTP (docs/REDIS.md).
+/// The lifetime is relative (`PX`, counted by Redis from the write), never an
+/// absolute `PXAT`: `until` is a time by the verifier's clock, and Redis
+/// would compare it with its own, so a gate whose clock runs behind Redis's
+/// wrote entries Redis dropped at once (docs/DESIGN.md#clocks-and-one-time-use).
 public final class RedisReplayStore: ReplayStore {
     public static let defaultKeyPrefix = "tokeninspect:replay:"
 
     public let client: RedisClient
     public let keyPrefix: String
     public let durability: RedisDurability
+    /// The most by which the wall clocks of two servers sharing the store may
+    /// differ: an entry is kept this much longer than its writer could itself
+    /// accept the token, so that a server whose clock is behind the writer's,
+    /// and accepts the token later, still finds it. The gate sets twice its
+    /// leeway (each server within a leeway of the issuer's clock); the
+    /// default is twice the default leeway (docs/DESIGN.md#clocks-and-one-time-use).
+    public let clockSkew: Duration
     private let keyPrefixBytes: [UInt8]
-    private static let (setWord, oneWord, nxWord, pxatWord) = (Array("SET".utf8), Array("1".utf8), Array("NX".utf8), Array("PXAT".utf8))
+    private let clockSkewMilliseconds: Int64
+    private static let (setWord, oneWord, nxWord, pxWord) = (Array("SET".utf8), Array("1".utf8), Array("NX".utf8), Array("PX".utf8))
+
+    public static let defaultClockSkew = Duration.seconds(60)
 
     public init(
         client: RedisClient,
         keyPrefix: String = RedisReplayStore.defaultKeyPrefix,
-        durability: RedisDurability = .primary
+        durability: RedisDurability = .primary,
+        clockSkew: Duration = RedisReplayStore.defaultClockSkew
     ) {
         self.client = client
         self.keyPrefix = keyPrefix
         self.durability = durability
+        self.clockSkew = clockSkew
         self.keyPrefixBytes = Array(keyPrefix.utf8)
+        self.clockSkewMilliseconds = max(0, clockSkew.components.seconds * 1000 + clockSkew.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// - Parameters:
@@ -72,19 +88,21 @@ public final class RedisReplayStore: ReplayStore {
     ///     `rediss-sentinel://`, `redis-cluster://`, `rediss-cluster://`.
     ///   - timeout: the longest one decision may take (discovery, redirections and `WAIT` included); past it, `.unavailable`.
     ///   - durability: when an accepted token counts as recorded.
+    ///   - clockSkew: how far apart the clocks of the servers sharing the store may run (``clockSkew``).
     ///   - trustedCAFile: PEM CA certificates for the TLS forms; nil trusts the system store.
     public convenience init(
         url: String,
         keyPrefix: String = RedisReplayStore.defaultKeyPrefix,
         timeout: Duration = .milliseconds(50),
         durability: RedisDurability = .primary,
+        clockSkew: Duration = RedisReplayStore.defaultClockSkew,
         trustedCAFile: String? = nil
     ) throws(RedisClientError) {
         var configuration = try RedisClientConfiguration(url: url, trustedCAFile: trustedCAFile)
         configuration.operationTimeout = timeout
         // A connection holds its other requests while its WAIT is out: more connections, fewer held.
         if durability == .replicated { configuration.maxConnections = max(configuration.maxConnections, 8) }
-        self.init(client: try RedisClient(configuration: configuration), keyPrefix: keyPrefix, durability: durability)
+        self.init(client: try RedisClient(configuration: configuration), keyPrefix: keyPrefix, durability: durability, clockSkew: clockSkew)
     }
 
     /// Mode and address(es) for logs and `/readyz`, never a password.
@@ -121,13 +139,10 @@ public final class RedisReplayStore: ReplayStore {
     ) async -> ReplayDecision {
         if let notFollowing = client.notFollowingSwitchovers { return .unavailable(notFollowing.description) }
         let key = ReplayKey.bytes(prefix: keyPrefixBytes, identity: identity)
-        // PXAT must be positive; an entry that would already be gone cannot
-        // stop a replay, so keep it at least a millisecond past `now`.
-        let expiry = max(until.millisecondsSince1970, now.millisecondsSince1970 + 1, 1)
         let reply: RESPReply
         do {
             reply = try await client.execute(
-                Self.setCommand(key, expiringAt: expiry, onlyIfAbsent: true),
+                Self.setCommand(key, lifetime: Self.lifetime(until: until, now: now, clockSkew: clockSkewMilliseconds), onlyIfAbsent: true),
                 key: key,
                 deadline: deadline,
                 afterReply: durability == .replicated ? .waitForReplicas(1) : .nothing
@@ -138,13 +153,26 @@ public final class RedisReplayStore: ReplayStore {
         return Self.decision(for: reply)
     }
 
-    /// `SET <key> 1 [NX] PXAT <milliseconds>`: how a token is recorded, and the write check.
-    static func setCommand(_ key: [UInt8], expiringAt milliseconds: Int64, onlyIfAbsent: Bool) -> RESPCommand {
-        let expiry = Array(String(milliseconds).utf8)
-        return RESPCommand(onlyIfAbsent ? [setWord, key, oneWord, nxWord, pxatWord, expiry] : [setWord, key, oneWord, pxatWord, expiry])
+    /// How long Redis keeps an entry, in milliseconds from when it writes it:
+    /// what is left of the writer's own window by the writer's clock
+    /// (`until − now`), plus `clockSkew` for the other servers' clocks
+    /// (docs/DESIGN.md#clocks-and-one-time-use). Both times are the writer's, so no other clock
+    /// enters the difference; Redis counts it on its own clock, whatever
+    /// that clock's offset. Past `until` (never for a token the verifier
+    /// accepted) the entry is still kept `clockSkew`, and at least 1 ms,
+    /// since `PX` must be positive.
+    static func lifetime(until: TokenTimestamp, now: TokenTimestamp, clockSkew: Int64) -> Int64 {
+        let own = max(0, until.millisecondsSince1970 - now.millisecondsSince1970)
+        return max(1, own + clockSkew)
     }
 
-    /// What a reply to `SET … NX PXAT` means for the token.
+    /// `SET <key> 1 [NX] PX <milliseconds>`: how a token is recorded, and the write check.
+    static func setCommand(_ key: [UInt8], lifetime milliseconds: Int64, onlyIfAbsent: Bool) -> RESPCommand {
+        let lifetime = Array(String(milliseconds).utf8)
+        return RESPCommand(onlyIfAbsent ? [setWord, key, oneWord, nxWord, pxWord, lifetime] : [setWord, key, oneWord, pxWord, lifetime])
+    }
+
+    /// What a reply to `SET … NX PX` means for the token.
     /// With `replicated` durability an `OK` comes back as `[OK, WAIT's reply]`.
     static func decision(for reply: RESPReply) -> ReplayDecision {
         switch reply {
@@ -183,16 +211,14 @@ public final class RedisReplayStore: ReplayStore {
     public var writeCheckKey: String { keyPrefix + ".write-check" }
 
     /// Whether this client may write the store's keys the way ``accept(_:until:now:)``
-    /// does: `SET <prefix>.write-check 1 PXAT <now + 10 s>`. A user that may
-    /// `PING` but not `SET`, or not these keys (`NOPERM`), and a server older
-    /// than Redis 6.2 (no `PXAT`: a syntax error) fail here, at start-up,
+    /// does: `SET <prefix>.write-check 1 PX 10000`. A user that may `PING`
+    /// but not `SET`, or not these keys (`NOPERM`), fails here, at start-up,
     /// rather than on every media token. Without `NX`, so servers starting
     /// together all pass.
     ///
     /// In Cluster, one key on every primary: `<prefix>.write-check{<n>}`, the
     /// hash tag `<n>` chosen so the key's slot is one that primary owns.
-    public func checkWriteAccess(now: TokenTimestamp = .now()) async throws(RedisClientError) {
-        let expiry = now.millisecondsSince1970 + 10_000
+    public func checkWriteAccess() async throws(RedisClientError) {
         let deadline = NIODeadline.now() + client.configuration.operationTimeout.timeAmount
         let keys: [[UInt8]]
         if let primaries = try await client.clusterPrimaries(deadline: deadline) {
@@ -201,7 +227,7 @@ public final class RedisReplayStore: ReplayStore {
             keys = [Array(writeCheckKey.utf8)]
         }
         for key in keys {
-            let reply = try await client.execute(Self.setCommand(key, expiringAt: expiry, onlyIfAbsent: false), key: key, deadline: deadline)
+            let reply = try await client.execute(Self.setCommand(key, lifetime: 10_000, onlyIfAbsent: false), key: key, deadline: deadline)
             guard reply.isOK else { throw .notExpected("SET", reply) }
         }
     }

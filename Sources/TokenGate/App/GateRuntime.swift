@@ -50,7 +50,9 @@ package final class GateRuntime: Sendable {
             replay: ReplayStoreFactory.make(
                 configuration.replay,
                 timeout: .milliseconds(configuration.replayTimeoutMilliseconds),
-                durability: configuration.replayDurability
+                durability: configuration.replayDurability,
+                // Every gate within a leeway of the issuer's clock: two gates within two.
+                clockSkew: .milliseconds(2 * configuration.leewayMilliseconds)
             )
         )
     }

@@ -22,10 +22,13 @@ enum ReplayStoreFactory {
     /// is not mistaken for an unreachable server.
     static let startupCheckTimeout = Duration.seconds(2)
 
+    /// `clockSkew` is how far apart the clocks of the gates sharing Redis
+    /// may run (twice the leeway: docs/DESIGN.md#clocks-and-one-time-use).
     static func make(
         _ setting: ReplaySetting,
         timeout: Duration,
-        durability: ReplayDurability = .primary
+        durability: ReplayDurability = .primary,
+        clockSkew: Duration = RedisReplayStore.defaultClockSkew
     ) throws(GateConfigurationError) -> Made {
         switch setting {
         case .off:
@@ -35,7 +38,7 @@ enum ReplayStoreFactory {
         case .redis(let url):
             let store: RedisReplayStore
             do {
-                store = try RedisReplayStore(url: url, timeout: timeout, durability: durability)
+                store = try RedisReplayStore(url: url, timeout: timeout, durability: durability, clockSkew: clockSkew)
             } catch {
                 // The client's messages never hold the password.
                 throw GateConfigurationError("--replay: \(error.description)")
@@ -73,7 +76,7 @@ enum ReplayStartupCheck: Sendable, Equatable {
     /// setting, so the gate does not start.
     case refused(String)
 
-    /// Pings, then writes the way a media token will (`SET … PXAT` under the
+    /// Pings, then writes the way a media token will (`SET … PX` under the
     /// key prefix), through a client of its own with a longer deadline, then
     /// closes it: a user that may ping but not write its keys is found here.
     static func redis(url: String) async -> ReplayStartupCheck {
@@ -102,12 +105,12 @@ enum ReplayStartupCheck: Sendable, Equatable {
         case .errorReply, .unexpectedReply:
             // An ACL user without the right to PING or to SET the store's
             // keys is refused the same way at every attempt, and so is a
-            // server without SET … PXAT (Redis < 6.2 answers a syntax error);
+            // server that does not take SET … PX (a syntax error);
             // other error replies (LOADING, BUSY, OOM, READONLY) may pass.
             let permission = ["NOPERM", "NOAUTH", "WRONGPASS"].contains { error.message.contains($0) }
             if permission { return .refused(error.description) }
             if error.message.contains("ERR syntax error") {
-                return .refused(error.description + " (SET … PXAT needs Redis 6.2 or later, or Valkey)")
+                return .refused(error.description + " (the store writes SET … NX PX: Redis 6.2 or later, or Valkey)")
             }
             return .unreachable(error.description)
         default:

@@ -40,7 +40,7 @@ enum ReplayStoreInspection {
         let target = configuration.target
         switch await ReplayStartupCheck.redis(url: url) {
         case .ready:
-            section.add(.ok, target, "answers, accepts the login, and the gate may write its keys (SET … PXAT under the key prefix)")
+            section.add(.ok, target, "answers, accepts the login, and the gate may write its keys (SET … PX under the key prefix)")
         case .unreachable(let reason), .refused(let reason):
             section.add(.problem, target, reason)
             // Nothing below can be asked of a store that will not answer or let the gate in;

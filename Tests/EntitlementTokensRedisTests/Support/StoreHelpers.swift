@@ -21,12 +21,13 @@ func makeStore(
     timeout: Duration = .seconds(1),
     prefix: String = RedisReplayStore.defaultKeyPrefix,
     trustedCAFile: String? = nil,
+    clockSkew: Duration = RedisReplayStore.defaultClockSkew,
     configure: (inout RedisClientConfiguration) -> Void = { _ in }
 ) throws -> RedisReplayStore {
     var configuration = try RedisClientConfiguration(url: url, trustedCAFile: trustedCAFile)
     configuration.operationTimeout = timeout
     configure(&configuration)
-    return RedisReplayStore(client: try RedisClient(configuration: configuration), keyPrefix: prefix)
+    return RedisReplayStore(client: try RedisClient(configuration: configuration), keyPrefix: prefix, clockSkew: clockSkew)
 }
 
 /// An administrative client for reading back what the store wrote.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import EntitlementTokens
@@ -279,7 +280,9 @@ import Testing
     }
 
     @Test func theReplayStoreForgetsExpiredEntriesAndStaysBounded() {
-        let store = InMemoryReplayStore(capacity: 3)
+        // The monotonic clock keeps pace with the wall clock, as when nobody steps it.
+        let monotonic = Mutex<Int64>(0)
+        let store = InMemoryReplayStore(capacity: 3) { monotonic.withLock { $0 } }
         func identity(_ byte: UInt8) -> ReplayIdentity { ReplayIdentity(digest: [byte]) }
         let now = Minting.issued
         #expect(store.acceptWithoutWaiting(identity(1), until: Minting.at(1000), now: now) == .accepted)
@@ -291,8 +294,54 @@ import Testing
         #expect(store.count == 3)
         #expect(store.acceptWithoutWaiting(identity(2), until: Minting.at(5000), now: now) == .replayed)
         // After their expiry, entries are forgotten.
+        monotonic.withLock { $0 = 9500 }
         #expect(store.acceptWithoutWaiting(identity(5), until: Minting.at(20_000), now: Minting.at(9500)) == .accepted)
         #expect(store.count == 1)
+    }
+
+    /// docs/DESIGN.md#clocks-and-one-time-use: an entry goes only when both clocks say so. The
+    /// wall clock (the caller's `now`) steps an hour forward and back while
+    /// the monotonic one runs on; the entry is kept through both steps, and
+    /// forgotten once the wall clock is past `until` and the monotonic clock
+    /// past `until − now` from the write.
+    @Test func anEntryOutlivesAnHourStepOfTheWallClockEitherWay() {
+        let monotonic = Mutex<Int64>(0)
+        func advance(_ milliseconds: Int64) { monotonic.withLock { $0 += milliseconds } }
+        let store = InMemoryReplayStore(capacity: 10) { monotonic.withLock { $0 } }
+        let hour: Int64 = 3_600_000
+        let token = ReplayIdentity(digest: [1])
+        var other: UInt8 = 2
+        /// Asks about a new identity at `now`: the store looks at what it may forget.
+        func touch(at now: TokenTimestamp) {
+            #expect(store.acceptWithoutWaiting(ReplayIdentity(digest: [other]), until: now, now: now) == .accepted)
+            other += 1
+        }
+        // Accepted with 60 s left by the wall clock.
+        #expect(store.acceptWithoutWaiting(token, until: Minting.at(60_000), now: Minting.at(0)) == .accepted)
+
+        // Forward an hour, then back: judged by the wall clock alone, the entry
+        // went at the first step, and the token played again after the second.
+        advance(1_000)
+        touch(at: Minting.at(hour + 1_000))
+        advance(1_000)
+        #expect(store.acceptWithoutWaiting(token, until: Minting.at(60_000), now: Minting.at(2_000)) == .replayed)
+
+        // Back an hour: 61 s later by the monotonic clock its own time is up,
+        // but the wall clock says the token could be accepted again (and the
+        // verifier would): judged by the monotonic clock alone, it went.
+        advance(59_000)
+        touch(at: Minting.at(61_000 - hour))
+        #expect(store.acceptWithoutWaiting(token, until: Minting.at(60_000), now: Minting.at(61_000 - hour)) == .replayed)
+        // Still there while the wall clock, an hour behind, reaches `until`…
+        advance(hour - 1_000)
+        touch(at: Minting.at(60_000))
+        #expect(store.acceptWithoutWaiting(token, until: Minting.at(60_000), now: Minting.at(60_000)) == .replayed)
+        // …and gone once both clocks are past it.
+        advance(1_001)
+        let before = store.count
+        touch(at: Minting.at(60_001))
+        #expect(store.count < before, "nothing was forgotten")
+        #expect(store.acceptWithoutWaiting(token, until: Minting.at(60_000), now: Minting.at(60_001)) == .accepted)
     }
 
     /// A large store is kept in shards (docs/PERFORMANCE.md: one table's rehash was
@@ -302,7 +351,8 @@ import Testing
         #expect(InMemoryReplayStore(capacity: 2047).shardCount == 1)
         #expect(InMemoryReplayStore(capacity: 2048).shardCount == 2)
         #expect(InMemoryReplayStore().shardCount == 64)
-        let store = InMemoryReplayStore(capacity: 65_536)
+        // Both clocks stand still: the wall clock is the fixed `now` below.
+        let store = InMemoryReplayStore(capacity: 65_536) { 0 }
         #expect(store.shardCount == 64)
         // SplitMix64: digests as evenly spread as SHA-256's.
         func identity(_ number: Int) -> ReplayIdentity {

@@ -1,4 +1,5 @@
 import Foundation
+import IntegrationSupport
 
 @testable import GateTestSupport
 
@@ -26,7 +27,15 @@ final class GateProcess: @unchecked Sendable {
     /// gate whose Redis is down serves with readiness red). With `network`,
     /// the gate runs in its hub (`ip netns exec`, which execs it: the pid is
     /// the gate's), and the calling thread must have entered the hub too.
-    init(_ arguments: [String], port: Int? = nil, waitUntilServing: Bool = true, in network: NetworkNamespaces? = nil) throws {
+    /// With `clockOffset`, the gate's wall clock runs that many seconds off
+    /// (libfaketime; its monotonic clock stays true).
+    init(
+        _ arguments: [String],
+        port: Int? = nil,
+        waitUntilServing: Bool = true,
+        in network: NetworkNamespaces? = nil,
+        clockOffset: Int? = nil
+    ) throws {
         guard let binary = Self.binary else {
             throw RawHTTP.Failure(description: "the tokengate executable is not built (swift build --product tokengate)")
         }
@@ -41,6 +50,13 @@ final class GateProcess: @unchecked Sendable {
         if let network {
             process.executableURL = URL(fileURLWithPath: NetworkNamespaces.ip ?? "/usr/sbin/ip")
             process.arguments = ["netns", "exec", network.hub, binary.path] + serve
+        } else if let clockOffset {
+            // libfaketime 0.9.10 preloaded straight into the gate made it exit
+            // at once, silently; through sh, which execs it (the pid is the
+            // gate's), it runs.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "exec \"$0\" \"$@\"", binary.path] + serve
+            process.environment = try Integration.skewedClock(by: clockOffset)
         } else {
             process.executableURL = binary
             process.arguments = serve

@@ -187,10 +187,10 @@ import Testing
         #expect(check(.connectionFailed, "refused") == .unreachable("refused [connectionFailed]"))
         #expect(check(.timedOut, "late") == .unreachable("late [timedOut]"))
         #expect(check(.errorReply, "PING refused: 'LOADING'") == .unreachable("PING refused: 'LOADING' [errorReply]"))
-        // The write check: a server without SET … PXAT (Redis < 6.2) is a setting to fix; OOM may pass.
+        // The write check: a server that does not take SET … PX is a setting to fix; OOM may pass.
         #expect(
             check(.errorReply, "SET refused: 'ERR syntax error'")
-                == .refused("SET refused: 'ERR syntax error' [errorReply] (SET … PXAT needs Redis 6.2 or later, or Valkey)")
+                == .refused("SET refused: 'ERR syntax error' [errorReply] (the store writes SET … NX PX: Redis 6.2 or later, or Valkey)")
         )
         #expect(check(.errorReply, "SET refused: 'OOM command not allowed'") == .unreachable("SET refused: 'OOM command not allowed' [errorReply]"))
     }
