@@ -76,6 +76,34 @@ import Testing
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
+    /// A capture larger than the memory it may take (72 MB of Base64 segment bodies, 48 MiB
+    /// allowed) is read: it was never held whole, and each body over the limit was skipped and said so.
+    @Test func aLargeCaptureIsReadWithFlatMemory() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("large-\(UUID().uuidString).har").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        let body = String(repeating: "QUFB", count: 2_250_000)  // 9 MB of Base64
+        try handle.write(contentsOf: Data("{\"log\":{\"version\":\"1.2\",\"entries\":[".utf8))
+        for index in 0..<8 {
+            let entry = """
+                \(index == 0 ? "" : ","){"startedDateTime":"2026-01-15T12:01:0\(index).000Z","request":{"method":"GET",\
+                "url":"https://edge.example.test/hls/tnt/seg\(index).ts","headers":[]},"response":{"status":200,"headers":[],\
+                "content":{"mimeType":"video/mp2t","encoding":"base64","text":"\(body)"}}}
+                """
+            try handle.write(contentsOf: Data(entry.utf8))
+        }
+        try handle.write(contentsOf: Data("]}}".utf8))
+        try handle.close()
+        let result = try CLI.run(["har", "--format", "json", path], measuresMemory: true)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.maxRSSKiB > 0 && result.maxRSSKiB < 48 * 1024, "peak RSS \(result.maxRSSKiB) KiB")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect((object["entries"] as? [Any])?.count == 8)
+        let notes = (object["findings"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "NOT_READ" }
+        #expect(notes.count == 8 && notes.allSatisfy { ($0["message"] as? String)?.contains("a body of 9000000 bytes was skipped") == true })
+    }
+
     @Test func stdinIsRead() throws {
         let result = try CLI.run(["har", "--format", "json", "-"], stdinFile: CLI.packageRoot.appendingPathComponent(Self.sample).path)
         #expect(result.status == 1)
