@@ -58,7 +58,7 @@ package struct HARAnalysis {
                     message:
                         "the HAR was sanitized on export: no Cookie, Set-Cookie or Authorization appears anywhere while requests that "
                         + "needed a credential were admitted; what they carried is not judged and no player is blamed for it. Export "
-                        + "with sensitive data (Chrome: \"Export HAR (with sensitive data)\"; Firefox: devtools.netmonitor.har.includeSensitiveData)",
+                        + "with sensitive data (Chrome: \"Export HAR (with sensitive data)\"; docs/HAR.md says how for each browser and proxy)",
                     isFailure: false
                 )
             )
