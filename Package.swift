@@ -9,6 +9,10 @@ let package = Package(
         // Access Token, nginx secure_link): issued by tokengate, read back by
         // tokeninspect. No server dependency, so the CLI builds it.
         .library(name: "CDNTokens", targets: ["CDNTokens"]),
+        // A customer's capture (HAR) read streamed, every credential of the two
+        // libraries above found in it and judged at its entry's time: the CLI's
+        // `har` and, later, the debugger. No server dependency.
+        .library(name: "HARReport", targets: ["HARReport"]),
         .executable(name: "tokeninspect", targets: ["tokeninspect"]),
         .executable(name: "tokengate", targets: ["tokengate"]),
         // The shared replay store (docs/DESIGN.md#one-time-use-across-a-fleet), on SwiftNIO; the CLI never builds it.
@@ -61,11 +65,16 @@ let package = Package(
             name: "CDNTokens",
             dependencies: ["EntitlementTokens"]
         ),
+        .target(
+            name: "HARReport",
+            dependencies: ["EntitlementTokens", "CDNTokens"]
+        ),
         .executableTarget(
             name: "tokeninspect",
             dependencies: [
                 "EntitlementTokens",
                 "CDNTokens",
+                "HARReport",
             ]
         ),
         // RESP2 replies and commands over bytes; no I/O, no dependency.
@@ -86,14 +95,16 @@ let package = Package(
         ),
         .testTarget(
             name: "EntitlementTokensRedisTests",
-            dependencies: ["EntitlementTokensRedis", "RedisRESP", "IntegrationSupport", "TokenTestSupport",
-                           // EmbeddedChannel and time advanced by hand, for the connection's state machine.
-                           .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "NIOEmbedded", package: "swift-nio"),
-                           .product(name: "NIOPosix", package: "swift-nio"),
-                           // TLSUserEvent, for the tls-server-name check on an EmbeddedChannel.
-                           .product(name: "NIOTLS", package: "swift-nio"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+            dependencies: [
+                "EntitlementTokensRedis", "RedisRESP", "IntegrationSupport", "TokenTestSupport",
+                // EmbeddedChannel and time advanced by hand, for the connection's state machine.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                // TLSUserEvent, for the tls-server-name check on an EmbeddedChannel.
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // What integration tests share: a throw-away redis-server on a free
         // loopback port, and the skip-or-require convention.
@@ -160,7 +171,7 @@ let package = Package(
         ),
         .target(
             name: "TokenTestSupport",
-            dependencies: ["EntitlementTokens", "CDNTokens", "RedisRESP", "CTestCrypto", "CTestXMLTree"]
+            dependencies: ["EntitlementTokens", "CDNTokens", "HARReport", "RedisRESP", "CTestCrypto", "CTestXMLTree"]
         ),
         .testTarget(
             name: "EntitlementTokensTests",
@@ -171,6 +182,10 @@ let package = Package(
             name: "CDNTokensTests",
             dependencies: ["CDNTokens", "EntitlementTokens", "IntegrationSupport", "TokenTestSupport"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "HARReportTests",
+            dependencies: ["HARReport", "CDNTokens", "EntitlementTokens", "TokenTestSupport"]
         ),
         .testTarget(
             name: "TokenInspectTests",

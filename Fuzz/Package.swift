@@ -17,6 +17,8 @@ let targets = [
     "FuzzHLS",
     // A DASH MPD read and rewritten per viewer (CDNTokens/Manifests).
     "FuzzDASH",
+    // A HAR capture read streamed, reported and redacted (HARReport).
+    "FuzzHAR",
 ]
 
 let package = Package(

@@ -51,6 +51,7 @@ struct InspectCommand {
     }
 
     func run() throws {
+        try HARInputCheck.refuseCaptures(input.sources())
         let configuration = input.decoderConfiguration(repairsSpacesAsPlus: repairPlus)
         if emit == .xml {
             let status = XMLEmission(

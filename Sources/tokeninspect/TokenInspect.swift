@@ -18,7 +18,9 @@ enum TokenInspect {
 
 
             """ + ExitStatus.table.helpText,
-        subcommands: [InspectCommand.command, VerifyCommand.command, MintCommand.command, MetadataCommand.command, ManifestCommand.command]
+        subcommands: [
+            InspectCommand.command, VerifyCommand.command, MintCommand.command, MetadataCommand.command, ManifestCommand.command, HARCommand.command,
+        ]
     )
 
     static func main() {

@@ -86,6 +86,7 @@ struct VerifyCommand {
     }
 
     func run() throws {
+        try HARInputCheck.refuseCaptures(input.sources())
         // Software statements, signed requestor IDs and user metadata (docs/DESIGN.md#the-sdks-other-credentials) take their own run.
         let sources: [InputSource]
         switch try CredentialDispatch.run(

@@ -47,7 +47,7 @@ struct FuzzFailCaseTests {
 enum FailCaseReplay {
     static let targets = [
         "FuzzDecode", "FuzzVerify", "FuzzStream", "FuzzDates", "FuzzJSON", "FuzzRESP", "FuzzTopology", "FuzzJWS", "FuzzMetadata",
-        "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath", "FuzzHLS", "FuzzDASH",
+        "FuzzEdgeAuth", "FuzzCloudFront", "FuzzCAT", "FuzzSecureLink", "FuzzRequestPath", "FuzzHLS", "FuzzDASH", "FuzzHAR",
     ]
     static let fuzzDirectory: String = {
         var path = #filePath
@@ -87,6 +87,7 @@ enum FailCaseReplay {
         case "FuzzRequestPath": check = RequestPathOracle().check
         case "FuzzHLS": check = ManifestOracle().check
         case "FuzzDASH": check = DASHManifestOracle().check
+        case "FuzzHAR": check = HAROracle().check
         default: fatalError("unknown target \(target)")
         }
         for path in paths {

@@ -4,7 +4,7 @@ import Testing
 /// `--help` is part of the contract people read; a change to it must be deliberate.
 /// To accept a new help text: `UPDATE_GOLDEN=1 swift test --filter HelpTests`.
 @Suite struct HelpTests {
-    @Test(arguments: ["", "inspect", "verify", "mint", "mint token", "mint software-statement", "manifest"])
+    @Test(arguments: ["", "inspect", "verify", "mint", "mint token", "mint software-statement", "manifest", "har"])
     func helpMatchesItsGoldenText(subcommand: String) throws {
         let arguments = subcommand.isEmpty ? ["--help"] : subcommand.split(separator: " ").map(String.init) + ["--help"]
         let result = try CLI.run(arguments)

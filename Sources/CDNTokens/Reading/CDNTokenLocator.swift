@@ -3,7 +3,7 @@
 /// holds two tokens (two kinds, one name twice, two of a kind's names) is
 /// refused naming them: a reader that picked one could answer about a token
 /// the edge never read (docs/DESIGN.md#reading-cdn-tokens-back).
-enum CDNTokenLocator {
+package enum CDNTokenLocator {
     /// What was found: the kind, where, and the parts to read.
     struct Found {
         var kind: CDNTokenKind
@@ -21,7 +21,7 @@ enum CDNTokenLocator {
     /// names when no profile names its own: an EdgeAuth or CAT name, or both
     /// of CloudFront's `Signature` and `Key-Pair-Id`, or both of secure_link's
     /// `md5` and `expires` (one `expires` alone is any URL's business).
-    static func showsCDNToken(queryNames names: Set<String>) -> Bool {
+    package static func showsCDNToken(queryNames names: Set<String>) -> Bool {
         !names.isDisjoint(with: EdgeAuthToken.carrierNames + ["cat"])
             || names.isSuperset(of: ["Signature", "Key-Pair-Id"])
             || names.isSuperset(of: [SecureLinkToken.md5Name, SecureLinkToken.expiresName])
@@ -91,6 +91,14 @@ enum CDNTokenLocator {
             }
             return Found(kind: kind, carrier: carrier, pairs: pairs, bare: nil, tokenName: prefixes[0])
         }
+    }
+
+    /// True when `pair`, a cookie or header, is one of some kind's own names: a
+    /// reader of a whole capture hands a paste only the pairs that are CDN
+    /// tokens (a site's other cookies are none of the edge's business).
+    package static func carriesToken(name: String, carrier: CDNCarrier) -> Bool {
+        let pair = CDNPaste.Pair(name: name, value: "", carrier: carrier)
+        return carrier != .query && CDNTokenKind.allCases.contains { belongs(pair, to: $0, tokenName: nil) }
     }
 
     /// True when `pair` is one of `kind`'s names on its carrier.

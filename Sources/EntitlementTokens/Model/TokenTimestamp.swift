@@ -109,7 +109,7 @@ public struct TokenTimestamp: Sendable, Hashable, Comparable, CustomStringConver
 /// Proleptic Gregorian calendar arithmetic (H. Hinnant's days-from-civil), so
 /// dates convert exactly and fast without Foundation's calendars.
 package enum CivilDate {
-    static func toDays(year: Int64, month: Int64, day: Int64) -> Int64 {
+    package static func toDays(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -130,7 +130,7 @@ package enum CivilDate {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+    package static func daysInMonth(year: Int64, month: Int64) -> Int64 {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30

@@ -1,37 +1,49 @@
 /// Where a JSON value or error is, in the bytes the scanner was fed.
-struct JSONPosition: Sendable, Hashable {
+package struct JSONPosition: Sendable, Hashable {
     /// 0-based byte offset in the stream.
-    var offset: Int
+    package var offset: Int
     /// 1-based line and column (columns count bytes).
-    var line: Int
-    var column: Int
+    package var line: Int
+    package var column: Int
 
-    var location: SourceLocation { SourceLocation(byteOffset: offset, line: line, column: column) }
+    package init(offset: Int, line: Int, column: Int) {
+        self.offset = offset
+        self.line = line
+        self.column = column
+    }
+
+    package var location: SourceLocation { SourceLocation(byteOffset: offset, line: line, column: column) }
 }
 
 /// The kinds of JSON value, as a value starts.
-enum JSONValueKind: Sendable {
+package enum JSONValueKind: Sendable {
     case object, array, string, number, literal
 }
 
 /// A complete scalar. Its text is only given when its start was answered with ``JSONCapture/keep``.
-enum JSONScalar: Sendable {
+package enum JSONScalar: Sendable {
     case string, number, `true`, `false`, null
 }
 
 /// What the scanner does with a value as it reads it.
-enum JSONCapture: Sendable {
+package enum JSONCapture: Sendable {
     /// Validate only: no byte of a string or number is kept, and nothing inside
     /// an array or object is reported (nor its end), so unused members cost no memory.
     case skip
     /// Keep the text (unescaped, for a string), refusing one longer than `limit` bytes
     /// as written; for an array or object, report what is inside it.
     case keep(limit: Int)
+    /// A string kept when it is at most `limit` bytes as written; a longer one is
+    /// validated to its end without being kept and reported through
+    /// ``JSONEventHandler/stringOverLimit(byteCount:)`` instead of ``JSONEventHandler/scalar(_:text:)``.
+    /// For a document that carries large values a reader may do without (a
+    /// capture's bodies): the value is skipped and said so, and the scan goes on.
+    case keepWithin(limit: Int)
 }
 
 /// What a ``JSONScanner`` reports, as each event becomes known. Every method may
 /// throw to stop the scan (the error is then the scan's result).
-protocol JSONEventHandler {
+package protocol JSONEventHandler {
     /// A value starts at `position` (for a container: its bracket). Containers nest.
     mutating func valueStarts(_ kind: JSONValueKind, at position: JSONPosition) throws(TokenError) -> JSONCapture
     /// An object's member name starts; `true` to have it kept and given to ``key(_:)``.
@@ -41,6 +53,14 @@ protocol JSONEventHandler {
     /// A scalar ended; `text` is its captured text (unescaped UTF-8), or empty when skipped.
     mutating func scalar(_ kind: JSONScalar, text: [UInt8]) throws(TokenError)
     mutating func containerEnds() throws(TokenError)
+    /// A string asked for with ``JSONCapture/keepWithin(limit:)`` ended longer than its
+    /// limit; `byteCount` is its length as written.
+    mutating func stringOverLimit(byteCount: Int) throws(TokenError)
+}
+
+extension JSONEventHandler {
+    /// Only a handler that answers ``JSONCapture/keepWithin(limit:)`` is ever told.
+    package mutating func stringOverLimit(byteCount: Int) throws(TokenError) {}
 }
 
 /// A strict RFC 8259 scanner over bytes fed in chunks of any size.
@@ -57,10 +77,13 @@ protocol JSONEventHandler {
 /// in pairs, no raw control characters, well-formed UTF-8 (no overlong forms, no
 /// surrogates); numbers exactly by the grammar of RFC 8259 §6 (no leading zeros, no `+`,
 /// no bare `.`); no trailing commas, no comments, no `NaN`.
-struct JSONScanner {
-    let maxDepth: Int
+package struct JSONScanner {
+    package let maxDepth: Int
     /// Applies to every string and number the handler skips or keeps without saying otherwise.
-    let maxStringBytes: Int
+    package let maxStringBytes: Int
+    /// Applies to a member name the handler keeps: a reader that lets values run long
+    /// (skipping them costs no memory) still holds no long name.
+    package let maxKeyBytes: Int
 
     private enum State {
         /// A value must come: at the start, after `:` and after `,` in an array.
@@ -118,6 +141,10 @@ struct JSONScanner {
     // The string, number or literal in progress.
     private var stringIsKey = false
     private var capturing = false
+    /// The string in progress was asked for with `.keepWithin`: past `limit` it is
+    /// dropped, not refused (then `overLimit`).
+    private var dropsOverLimit = false
+    private var overLimit = false
     private var limit = 0
     private var written = 0
     private var text: [UInt8] = []
@@ -135,23 +162,29 @@ struct JSONScanner {
     private static let falseLiteral = Array("false".utf8)
     private static let nullLiteral = Array("null".utf8)
 
-    init(maxDepth: Int, maxStringBytes: Int, startingAt start: JSONPosition = JSONPosition(offset: 0, line: 1, column: 1)) {
+    package init(
+        maxDepth: Int,
+        maxStringBytes: Int,
+        maxKeyBytes: Int? = nil,
+        startingAt start: JSONPosition = JSONPosition(offset: 0, line: 1, column: 1)
+    ) {
         self.maxDepth = maxDepth
         self.maxStringBytes = maxStringBytes
+        self.maxKeyBytes = min(maxKeyBytes ?? maxStringBytes, maxStringBytes)
         position = start
     }
 
     /// The first error, once the scan has failed; nothing more is read after it.
-    var error: TokenError? { failure }
+    package var error: TokenError? { failure }
 
     /// Bytes held between calls: the text being kept and one flag per open container.
-    var retainedBytes: Int { text.capacity + containers.capacity }
+    package var retainedBytes: Int { text.capacity + containers.capacity }
 
     /// Where the next byte fed will be.
-    var nextPosition: JSONPosition { position }
+    package var nextPosition: JSONPosition { position }
 
     /// Reads the next chunk of the document.
-    mutating func scan(_ bytes: Span<UInt8>, with handler: inout some JSONEventHandler) {
+    package mutating func scan(_ bytes: Span<UInt8>, with handler: inout some JSONEventHandler) {
         if failure != nil { return }
         do {
             try scanChunk(bytes, with: &handler)
@@ -161,7 +194,7 @@ struct JSONScanner {
     }
 
     /// Ends the document: it must be one complete value.
-    mutating func finish(with handler: inout some JSONEventHandler) -> TokenError? {
+    package mutating func finish(with handler: inout some JSONEventHandler) -> TokenError? {
         if let failure { return failure }
         if case .number(let phase) = state, containers.isEmpty, phase.isFinal {
             do {
@@ -294,7 +327,7 @@ struct JSONScanner {
                 guard case .keyOrObjectEnd = state else { throw fail("a trailing comma before '}'") }
                 try endContainer(with: &handler)
             } else if byte == UInt8(ascii: "\"") {
-                beginString(isKey: true, capture: skippedDepth == 0 && handler.keyStarts() ? .keep(limit: maxStringBytes) : .skip)
+                beginString(isKey: true, capture: skippedDepth == 0 && handler.keyStarts() ? .keep(limit: maxKeyBytes) : .skip)
             } else {
                 throw fail("expected a member name in double quotes")
             }
@@ -387,7 +420,12 @@ struct JSONScanner {
         case .keep(let keepLimit):
             capturing = true
             limit = keepLimit
+        case .keepWithin(let keepLimit):
+            capturing = true
+            limit = keepLimit
         }
+        if case .keepWithin = capture { dropsOverLimit = true } else { dropsOverLimit = false }
+        overLimit = false
         written = 0
         text.removeAll(keepingCapacity: text.capacity <= 64 * 1024)
     }
@@ -402,11 +440,19 @@ struct JSONScanner {
     /// Counts bytes of the string or number as written, against its limit.
     private mutating func addWritten(_ count: Int) throws(TokenError) {
         written += count
+        if dropsOverLimit, written > limit {
+            // From here on the string is only validated, against the scanner's own bound.
+            overLimit = true
+            capturing = false
+            dropsOverLimit = false
+            limit = maxStringBytes
+            text.removeAll(keepingCapacity: false)
+        }
         guard written <= limit else {
             throw TokenError(
                 .jsonLimitExceeded,
                 stage: .transport,
-                "a JSON \(isInsideNumber ? "number" : "string") longer than \(limit) bytes (\(limit == maxStringBytes ? "maxJSONStringBytes" : "maxRecordBytes"))",
+                "a JSON \(isInsideNumber ? "number" : "string") longer than \(limit) bytes (\(limit == maxStringBytes ? "maxJSONStringBytes" : stringIsKey ? "the member name limit" : "maxRecordBytes"))",
                 at: tokenStart.location
             )
         }
@@ -424,7 +470,13 @@ struct JSONScanner {
                 if capturing { try handler.key(text, at: tokenStart) }
                 state = .colon
             } else {
-                if skippedDepth == 0 { try handler.scalar(.string, text: capturing ? text : []) }
+                if skippedDepth == 0 {
+                    if overLimit {
+                        try handler.stringOverLimit(byteCount: written)
+                    } else {
+                        try handler.scalar(.string, text: capturing ? text : [])
+                    }
+                }
                 valueEnded()
             }
         case UInt8(ascii: "\\"):

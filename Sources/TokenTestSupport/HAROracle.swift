@@ -1,0 +1,113 @@
+import EntitlementTokens
+import HARReport
+
+/// FuzzHAR: a capture read streamed, reported and redacted
+/// (docs/DESIGN.md#reading-a-capture), judged three ways.
+///
+/// - **Chunking never matters**: the bytes fed whole and cut at seeded points give
+///   the same entries (number, method, URL, status, what was skipped) and the
+///   same error, or both read.
+/// - **The report is safe where it is shown**: the text report holds no control,
+///   bidi or line-separator character but the newline; the JSON report reads
+///   back as one JSON object with `entries`, `credentials` and `findings`, as
+///   many entries as were read.
+/// - **Redaction keeps a HAR and leaves no secret**: a capture that read is
+///   written again with its secrets replaced; the output reads as a HAR of the
+///   same entries, and holds no secret of 12 bytes or more.
+public final class HAROracle {
+    public static let target = "FuzzHAR"
+    private let limits: HARLimits
+
+    public init() {
+        var limits = HARLimits()
+        // Small bounds, so the fuzzer reaches what happens past them.
+        limits.maxFieldBytes = 512
+        limits.maxBodyBytes = 2048
+        limits.maxValuesPerEntry = 200
+        limits.maxEntries = 16
+        limits.maxDepth = 12
+        self.limits = limits
+    }
+
+    public func check(_ input: [UInt8]) {
+        let whole = read(input, cuts: [])
+        var generator = SeededGenerator(seed: UInt64(input.count) &* 0x9E37_79B9_7F4A_7C15)
+        let cuts = (0..<3).map { _ in input.isEmpty ? 0 : Int.random(in: 0...input.count, using: &generator) }.sorted()
+        let split = read(input, cuts: cuts)
+        guard whole.summary == split.summary, whole.error == split.error else {
+            oracleFailure(Self.target, "chunking changed the reading (\(cuts)): \(escaped(input))")
+        }
+        guard whole.error == nil, let analysis = whole.analysis else { return }
+        let report = analysis.finish(readerNotes: whole.notes)
+        let text = HARReportText(report: report, source: "fuzz").text.rendered
+        for scalar in text.unicodeScalars where scalar != "\n" {
+            let value = scalar.value
+            if value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 || (0x202A...0x202E).contains(value)
+                || (0x2066...0x2069).contains(value)
+            {
+                oracleFailure(Self.target, "U+\(String(value, radix: 16)) reached the text report: \(escaped(input))")
+            }
+        }
+        var documentLimits = JSONDocumentLimits()
+        documentLimits.maxBytes = 1 << 24
+        documentLimits.maxValues = 1 << 20
+        documentLimits.maxStringBytes = 1 << 22
+        guard let json = try? JSONValue.readObject(Array(HARReportJSON.encoded(report).dropLast()), limits: documentLimits),
+            case .array(let entries)? = json["entries"], case .array? = json["credentials"], case .array? = json["findings"],
+            entries.count == whole.summary.count
+        else {
+            oracleFailure(Self.target, "the JSON report does not read back: \(escaped(input))")
+        }
+        guard let secrets = analysis.secrets, !secrets.overflowed else { return }
+        var writer = HARRedactingWriter(secrets: secrets.values)
+        var output: [UInt8] = []
+        writer.feed(input.span) { output.append(contentsOf: Array($0)) }
+        writer.finish { output.append(contentsOf: Array($0)) }
+        let reread = read(output, cuts: [])
+        guard reread.error == nil, reread.summary.count == whole.summary.count else {
+            oracleFailure(Self.target, "the redacted capture is no longer the same HAR (\(reread.error ?? "")): \(escaped(input))")
+        }
+        for value in secrets.values.keys where value.utf8.count >= 12 && contains(output, Array(value.utf8)) {
+            oracleFailure(Self.target, "a secret is left in the redacted capture: \(escaped(input))")
+        }
+    }
+
+    private struct Reading {
+        var summary: [String] = []
+        var notes: [String] = []
+        var error: String?
+        var analysis: HARAnalysis?
+    }
+
+    private func read(_ input: [UInt8], cuts: [Int]) -> Reading {
+        var reading = Reading()
+        var reader = HARReader(limits: limits)
+        var analysis = HARAnalysis(keys: HARKeys(), gathersSecrets: true)
+        func take(_ entry: HAREntry) {
+            reading.summary.append("\(entry.number) \(entry.method) \(entry.url) \(entry.status) \(entry.skipped)")
+            analysis.add(entry)
+        }
+        do {
+            var start = 0
+            for cut in cuts + [input.count] where cut >= start {
+                let part = Array(input[start..<cut])
+                try reader.feed(part.span) { take($0) }
+                start = cut
+            }
+            try reader.finish { take($0) }
+            reading.notes = reader.notes
+            reading.analysis = analysis
+        } catch {
+            reading.error = "\(error)"
+        }
+        return reading
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate init(_ span: Span<UInt8>) {
+        self = []
+        reserveCapacity(span.count)
+        for index in 0..<span.count { append(span[index]) }
+    }
+}
