@@ -10,7 +10,11 @@ import Logging
 /// Every answer carries `X-Token-Status` and `Cache-Control: no-store`; an
 /// allow also carries the `X-Token-*` values; bodies are empty on the auth
 /// endpoints (a proxy reads the status and headers only).
-struct GateResponder: HTTPResponder {
+///
+/// A class: the answer of a request from the event loop runs in a task that
+/// holds the responder, and holding a reference is one retain where a copy
+/// of every field is a dozen.
+final class GateResponder: HTTPResponder, Sendable {
     typealias Context = BasicRequestContext
 
     let gate: AuthGate
@@ -19,20 +23,42 @@ struct GateResponder: HTTPResponder {
     /// `POST`/`GET /v1/playback`: the CDN exchange (404 without `--cdn-profile`).
     let playback: PlaybackEndpoints?
     /// `GET /v1/manifest/{path}`: the manifest route (nil without a manifest profile).
-    var manifests: ManifestEndpoint? = nil
+    let manifests: ManifestEndpoint?
     /// With `serve --debugger` (loopback only): the debugger's `/debugger` and below.
     let mounted: (any MountedRoutes)?
     let metrics: GateMetrics
     let readiness: Readiness
     /// With `--otlp-endpoint`: where each decision's span goes (docs/DESIGN.md#span-export).
-    var spans: SpanExporter? = nil
+    let spans: SpanExporter?
     let logger: Logger
     /// The `Date` of the answers written from the event loop.
     let dates = HTTPDate()
-
     /// Which endpoints are there (``GateRoute/Mounts``).
-    private var mounts: GateRoute.Mounts {
-        GateRoute.Mounts(playback: playback != nil, manifests: manifests != nil, debugger: mounted)
+    private let mounts: GateRoute.Mounts
+
+    init(
+        gate: AuthGate,
+        reader: GateRequestReader,
+        reports: ReportEndpoints,
+        playback: PlaybackEndpoints?,
+        manifests: ManifestEndpoint? = nil,
+        mounted: (any MountedRoutes)?,
+        metrics: GateMetrics,
+        readiness: Readiness,
+        spans: SpanExporter? = nil,
+        logger: Logger
+    ) {
+        self.gate = gate
+        self.reader = reader
+        self.reports = reports
+        self.playback = playback
+        self.manifests = manifests
+        self.mounted = mounted
+        self.metrics = metrics
+        self.readiness = readiness
+        self.spans = spans
+        self.logger = logger
+        mounts = GateRoute.Mounts(playback: playback != nil, manifests: manifests != nil, debugger: mounted)
     }
 
     /// The framework's way: every route but those ``DirectAnswerHandler``
