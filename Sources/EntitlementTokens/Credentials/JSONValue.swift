@@ -80,6 +80,21 @@ public indirect enum JSONValue: Sendable, Hashable {
     }
 }
 
+extension JSONValue {
+    /// A scalar as the scanner reports it: its kind and its text (a string's
+    /// unescaped, a number's as written). Every tree built from the scanner's
+    /// events makes its scalars here.
+    package init(_ kind: JSONScalar, text: [UInt8]) {
+        switch kind {
+        case .string: self = .string(String(decoding: text, as: UTF8.self))
+        case .number: self = .number(String(decoding: text, as: UTF8.self))
+        case .true: self = .bool(true)
+        case .false: self = .bool(false)
+        case .null: self = .null
+        }
+    }
+}
+
 /// One member of a JSON object.
 public struct JSONMember: Sendable, Hashable {
     public var name: String
@@ -203,15 +218,7 @@ private struct JSONTreeBuilder: JSONEventHandler {
     }
 
     mutating func scalar(_ kind: JSONScalar, text: [UInt8]) throws(TokenError) {
-        let value: JSONValue =
-            switch kind {
-            case .string: .string(String(decoding: text, as: UTF8.self))
-            case .number: .number(String(decoding: text, as: UTF8.self))
-            case .true: .bool(true)
-            case .false: .bool(false)
-            case .null: .null
-            }
-        add(value)
+        add(JSONValue(kind, text: text))
     }
 
     mutating func containerEnds() throws(TokenError) {

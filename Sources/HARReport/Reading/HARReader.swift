@@ -277,15 +277,7 @@ private struct EntryBuilder {
 
     mutating func scalar(_ kind: JSONScalar, text: [UInt8]) {
         if overflowed { return }
-        let value: JSONValue =
-            switch kind {
-            case .string: .string(String(decoding: text, as: UTF8.self))
-            case .number: .number(String(decoding: text, as: UTF8.self))
-            case .true: .bool(true)
-            case .false: .bool(false)
-            case .null: .null
-            }
-        add(value)
+        add(JSONValue(kind, text: text))
     }
 
     mutating func overLimit(byteCount: Int) {
