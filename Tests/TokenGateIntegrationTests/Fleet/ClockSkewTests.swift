@@ -92,7 +92,7 @@ struct ClockSkewTests {
     @Test func gatesTwentySecondsApartAllowATokenAtTheEdgeOfItsTTLOnce() async throws {
         try await withRedisServer { redis in
             let fleet = try await gates(redis, offsets: [-20, 0, 20])
-            defer { fleet.forEach { $0.stop() } }
+            defer { for gate in fleet { gate.stop() } }
             let (slow, exact, fast) = (fleet[0], fleet[1], fleet[2])
 
             // Expired 5 s ago: the fast gate sees 25 s late, the slow one 15 s early.
