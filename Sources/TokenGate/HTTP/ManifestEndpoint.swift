@@ -26,8 +26,10 @@ struct ManifestEndpoint: Sendable {
         let pathAndQuery = GateRoute.path(of: target)
         let path = String(pathAndQuery.dropFirst(Self.prefix.count - 1))
         // The query as sent, without a fragment (a client should send none).
-        let query = target[pathAndQuery.endIndex...].dropFirst().prefix { $0 != "#" }
-        let (sessionValues, rest) = Self.split(query: pathAndQuery.endIndex < target.endIndex ? query : nil, taking: ManifestScope.sessionName)
+        // The path ends at `?` or `#`: only after a `?` is there a query.
+        let afterPath = target[pathAndQuery.endIndex...]
+        let query = afterPath.first == "?" ? afterPath.dropFirst().prefix { $0 != "#" } : nil
+        let (sessionValues, rest) = Self.split(query: query, taking: ManifestScope.sessionName)
         let headers = head.headerFields
         let deviceLines = headers[values: deviceHeader]
         guard deviceLines.count <= 1 else {
