@@ -289,7 +289,7 @@ package final class GateRuntime: Sendable {
         let metrics = self.metrics
         let executor = configuration.executor
         let readiness = self.readiness
-        let answerOnTheLoop: @Sendable (HTTPRequest) -> DirectAnswerHandler.Answering? = { [responder] in responder.answerOnTheLoop($0) }
+        let answerOnTheLoop: @Sendable (HTTPRequest) -> DirectAnswerHandler.Claim? = { [responder] in responder.answerOnTheLoop($0) }
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in

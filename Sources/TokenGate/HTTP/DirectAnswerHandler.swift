@@ -3,7 +3,8 @@ import NIOCore
 import NIOHTTPTypes
 
 /// Answers the routes the gate answers from the connection's event loop
-/// (the auth routes and the manifest route, ``GateRoute/isAnsweredOnTheLoop``;
+/// (the auth routes, the manifest route and the playback routes,
+/// ``GateRoute/isAnsweredOnTheLoop``;
 /// docs/DESIGN.md#answers-written-from-the-event-loop): every request to
 /// them, and only here. The answer is made by a task started on the loop
 /// (`Task.immediate`), which runs to its end in the read that brought the
@@ -17,7 +18,9 @@ import NIOHTTPTypes
 /// requests and reads no answers gets back-pressure: nothing more is read
 /// until it reads). Until then, and while its answer is made, nothing more
 /// is read from the connection, and what the last read brought waits behind
-/// it. A body is read and dropped: these routes judge the head. An answer to
+/// it. A body is read up to the route's bound and handed to its answer (the
+/// playback routes' small JSON), or dropped (the routes that judge the head);
+/// past the bound it is dropped and the answer told so. An answer to
 /// a request that said `Connection: close` closes the connection once
 /// written, as the framework does; a close asked for while an answer waits
 /// (the server's idle timeout, a shutdown) comes after that answer.
@@ -30,11 +33,31 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// Makes the answer of a request this handler answers.
-    typealias Answering = @Sendable () async -> GateAnswer
+    /// Makes the answer of a request this handler answers, from its body.
+    typealias Answering = @Sendable (RequestBody) async -> GateAnswer
+
+    /// A request this handler answers: how much of its body is read, and how its answer is made.
+    struct Claim: Sendable {
+        /// The most body bytes read; nil: the body is dropped (the route judges the head).
+        var bodyLimit: Int?
+        var answer: Answering
+    }
+
+    /// A claimed request being read, its body gathered up to the claim's bound.
+    private struct Reading {
+        var head: HTTPRequest
+        var claim: Claim
+        var gathered: ByteBuffer?
+        var overLimit: Bool
+
+        var body: RequestBody {
+            guard claim.bodyLimit != nil else { return .dropped }
+            return overLimit ? .overLimit : .whole(gathered ?? ByteBuffer())
+        }
+    }
 
     /// ``GateResponder/answerOnTheLoop(_:)``: nil for a request the framework answers.
-    private let claim: (HTTPRequest) -> Answering?
+    private let claim: (HTTPRequest) -> Claim?
     /// Where an answer resumes after a wait: the connection's event
     /// loop (``ConnectionExecutor``), or nil for Swift's pool (`TOKENGATE_EXECUTOR=pool`).
     private let makeExecutor: ((any EventLoop) -> any TaskExecutor)?
@@ -43,10 +66,10 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var unansweredOnward = 0
     /// The parts after a head handed on go the same way, up to its end.
     private var handingOn = false
-    /// A request of these routes being read: its body is dropped up to its end.
-    private var reading: (head: HTTPRequest, answering: Answering)?
+    /// A request of these routes being read, up to its end.
+    private var reading: Reading?
     /// One read to its end, waiting for its turn (the framework's answers before it, a writable connection).
-    private var queued: (head: HTTPRequest, answering: Answering)?
+    private var queued: (head: HTTPRequest, answering: Answering, body: RequestBody)?
     /// Its answer is being made.
     private var answering = false
     /// What arrived while an answer waited, in order: at most what one read brought,
@@ -66,7 +89,7 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether an answer is waiting for its turn or being made.
     private var busy: Bool { queued != nil || answering }
 
-    init(answer claim: @escaping (HTTPRequest) -> Answering?, executor: ((any EventLoop) -> any TaskExecutor)? = nil) {
+    init(answer claim: @escaping (HTTPRequest) -> Claim?, executor: ((any EventLoop) -> any TaskExecutor)? = nil) {
         self.claim = claim
         makeExecutor = executor
     }
@@ -87,15 +110,34 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // What is handed on goes as it came (`data`), not unwrapped and wrapped again.
         let part = unwrapInboundIn(data)
         if handingOn { return handOn(context, part, data) }
-        if let request = reading {
-            // The decoder ends a request before the next head: a body part is dropped, the end queues it.
-            guard case .end = part else { return }
-            reading = nil
-            queued = request
-            return answerIfItsTurn(context)
+        if var request = reading {
+            // The decoder ends a request before the next head: a body part is gathered or dropped, the end queues it.
+            reading = nil  // so the gathered buffer is held once while it grows
+            switch part {
+            case .body(var chunk):
+                if let limit = request.claim.bodyLimit, !request.overLimit {
+                    if (request.gathered?.readableBytes ?? 0) + chunk.readableBytes > limit {
+                        request.overLimit = true
+                        request.gathered = nil
+                    } else if request.gathered == nil {
+                        request.gathered = chunk
+                    } else {
+                        request.gathered!.writeBuffer(&chunk)
+                    }
+                }
+                reading = request
+            case .head:
+                reading = request
+            case .end:
+                queued = (request.head, request.claim.answer, request.body)
+                answerIfItsTurn(context)
+            }
+            return
         }
-        if case .head(let head) = part, let answering = claim(head) {
-            reading = (head, answering)
+        if case .head(let head) = part, let claimed = claim(head) {
+            // A declared length past the bound is known at once: nothing of it is kept.
+            let declared = head.headerFields[.contentLength].flatMap { Int($0) } ?? 0
+            reading = Reading(head: head, claim: claimed, gathered: nil, overLimit: declared > (claimed.bodyLimit ?? .max))
         } else {
             handOn(context, part, data)
         }
@@ -105,13 +147,13 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// it have ended and the connection takes writes; else it waits for
     /// that end (``write(context:data:promise:)``) or for writability.
     private func answerIfItsTurn(_ context: ChannelHandlerContext) {
-        guard !answering, unansweredOnward == 0, context.channel.isWritable, let (head, answer) = queued else { return }
+        guard !answering, unansweredOnward == 0, context.channel.isWritable, let (head, answer, body) = queued else { return }
         queued = nil
         answering = true
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
         Task.immediate(executorPreference: executor) {
-            let made = await answer()
+            let made = await answer(body)
             if loop.inEventLoop {
                 bound.value.handler.answered(bound.value.context, made, to: head)
             } else {

@@ -70,15 +70,16 @@ final class GateResponder: HTTPResponder, Sendable {
     }
 
     /// The event loop's way (docs/DESIGN.md#answers-written-from-the-event-loop):
-    /// the answer of an auth route or of the manifest route, made by a task
-    /// that ``DirectAnswerHandler`` starts on the connection's event loop.
-    /// Nil for every other route, which the framework answers.
-    func answerOnTheLoop(_ head: HTTPRequest) -> (@Sendable () async -> GateAnswer)? {
+    /// the answer of an auth route, the manifest route or a playback route,
+    /// made by a task that ``DirectAnswerHandler`` starts on the connection's
+    /// event loop once it has read the request's body up to the route's
+    /// bound. Nil for every other route, which the framework answers.
+    func answerOnTheLoop(_ head: HTTPRequest) -> DirectAnswerHandler.Claim? {
         let route = GateRoute(head, mounts: mounts)
         guard route.isAnsweredOnTheLoop else { return nil }
-        return { [self] in
+        return DirectAnswerHandler.Claim(bodyLimit: route.bodyLimit) { [self] body in
             metrics.directAnswers.increment()
-            var answer = await observed(route, head) { await answerOnTheLoop(route, head) }
+            var answer = await observed(route, head) { await answerOnTheLoop(route, head, body) }
             answer.head.headerFields[.date] = dates.text(at: TokenTimestamp.now())
             return answer
         }
@@ -108,7 +109,7 @@ final class GateResponder: HTTPResponder, Sendable {
         return answer
     }
 
-    private func answerOnTheLoop(_ route: GateRoute, _ head: HTTPRequest) async -> GateAnswer {
+    private func answerOnTheLoop(_ route: GateRoute, _ head: HTTPRequest, _ body: RequestBody) async -> GateAnswer {
         switch route {
         case .auth(let auth):
             return await authorize(head, auth)
@@ -116,28 +117,27 @@ final class GateResponder: HTTPResponder, Sendable {
             let (outcome, answer) = await manifests!.respond(head)
             record(outcome, endpoint: .manifest, method: head.method)
             return answer
+        case .playback:
+            let (outcome, answer) = await playback!.respond(head, body: body)
+            record(outcome, endpoint: .playback, method: head.method)
+            return answer
+        case .renew:
+            let (outcome, answer) = playback!.renew(head, body: body)
+            record(outcome, endpoint: .renew, method: head.method)
+            return answer
         default:
             return GateAnswer.plain(.notFound, "not found\n")
         }
     }
 
     private func answer(_ route: GateRoute, _ request: Request) async -> Response {
-        let endpoint = route.endpoint
         switch route {
-        case .auth, .manifest:
-            return await answerOnTheLoop(route, request.head).response
+        case .auth, .manifest, .playback, .renew:
+            return await answerOnTheLoop(route, request.head, Self.body(of: request, upTo: route.bodyLimit)).response
         case .verify:
             return await reports.verify(request)
         case .inspect:
             return await reports.inspect(request)
-        case .playback:
-            let (outcome, answer) = await playback!.respond(request)
-            record(outcome, endpoint: endpoint, method: request.method)
-            return answer
-        case .renew:
-            let (outcome, answer) = await playback!.renew(request)
-            record(outcome, endpoint: endpoint, method: request.method)
-            return answer
         case .probeMethodNotAllowed:
             return Self.methodNotAllowed(allow: "GET, HEAD")
         case .healthz:
@@ -158,6 +158,15 @@ final class GateResponder: HTTPResponder, Sendable {
         case .notFound:
             return Self.plain(.notFound, "not found\n")
         }
+    }
+
+    /// The body as ``DirectAnswerHandler`` would have gathered it, for a
+    /// request of those routes that came the framework's way (router-mode tests).
+    private static func body(of request: Request, upTo limit: Int?) async -> RequestBody {
+        guard let limit else { return .dropped }
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit { return .overLimit }
+        var request = request
+        do { return .whole(try await request.collectBody(upTo: limit)) } catch { return .overLimit }
     }
 
     private func authorize(_ head: HTTPRequest, _ route: AuthRoute) async -> GateAnswer {

@@ -58,8 +58,16 @@ enum GateRoute {
     /// Whether ``DirectAnswerHandler`` answers it from the event loop.
     var isAnsweredOnTheLoop: Bool {
         switch self {
-        case .auth, .manifest: true
+        case .auth, .manifest, .playback, .renew: true
         default: false
+        }
+    }
+
+    /// The most body bytes the route reads (its small JSON); nil: the body is dropped.
+    var bodyLimit: Int? {
+        switch self {
+        case .playback, .renew: PlaybackEndpoints.maximumBodyBytes
+        default: nil
         }
     }
 

@@ -8,8 +8,8 @@ import NIOCore
 /// accepted connection is admitted by the ``ConnectionLimiter`` (or closed at
 /// once), gets a ``RequestDeadline`` before and after the HTTP decoder, and
 /// a ``DrainingConnectionHandler`` that closes it after its answer once the
-/// gate drains, and a ``DirectAnswerHandler`` that writes the answers of the auth and manifest
-/// routes from the event loop. Everything else — decoding, keep-alive, the idle timeout, the responder —
+/// gate drains, and a ``DirectAnswerHandler`` that writes the answers of the auth, manifest
+/// and playback routes from the event loop. Everything else — decoding, keep-alive, the idle timeout, the responder —
 /// is Hummingbird's, unchanged.
 struct LimitedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
@@ -23,7 +23,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
     /// Whether the gate drains (SIGTERM), read per answer.
     let readiness: Readiness
     /// ``GateResponder/answerOnTheLoop(_:)``: how an answer written from the event loop is made, or nil.
-    let answerOnTheLoop: @Sendable (HTTPRequest) -> DirectAnswerHandler.Answering?
+    let answerOnTheLoop: @Sendable (HTTPRequest) -> DirectAnswerHandler.Claim?
     private let handling: HTTP1Channel
 
     init(
@@ -34,7 +34,7 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         metrics: GateMetrics,
         executor: RequestExecutor,
         readiness: Readiness,
-        answerOnTheLoop: @escaping @Sendable (HTTPRequest) -> DirectAnswerHandler.Answering?
+        answerOnTheLoop: @escaping @Sendable (HTTPRequest) -> DirectAnswerHandler.Claim?
     ) {
         self.responder = responder
         self.configuration = configuration

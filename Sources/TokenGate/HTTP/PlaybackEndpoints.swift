@@ -11,7 +11,9 @@ import HummingbirdCore
 /// Every answer carries `X-Token-Status` and `Cache-Control: no-store`; a
 /// refusal carries `X-Token-Reason` and `{"status","reason"}` with the HTTP
 /// status of the auth routes. The issued token travels only in the answer,
-/// never to the log.
+/// never to the log. Both routes are answered from the event loop
+/// (``DirectAnswerHandler``), from the request's head and its body, gathered
+/// up to ``maximumBodyBytes``.
 struct PlaybackEndpoints: Sendable {
     /// A token, a resource id, a profile name and a device id: a few kilobytes at most.
     static let maximumBodyBytes = 16 * 1024
@@ -29,60 +31,63 @@ struct PlaybackEndpoints: Sendable {
     /// Every request has an outcome, so every refusal is counted with its
     /// status, those refused before the exchange (a wrong method, a doubled
     /// parameter, a body that is not JSON) too.
-    func respond(_ request: Request) async -> (PlaybackExchange.Outcome, Response) {
+    func respond(_ head: HTTPRequest, body: RequestBody) async -> (PlaybackExchange.Outcome, GateAnswer) {
         let read: Read
-        switch request.method {
-        case .post: read = await Self.readPost(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
-        case .get: read = Self.readGet(request, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
+        switch head.method {
+        case .post: read = Self.readPost(head, body: body, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
+        case .get: read = Self.readGet(head, deviceHeader: deviceHeader, now: clock(), exchange: exchange)
         // Not HEAD: a link checker's HEAD would spend the viewer's token.
         default:
             let refusal = GateDecision(status: .badRequest, reason: "the method is not GET or POST", kindLabel: "none")
-            return (.refused(refusal), GateResponder.methodNotAllowed(allow: "GET, POST"))
+            return (.refused(refusal), GateAnswer.methodNotAllowed(allow: "GET, POST"))
         }
         switch read {
         case .refusal(let status, let reason):
             let refusal = GateDecision(status: .badRequest, reason: reason, kindLabel: "none")
-            return (.refused(refusal), Self.refusal(status: status, tokenStatus: GateStatus.badRequest.rawValue, reason: reason))
+            return (.refused(refusal), Self.refusalAnswer(status: status, tokenStatus: GateStatus.badRequest.rawValue, reason: reason))
         case .request(let exchangeRequest):
             let outcome = await exchange.exchange(exchangeRequest)
-            return (outcome, render(outcome, redirect: request.method != .post, secure: Self.isSecure(request)))
+            return (outcome, render(outcome, redirect: head.method != .post, secure: Self.isSecure(head)))
         }
     }
 
     /// `POST /v1/playback/renew` (docs/DESIGN.md#renewal): a fresh CDN
     /// token, or a manifest profile's fresh `url`, from the playback session.
-    func renew(_ request: Request) async -> (PlaybackExchange.Outcome, Response) {
-        guard request.method == .post else {
+    func renew(_ head: HTTPRequest, body: RequestBody) -> (PlaybackExchange.Outcome, GateAnswer) {
+        guard head.method == .post else {
             let refusal = GateDecision(status: .badRequest, reason: "the method is not POST", kindLabel: "none")
-            return (.refused(refusal), GateResponder.methodNotAllowed(allow: "POST"))
+            return (.refused(refusal), GateAnswer.methodNotAllowed(allow: "POST"))
         }
         let members: [String: String]
-        switch await Self.readJSON(request, allowed: ["profile", "resource"]) {
+        switch Self.readJSON(head, body: body, allowed: ["profile", "resource"]) {
         case .success(let read): members = read
         case .failure(let refusal):
             let decision = GateDecision(status: .badRequest, reason: refusal.reason, kindLabel: "none")
-            return (.refused(decision), Self.refusal(status: refusal.status, tokenStatus: GateStatus.badRequest.rawValue, reason: refusal.reason))
+            return (
+                .refused(decision), Self.refusalAnswer(status: refusal.status, tokenStatus: GateStatus.badRequest.rawValue, reason: refusal.reason)
+            )
         }
         let configuration = exchange.gate.configuration
+        let headers = head.headerFields
         var sessions: [GateRequest.Credential] = []
-        for value in CredentialLocator.cookies(configuration.sessionCookie, in: request.headers) {
+        for value in CredentialLocator.cookies(configuration.sessionCookie, in: headers) {
             sessions.append(.init(value: value, carrier: .cookie(configuration.sessionCookie)))
         }
-        for value in CredentialLocator.parameters([configuration.sessionParam], inURI: request.uri.description[...])[0] where !value.isEmpty {
+        for value in CredentialLocator.parameters([configuration.sessionParam], inURI: (head.path ?? "/")[...])[0] where !value.isEmpty {
             sessions.append(.init(value: value, carrier: .query(configuration.sessionParam)))
         }
-        if let name = HTTPField.Name(configuration.sessionHeader), let value = CredentialLocator.header(name, in: request.headers) {
+        if let name = HTTPField.Name(configuration.sessionHeader), let value = CredentialLocator.header(name, in: headers) {
             sessions.append(.init(value: value, carrier: .header(configuration.sessionHeader)))
         }
-        let deviceLines = request.headers[values: deviceHeader]
+        let deviceLines = headers[values: deviceHeader]
         guard deviceLines.count <= 1 else {
             let reason = "the request has more than one \(deviceHeader.rawName) field: it reads two ways"
             return (
                 .refused(GateDecision(status: .badRequest, reason: reason, kindLabel: "none")),
-                Self.refusal(status: .badRequest, tokenStatus: GateStatus.badRequest.rawValue, reason: reason)
+                Self.refusalAnswer(status: .badRequest, tokenStatus: GateStatus.badRequest.rawValue, reason: reason)
             )
         }
-        let (clientIPs, _) = Self.common(request, exchange: exchange, profile: members["profile"])
+        let (clientIPs, _) = Self.common(headers, exchange: exchange, profile: members["profile"])
         let outcome = exchange.renew(
             .init(
                 resource: members["resource"],
@@ -93,17 +98,17 @@ struct PlaybackEndpoints: Sendable {
                 now: clock()
             )
         )
-        return (outcome, render(outcome, redirect: false, secure: Self.isSecure(request)))
+        return (outcome, render(outcome, redirect: false, secure: Self.isSecure(head)))
     }
 
     /// Cookies are `Secure` unless the proxy reported exactly one `X-Forwarded-Proto: http`.
-    static func isSecure(_ request: Request) -> Bool {
-        request.headers[values: GateHeaders.forwardedProto] != ["http"]
+    static func isSecure(_ head: HTTPRequest) -> Bool {
+        head.headerFields[values: GateHeaders.forwardedProto] != ["http"]
     }
 
-    func render(_ outcome: PlaybackExchange.Outcome, redirect: Bool, secure: Bool = true) -> Response {
+    func render(_ outcome: PlaybackExchange.Outcome, redirect: Bool, secure: Bool = true) -> GateAnswer {
         guard let grant = outcome.grant else {
-            return Self.refusal(
+            return Self.refusalAnswer(
                 status: .init(code: outcome.decision.status.httpStatus),
                 tokenStatus: outcome.decision.status.rawValue,
                 reason: outcome.decision.headerReason
@@ -119,19 +124,19 @@ struct PlaybackEndpoints: Sendable {
         }
         if redirect {
             headers[.location] = grant.url
-            return Response(status: .seeOther, headers: headers)
+            return GateAnswer(status: .seeOther, headers: headers)
         }
         headers[.contentType] = "application/json"
-        return Response(
+        return GateAnswer(
             status: .ok,
             headers: headers,
-            body: .init(byteBuffer: ByteBuffer(string: Self.json(grant, status: outcome.decision.status.rawValue, session: outcome.session) + "\n"))
+            body: ByteBuffer(bytes: Self.json(grant, status: outcome.decision.status.rawValue, session: outcome.session))
         )
     }
 
     /// The allow's body: `{"status","profile","kind","url","expires","cookies":[…],"headers":{…}}`,
-    /// and `"session"`, `"sessionExpires"` when the exchange opened one.
-    static func json(_ grant: CDNGrant, status: String = "VALID_TOKEN", session: PlaybackExchange.OpenedSession? = nil) -> String {
+    /// and `"session"`, `"sessionExpires"` when the exchange opened one; a newline ends it.
+    static func json(_ grant: CDNGrant, status: String = "VALID_TOKEN", session: PlaybackExchange.OpenedSession? = nil) -> [UInt8] {
         var json = JSONWriter(capacity: 1024, controlEscapes: .unicode)
         json.beginObject()
         json.member("status")
@@ -182,14 +187,11 @@ struct PlaybackEndpoints: Sendable {
             json.string(session.expires.iso8601)
         }
         json.endObject()
-        return json.text
+        json.raw("\n")
+        return json.bytes
     }
 
-    static func refusal(status: HTTPResponse.Status, tokenStatus: String, reason: String) -> Response {
-        refusalAnswer(status: status, tokenStatus: tokenStatus, reason: reason).response
-    }
-
-    /// The same refusal, for the routes answered on the event loop.
+    /// A refusal: `X-Token-Status`, `X-Token-Reason` and `{"status","reason"}`.
     static func refusalAnswer(status: HTTPResponse.Status, tokenStatus: String, reason: String) -> GateAnswer {
         var headers: HTTPFields = [:]
         headers[GateHeaders.status] = tokenStatus
@@ -217,11 +219,11 @@ struct PlaybackEndpoints: Sendable {
     }
 
     /// The profile's IP header values and the prefetch marks, for either method.
-    static func common(_ request: Request, exchange: PlaybackExchange, profile: String?) -> (clientIPs: [String], isPrefetch: Bool) {
+    static func common(_ headers: HTTPFields, exchange: PlaybackExchange, profile: String?) -> (clientIPs: [String], isPrefetch: Bool) {
         let set = exchange.profiles.current
         let ipHeader = (profile.flatMap(set.profile(named:)) ?? (set.profiles.count == 1 ? set.profiles.first : nil))?.settings.ipHeader
-        let clientIPs = ipHeader.flatMap { HTTPField.Name($0) }.map { name in request.headers[values: name] } ?? []
-        let purposes = [HTTPField.Name("Sec-Purpose")!, HTTPField.Name("Purpose")!].flatMap { request.headers[values: $0] }
+        let clientIPs = ipHeader.flatMap { HTTPField.Name($0) }.map { name in headers[values: name] } ?? []
+        let purposes = [HTTPField.Name("Sec-Purpose")!, HTTPField.Name("Purpose")!].flatMap { headers[values: $0] }
         // `Sec-Purpose: prefetch` or `prefetch;prerender` (a structured list's first item), any case.
         let isPrefetch = purposes.contains { value in
             value.lowercased().split(separator: ";").first.map { $0.split(separator: " ").joined() } == "prefetch"
@@ -229,8 +231,8 @@ struct PlaybackEndpoints: Sendable {
         return (clientIPs, isPrefetch)
     }
 
-    static func readGet(_ request: Request, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) -> Read {
-        let query = request.uri.queryParameters
+    static func readGet(_ head: HTTPRequest, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) -> Read {
+        let query = URI(head.path ?? "/").queryParameters
         var values: [String: String] = [:]
         for name in ["token", "resource", "profile"] {
             let all = query[values: Substring(name)]
@@ -241,12 +243,18 @@ struct PlaybackEndpoints: Sendable {
             return .refusal(.badRequest, "the query parameter \(HeaderValue.encode(String(name))) is not one of token, resource, profile")
         }
         guard let token = values["token"], !token.isEmpty else { return .refusal(.badRequest, "no token: give ?token=…") }
-        return readRequest(token: token, values: values, deviceID: nil, request, deviceHeader: deviceHeader, now: now, exchange: exchange)
+        return readRequest(token: token, values: values, deviceID: nil, head.headerFields, deviceHeader: deviceHeader, now: now, exchange: exchange)
     }
 
-    static func readPost(_ request: Request, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) async -> Read {
+    static func readPost(
+        _ head: HTTPRequest,
+        body: RequestBody,
+        deviceHeader: HTTPField.Name,
+        now: TokenTimestamp,
+        exchange: PlaybackExchange
+    ) -> Read {
         let values: [String: String]
-        switch await readJSON(request, allowed: fields) {
+        switch readJSON(head, body: body, allowed: fields) {
         case .success(let read): values = read
         case .failure(let refusal): return .refusal(refusal.status, refusal.reason)
         }
@@ -255,7 +263,7 @@ struct PlaybackEndpoints: Sendable {
             token: token,
             values: values,
             deviceID: values["deviceId"],
-            request,
+            head.headerFields,
             deviceHeader: deviceHeader,
             now: now,
             exchange: exchange
@@ -269,13 +277,13 @@ struct PlaybackEndpoints: Sendable {
         token: String,
         values: [String: String],
         deviceID: String?,
-        _ request: Request,
+        _ headers: HTTPFields,
         deviceHeader: HTTPField.Name,
         now: TokenTimestamp,
         exchange: PlaybackExchange
     ) -> Read {
         var deviceID = deviceID
-        let deviceLines = request.headers[values: deviceHeader]
+        let deviceLines = headers[values: deviceHeader]
         guard deviceLines.count <= 1 else {
             return .refusal(.badRequest, "the request has more than one \(deviceHeader.rawName) field: it reads two ways")
         }
@@ -285,7 +293,7 @@ struct PlaybackEndpoints: Sendable {
             }
             deviceID = header
         }
-        let (clientIPs, isPrefetch) = common(request, exchange: exchange, profile: values["profile"])
+        let (clientIPs, isPrefetch) = common(headers, exchange: exchange, profile: values["profile"])
         return .request(
             .init(
                 token: token,
@@ -306,21 +314,23 @@ struct PlaybackEndpoints: Sendable {
     }
 
     /// A JSON object body of string members among `allowed`, at most `maximumBodyBytes`.
-    static func readJSON(_ request: Request, allowed: [String]) async -> Result<[String: String], BodyRefusal> {
-        if let refusal = BodyMediaType.refusal(request.headers, accepting: BodyMediaType.json, absentIsAccepted: false) {
+    static func readJSON(_ head: HTTPRequest, body: RequestBody, allowed: [String]) -> Result<[String: String], BodyRefusal> {
+        if let refusal = BodyMediaType.refusal(head.headerFields, accepting: BodyMediaType.json, absentIsAccepted: false) {
             return .failure(BodyRefusal(status: .unsupportedMediaType, reason: refusal))
         }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodyBytes {
-            return .failure(BodyRefusal(status: .contentTooLarge, reason: "the body is \(length) bytes; at most \(maximumBodyBytes) are read"))
-        }
-        var mutable = request
-        let body: ByteBuffer
-        do { body = try await mutable.collectBody(upTo: maximumBodyBytes) } catch {
+        let bytes: ByteBuffer
+        switch body {
+        case .whole(let whole): bytes = whole
+        case .dropped: bytes = ByteBuffer()
+        case .overLimit:
+            if let length = head.headerFields[.contentLength].flatMap({ Int($0) }), length > maximumBodyBytes {
+                return .failure(BodyRefusal(status: .contentTooLarge, reason: "the body is \(length) bytes; at most \(maximumBodyBytes) are read"))
+            }
             return .failure(BodyRefusal(status: .contentTooLarge, reason: "the body is over \(maximumBodyBytes) bytes"))
         }
         let object: [JSONMember]
         do {
-            guard case .object(let members) = try JSONValue.readObject(Array(body.readableBytesView)) else {
+            guard case .object(let members) = try JSONValue.readObject(Array(bytes.readableBytesView)) else {
                 return .failure(BodyRefusal(status: .badRequest, reason: "the body is not a JSON object"))
             }
             object = members

@@ -42,16 +42,29 @@ import Testing
                     // A body the route's answer carries: what a manifest's answer is.
                     let body = path.hasPrefix("/at-once/body-answer") ? ByteBuffer(string: "#EXTM3U\n") : ByteBuffer()
                     if path.hasPrefix("/at-once") {
-                        return {
+                        return .init(bodyLimit: nil) { _ in
                             made.append(path)
                             return GateAnswer(response, body: body)
                         }
                     }
                     if path.hasPrefix("/waits") {
-                        return {
+                        return .init(bodyLimit: nil) { _ in
                             made.append(path)
                             await waits.wait(path)
                             return GateAnswer(response)
+                        }
+                    }
+                    // A playback route's small body: gathered up to 8 bytes, told back in `X-Body`.
+                    if path.hasPrefix("/reads-body") {
+                        return .init(bodyLimit: 8) { body in
+                            made.append(path)
+                            var answer = GateAnswer(response)
+                            switch body {
+                            case .whole(let bytes): answer.head.headerFields[HTTPField.Name("X-Body")!] = "whole:" + String(buffer: bytes)
+                            case .overLimit: answer.head.headerFields[HTTPField.Name("X-Body")!] = "over"
+                            case .dropped: answer.head.headerFields[HTTPField.Name("X-Body")!] = "dropped"
+                            }
+                            return answer
                         }
                     }
                     return nil
@@ -222,6 +235,40 @@ import Testing
         #expect(connection.asked == ["/at-once/body"])
         try connection.read([.head(Self.request("/verify")), .end(nil)])
         #expect(try connection.handedOn().count == 2, "the next request is read as usual")
+    }
+
+    /// A route that reads its body (the playback routes' JSON) gets it whole
+    /// up to its bound, in as many parts as it came; past the bound, by its
+    /// `Content-Length` or as it arrived, it is told so and nothing of it is
+    /// kept; a route that judges the head gets none. Never handed on.
+    @Test(arguments: [
+        ([] as [String], nil as Int?, "whole:"),
+        (["{\"a\":", "1}"], nil, "whole:{\"a\":1}"),
+        (["12345678"], 8, "whole:12345678"),
+        (["12345", "6789"], nil, "over"),
+        (["123456789"], 9, "over"),
+        ([], 9, "over"),  // declared past the bound: refused before a byte arrives
+    ])
+    func aBodyIsGatheredUpToTheRoutesBound(parts: [String], declared: Int?, told: String) throws {
+        let connection = try Channel()
+        let fields: HTTPFields = declared.map { [.contentLength: String($0)] } ?? [:]
+        try connection.read(
+            [.head(Self.request("/reads-body", fields, method: .post))] + parts.map { .body(ByteBuffer(string: $0)) } + [.end(nil)]
+        )
+        #expect(try connection.handedOn().isEmpty)
+        let answer = try connection.answered()
+        guard case .head(let head) = answer.first else {
+            Issue.record("\(answer)")
+            return
+        }
+        #expect(head.headerFields[HTTPField.Name("X-Body")!] == told)
+        // The next request's body starts afresh.
+        try connection.read([.head(Self.request("/reads-body", method: .post)), .body(ByteBuffer(string: "ok")), .end(nil)])
+        guard case .head(let next) = try connection.answered().first else {
+            Issue.record("no answer to the next request")
+            return
+        }
+        #expect(next.headerFields[HTTPField.Name("X-Body")!] == "whole:ok")
     }
 
     /// An answer with a body (a manifest's): its length, then the body; to a

@@ -33,15 +33,20 @@ struct GateRouteTests {
         let mounts = GateRoute.Mounts(playback: true, manifests: true)
         let onTheLoop = [
             "/v1/auth-request", "/v1/forward-auth?x=1", "/v1/ext-authz", "/v1/ext-authz/hls/a.ts",
-            "http://gate/v1/auth-request", "/v1/manifest/hls/a.m3u8",
+            "http://gate/v1/auth-request", "/v1/manifest/hls/a.m3u8", "/v1/playback", "/v1/playback/renew",
         ]
         for target in onTheLoop {
             #expect(GateRoute(Self.head(target), mounts: mounts).isAnsweredOnTheLoop, "\(target)")
         }
-        let framework = ["/v1/verify", "/v1/inspect", "/v1/playback", "/v1/playback/renew", "/healthz", "/metrics", "/readyz", "/nothing"]
+        let framework = ["/v1/verify", "/v1/inspect", "/healthz", "/metrics", "/readyz", "/nothing"]
         for target in framework {
             #expect(!GateRoute(Self.head(target), mounts: mounts).isAnsweredOnTheLoop, "\(target)")
         }
+        // The playback routes read their JSON up to its bound; the others drop a body.
+        for target in ["/v1/playback", "/v1/playback/renew"] {
+            #expect(GateRoute(Self.head(target), mounts: mounts).bodyLimit == PlaybackEndpoints.maximumBodyBytes)
+        }
+        #expect(GateRoute(Self.head("/v1/auth-request"), mounts: mounts).bodyLimit == nil)
         // Without a manifest profile the manifest route is not there.
         #expect(GateRoute(Self.head("/v1/manifest/hls/a.m3u8"), mounts: .init()).endpoint == .other)
     }

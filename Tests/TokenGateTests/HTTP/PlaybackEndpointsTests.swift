@@ -33,15 +33,15 @@ import Testing
         let expires = try #require(TokenTimestamp(millisecondsSince1970: 1_768_500_000_000)).iso8601
         let session = PlaybackExchange.OpenedSession(credential: "s.1", expires: try #require(TokenTimestamp(millisecondsSince1970: 0)))
         #expect(
-            PlaybackEndpoints.json(grant, session: session)
+            String(decoding: PlaybackEndpoints.json(grant, session: session), as: UTF8.self)
                 == #"{"status":"VALID_TOKEN","profile":"edge","kind":"cloudfront","url":"https://cdn.test/a?b=c","expires":""# + expires
                 + #"","cookies":[{"name":"CloudFront-Policy","value":""# + escaped
                 + #"","domain":".cdn.test","path":"/","maxAge":300,"secure":true,"httpOnly":false,"sameSite":"Lax"}],"headers":{""#
                 + escaped + #"":"v"},"session":"s.1","sessionExpires":""#
-                + session.expires.iso8601 + #""}"#
+                + session.expires.iso8601 + #""}"# + "\n"
         )
         let bare = CDNGrant(profile: "p", kind: .akamai, url: "u", expires: 1, cookies: [], headers: [])
-        #expect(PlaybackEndpoints.json(bare).contains(#""cookies":[],"headers":{}}"#))
+        #expect(String(decoding: PlaybackEndpoints.json(bare), as: UTF8.self).contains(#""cookies":[],"headers":{}}"#))
     }
 
     @Test func refusalBodyIsPinned() {

@@ -320,6 +320,54 @@ struct PlaybackExchangeTests {
         }
     }
 
+    /// Over a real socket the exchange is answered from the event loop
+    /// (docs/DESIGN.md#answers-written-from-the-event-loop): its JSON read
+    /// whole whether it comes with a length or in chunks, a body past 16 KiB
+    /// refused 413 whether it is announced or arrives so, and its answers in
+    /// order with the framework's and the auth routes' on one connection.
+    @Test func theExchangeIsAnsweredFromTheEventLoopInOrder() async throws {
+        let profiles = try Profiles()
+        defer { try? FileManager.default.removeItem(at: profiles.directory) }
+        let runtime = try Self.runtime([try #require(profiles.paths["akamai"])])
+        try await runtime.application(port: 0).test(.live) { client in
+            let port = try #require(client.port)
+            func post(_ json: String, chunked: Bool = false) -> String {
+                var text = "POST /v1/playback HTTP/1.1\r\nHost: gate\r\nContent-Type: application/json\r\n"
+                guard chunked else { return text + "Content-Length: \(json.utf8.count)\r\n\r\n" + json }
+                text += "Transfer-Encoding: chunked\r\n\r\n"
+                // Three chunks: the body arrives in parts.
+                let bytes = Array(json.utf8)
+                let cut = [0, bytes.count / 3, 2 * bytes.count / 3, bytes.count]
+                for index in 0..<3 where cut[index] < cut[index + 1] {
+                    let part = bytes[cut[index]..<cut[index + 1]]
+                    text += String(part.count, radix: 16) + "\r\n" + String(decoding: part, as: UTF8.self) + "\r\n"
+                }
+                return text + "0\r\n\r\n"
+            }
+            let probe = "GET /healthz HTTP/1.1\r\nHost: gate\r\n\r\n"
+            let auth = DirectAnswerTests.request([
+                ("X-Original-URI", "/hls/tnt/master.m3u8?token=\(GateFixtures.token())"), ("X-Token-Resource", "TNT"),
+            ])
+            let large = "{\"token\":\"" + String(repeating: "A", count: 20_000) + "\"}"
+            let last = "GET /healthz HTTP/1.1\r\nHost: gate\r\nConnection: close\r\n\r\n"
+            let bytes =
+                post(#"{"token":"\#(GateFixtures.token())","resource":"TNT"}"#) + probe
+                + post(#"{"resource":"TNT","token":"\#(GateFixtures.token())"}"#, chunked: true) + auth + post(large, chunked: true)
+                + post(#"{"token":"x","resource":"TNT"}"#) + last
+            let answers = try DirectAnswerTests.answers(try await offloaded { try RawHTTP.exchange(port: port, Array(bytes.utf8)) })
+            #expect(answers.map(\.status) == [200, 200, 200, 200, 413, 401, 200], "\(answers.map { ($0.status, $0.body.prefix(120)) })")
+            #expect(answers.map(\.tokenStatus) == ["VALID_TOKEN", nil, "VALID_TOKEN", "VALID_TOKEN", "BAD_REQUEST", "INVALID_TOKEN_FORMAT", nil])
+            #expect(answers.first?.body.hasPrefix("{\"status\":\"VALID_TOKEN\",\"profile\":\"akamai-edge\"") == true)
+            #expect(answers.dropFirst(4).first?.body.contains("over 16384 bytes") == true)
+            let announced = post(large) + last
+            let refused = try DirectAnswerTests.answers(try await offloaded { try RawHTTP.exchange(port: port, Array(announced.utf8)) })
+            #expect(refused.map(\.status) == [413, 200])
+            #expect(refused.first?.body.contains("the body is \(large.utf8.count) bytes") == true, "\(refused.first?.body ?? "")")
+            let metrics = try await RawHTTP.fetch(port: port, "/metrics").body
+            #expect(metrics.contains("\ntokengate_direct_answers_total 6\n"), "the exchanges and the auth request")
+        }
+    }
+
     /// `tokeninspect mint cdn` hands out what the exchange hands out, through the same code and defaults:
     /// with one clock, the URL, every cookie and every header are the same bytes (a CAT's claims but its
     /// random `cti`), and a CAT's `iss` is the gate's requestor id when the profile names no issuer.
