@@ -30,7 +30,10 @@ package enum MarkupText {
     /// reorder what the reader sees), then the markup characters as entities.
     package static func forPage(_ text: some StringProtocol) -> String {
         let visible = TerminalText.escaped(text)
-        guard visible.utf8.contains(where: { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") })
+        guard
+            visible.utf8.contains(where: {
+                $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'")
+            })
         else { return visible }
         return String(decoding: escaped(visible.utf8), as: UTF8.self)
     }

@@ -174,7 +174,8 @@ package struct HARReportHTML {
         }
         out += "<ol class=\"findings\">\n"
         for (index, finding) in report.findings.enumerated() {
-            out += "<li id=\"finding-\(index + 1)\" class=\"\(finding.isFailure ? "failure" : "note")\"><span class=\"kind\">\(h(finding.kind))</span>"
+            out +=
+                "<li id=\"finding-\(index + 1)\" class=\"\(finding.isFailure ? "failure" : "note")\"><span class=\"kind\">\(h(finding.kind))</span>"
             if !finding.entries.isEmpty { out += " (\(links(finding.entries, shown)))" }
             if !finding.isFailure { out += " [note]" }
             out += ": \(h(finding.message))</li>\n"
@@ -262,22 +263,27 @@ package struct HARReportHTML {
             dashed grey: no expiry known).</p>
 
             """
-        out += "<svg role=\"img\" aria-label=\"Timeline of the capture\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\">\n"
+        out +=
+            "<svg role=\"img\" aria-label=\"Timeline of the capture\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\">\n"
         // The axis: five grid lines with their offsets.
         for step in 0...4 {
             let at = first.millisecondsSince1970 + Int64(Double(end - first.millisecondsSince1970) * Double(step) / 4)
             let position = x(at)
             out += "<line x1=\"\(position)\" y1=\"\(tickTop - 6)\" x2=\"\(position)\" y2=\"\(height - 8)\" stroke=\"#e0e0e0\"/>"
             let anchor = step == 0 ? "start" : (step == 4 ? "end" : "middle")
-            out += "<text x=\"\(position)\" y=\"16\" font-size=\"11\" text-anchor=\"\(anchor)\" fill=\"#555\">\(h(offset(TokenTimestamp(millisecondsSince1970: at))))</text>\n"
+            out +=
+                "<text x=\"\(position)\" y=\"16\" font-size=\"11\" text-anchor=\"\(anchor)\" fill=\"#555\">\(h(offset(TokenTimestamp(millisecondsSince1970: at))))</text>\n"
         }
         out += "<text x=\"4\" y=\"\(tickTop + 17)\" font-size=\"12\" fill=\"#333\">requests</text>\n"
         // The requests: one tick each, coloured by the answer.
         for entry in timed.prefix(Self.maximumTicks) {
             guard let started = entry.started else { continue }
             let colour = Self.colour(status: entry.status, failed: entry.failedWithoutAnswer)
-            let what = Self.tooltip("#\(entry.number) \(offset(started)) \(entry.method) \(entry.host)\(entry.path) \(entry.error.map { "failed: \($0)" } ?? String(entry.status))")
-            let tick = "<rect class=\"tick\" data-entry=\"\(entry.number)\" data-status=\"\(entry.status)\" x=\"\(x(started.millisecondsSince1970) - 1)\" y=\"\(tickTop)\" width=\"2\" height=\"\(tickHeight)\" fill=\"\(colour)\"><title>\(h(what))</title></rect>"
+            let what = Self.tooltip(
+                "#\(entry.number) \(offset(started)) \(entry.method) \(entry.host)\(entry.path) \(entry.error.map { "failed: \($0)" } ?? String(entry.status))"
+            )
+            let tick =
+                "<rect class=\"tick\" data-entry=\"\(entry.number)\" data-status=\"\(entry.status)\" x=\"\(x(started.millisecondsSince1970) - 1)\" y=\"\(tickTop)\" width=\"2\" height=\"\(tickHeight)\" fill=\"\(colour)\"><title>\(h(what))</title></rect>"
             out += shown.contains(entry.number) ? "<a href=\"#entry-\(entry.number)\">\(tick)</a>\n" : tick + "\n"
         }
         // The credentials: one bar each.
@@ -289,7 +295,8 @@ package struct HARReportHTML {
             let start = x(bar.start.millisecondsSince1970)
             let stop = bar.end.map { x($0.millisecondsSince1970) } ?? x(end)
             // No expiry known: grey, dashed, to the end of the drawing.
-            let paint = bar.end == nil ? "fill=\"#bdbdbd\" stroke=\"#757575\" stroke-dasharray=\"4 3\"" : "fill=\"\(Self.colour(verdict: bar.verdict))\""
+            let paint =
+                bar.end == nil ? "fill=\"#bdbdbd\" stroke=\"#757575\" stroke-dasharray=\"4 3\"" : "fill=\"\(Self.colour(verdict: bar.verdict))\""
             var what = "\(bar.kind.rawValue) \(bar.fingerprint), first seen in #\(bar.firstEntry) at \(bar.start.iso8601)"
             if let barEnd = bar.end {
                 what += barEnd < bar.start ? ", already expired at \(barEnd.iso8601)" : ", valid until \(barEnd.iso8601)"
@@ -299,7 +306,8 @@ package struct HARReportHTML {
             }
             what += ": \(bar.verdict.status)"
             out += "<text x=\"4\" y=\"\(y + 12)\" font-size=\"11\" fill=\"#333\">\(h(Self.tooltip("\(bar.kind.rawValue) \(bar.fingerprint)")))</text>"
-            let rect = "<rect class=\"bar\" x=\"\(start)\" y=\"\(y + 2)\" width=\"\(max(stop - start, 3))\" height=\"\(rowHeight - 5)\" \(paint)><title>\(h(Self.tooltip(what)))</title></rect>"
+            let rect =
+                "<rect class=\"bar\" x=\"\(start)\" y=\"\(y + 2)\" width=\"\(max(stop - start, 3))\" height=\"\(rowHeight - 5)\" \(paint)><title>\(h(Self.tooltip(what)))</title></rect>"
             out += shown.contains(bar.firstEntry) ? "<a href=\"#entry-\(bar.firstEntry)\">\(rect)</a>\n" : rect + "\n"
         }
         out += "</svg>\n"
@@ -309,7 +317,9 @@ package struct HARReportHTML {
         }
         if totalBars > bars.count { notes.append("The first \(bars.count) of \(totalBars) credentials are drawn as bars.") }
         if timed.count < report.timeline.count {
-            notes.append("\(report.timeline.count - timed.count) entr\(report.timeline.count - timed.count == 1 ? "y has" : "ies have") no readable time and \(report.timeline.count - timed.count == 1 ? "is" : "are") not drawn.")
+            notes.append(
+                "\(report.timeline.count - timed.count) entr\(report.timeline.count - timed.count == 1 ? "y has" : "ies have") no readable time and \(report.timeline.count - timed.count == 1 ? "is" : "are") not drawn."
+            )
         }
         if !notes.isEmpty { out += "<p class=\"note\">\(notes.joined(separator: " "))</p>\n" }
         return out

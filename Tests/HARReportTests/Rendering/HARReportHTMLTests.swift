@@ -184,7 +184,11 @@ import TokenTestSupport
     func tickBound() throws {
         let count = HARReportHTML.maximumTicks + 3
         let entries = (0..<count).map { index in
-            F.entry(started: "2026-01-15T12:\(10 + index / 6000):\(String(100 + (index / 100) % 60).dropFirst()).\(String(1000 + index % 100).dropFirst())Z", url: "https://a.example.test/\(index).ts")
+            F.entry(
+                started:
+                    "2026-01-15T12:\(10 + index / 6000):\(String(100 + (index / 100) % 60).dropFirst()).\(String(1000 + index % 100).dropFirst())Z",
+                url: "https://a.example.test/\(index).ts"
+            )
         }
         let (_, bytes, root) = try Self.page(F.har(entries))
         #expect(root.all.filter { $0.attribute("class") == "tick" }.count == HARReportHTML.maximumTicks)
