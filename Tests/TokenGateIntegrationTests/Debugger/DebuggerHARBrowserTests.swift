@@ -63,7 +63,9 @@ struct DebuggerHARBrowserTests {
                 try browser.command("POST", "/session/\(session)/element/\(element)/value", ["text": harFile.path])
                 try browser.execute("document.getElementById('har-run').click();")
                 guard try browser.wait(for: "return !document.getElementById('har-save').hidden;") else {
-                    throw Browser.Failure(description: "no report: \(try browser.execute("return document.getElementById('har-state').textContent;") ?? "")")
+                    throw Browser.Failure(
+                        description: "no report: \(try browser.execute("return document.getElementById('har-state').textContent;") ?? "")"
+                    )
                 }
                 return try browser.execute(
                     """
@@ -96,20 +98,21 @@ struct DebuggerHARBrowserTests {
                     entry["level"] as? String == "SEVERE" ? "\(entry["message"] ?? "")" : nil
                 }
                 try browser.open(reportFile.absoluteString)
-                var answer = try browser.execute(
-                    """
-                    const cell = (n) => document.querySelector('#entry-' + n + ' td.url');
-                    return {
-                      margin: getComputedStyle(document.body).marginTop,
-                      pwned: typeof window.__pwned, scripts: document.scripts.length, images: document.images.length,
-                      handlers: document.querySelectorAll('[onerror], [onload], [onclick], [style]').length,
-                      styles: document.querySelectorAll('style').length,
-                      request: cell(1).textContent, title: cell(1).getAttribute('title'),
-                      ticks: [...document.querySelectorAll('rect.tick')].map((tick) => tick.getAttribute('fill')),
-                      link: document.querySelector('#finding-1 a').getAttribute('href'),
-                    };
-                    """
-                ) as? [String: Any] ?? [:]
+                var answer =
+                    try browser.execute(
+                        """
+                        const cell = (n) => document.querySelector('#entry-' + n + ' td.url');
+                        return {
+                          margin: getComputedStyle(document.body).marginTop,
+                          pwned: typeof window.__pwned, scripts: document.scripts.length, images: document.images.length,
+                          handlers: document.querySelectorAll('[onerror], [onload], [onclick], [style]').length,
+                          styles: document.querySelectorAll('style').length,
+                          request: cell(1).textContent, title: cell(1).getAttribute('title'),
+                          ticks: [...document.querySelectorAll('rect.tick')].map((tick) => tick.getAttribute('fill')),
+                          link: document.querySelector('#finding-1 a').getAttribute('href'),
+                        };
+                        """
+                    ) as? [String: Any] ?? [:]
                 answer["pageConsole"] = pageConsole
                 return answer
             }
