@@ -11,7 +11,7 @@ let package = Package(
         .library(name: "CDNTokens", targets: ["CDNTokens"]),
         // A customer's capture (HAR) read streamed, every credential of the two
         // libraries above found in it and judged at its entry's time: the CLI's
-        // `har` and, later, the debugger. No server dependency.
+        // `har` and the debugger's HAR upload. No server dependency.
         .library(name: "HARReport", targets: ["HARReport"]),
         .executable(name: "tokeninspect", targets: ["tokeninspect"]),
         .executable(name: "tokengate", targets: ["tokengate"]),
@@ -120,6 +120,8 @@ let package = Package(
             dependencies: [
                 "EntitlementTokens",
                 "CDNTokens",
+                // The debugger's HAR upload: the same reading and report as `tokeninspect har`.
+                "HARReport",
                 "EntitlementTokensRedis",
                 "RedisRESP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,5 +1,6 @@
 #include "CTestXMLTree.h"
 
+#include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <stdlib.h>
@@ -109,3 +110,56 @@ char *ctest_tree_fields(const unsigned char *bytes, size_t length, int *status, 
 }
 
 void ctest_tree_free(char *buffer) { free(buffer); }
+
+static void put_nodes(buffer_t *b, xmlNodePtr node) {
+    for (; node; node = node->next) {
+        switch (node->type) {
+        case XML_ELEMENT_NODE:
+            put(b, "<", 1); puts_(b, (const char *)node->name); end_record(b);
+            for (xmlAttrPtr attribute = node->properties; attribute; attribute = attribute->next) {
+                xmlChar *value = xmlNodeGetContent((xmlNodePtr)attribute);
+                put(b, "@", 1); puts_(b, (const char *)attribute->name); put(b, "=", 1);
+                puts_(b, (const char *)value); end_record(b);
+                xmlFree(value);
+            }
+            put_nodes(b, node->children);
+            put(b, ">", 1); end_record(b);
+            break;
+        case XML_TEXT_NODE:
+        case XML_CDATA_SECTION_NODE:
+            put(b, "#", 1); puts_(b, (const char *)node->content); end_record(b);
+            break;
+        case XML_COMMENT_NODE:
+            put(b, "!", 1); puts_(b, (const char *)node->content); end_record(b);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+char *ctest_markup_nodes(const unsigned char *bytes, size_t length, int html, int *status, size_t *out_length) {
+    *out_length = 0;
+    xmlDocPtr document;
+    if (html) {
+        int options = HTML_PARSE_NONET | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING;
+        document = htmlReadMemory((const char *)bytes, (int)length, NULL, "UTF-8", options);
+    } else {
+        int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING;
+        document = xmlReadMemory((const char *)bytes, (int)length, NULL, "UTF-8", options);
+    }
+    xmlNodePtr root = document ? xmlDocGetRootElement(document) : NULL;
+    if (!root) {
+        if (document) xmlFreeDoc(document);
+        *status = CTEST_TREE_NOT_WELL_FORMED;
+        return NULL;
+    }
+    buffer_t b = {0};
+    put(&b, "", 0);
+    put_nodes(&b, root);
+    xmlFreeDoc(document);
+    if (b.failed) { free(b.data); *status = CTEST_TREE_NOT_WELL_FORMED; return NULL; }
+    *status = CTEST_TREE_OK;
+    *out_length = b.length;
+    return b.data;
+}

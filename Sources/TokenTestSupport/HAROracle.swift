@@ -58,6 +58,7 @@ public final class HAROracle {
         else {
             oracleFailure(Self.target, "the JSON report does not read back: \(escaped(input))")
         }
+        checkPage(HARReportHTML(report: report, source: "fuzz").bytes, input: input)
         guard let secrets = analysis.secrets, !secrets.overflowed else { return }
         var writer = HARRedactingWriter(secrets: secrets.values)
         var output: [UInt8] = []
@@ -69,6 +70,30 @@ public final class HAROracle {
         }
         for value in secrets.values.keys where value.utf8.count >= 12 && contains(output, Array(value.utf8)) {
             oracleFailure(Self.target, "a secret is left in the redacted capture: \(escaped(input))")
+        }
+    }
+
+    /// The HTML report is well-formed XML, runs nothing, loads nothing and
+    /// links only to its own anchors, whatever the capture held.
+    private func checkPage(_ page: [UInt8], input: [UInt8]) {
+        guard let root = MarkupReading.root(of: page) else {
+            oracleFailure(Self.target, "the HTML report is not well-formed: \(escaped(input))")
+        }
+        let elements = root.all
+        let ids = Set(elements.compactMap { $0.attribute("id") })
+        for element in elements {
+            if ["script", "link", "img", "image", "iframe", "object", "embed", "use", "foreignObject"].contains(element.name) {
+                oracleFailure(Self.target, "the HTML report holds a <\(element.name)>: \(escaped(input))")
+            }
+            for attribute in element.attributes {
+                let name = attribute.name.lowercased()
+                if name.hasPrefix("on") || name == "src" || name == "style" || attribute.value.contains("url(") {
+                    oracleFailure(Self.target, "the HTML report has an attribute \(name): \(escaped(input))")
+                }
+                if name == "href", !(attribute.value.hasPrefix("#") && ids.contains(String(attribute.value.dropFirst()))) {
+                    oracleFailure(Self.target, "the HTML report links outside itself or to no anchor: \(escaped(input))")
+                }
+            }
         }
     }
 

@@ -44,7 +44,19 @@ struct HARCommand {
                 default: "30",
                 takesDashedValue: true
             ),
-            .choice("format", "FORMAT", HARFormat.self, help: "text for a person, json for a script (one object).", default: .text),
+            .choice(
+                "format",
+                "FORMAT",
+                HARFormat.self,
+                help: "text for a person, json for a script (one object), html for a ticket (one self-contained page, the timeline as SVG).",
+                default: .text
+            ),
+            .option(
+                "output",
+                "FILE",
+                help: "Write the report to FILE instead of stdout (any format; meant for --format html).",
+                completion: .file
+            ),
             .option(
                 "redact",
                 "OUT",
@@ -58,7 +70,7 @@ struct HARCommand {
     )
 
     enum HARFormat: String, CaseIterable {
-        case text, json
+        case text, json, html
     }
 
     let file: String
@@ -68,6 +80,7 @@ struct HARCommand {
     let leeway: Int64
     let format: HARFormat
     let redact: String?
+    let output: String?
 
     init(_ parsed: ParsedArguments) throws {
         guard parsed.arguments.count == 1 else { throw ValidationError("give one HAR FILE, or - for stdin") }
@@ -78,6 +91,10 @@ struct HARCommand {
         leeway = parsed.requiredInteger("leeway")
         format = parsed.choice("format")
         redact = parsed.string("redact")
+        output = parsed.string("output")
+        if let output, output == file || output == redact {
+            throw ValidationError("--output writes the report: give another path than the HAR's or --redact's")
+        }
         if redact != nil, file == "-" { throw ValidationError("--redact reads the HAR twice: give a FILE, not -") }
         if let redact, redact == file { throw ValidationError("--redact writes a new file: give another path than the HAR's") }
         guard (0...86_400).contains(leeway) else { throw ValidationError("--leeway must be between 0 and 86400 seconds") }
@@ -101,14 +118,19 @@ struct HARCommand {
         }
         let report = analysis.finish(readerNotes: reader.notes)
         if let redact, let secrets = analysis.secrets { try Self.writeRedacted(file, to: redact, secrets: secrets) }
-        let output = OutputStream.standardOutput
-        switch format {
-        case .text:
-            output.write(HARReportText(report: report, source: file == "-" ? "stdin" : file).text)
-        case .json:
-            HARReportJSON.encoded(report).withUnsafeBytes { output.write($0) }
+        let source = file == "-" ? "stdin" : file
+        let rendered: [UInt8] =
+            switch format {
+            case .text: Array(HARReportText(report: report, source: source).text.rendered.utf8)
+            case .json: HARReportJSON.encoded(report)
+            case .html: HARReportHTML(report: report, source: source).bytes
+            }
+        if let output {
+            try Self.write(rendered, to: output)
+        } else {
+            rendered.withUnsafeBytes { OutputStream.standardOutput.write($0) }
+            OutputStream.standardOutput.flush()
         }
-        output.flush()
         if report.hasFailure { throw ExitCode(1) }
     }
 
@@ -136,6 +158,26 @@ struct HARCommand {
             }
             if count == 0 { return }
             try body(chunk.span.extracting(..<count))
+        }
+    }
+
+    /// The report to a new file (or one replaced whole); exit 2 when it cannot be written.
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else {
+            error("--output: cannot write \(TerminalText(escaping: path)): \(String(cString: strerror(errno)))")
+            throw ExitCode(2)
+        }
+        defer { close(descriptor) }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                error("--output: cannot write \(TerminalText(escaping: path)): \(String(cString: strerror(errno)))")
+                throw ExitCode(2)
+            }
+            offset += count
         }
     }
 

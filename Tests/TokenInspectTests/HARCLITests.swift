@@ -196,3 +196,59 @@ import Testing
         #expect(try CLI.run(["har", "--redact", HARCLITests.sample, HARCLITests.sample]).status == 64)
     }
 }
+
+/// `har --format html`: one self-contained page, to stdout or to `--output FILE`.
+@Suite struct HARHTMLCLITests {
+    static func scratchPath(_ suffix: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("har-\(UUID().uuidString)\(suffix)").path
+    }
+
+    @Test func htmlGoesToStdoutWithTheSameExitStatus() throws {
+        let result = try CLI.run(["har", "--format", "html", HARCLITests.sample])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("<!DOCTYPE html>\n"))
+        #expect(result.stdout.contains("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'sha256-"))
+        #expect(result.stdout.contains("<tr id=\"entry-7\">") && result.stdout.contains("<a href=\"#entry-7\">#7</a>"))
+        #expect(result.stdout.contains("COOKIE_EXPIRED"))
+        #expect(result.stdout.hasSuffix("</html>\n"))
+    }
+
+    @Test func outputWritesTheFileAndNothingToStdout() throws {
+        let output = Self.scratchPath(".html")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let result = try CLI.run(["har", "--format", "html", "--output", output, HARCLITests.sample])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let page = try String(contentsOf: URL(fileURLWithPath: output), encoding: .utf8)
+        #expect(page == (try CLI.run(["har", "--format", "html", HARCLITests.sample])).stdout)
+        // --output takes the other formats too.
+        let json = try CLI.run(["har", "--format", "json", "--output", output, HARCLITests.sample])
+        #expect(json.status == 1 && json.stdout.isEmpty)
+        #expect(try String(contentsOf: URL(fileURLWithPath: output), encoding: .utf8).hasPrefix("{\"entries\":["))
+    }
+
+    @Test func aPlayedCaptureExitsZeroAndANonHARSixtyFive() throws {
+        let played = try HARCLITests.scratchFile(
+            """
+            {"log":{"version":"1.2","entries":[{"startedDateTime":"2026-01-15T12:01:00Z","request":{"method":"GET","url":"https://a.example.test/x.ts","headers":[]},"response":{"status":200,"headers":[]}}]}}
+            """
+        )
+        defer { try? FileManager.default.removeItem(atPath: played) }
+        let result = try CLI.run(["har", "--format", "html", played])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("No finding names a failure."))
+        let notHAR = try HARCLITests.scratchFile("[1,2]")
+        defer { try? FileManager.default.removeItem(atPath: notHAR) }
+        let output = Self.scratchPath(".html")
+        let refused = try CLI.run(["har", "--format", "html", "--output", output, notHAR])
+        #expect(refused.status == 65 && refused.stderr.contains("not a HAR"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test func outputUsageErrorsAndAnUnwritablePath() throws {
+        #expect(try CLI.run(["har", "--format", "html", "--output", HARCLITests.sample, HARCLITests.sample]).status == 64)
+        #expect(try CLI.run(["har", "--format", "html", "--output"]).status == 64)
+        let unwritable = try CLI.run(["har", "--format", "html", "--output", "/nonexistent/dir/report.html", HARCLITests.sample])
+        #expect(unwritable.status == 2 && unwritable.stderr.contains("--output: cannot write /nonexistent/dir/report.html"))
+    }
+}

@@ -1,3 +1,5 @@
+import EntitlementTokens
+
 /// What a URI in a manifest names, and so where its rewriting sends the player.
 public enum ManifestLinkRole: Sendable, Hashable {
     /// Another playlist or MPD (a variant, a rendition, an I-frame playlist, a
@@ -105,20 +107,7 @@ public struct ManifestLink: Sendable, Hashable {
     }
 
     static func escaped(_ bytes: [UInt8], _ escaping: ManifestEscaping) -> [UInt8] {
-        guard escaping != .none else { return bytes }
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
-            case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
-            case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
-            case UInt8(ascii: "\""): out.append(contentsOf: "&quot;".utf8)
-            case UInt8(ascii: "'"): out.append(contentsOf: "&apos;".utf8)
-            default: out.append(byte)
-            }
-        }
-        return out
+        escaping == .none ? bytes : MarkupText.escaped(bytes)
     }
 }
 

@@ -22,4 +22,14 @@ char *ctest_tree_fields(const unsigned char *bytes, size_t length, int *status, 
 
 void ctest_tree_free(char *buffer);
 
+/// Parses a whole document — with xmlReadMemory when `html` is 0 (strict: a
+/// document that is not well-formed XML gives CTEST_TREE_NOT_WELL_FORMED), with
+/// libxml2's HTML parser otherwise (what a lenient reader makes of it) — never
+/// touching the network, and returns its nodes in document order as
+/// NUL-terminated records in a buffer freed with ctest_tree_free:
+/// "<name" an element opens, "@name=value" one of its attributes, "#text" a
+/// text node (a comment "!text"), ">" the element closes. The HAR report's
+/// HTML page is checked through it.
+char *ctest_markup_nodes(const unsigned char *bytes, size_t length, int html, int *status, size_t *out_length);
+
 #endif

@@ -1,4 +1,5 @@
 import EntitlementTokens
+import HARReport
 import Hummingbird
 import HummingbirdCore
 
@@ -18,6 +19,9 @@ import HummingbirdCore
 ///   token that arrived Base64- or percent-encoded, and show what was pasted
 ///   beside what it decoded to — plus, with a pasted key, `"pastedKeys"` and
 ///   `"pastedKey"` (per report, ``PastedKeyCheck``);
+/// - `POST /debugger/har`: a HAR capture as the body (at most 64 MiB), answered
+///   with the same report as `tokeninspect har` (``DebuggerHAR``): the HTML page, or
+///   with `?format=json` the JSON object;
 /// - `POST /debugger/csp-report`, `GET /debugger/csp-reports`: the browser's
 ///   Content-Security-Policy violation reports, kept (bounded) so a test or a
 ///   curious engineer can see that nothing was blocked.
@@ -31,6 +35,7 @@ struct DebuggerEndpoints: MountedRoutes {
         static let stylesheet = "/debugger/debugger.css"
         static let favicon = "/debugger/favicon.svg"
         static let report = "/debugger/report"
+        static let har = "/debugger/har"
         static let cspReport = "/debugger/csp-report"
         static let cspReports = "/debugger/csp-reports"
     }
@@ -44,6 +49,8 @@ struct DebuggerEndpoints: MountedRoutes {
     let cdn: CDNPasteInspection
     /// The server's clock, when the page does not set "now".
     let clock: @Sendable () -> TokenTimestamp
+    /// `POST /debugger/har`, with the same keys, profiles and leeway.
+    let har: DebuggerHAR
 
     init(
         keys: GateVerifier,
@@ -57,6 +64,9 @@ struct DebuggerEndpoints: MountedRoutes {
         self.violations = violations
         self.cdn = cdn
         self.clock = clock
+        har = DebuggerHAR(keys: {
+            HARKeys(tokenKeys: keys.signature.ring, profiles: cdn.profiles().profiles, leewaySeconds: cdn.leewaySeconds)
+        })
     }
 
     func handles(_ path: String) -> Bool { Self.handles(path) }
@@ -80,11 +90,14 @@ struct DebuggerEndpoints: MountedRoutes {
             DebuggerHeaders.response(.ok, contentType: "image/svg+xml", bytes: DebuggerAssets.favicon)
         case (Path.report, .post):
             await report(request)
+        case (Path.har, .post):
+            await har.respond(to: request)
         case (Path.cspReport, .post):
             await collectViolation(request)
         case (Path.cspReports, .get):
             DebuggerHeaders.response(.ok, contentType: "application/json", bytes: violations.json())
-        case (Path.page, _), (Path.script, _), (Path.stylesheet, _), (Path.favicon, _), (Path.report, _), (Path.cspReport, _), (Path.cspReports, _):
+        case (Path.page, _), (Path.script, _), (Path.stylesheet, _), (Path.favicon, _), (Path.report, _), (Path.har, _), (Path.cspReport, _),
+            (Path.cspReports, _):
             DebuggerHeaders.response(.methodNotAllowed, contentType: "text/plain; charset=utf-8", "method not allowed\n")
         default:
             DebuggerHeaders.response(.notFound, contentType: "text/plain; charset=utf-8", "not found\n")

@@ -6,10 +6,15 @@ import Hummingbird
 /// framed, and hand no string to an HTML or script sink (Trusted Types); the
 /// browser reports any violation to the debugger, which keeps it for the tests.
 enum DebuggerHeaders {
-    static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-        + "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; "
-        + "require-trusted-types-for 'script'; report-uri \(DebuggerEndpoints.Path.cspReport)"
+    static let contentSecurityPolicy = policy(styleSources: "'self'")
+
+    /// The policy, its `style-src` aside: `'self'` everywhere, and for the HAR
+    /// report (``DebuggerHAR``) also the hash of that page's one inline style block.
+    static func policy(styleSources: String) -> String {
+        "default-src 'none'; script-src 'self'; style-src \(styleSources); connect-src 'self'; "
+            + "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; "
+            + "require-trusted-types-for 'script'; report-uri \(DebuggerEndpoints.Path.cspReport)"
+    }
 
     static let contentSecurityPolicyName = HTTPField.Name("Content-Security-Policy")!
     static let contentTypeOptionsName = HTTPField.Name("X-Content-Type-Options")!
@@ -17,12 +22,13 @@ enum DebuggerHeaders {
     static let frameOptionsName = HTTPField.Name("X-Frame-Options")!
     static let crossOriginResourcePolicyName = HTTPField.Name("Cross-Origin-Resource-Policy")!
 
-    /// The strict set, with this content type.
-    static func fields(contentType: String) -> HTTPFields {
+    /// The strict set, with this content type; with `styleHash`, the policy
+    /// also allows the one inline style block of that hash (`sha256-…`).
+    static func fields(contentType: String, styleHash: String? = nil) -> HTTPFields {
         [
             .contentType: contentType,
             .cacheControl: "no-store",
-            contentSecurityPolicyName: contentSecurityPolicy,
+            contentSecurityPolicyName: styleHash.map { policy(styleSources: "'self' '\($0)'") } ?? contentSecurityPolicy,
             contentTypeOptionsName: "nosniff",
             referrerPolicyName: "no-referrer",
             frameOptionsName: "DENY",

@@ -53,7 +53,7 @@ import Testing
 
     static let debuggerRoutes = [
         ("GET", "/debugger"), ("GET", "/debugger/debugger.js"), ("GET", "/debugger/csp-reports"),
-        ("GET", "/debugger/nothing-here"), ("POST", "/debugger/report"),
+        ("GET", "/debugger/nothing-here"), ("POST", "/debugger/report"), ("POST", "/debugger/har"),
     ]
 
     func checkDebugger(port: Int, listenPort: Int, routes: [(String, String)], token: String) async throws {

@@ -617,6 +617,42 @@
     pending = setTimeout(run, 350);
   }
 
+  // A HAR capture (docs/HAR.md#in-the-debugger): the chosen file itself is posted to this
+  // tokengate and nowhere else. The findings are shown here as text; the whole report
+  // (the timeline as SVG) is offered as the self-contained HTML file the route answers.
+  let harReportURL = null;
+  async function readCapture() {
+    const file = $('har-file').files[0];
+    const state = $('har-state');
+    const save = $('har-save');
+    $('har-findings').replaceChildren();
+    save.hidden = true;
+    if (harReportURL) { URL.revokeObjectURL(harReportURL); harReportURL = null; }
+    if (!file) { state.textContent = 'choose a HAR file first'; return; }
+    state.textContent = 'reading ' + escapeText(file.name) + '…';
+    const name = encodeURIComponent(file.name.slice(0, 200));
+    try {
+      const options = { method: 'POST', body: file, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer', redirect: 'error' };
+      const summary = await fetch('/debugger/har?format=json&name=' + name, options);
+      const answer = await summary.json();
+      if (!summary.ok) { state.textContent = escapeText(answer.error || 'HTTP ' + summary.status); return; }
+      const page = await fetch('/debugger/har?name=' + name, options);
+      if (!page.ok) { state.textContent = 'the report could not be made: HTTP ' + page.status; return; }
+      harReportURL = URL.createObjectURL(await page.blob());
+      save.href = harReportURL;
+      save.download = 'har-report.html';
+      save.hidden = false;
+      const failures = answer.findings.filter((finding) => finding.failure).length;
+      state.textContent = answer.entries.length + ' entries, ' + answer.findings.length + ' findings, ' +
+        (failures === 0 ? 'none names a failure' : failures + ' naming a failure');
+      $('har-findings').replaceChildren(...answer.findings.map((finding) => node('li', finding.failure ? 'failure' : 'note',
+        finding.kind + (finding.entries.length ? ' (' + finding.entries.map((n) => '#' + n).join(', ') + ')' : '') +
+        ': ' + finding.message)));
+    } catch (error) {
+      state.textContent = 'the capture could not be read: ' + escapeText(String(error.message || error));
+    }
+  }
+
   readFragment();
   for (const name of expectationNames) $(name).addEventListener('input', () => { writeFragment(); runSoon(); });
   $('input').addEventListener('input', runSoon);
@@ -625,6 +661,7 @@
   $('expand').addEventListener('click', () => { for (const report of document.querySelectorAll('.report')) report.open = true; });
   $('collapse').addEventListener('click', () => { for (const report of document.querySelectorAll('.report')) report.open = false; });
   $('run').addEventListener('click', () => { clearTimeout(pending); run(); });
+  $('har-run').addEventListener('click', readCapture);
   window.addEventListener('hashchange', () => { readFragment(); runSoon(); });
 
   // For the browser tests, which compare this rule with the CLI's on the same strings.
