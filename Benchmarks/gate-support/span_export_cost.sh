@@ -2,10 +2,13 @@
 # What span export costs a media token (docs/DESIGN.md#span-export): the gate's
 # CPU per request without --otlp-endpoint and with it, alternated round by
 # round (cpu_per_request.sh), the spans sent to an nginx that answers every
-# export 200 (the receiver's own CPU is not the gate's). Prints each round and
-# the medians' ratio.
+# export 200 (the receiver's own CPU is not the gate's). With RATIOS (default
+# "1"), export on is measured at each --trace-sample-ratio named; the sides'
+# order rotates round by round. Prints each round and each ratio's cost
+# against export off in the same round, the median of those paired ratios.
+# Media tokens are valid 7 minutes: keep ROUNDS × sides × (SECONDS + ~5 s) under that.
 #
-#   Benchmarks/gate-support/span_export_cost.sh BINARY [ROUNDS] [SECONDS]
+#   [RATIOS="1 0.1 0.01"] Benchmarks/gate-support/span_export_cost.sh BINARY [ROUNDS] [SECONDS]
 set -euo pipefail
 bin="$1"; rounds="${2:-6}"; seconds="${3:-3}"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -32,19 +35,44 @@ nginx -c "$work/nginx.conf" -p "$work" -e "$work/logs/error.log"
 trap 'kill $(cat "$work/nginx.pid") 2>/dev/null; rm -rf "$work"' EXIT
 python3 "$here/mint_tokens.py" "$root/Samples/keys/test-rsa2048.pem" media 200000 "$work/media.txt"
 export TOKENS="$work/media.txt"
+sides=(off)
+for ratio in ${RATIOS:-1}; do sides+=("$ratio"); done
 for round in $(seq "$rounds"); do
-  if [ $((round % 2)) -eq 1 ]; then order="off on"; else order="on off"; fi
-  for side in $order; do
-    if [ "$side" = on ]; then args="--otlp-endpoint http://127.0.0.1:$port"; else args=""; fi
+  # Each round starts one side further on, so no side always runs first.
+  for i in "${!sides[@]}"; do
+    side="${sides[$(( (i + round) % ${#sides[@]} ))]}"
+    # Ratio 1 is the default, given without the option (so a gate older than it runs too).
+    case "$side" in
+    off) args="" ;;
+    1) args="--otlp-endpoint http://127.0.0.1:$port" ;;
+    *) args="--otlp-endpoint http://127.0.0.1:$port --trace-sample-ratio $side" ;;
+    esac
     GATE_ARGS="$args" "$here/cpu_per_request.sh" "$bin" "export-$side" "$seconds"
   done
 done | tee "$work/rounds.txt"
-python3 - "$work/rounds.txt" <<'PY'
+python3 - "$work/rounds.txt" "${#sides[@]}" <<'PY'
 import re, statistics, sys
-cpu = {"export-off": [], "export-on": []}
-for line in open(sys.argv[1]):
-    label, rest = line.split(" ", 1)
-    cpu[label].append(float(re.search(r"([\d.]+) us CPU", rest).group(1)))
-off, on = statistics.median(cpu["export-off"]), statistics.median(cpu["export-on"])
-print(f"span export: {off:.1f} us CPU a media token without, {on:.1f} with (+{(on / off - 1) * 100:.1f} %), medians of {len(cpu['export-off'])} rounds")
+lines = [line for line in open(sys.argv[1]) if " us CPU" in line]
+per_round = int(sys.argv[2])
+rounds = [lines[i:i + per_round] for i in range(0, len(lines), per_round)]
+# Paired: each ratio against export off in the same round, so a round the
+# machine ran slow moves both sides; the median of those ratios is printed.
+paired, cpu = {}, {}
+for round_lines in rounds:
+    seen = {}
+    for line in round_lines:
+        label, rest = line.split(" ", 1)
+        seen[label] = float(re.search(r"([\d.]+) us CPU", rest).group(1))
+        cpu.setdefault(label, []).append(seen[label])
+        if re.search(r"non-2xx (\d+)", rest).group(1) != "0":
+            sys.exit(f"span_export_cost: {label} answered non-2xx (tokens expired?): {line.strip()}")
+    for label, value in seen.items():
+        if label != "export-off":
+            paired.setdefault(label, []).append(value / seen["export-off"])
+off = statistics.median(cpu["export-off"])
+for label, ratios in paired.items():
+    ratio = label.removeprefix("export-")
+    cost = (statistics.median(ratios) - 1) * 100
+    print(f"span export at ratio {ratio}: {cost:+.1f} % CPU a media token (median of {len(ratios)} paired rounds; "
+          f"medians {off:.1f} us without, {statistics.median(cpu[label]):.1f} us with)")
 PY

@@ -229,6 +229,14 @@ package struct ServeOptions: ParsableArguments {
     )
     var otlpEndpoint: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --otlp-endpoint, the share of traces the gate starts that are exported (0 to 1); a caller's traceparent decides for its own trace.",
+            valueName: "RATIO"
+        )
+    )
+    var traceSampleRatio: Double = 1
+
     @Flag(help: "Also serve the web debugger at /debugger (only when --listen is a loopback address; see `tokengate debugger --help`).")
     var debugger = false
 

@@ -99,7 +99,7 @@ final class GateResponder: HTTPResponder, Sendable {
         let trace = RequestTrace(
             traceParents: head.headerFields[values: GateHeaders.traceParent],
             traceStates: spans == nil ? [] : head.headerFields[values: GateHeaders.traceState],
-            recordsSpan: spans != nil
+            sampler: spans?.sampler
         )
         let answer = await RequestTrace.$current.withValue(trace) { await answering() }
         if let spans, let span = trace.span?.finished(identity: trace.spanIdentity, httpStatus: Int(answer.status.code)) {

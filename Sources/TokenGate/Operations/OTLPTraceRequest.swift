@@ -19,29 +19,42 @@ enum OTLPTraceRequest {
     }
 
     static func encode(_ spans: some Collection<DecisionSpan>, service: Service) -> [UInt8] {
-        var request = ProtobufWriter()
-        // ExportTraceServiceRequest.resource_spans = 1
-        request.message(1) { resourceSpans in
-            // ResourceSpans.resource = 1
-            resourceSpans.message(1) { resource in
-                resource.attribute(1, "service.name", .string(service.name))
-                resource.attribute(1, "service.version", .string(service.version))
-                resource.attribute(1, "service.instance.id", .string(service.instance))
-            }
-            // ResourceSpans.scope_spans = 2
-            resourceSpans.message(2) { scopeSpans in
-                // ScopeSpans.scope = 1: InstrumentationScope name = 1, version = 2
-                scopeSpans.message(1) { scope in
-                    scope.string(1, "tokengate")
-                    scope.string(2, service.version)
+        ProtobufWriter.encode { request in
+            // ExportTraceServiceRequest.resource_spans = 1
+            request.message(1) { resourceSpans in
+                // ResourceSpans.resource = 1
+                resourceSpans.message(1) { resource in
+                    resource.attribute(1, "service.name", .string(service.name))
+                    resource.attribute(1, "service.version", .string(service.version))
+                    resource.attribute(1, "service.instance.id", .string(service.instance))
                 }
-                for span in spans {
-                    // ScopeSpans.spans = 2
-                    scopeSpans.message(2) { encode(span, into: &$0) }
+                // ResourceSpans.scope_spans = 2
+                resourceSpans.message(2) { scopeSpans in
+                    // ScopeSpans.scope = 1: InstrumentationScope name = 1, version = 2
+                    scopeSpans.message(1) { scope in
+                        scope.string(1, "tokengate")
+                        scope.string(2, service.version)
+                    }
+                    for span in spans {
+                        // ScopeSpans.spans = 2
+                        scopeSpans.message(2) { encode(span, into: &$0) }
+                    }
                 }
             }
         }
-        return request.bytes
+    }
+
+    /// The most bytes `span` adds to a request: its strings and ids as they
+    /// are, and a generous allowance for every tag, length and fixed field.
+    /// What a batch's byte bound is counted in, without encoding the span twice.
+    static func maximumEncodedBytes(of span: DecisionSpan) -> Int {
+        let decision = span.decision
+        let strings = [decision.method, decision.route, decision.status, decision.reason, decision.kind]
+        let optional = [decision.resource, decision.tokenID, decision.profile, span.identity.traceState]
+        return 512 + span.identity.traceID.count + span.identity.spanID.count + (span.identity.parentSpanID?.count ?? 0)
+            + 2 * decision.method.utf8.count + decision.route.utf8.count  // the name repeats them
+            + strings.reduce(0) { $0 + $1.utf8.count } + decision.reason.utf8.count  // the status repeats the reason
+            + optional.reduce(0) { $0 + ($1?.utf8.count ?? 0) }
     }
 
     /// Span: trace_id 1, span_id 2, trace_state 3, parent_span_id 4, name 5,
@@ -81,13 +94,42 @@ enum OTLPTraceRequest {
 }
 
 /// The protobuf wire format, as much of it as the OTLP request needs.
+///
+/// A nested message is written length first. Rather than writing each one
+/// apart and copying it into its parent, ``encode(_:)`` runs the message's
+/// description twice: the first pass only counts, and records every nested
+/// message's length in the order they open; the second writes each length
+/// from that record, then the message in place, into a buffer of the exact
+/// size. The description must say the same thing both times (it is a pure
+/// function of its inputs).
 struct ProtobufWriter {
-    private(set) var bytes: [UInt8] = []
+    private enum Pass {
+        case counting
+        case writing
+    }
+
+    private var pass = Pass.counting
+    private var counted = 0
+    /// Every nested message's length, in the order the messages open.
+    private var lengths: [Int] = []
+    private var nextLength = 0
+    private var bytes: [UInt8] = []
 
     enum AttributeValue {
         case string(String)
         case int(Int64)
         case double(Double)
+    }
+
+    /// The message `describe` writes, encoded.
+    static func encode(_ describe: (inout ProtobufWriter) -> Void) -> [UInt8] {
+        var writer = ProtobufWriter()
+        describe(&writer)
+        writer.pass = .writing
+        writer.bytes.reserveCapacity(writer.counted)
+        describe(&writer)
+        assert(writer.bytes.count == writer.counted && writer.nextLength == writer.lengths.count)
+        return writer.bytes
     }
 
     mutating func varint(_ field: Int, _ value: UInt64) {
@@ -97,31 +139,61 @@ struct ProtobufWriter {
 
     mutating func fixed64(_ field: Int, _ value: UInt64) {
         tag(field, wireType: 1)
+        guard pass == .writing else {
+            counted += 8
+            return
+        }
         for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 
     mutating func fixed32(_ field: Int, _ value: UInt32) {
         tag(field, wireType: 5)
+        guard pass == .writing else {
+            counted += 4
+            return
+        }
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
     mutating func bytes(_ field: Int, _ value: [UInt8]) {
         tag(field, wireType: 2)
         appendVarint(UInt64(value.count))
+        guard pass == .writing else {
+            counted += value.count
+            return
+        }
         bytes += value
     }
 
     mutating func string(_ field: Int, _ value: String) {
         tag(field, wireType: 2)
-        appendVarint(UInt64(value.utf8.count))
-        bytes += value.utf8
+        let utf8 = value.utf8
+        appendVarint(UInt64(utf8.count))
+        guard pass == .writing else {
+            counted += utf8.count
+            return
+        }
+        bytes += utf8
     }
 
-    /// A nested message, length first (so it is written apart, then copied).
+    /// A nested message: its length (counted in the first pass), then its fields.
     mutating func message(_ field: Int, _ body: (inout ProtobufWriter) -> Void) {
-        var nested = ProtobufWriter()
-        body(&nested)
-        bytes(field, nested.bytes)
+        tag(field, wireType: 2)
+        switch pass {
+        case .counting:
+            let index = lengths.count
+            lengths.append(0)
+            let start = counted
+            body(&self)
+            let length = counted - start
+            lengths[index] = length
+            counted += Self.varintSize(UInt64(length))
+        case .writing:
+            let length = lengths[nextLength]
+            nextLength += 1
+            appendVarint(UInt64(length))
+            body(&self)
+        }
     }
 
     /// A `KeyValue` (key 1, value 2) whose `AnyValue` holds a string (1), an int (3) or a double (4).
@@ -143,11 +215,20 @@ struct ProtobufWriter {
     }
 
     private mutating func appendVarint(_ value: UInt64) {
+        guard pass == .writing else {
+            counted += Self.varintSize(value)
+            return
+        }
         var rest = value
         while rest >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
             rest >>= 7
         }
         bytes.append(UInt8(rest))
+    }
+
+    private static func varintSize(_ value: UInt64) -> Int {
+        // 7 bits a byte; 0 takes one byte.
+        max(1, (64 - value.leadingZeroBitCount + 6) / 7)
     }
 }

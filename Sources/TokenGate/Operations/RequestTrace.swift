@@ -20,18 +20,22 @@ struct RequestTrace: Sendable {
     /// Which request of this process it is: the seed of its span id (and of
     /// the trace id it starts when the caller sent no valid `traceparent`).
     let sequence: UInt64
-    /// With `--otlp-endpoint`, unless the caller marked its trace unsampled:
-    /// where the request's decision is gathered for its span
-    /// (docs/DESIGN.md#span-export). Nil otherwise, at no cost.
+    /// With `--otlp-endpoint`, when the sampler records the request: where
+    /// its decision is gathered for its span (docs/DESIGN.md#span-export).
+    /// Nil otherwise, at no cost.
     let span: SpanRecorder?
 
-    init(traceParents: [String], traceStates: [String] = [], recordsSpan: Bool = false) {
+    /// `sampler` is nil when spans are not exported.
+    init(traceParents: [String], traceStates: [String] = [], sampler: TraceSampler? = nil) {
         self.traceParents = traceParents
         self.traceStates = traceStates
-        sequence = Self.counter.add(1, ordering: .relaxed).newValue
-        // Parent-based sampling, as OpenTelemetry's default sampler: a caller's
-        // trace it did not sample is not exported from here either.
-        span = recordsSpan && (Self.parent(of: traceParents).map { $0.flags & 1 == 1 } ?? true) ? SpanRecorder() : nil
+        let sequence = Self.counter.add(1, ordering: .relaxed).newValue
+        self.sequence = sequence
+        let recorded = sampler?.samples(
+            parentFlags: Self.parent(of: traceParents)?.flags,
+            traceIDLow: { Self.derived(sequence, tag: 2) }
+        )
+        span = recorded == true ? SpanRecorder() : nil
     }
 
     /// The trace this request belongs to (the caller's, or a new one) and the

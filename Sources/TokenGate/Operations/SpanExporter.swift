@@ -15,6 +15,10 @@ import Synchronization
 final class SpanExporter: Service, Sendable {
     static let queueCapacity = 2048
     static let batchSize = 512
+    /// A batch's bound in bytes (a span's ``OTLPTraceRequest/maximumEncodedBytes(of:)``
+    /// summed), under the 4 MiB a collector's receiver takes by default: a
+    /// batch of long resources is cut short rather than refused whole.
+    static let batchBytes = 1 << 20
     static let interval: Duration = .seconds(1)
     static let exportDeadline: Duration = .seconds(10)
     /// What the last spans may take at shutdown, after the server has answered its last request.
@@ -30,8 +34,12 @@ final class SpanExporter: Service, Sendable {
     private let ring: AsyncStream<Void>.Continuation
     private let failing = Atomic<Bool>(false)
 
-    init(endpoint: OTLPEndpoint, metrics: GateMetrics, logger: Logger) {
+    /// Which requests record a span (`--trace-sample-ratio`).
+    let sampler: TraceSampler
+
+    init(endpoint: OTLPEndpoint, sampler: TraceSampler = .always, metrics: GateMetrics, logger: Logger) {
         self.endpoint = endpoint
+        self.sampler = sampler
         poster = OTLPHTTPPoster(endpoint: endpoint)
         resource = OTLPTraceRequest.Service(instance: Self.instanceID())
         self.metrics = metrics
@@ -72,6 +80,7 @@ final class SpanExporter: Service, Sendable {
         }
         // The spans of the last requests: this service is told to stop after the HTTP server has answered them.
         await exportQueued(until: ContinuousClock.now + Self.shutdownDeadline)
+        poster.close()
     }
 
     /// Sends every queued span, a batch at a time; with `until`, no batch starts after it or runs past it.
@@ -87,7 +96,7 @@ final class SpanExporter: Service, Sendable {
                 return
             }
             let batch: [DecisionSpan] = queue.withLock { spans in
-                let taken = Array(spans.prefix(Self.batchSize))
+                let taken = Array(spans.prefix(Self.batchSpans(spans)))
                 spans.removeFirst(taken.count)
                 return taken
             }
@@ -111,6 +120,17 @@ final class SpanExporter: Service, Sendable {
                 }
             }
         }
+    }
+
+    /// How many of the queued spans, from the first, make the next batch: up
+    /// to ``batchSize`` and ``batchBytes``, and at least one.
+    static func batchSpans(_ queued: [DecisionSpan]) -> Int {
+        var bytes = 0
+        for (index, span) in queued.prefix(batchSize).enumerated() {
+            bytes += OTLPTraceRequest.maximumEncodedBytes(of: span)
+            if bytes > batchBytes { return max(1, index) }
+        }
+        return min(queued.count, batchSize)
     }
 
     /// A random UUID (version 4) for `service.instance.id`, new for each process.

@@ -21,7 +21,7 @@ import Testing
         let port: Int
         var out: URL { directory.appendingPathComponent("spans.jsonl") }
 
-        init(status: Int = 200) throws {
+        init(status: Int = 200, options: [String] = []) throws {
             guard let python = IndependentPython.path else { throw RawHTTP.Failure(description: "no Python venv (scripts/test installs it)") }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("otlp-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -33,7 +33,7 @@ import Testing
             process.executableURL = URL(fileURLWithPath: python)
             process.arguments =
                 [script.path, portFile.path, directory.appendingPathComponent("spans.jsonl").path]
-                + (status == 200 ? [] : ["--status", String(status)])
+                + (status == 200 ? [] : ["--status", String(status)]) + options
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             try process.run()
@@ -205,24 +205,141 @@ import Testing
         }
     }
 
+    /// One connection is kept across exports while the receiver keeps it; a
+    /// receiver that closes after each answer, or closes a kept connection
+    /// while it is idle, loses no span: the next export goes on a new one.
+    @Test(
+        .enabled(if: IndependentPython.available(["opentelemetry.proto"]), "pip install opentelemetry-proto"),
+        .enabled(if: ExecutableTests.binary != nil, "the tokengate executable is not built"),
+        arguments: [[], ["--close"], ["--idle-timeout", "0.3"]]
+    )
+    func exportsKeepOneConnectionWhileTheReceiverKeepsIt(receiverOptions: [String]) async throws {
+        let receiver = try Receiver(options: receiverOptions)
+        let gate = try GateProcess(["--otlp-endpoint", "http://127.0.0.1:\(receiver.port)"])
+        defer { gate.stop() }
+        for round in 0..<3 {
+            #expect(try Self.ask(gate, try Self.mediaToken()).status == 200)
+            let arrived = eventually(within: 10) { receiver.spans.count == round + 1 }
+            #expect(arrived.held, "\(receiver.lines)")
+        }
+        let peers = receiver.lines.compactMap { $0["peer"] as? Int }
+        #expect(peers.count == 3, "one export a round: \(receiver.lines)")
+        #expect(Set(peers).count == (receiverOptions.isEmpty ? 1 : 3), "\(peers)")
+        #expect(try Self.metric(gate, "tokengate_spans_exported_total 3"))
+        #expect(try Self.metric(gate, "tokengate_spans_dropped_total{reason=\"export-failed\"} 0"))
+        #expect(!gate.log.contains("span export failed"), "\(gate.log.suffix(1500))")
+    }
+
     /// Parent-based sampling: a caller's unsampled trace records no span; no trace, or a sampled one, does.
     @Test func aCallersUnsampledTraceIsNotRecorded() {
-        #expect(RequestTrace(traceParents: [Self.unsampled], recordsSpan: true).span == nil)
-        #expect(RequestTrace(traceParents: [Self.parent], recordsSpan: true).span != nil)
-        #expect(RequestTrace(traceParents: [], recordsSpan: true).span != nil)
-        #expect(RequestTrace(traceParents: [Self.unsampled, Self.unsampled], recordsSpan: true).span != nil, "doubled: a new trace")
+        #expect(RequestTrace(traceParents: [Self.unsampled], sampler: .always).span == nil)
+        #expect(RequestTrace(traceParents: [Self.parent], sampler: .always).span != nil)
+        #expect(RequestTrace(traceParents: [], sampler: .always).span != nil)
+        #expect(RequestTrace(traceParents: [Self.unsampled, Self.unsampled], sampler: .always).span != nil, "doubled: a new trace")
         #expect(RequestTrace(traceParents: [Self.parent]).span == nil, "without --otlp-endpoint nothing is recorded")
+    }
+
+    /// `--trace-sample-ratio`: a trace the gate starts is recorded by ratio,
+    /// decided by its id's random part; a caller's decision is kept at any ratio.
+    @Test func aRatioSamplesTheTracesTheGateStartsAndNeverOverrulesACaller() {
+        func recorded(_ ratio: Double, _ count: Int) -> [RequestTrace] {
+            let sampler = TraceSampler(ratio: ratio)
+            return (0..<count).map { _ in RequestTrace(traceParents: [], sampler: sampler) }.filter { $0.span != nil }
+        }
+        #expect(recorded(0, 5000).isEmpty)
+        #expect(recorded(1, 5000).count == 5000)
+        // 20,000 draws at 10 %: 2,000 expected, a standard deviation of 42.
+        let tenth = recorded(0.1, 20_000)
+        #expect((1700...2300).contains(tenth.count), "\(tenth.count) of 20000")
+        // The decision is the trace id's: its last 7 bytes at or above (1 − 0.1) × 2^56.
+        for trace in tenth {
+            let low = trace.spanIdentity.traceID[9...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            #expect(Double(low) >= 0.9 * 0x1p56)
+        }
+        for ratio in [0.0, 0.5] {
+            #expect(RequestTrace(traceParents: [Self.parent], sampler: TraceSampler(ratio: ratio)).span != nil, "a sampled caller at \(ratio)")
+        }
+        #expect(RequestTrace(traceParents: [Self.unsampled], sampler: .always).span == nil)
+    }
+
+    /// The protobuf is written once, in place, with every nested length
+    /// computed first: lengths of one, two and three bytes at every level
+    /// decode with the OpenTelemetry project's definitions, and a batch
+    /// stays under its byte bound.
+    @Test(.enabled(if: IndependentPython.available(["opentelemetry.proto"]), "pip install opentelemetry-proto"))
+    func longStringsAtEveryLevelDecodeAndTheBoundHolds() throws {
+        let lengths = [0, 1, 126, 127, 128, 16_383, 16_384, 70_000]
+        let spans = lengths.map { length in
+            DecisionSpan(
+                identity: RequestTrace(
+                    traceParents: [Self.parent],
+                    traceStates: ["k=" + String(repeating: "v", count: max(1, min(length, 200)))],
+                    sampler: .always
+                )
+                .spanIdentity,
+                decision: SpanDecision(
+                    method: "GET",
+                    route: "/v1/auth-request",
+                    status: "TOKEN_EXPIRED",
+                    reason: String(repeating: "r", count: length),
+                    resource: String(repeating: "é", count: length / 2),
+                    tokenID: "abcdefabcdef",
+                    kind: "media",
+                    profile: length > 100 ? "akamai" : nil
+                ),
+                startUnixNanoseconds: 1_700_000_000_000_000_000,
+                endUnixNanoseconds: 1_700_000_000_000_100_000,
+                httpStatus: length % 2 == 0 ? 503 : 200,
+                storeNanoseconds: Int64(length)
+            )
+        }
+        let service = OTLPTraceRequest.Service(instance: "instance")
+        let body = OTLPTraceRequest.encode(spans, service: service)
+        #expect(body.count <= spans.reduce(1024) { $0 + OTLPTraceRequest.maximumEncodedBytes(of: $1) })
+        let decoded = try IndependentPython.run(
+            """
+            import sys, json
+            from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+            r = trace_service_pb2.ExportTraceServiceRequest()
+            r.ParseFromString(bytes.fromhex(sys.stdin.read()))
+            out = []
+            for rs in r.resource_spans:
+                for ss in rs.scope_spans:
+                    for s in ss.spans:
+                        a = {kv.key: kv.value for kv in s.attributes}
+                        out.append([len(a["tokengate.reason"].string_value), len(a["tokengate.resource"].string_value),
+                                    len(s.trace_state), s.status.code, len(s.status.message),
+                                    a["tokengate.replay_store.duration"].double_value, s.name])
+            print(json.dumps(out))
+            """,
+            input: body.map { String(format: "%02x", $0) }.joined()
+        )
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(decoded.utf8)) as? [[Any]])
+        #expect(rows.count == lengths.count)
+        for (row, length) in zip(rows, lengths) {
+            #expect(row[0] as? Int == length && row[1] as? Int == length / 2, "\(row)")
+            #expect(row[2] as? Int == 2 + max(1, min(length, 200)))
+            // A 5xx is an error whose message is the reason; below, no status.
+            #expect(row[3] as? Int == (length % 2 == 0 ? 2 : 0) && row[4] as? Int == (length % 2 == 0 ? length : 0), "\(row)")
+            #expect(row[5] as? Double == Double(length) / 1e9 && row[6] as? String == "GET /v1/auth-request")
+        }
+        // A queue of long spans is cut into batches by bytes, never into none.
+        let long = Array(repeating: spans.last!, count: 40)
+        let first = SpanExporter.batchSpans(long)
+        #expect(first >= 1 && first < 40)
+        #expect(OTLPTraceRequest.encode(long.prefix(first), service: service).count <= SpanExporter.batchBytes)
+        #expect(SpanExporter.batchSpans(Array(repeating: spans[0], count: 600)) == SpanExporter.batchSize)
     }
 
     /// The exported ids are the logged ones, as bytes.
     @Test func theSpanIdentityIsTheLoggedIDs() {
-        let trace = RequestTrace(traceParents: [Self.parent], traceStates: ["a=1", "b=2"], recordsSpan: true)
+        let trace = RequestTrace(traceParents: [Self.parent], traceStates: ["a=1", "b=2"], sampler: .always)
         let identity = trace.spanIdentity
         func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
         #expect(hex(identity.traceID) == trace.ids.traceID && hex(identity.spanID) == trace.ids.spanID)
         #expect(identity.parentSpanID.map(hex) == "00f067aa0ba902b7")
         #expect(identity.traceState == "a=1,b=2")
-        let fresh = RequestTrace(traceParents: [], traceStates: ["a=1"], recordsSpan: true)
+        let fresh = RequestTrace(traceParents: [], traceStates: ["a=1"], sampler: .always)
         #expect(hex(fresh.spanIdentity.traceID) == fresh.ids.traceID)
         #expect(fresh.spanIdentity.traceState == nil, "a tracestate without a valid traceparent is dropped")
     }

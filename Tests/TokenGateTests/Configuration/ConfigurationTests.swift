@@ -147,6 +147,11 @@ import Testing
         #expect(refusal(base + ["--replay-timeout", "0"]) != nil)
         #expect(refusal(base + ["--leeway", "-1"]) != nil)
         #expect(refusal(base + ["--verdict-cache-size", "-1"]) != nil)
+        for ratio in ["-0.1", "1.01", "nan", "inf"] {
+            let why = refusal(base + ["--trace-sample-ratio", ratio])
+            #expect(why?.contains("trace-sample-ratio") == true, "\(ratio): \(why ?? "accepted")")
+        }
+        #expect(refusal(base + ["--trace-sample-ratio", "0.25"]) == nil)
         #expect(refusal(base + ["--listen", "[::1]:9000"]) == nil)
     }
 

@@ -5,9 +5,12 @@ It decodes every POST of an ExportTraceServiceRequest and appends one JSON line
 per span to OUT, so the test reads what a collector would have read. A body
 that does not decode, a wrong content type or a wrong path is answered 400/415/
 404 and recorded as an error line. With --status N it answers N to every export
-(a collector that refuses).
+(a collector that refuses). Each export's line names the client's port, so
+a test sees which connection it came on. With --close it answers with
+`Connection: close` and closes; with --idle-timeout S it closes a kept
+connection that stays idle S seconds (as a collector's idle timeout does).
 
-usage: otlp_receiver.py PORT_FILE OUT [--status N]
+usage: otlp_receiver.py PORT_FILE OUT [--status N] [--close] [--idle-timeout S]
 """
 import json
 import os
@@ -19,7 +22,10 @@ from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 
 port_file, out_path = sys.argv[1], sys.argv[2]
-status = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--status" else 200
+options = sys.argv[3:]
+status = int(options[options.index("--status") + 1]) if "--status" in options else 200
+close_each = "--close" in options
+idle_timeout = float(options[options.index("--idle-timeout") + 1]) if "--idle-timeout" in options else None
 
 
 def value(any_value):
@@ -34,11 +40,15 @@ def record(line):
 
 class Receiver(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    timeout = idle_timeout
 
     def answer(self, code, body=b""):
         self.send_response(code)
         self.send_header("Content-Type", "application/x-protobuf")
         self.send_header("Content-Length", str(len(body)))
+        if close_each:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         self.end_headers()
         self.wfile.write(body)
 
@@ -56,7 +66,7 @@ class Receiver(BaseHTTPRequestHandler):
         except DecodeError as error:
             record({"error": "decode: " + str(error)})
             return self.answer(400)
-        record({"export": len(body), "status": status})
+        record({"export": len(body), "status": status, "peer": self.client_address[1]})
         if status != 200:
             return self.answer(status)
         for resource_spans in request.resource_spans:
