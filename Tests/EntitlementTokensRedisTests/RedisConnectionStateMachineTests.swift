@@ -325,8 +325,10 @@ struct RESPConnectionHandlerTests {
             try channel.writeInbound(ByteBuffer(string: "+PONG\r\n"))
         }
 
-        /// Sends `command` with this deadline, counted in the budget like a caller's request.
-        func send(_ command: RESPCommand, id: UInt64 = 0, deadline: NIODeadline) -> Outcome {
+        /// Sends `command` with this deadline, counted in the budget like a
+        /// caller's request; `then` runs in the promise's callback, inside the
+        /// handler's batch that completed it.
+        func send(_ command: RESPCommand, id: UInt64 = 0, deadline: NIODeadline, then: (@Sendable () -> Void)? = nil) -> Outcome {
             let outcome = Outcome()
             let bytes = command.encoded()
             #expect(budget.reserve(bytes: bytes.count))
@@ -336,6 +338,7 @@ struct RESPConnectionHandlerTests {
                 case .success(let reply): outcome.result = .success(reply)
                 case .failure(let error): outcome.result = .failure((error as? RedisClientError)?.code ?? .unexpectedReply)
                 }
+                then?()
             }
             handler.send(bytes, id: id, budgetedBytes: bytes.count, promise: promise, deadline: deadline)
             return outcome
@@ -395,6 +398,37 @@ struct RESPConnectionHandlerTests {
         #expect(!connection.channel.isActive, "closed at sent + stall timeout")
         #expect(second.code == .timedOut)
         #expect(connection.budget.outstanding.requests == 0, "every reservation given back")
+    }
+
+    /// A request sent from a callback of the batch that timed another out
+    /// (a pool hands the connection to a queued request) is cut at its own
+    /// deadline: the batch's older timer action (the stall instant, later)
+    /// does not replace the earlier timer that send armed.
+    /// The request a completion sends, on the test's one thread (the embedded loop's).
+    final class SecondRequest: @unchecked Sendable {
+        let connection: Connection
+        var outcome: Outcome?
+        init(_ connection: Connection) { self.connection = connection }
+        func send() {
+            outcome = connection.send(RESPCommand("GET", "b"), deadline: connection.loop.now + .milliseconds(200))
+        }
+    }
+
+    @Test func aRequestSentFromACompletionIsCutAtItsOwnDeadline() throws {
+        let connection = try Connection(stall: .seconds(1))
+        let start = connection.loop.now
+        let second = SecondRequest(connection)
+        // Called back synchronously from the handler's batch, as a pool's release is.
+        let first = connection.send(RESPCommand("GET", "a"), deadline: start + .milliseconds(100)) { second.send() }
+        connection.loop.advanceTime(by: .milliseconds(100))
+        #expect(first.code == .timedOut)
+        let sent = try #require(second.outcome)
+        #expect(connection.handler.armedTimer == start + .milliseconds(300), "the machine arms the second's deadline")
+        connection.loop.advanceTime(by: .milliseconds(199))
+        #expect(sent.result == nil)
+        connection.loop.advanceTime(by: .milliseconds(1))
+        #expect(sent.code == .timedOut, "cut at 300 ms, not at the stall close (1 s)")
+        #expect(connection.channel.isActive, "the connection lives on: no stall yet")
     }
 
     @Test func theQueueBound() throws {

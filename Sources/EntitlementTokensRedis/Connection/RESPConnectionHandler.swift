@@ -28,6 +28,8 @@ final class RESPConnectionHandler: ChannelInboundHandler {
     private var actions: [StateMachine.Action] = []
     /// The connection's one timer (see the machine's "One timer per connection").
     private var timer: Scheduled<Void>?
+    /// When `timer` fires: always the machine's armed instant once a batch's timer action is carried out.
+    private var timerInstant: UInt64?
     let load: ConnectionLoad
     private var context: ChannelHandlerContext?
     private var flushScheduled = false
@@ -189,8 +191,30 @@ final class RESPConnectionHandler: ChannelInboundHandler {
 
     private func timerFired() {
         timer = nil
+        timerInstant = nil
         machine.timerFired(now: now, into: &actions)
         run()
+    }
+
+    /// Schedules the one timer where the machine has it armed now, or none.
+    ///
+    /// The machine's word at the time, not the action's: a completed
+    /// promise's callback may send again on this handler (a pool handing the
+    /// connection to a queued request) and arm an earlier instant in a batch
+    /// of its own, while the batch that completed the promise still carries a
+    /// later instant or a cancel. Carried out as written, that older action
+    /// would replace the earlier timer, and a request would wait past its
+    /// deadline until the later one.
+    private func matchTimer() {
+        let armed = machine.armedTimerInstant
+        guard armed != timerInstant || (armed != nil && timer == nil) else { return }
+        timer?.cancel()
+        timer = nil
+        timerInstant = armed
+        guard let armed, let loop = context?.eventLoop.assumeIsolated() else { return }
+        timer = loop.scheduleTask(deadline: .uptimeNanoseconds(armed)) { [weak self] in
+            self?.timerFired()
+        }
     }
 
     /// Carries out the machine's actions. A completed promise may run a
@@ -210,14 +234,8 @@ final class RESPConnectionHandler: ChannelInboundHandler {
                 promise.fail(error)
             case .release(let bytes):
                 budget.release(bytes: bytes)
-            case .armTimer(let instant):
-                timer?.cancel()
-                timer = context?.eventLoop.assumeIsolated().scheduleTask(deadline: .uptimeNanoseconds(instant)) { [weak self] in
-                    self?.timerFired()
-                }
-            case .cancelTimer:
-                timer?.cancel()
-                timer = nil
+            case .armTimer, .cancelTimer:
+                matchTimer()
             case .setHolding(let holding):
                 load.setHolding(holding)
             case .loggedIn:
