@@ -183,7 +183,9 @@ final class RESPConnectionHandler: ChannelInboundHandler {
             } else if error is NIOSSLError || error is BoringSSLError {
                 RedisClientError(.tlsFailed, "TLS with \(endpointDescription) failed: \(error)")
             } else {
-                RedisClientError(.connectionClosed, "the connection to \(endpointDescription) failed: \(error)")
+                // In an operator's words ("connection reset by peer"), never SwiftNIO's
+                // (`read(descriptor:pointer:size:): Connection reset (errno: 104)`): docs/DESIGN.md#operators.
+                RedisClientError(.connectionClosed, "the connection to \(endpointDescription) failed: \(ConnectFailureWords.describe(error))")
             }
         machine.closed(reason, into: &actions)
         run()

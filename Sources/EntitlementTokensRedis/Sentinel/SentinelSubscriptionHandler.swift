@@ -69,7 +69,10 @@ final class SentinelSubscriptionHandler: ChannelInboundHandler {
             if error is NIOSSLError || error is BoringSSLError {
                 RedisClientError(.tlsFailed, "TLS with sentinel \(machine.endpointDescription) failed: \(error)")
             } else {
-                RedisClientError(.connectionClosed, "the subscription to sentinel \(machine.endpointDescription) failed: \(error)")
+                RedisClientError(
+                    .connectionClosed,
+                    "the subscription to sentinel \(machine.endpointDescription) failed: \(ConnectFailureWords.describe(error))"
+                )
             }
         run(machine.fail(reason))
     }

@@ -70,7 +70,7 @@ package final class GateRuntime: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.replay = replay
-        let metrics = GateMetrics()
+        let metrics = GateMetrics(replayOutstanding: replay.outstanding)
         self.metrics = metrics
         let ring = try KeyRing.loadAtStart(paths: configuration.keyPaths, options: configuration.keyLoading)
         let store = replay.store.map {

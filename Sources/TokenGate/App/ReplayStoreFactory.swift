@@ -14,6 +14,8 @@ enum ReplayStoreFactory {
         /// Runs the store's background work until the gate shuts down, then
         /// closes its connections (after the HTTP server has stopped).
         var serve: @Sendable () async -> Void = { try? await gracefulShutdown() }
+        /// Requests sent to Redis and not yet answered, for `/metrics`; nil for a store in the process.
+        var outstanding: (@Sendable () -> Int)?
     }
 
     /// How long the start-up check waits for Redis (connection set-up and
@@ -57,7 +59,8 @@ enum ReplayStoreFactory {
                     }
                 },
                 startupCheck: { await ReplayStartupCheck.redis(url: url) },
-                serve: { try? await store.client.run() }
+                serve: { try? await store.client.run() },
+                outstanding: { store.client.outstanding.requests }
             )
         }
     }

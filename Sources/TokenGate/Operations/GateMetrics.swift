@@ -48,6 +48,10 @@ package final class GateMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     /// The keys and secrets in use (`tokengate_key_info`, `tokengate_secrets_loaded`), set at every load.
     let keys = KeyInventory()
+    /// Redis requests sent and not yet answered, timed-out ones included
+    /// (`tokengate_replay_store_outstanding_requests`), read at each scrape;
+    /// nil when the replay store is not Redis.
+    private let replayOutstanding: (@Sendable () -> Int)?
 
     /// Why a decision span was not exported.
     enum SpanDropReason: String, Sendable, CaseIterable {
@@ -68,7 +72,12 @@ package final class GateMetrics: Sendable {
     /// The `kind` label of a verdict: a token kind, or `none` when no token was decoded.
     static let kinds = TokenKind.allCases.map(\.rawValue) + ["none", "session", CATOrigin.kindLabel]
 
-    init(version: String = ProductVersion.version, commit: String = ProductVersion.commit) {
+    init(
+        version: String = ProductVersion.version,
+        commit: String = ProductVersion.commit,
+        replayOutstanding: (@Sendable () -> Int)? = nil
+    ) {
+        self.replayOutstanding = replayOutstanding
         let registry = PrometheusCollectorRegistry()
         // Only for CoreMetrics' bookkeeping: every series below is made in the
         // registry itself, with its `# HELP` text (the factory would register
@@ -126,6 +135,8 @@ package final class GateMetrics: Sendable {
         "tokengate_replay_store_duration_seconds": "Time the replay store took to answer a one-time-use check.",
         "tokengate_cat_reuse_total": "Common Access Tokens with catreplay 2 (reuse detection) allowed although the replay store had seen their cti.",
         "tokengate_cat_renewals_total": "Common Access Tokens answered with a renewed one, as their catr asked (within exp - deadline <= now < exp).",
+        "tokengate_replay_store_outstanding_requests":
+            "Requests the gate sent to Redis and has no answer for, timed-out ones included (bounded by the client; 0 when the store answers).",
         "tokengate_replay_fail_open_total":
             "Media tokens accepted without a one-time-use check because the replay store did not answer (--replay-failure open).",
         "tokengate_verdict_cache_total": "Verdict cache lookups and removals of authentication and authorization tokens, by result.",
@@ -266,6 +277,10 @@ package final class GateMetrics: Sendable {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16 * 1024)
         registry.emit(into: &buffer)
+        if let replayOutstanding {
+            let name = "tokengate_replay_store_outstanding_requests"
+            buffer.append(contentsOf: "# HELP \(name) \(Self.help[name]!)\n# TYPE \(name) gauge\n\(name) \(replayOutstanding())\n".utf8)
+        }
         keys.emit(into: &buffer)
         ProcessMetrics.read()?.emit(into: &buffer)
         return buffer

@@ -140,6 +140,11 @@ final class FailoverStream: @unchecked Sendable {
         return (tokens.withLock { $0 }, samples.withLock { $0 })
     }
 
+    /// Whether a token sent at or after `moment` (ms since the start) has been allowed yet.
+    func allowedAny(sentAfter moment: Double) -> Bool {
+        tokens.withLock { $0.contains { $0.presentations.contains { $0.sentAt >= moment && $0.answer == Self.allowed } } }
+    }
+
     /// The replays `begin(replayAfter:)` sent: the token's index in what
     /// ``end()`` returned, and the answer.
     func spentReplays() -> [(token: Int, presentation: Presentation)] { replays.withLock { $0 } }

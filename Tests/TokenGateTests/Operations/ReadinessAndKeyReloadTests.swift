@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Synchronization
 import Testing
 
 @testable import GateTestSupport
@@ -126,6 +127,19 @@ import Testing
 
     /// `/metrics` names every public key in use by its fingerprint and counts
     /// the shared secrets without one, and follows a reload.
+    /// What GateRedisFaultTests reads to see the gate's Redis requests bounded
+    /// under a fault: the client's count at each scrape, and no series
+    /// without Redis (a store in the process has nothing outstanding).
+    @Test func metricsCountTheRedisRequestsOutstanding() {
+        let outstanding = Mutex(3)
+        let metrics = GateMetrics(replayOutstanding: { outstanding.withLock { $0 } })
+        let name = "tokengate_replay_store_outstanding_requests"
+        #expect(String(decoding: metrics.render(), as: UTF8.self).contains("# TYPE \(name) gauge\n\(name) 3\n"))
+        outstanding.withLock { $0 = 0 }
+        #expect(String(decoding: metrics.render(), as: UTF8.self).contains("\n\(name) 0\n"))
+        #expect(!String(decoding: GateMetrics().render(), as: UTF8.self).contains(name))
+    }
+
     @Test func metricsNameTheKeysInUseAndCountTheSecrets() throws {
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
