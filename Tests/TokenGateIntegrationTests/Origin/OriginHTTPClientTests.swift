@@ -19,12 +19,18 @@ import Testing
 struct OriginHTTPClientTests {
     static let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nseg0.ts\n#EXT-X-ENDLIST\n"
 
-    /// nginx serving `www/` on plain HTTP and on TLS, logging each request with its connection's serial number.
-    func withOrigin(_ body: @Sendable (_ http: Int, _ https: Int, _ tls: RedisTLSFiles, _ nginx: Nginx) async throws -> Void) async throws {
+    /// nginx serving `www/` on plain HTTP and on TLS, logging each request with
+    /// its connection's serial number, and on `idle` (plain HTTP) closing a
+    /// kept connection after a second of idleness. The others keep one a
+    /// minute: on a loaded machine a second can pass between two requests.
+    func withOrigin(
+        _ body: @Sendable (_ http: Int, _ https: Int, _ idle: Int, _ tls: RedisTLSFiles, _ nginx: Nginx) async throws -> Void
+    ) async throws {
         let tls = try RedisTLSFiles()
         defer { tls.remove() }
         let http = try RawHTTP.freePort()
         let https = try RawHTTP.freePort()
+        let idle = try RawHTTP.freePort()
         let configuration = """
             log_format origin_connection '$connection $request $status';
             server {
@@ -33,9 +39,15 @@ struct OriginHTTPClientTests {
                 ssl_certificate \(tls.certificateFile);
                 ssl_certificate_key \(tls.keyFile);
                 root {{prefix}}/www;
-                keepalive_timeout 1s;
+                keepalive_timeout 60s;
                 access_log {{prefix}}/logs/origin.log origin_connection;
                 location = /vod/cached.m3u8 { add_header Cache-Control "max-age=60"; }
+            }
+            server {
+                listen 127.0.0.1:\(idle);
+                root {{prefix}}/www;
+                keepalive_timeout 1s;
+                access_log {{prefix}}/logs/idle.log origin_connection;
             }
             """
         let files = [
@@ -45,7 +57,7 @@ struct OriginHTTPClientTests {
         ]
         let nginx = try await offloaded { try Nginx(http: configuration, port: http, files: files) }
         defer { nginx.stop() }
-        try await body(http, https, tls, nginx)
+        try await body(http, https, idle, tls, nginx)
     }
 
     static func request(
@@ -60,7 +72,7 @@ struct OriginHTTPClientTests {
     }
 
     @Test func answersComeWholeOnKeptConnectionsAndABodyOverTheBoundIsRefused() async throws {
-        try await withOrigin { http, _, _, nginx in
+        try await withOrigin { http, _, idle, _, nginx in
             let client = try OriginHTTPClient()
             for _ in 0..<3 {
                 let answer = try await client.answer(Self.request("http", port: http, "/vod/index.m3u8"))
@@ -82,13 +94,15 @@ struct OriginHTTPClientTests {
             #expect(try await client.answer(Self.request("http", port: http, "/vod/index.m3u8")).status == 200)
 
             // nginx closes a kept connection after a second of idleness: the next request is tried again on a new one.
+            #expect(try await client.answer(Self.request("http", port: idle, "/vod/index.m3u8")).status == 200)
             try await Task.sleep(for: .milliseconds(1500))
-            #expect(try await client.answer(Self.request("http", port: http, "/vod/index.m3u8")).status == 200)
+            #expect(try await client.answer(Self.request("http", port: idle, "/vod/index.m3u8")).status == 200)
+            #expect(Set(nginx.logLines("idle.log").map { $0.split(separator: " ")[0] }).count == 2, "\(nginx.logLines("idle.log"))")
         }
     }
 
     @Test func tlsIsCheckedAgainstTheGivenCAAndTheOriginsName() async throws {
-        try await withOrigin { _, https, tls, _ in
+        try await withOrigin { _, https, _, tls, _ in
             let trusting = try OriginHTTPClient(trustRootsFile: tls.caFile)
             let answer = try await trusting.answer(Self.request("https", host: "localhost", port: https, "/vod/index.m3u8"))
             #expect(answer.status == 200)
