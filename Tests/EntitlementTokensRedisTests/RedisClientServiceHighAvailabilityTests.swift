@@ -138,7 +138,7 @@ extension RedisIntegrationTests {
                 #expect(try await client.send(RESPCommand("SET", key, "1")) == .simpleString(Array("OK".utf8)))
                 #expect(router.redirectsFollowed.moved == moved + 1, "the request met MOVED")
                 // No request from here: the map changes only by run()'s refresh.
-                try Integration.waitUntil("run() reads the map again", seconds: 5) { router.refreshCount > reads }
+                try Integration.waitUntil("run() reads the map again", seconds: 20) { router.refreshCount > reads }
                 let map = try #require(try await client.clusterTopology())
                 #expect(map.primary(forSlot: slotB) == destination, "the refresh read the slot no request touched")
                 bodyEnded = clock.now
