@@ -149,7 +149,9 @@ package final class GateRuntime: Sendable {
             )
             : nil
         readiness = Readiness(replayProbe: replay.probe)
-        spans = configuration.otlpEndpoint.map { SpanExporter(endpoint: $0, sampler: configuration.traceSampler, metrics: metrics, logger: logger) }
+        spans = configuration.otlpEndpoint.map {
+            SpanExporter(endpoint: $0, sampler: TraceSampler(ratio: configuration.traceSampleRatio), metrics: metrics, logger: logger)
+        }
         reloader = KeyReloader(
             paths: configuration.keyPaths,
             options: configuration.keyLoading,

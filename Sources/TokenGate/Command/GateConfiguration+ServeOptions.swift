@@ -135,7 +135,7 @@ extension GateConfiguration {
         guard options.traceSampleRatio.isFinite, (0...1).contains(options.traceSampleRatio) else {
             throw GateConfigurationError("--trace-sample-ratio must be between 0 and 1")
         }
-        traceSampler = TraceSampler(ratio: options.traceSampleRatio)
+        traceSampleRatio = options.traceSampleRatio
         // The debugger lets its caller choose the requestor and "now": an
         // oracle that must not face the network the gate serves.
         guard !options.debugger || LoopbackAddress.isLoopback(host) else {

@@ -65,8 +65,9 @@ package struct GateConfiguration: Sendable {
     var shutdownGraceSeconds: Double
     /// `--otlp-endpoint`: where decision spans go (docs/DESIGN.md#span-export); nil exports none.
     var otlpEndpoint: OTLPEndpoint? = nil
-    /// `--trace-sample-ratio`: which requests' spans are exported (docs/DESIGN.md#span-export).
-    var traceSampler = TraceSampler.always
+    /// `--trace-sample-ratio`, in 0…1: the share of requests that start their
+    /// trace whose spans are exported (docs/DESIGN.md#span-export).
+    var traceSampleRatio = 1.0
     /// `--debugger`: the web debugger's routes beside the gate's, on loopback only.
     var debugger: Bool
     /// The deadline of a whole request, head and body (`--request-timeout`).
