@@ -239,17 +239,10 @@ package struct JSONScanner {
             case .string:
                 // The common case in a tight loop: plain bytes of a string.
                 let runStart = index
-                var runEnd = index
-                while runEnd < count {
-                    let next = bytes[runEnd]
-                    if next == UInt8(ascii: "\"") || next == UInt8(ascii: "\\") || next < 0x20 || next >= 0x80 { break }
-                    runEnd += 1
-                }
+                let runEnd = Self.plainRunEnd(in: bytes, from: index)
                 if runEnd > runStart {
                     try addWritten(runEnd - runStart)
-                    if capturing {
-                        for plain in runStart..<runEnd { text.append(bytes[plain]) }
-                    }
+                    if capturing { text.append(copying: bytes.extracting(runStart..<runEnd)) }
                     advance(by: runEnd - runStart)
                     index = runEnd
                     continue
@@ -461,6 +454,36 @@ package struct JSONScanner {
     private var isInsideNumber: Bool {
         if case .number = state { return true }
         return false
+    }
+
+    /// Where the run of plain string bytes — printable ASCII but `"` and `\` —
+    /// that starts at `start` ends. Eight bytes a step while none ends it: a
+    /// capture's Base64 bodies are long runs, and most of the bytes of a HAR.
+    private static func plainRunEnd(in bytes: Span<UInt8>, from start: Int) -> Int {
+        var index = start
+        let count = bytes.count
+        while index &+ 8 <= count {
+            var word: UInt64 = 0
+            for shift in 0..<8 { word |= UInt64(bytes[index &+ shift]) &<< (shift &* 8) }
+            if mayEndRun(word) { break }
+            index &+= 8
+        }
+        while index < count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            index &+= 1
+        }
+        return index
+    }
+
+    /// Whether any byte of `word` is below 0x20, at or above 0x80, `"` or `\`
+    /// (the classic has-zero-byte and has-less-than tests, no false negative).
+    @inline(__always) private static func mayEndRun(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & high }
+        let below = (word &- 0x20 &* ones) & ~word & high
+        return below | (word & high) | hasZeroByte(word ^ (0x22 &* ones)) | hasZeroByte(word ^ (0x5C &* ones)) != 0
     }
 
     private mutating func stringByte(_ byte: UInt8, with handler: inout some JSONEventHandler) throws(TokenError) {

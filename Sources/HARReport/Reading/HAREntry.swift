@@ -92,10 +92,15 @@ package struct HAREntry: Sendable {
         let mimeType = value["mimeType"]?.stringValue ?? ""
         var text = value["text"]?.stringValue
         if let written = text, value["encoding"]?.stringValue == "base64" {
-            // Within the limits already (a kept string is at most maxBodyBytes): decoded once, never grown.
+            // A segment's or an image's body holds no credential: not decoded at all
+            // (most of a long session's capture). A text body is within the limits
+            // already (a kept string is at most maxBodyBytes): decoded once, never grown.
+            guard isText(mimeType) else {
+                return HARBody(mimeType: mimeType, text: nil, params: fields(value["params"]))
+            }
             switch try? Base64.decode(Array(written.utf8), whitespace: .lineBreaks) {
             case let decoded?:
-                text = decoded.bytes.isEmpty || isText(mimeType) ? String(validating: decoded.bytes, as: UTF8.self) : nil
+                text = String(validating: decoded.bytes, as: UTF8.self)
             case nil:
                 skipped.append("a Base64 body that is not Base64 was not read")
                 text = nil

@@ -67,4 +67,25 @@ import Testing
         #expect(result.error?.code == .jsonLimitExceeded)
         #expect(result.error?.message.contains("the member name limit") == true)
     }
+
+    /// The plain run of a string is read eight bytes a step: a byte that ends it
+    /// must be found at every offset of a word, in every chunking.
+    @Test("a quote, an escape, a raw control byte or UTF-8 is seen at every offset of a long run", arguments: [5, 8, 4096])
+    func everyOffsetOfARun(chunk: Int) {
+        for offset in 0..<20 {
+            let before = String(repeating: "a", count: offset)
+            let after = String(repeating: "b", count: 19)
+            let kept = Self.scan("[\"\(before)\\n\(after)\",\"\(before)é\u{7F}\(after)\",\"\(before)\"]", limit: 1 << 20, chunk: chunk)
+            #expect(kept.error == nil)
+            #expect(kept.events == ["string \(before)\n\(after)", "string \(before)é\u{7F}\(after)", "string \(before)", "end"])
+            for control in [0x00, 0x0A, 0x1F] {
+                let text = "[\"\(before)\(Character(Unicode.Scalar(UInt8(control))))\(after)\"]"
+                let refused = Self.scan(text, limit: 1 << 20, chunk: chunk).error
+                #expect(
+                    refused?.code == .invalidJSON && refused?.message.contains("raw control character") == true,
+                    "control 0x\(control) at \(offset)"
+                )
+            }
+        }
+    }
 }

@@ -105,7 +105,7 @@ import Testing
         #expect(read.notes == ["entries after #2 were not read (the limit of entries)"])
     }
 
-    @Test("a Base64 text body is decoded; a binary one is not kept")
+    @Test("a Base64 text body is decoded; a binary one is neither decoded nor kept")
     func base64Bodies() throws {
         let text = Base64.encode(Array("{\"serializedToken\":\"x\"}".utf8))
         let read = try F.read(
@@ -113,11 +113,14 @@ import Testing
                 F.entry(url: "https://a.test/a", body: text, bodyEncoding: "base64"),
                 F.entry(url: "https://a.test/b.ts", body: Base64.encode([0, 1, 2, 0xFF]), bodyEncoding: "base64", mimeType: "video/mp2t"),
                 F.entry(url: "https://a.test/c", body: "!!!", bodyEncoding: "base64"),
+                F.entry(url: "https://a.test/d.ts", body: "!!!", bodyEncoding: "base64", mimeType: "video/mp2t"),
             ])
         )
         #expect(read.entries[0].content?.text == "{\"serializedToken\":\"x\"}")
         #expect(read.entries[1].content?.text == nil)
         #expect(read.entries[2].content?.text == nil && read.entries[2].skipped == ["a Base64 body that is not Base64 was not read"])
+        // Never decoded, so never said to be broken: a segment is not read for credentials.
+        #expect(read.entries[3].content?.text == nil && read.entries[3].skipped.isEmpty)
     }
 
     @Test("missing optional fields are tolerated; a failed request keeps status 0 and its error")
