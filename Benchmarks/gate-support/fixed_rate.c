@@ -1,12 +1,14 @@
 // fixed_rate: an open-loop HTTP/1.1 load generator for Benchmarks/gate.
 //
-//   fixed_rate HOST PORT RATE SECONDS CONNECTIONS TOKENS direct|nginx
+//   fixed_rate HOST PORT RATE SECONDS CONNECTIONS TOKENS direct|nginx|session
 //
 // Sends RATE requests a second for SECONDS over CONNECTIONS keep-alive
 // connections, one media token a request from the file TOKENS (one a line),
 // as nginx's auth_request sends it to the gate (direct: GET /v1/auth-request
 // with X-Original-URI) or as a player sends it to nginx (nginx: GET
-// /hls/tnt/seg.ts?token=…). wrk measures latency at full rate, where every
+// /hls/tnt/seg.ts?token=…); with session, TOKENS holds one playback session
+// credential, sent with every request as a segment's cookie (direct to the
+// gate, as nginx's auth_request sends it). wrk measures latency at full rate, where every
 // request waits behind the queue it builds; wrk2, which measures at a fixed
 // rate, is not in Debian. So this is the small one the issue allows.
 //
@@ -87,14 +89,14 @@ static long complete_answer(const char *text, size_t length, int *status) {
 
 int main(int argc, char **argv) {
     if (argc != 8) {
-        fprintf(stderr, "usage: fixed_rate HOST PORT RATE SECONDS CONNECTIONS TOKENS direct|nginx\n");
+        fprintf(stderr, "usage: fixed_rate HOST PORT RATE SECONDS CONNECTIONS TOKENS direct|nginx|session\n");
         return 64;
     }
     const char *host = argv[1];
     int port = atoi(argv[2]);
     double rate = atof(argv[3]), seconds = atof(argv[4]);
     int connections = atoi(argv[5]);
-    int through_nginx = strcmp(argv[7], "nginx") == 0;
+    int through_nginx = strcmp(argv[7], "nginx") == 0, session = strcmp(argv[7], "session") == 0;
     if (rate <= 0 || seconds <= 0 || connections < 1 || connections > MAX_CONNECTIONS) {
         fprintf(stderr, "fixed_rate: RATE and SECONDS > 0, 1 <= CONNECTIONS <= %d\n", MAX_CONNECTIONS);
         return 64;
@@ -117,7 +119,7 @@ int main(int argc, char **argv) {
     fclose(file);
     free(line);
     size_t due_total = (size_t)(rate * seconds);
-    if (token_count < due_total) {
+    if (token_count < (session ? 1 : due_total)) {
         fprintf(stderr, "fixed_rate: %zu tokens for %zu requests\n", token_count, due_total);
         return 64;
     }
@@ -144,8 +146,10 @@ int main(int argc, char **argv) {
         for (int i = 0; i < connections && sent < due_total && start + (double)sent * interval <= now; i++) {
             connection *c = &pool[i];
             if (c->busy) continue;
-            const char *token = tokens[sent];
-            int length = through_nginx
+            const char *token = tokens[session ? 0 : sent];
+            int length = session
+                ? snprintf(c->request, REQUEST_MAX, "GET /v1/auth-request HTTP/1.1\r\nHost: %s\r\nCookie: tokengate_session=%s\r\nX-Original-URI: /hls/tnt/seg.ts\r\nX-Token-Resource: TNT\r\n\r\n", host, token)
+                : through_nginx
                 ? snprintf(c->request, REQUEST_MAX, "GET /hls/tnt/seg.ts?token=%s HTTP/1.1\r\nHost: %s\r\n\r\n", token, host)
                 : snprintf(c->request, REQUEST_MAX, "GET /v1/auth-request HTTP/1.1\r\nHost: %s\r\nX-Original-URI: /hls/tnt/seg.ts?token=%s\r\nX-Token-Resource: TNT\r\n\r\n", host, token);
             if (length <= 0 || length >= REQUEST_MAX) { fprintf(stderr, "fixed_rate: token too long\n"); return 64; }
