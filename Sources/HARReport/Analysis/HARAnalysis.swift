@@ -1,3 +1,4 @@
+import CDNTokens
 import EntitlementTokens
 
 /// A capture's report: every entry, every credential judged at its entry's
@@ -163,6 +164,8 @@ package struct HARAnalysis {
                         + "issued by #\(cookie.credential.entry) with a lifetime of \(cookie.credential.cookieLifetime ?? 0) s expired at "
                         + "\(end.iso8601) and was never renewed (the browser dropped it at its Max-Age)"
                 )
+            } else if let scope = outsideScope(entry, issued: issued) {
+                add(scope.cause, kind: "URL_NOT_COVERED", entry: entry.number, message: "\(refusedBy) carrying no credential: \(scope.why)")
             } else if sanitized {
                 continue  // the export stripped what it carried: the SANITIZED finding says so
             } else if let earlier = carriedByHost[entry.host] {
@@ -197,6 +200,47 @@ package struct HARAnalysis {
             if credential.cookieDomain == nil, cookie.host != entry.host { continue }
             if let path = credential.cookiePath, !entry.path.hasPrefix(path) { continue }
             return end < time ? (credential, end) : nil
+        }
+        return nil
+    }
+
+    /// A request that carried nothing because its URL is outside what its host's
+    /// credentials cover (docs/HAR.md#what-the-findings-mean, `URL_NOT_COVERED`):
+    /// the cookies issued for its host are scoped to another path, so the browser
+    /// rightly kept them back; or, with the profile, its path is under none of the
+    /// folders the profile's resources give that origin (a URI the gate's manifest
+    /// route wrote no token into). Not a player that dropped its credential.
+    private func outsideScope(_ entry: HARTimelineEntry, issued: [IssuedCookie]) -> (cause: String, why: String)? {
+        let path = String(entry.path.prefix { $0 != "?" })
+        let forHost = issued.filter { cookie in
+            let credential = cookie.credential
+            guard credential.cookiePath != nil else { return false }
+            if let domain = credential.cookieDomain?.lowercased().trimmingPrefix(".") {
+                return entry.host.lowercased() == domain || entry.host.lowercased().hasSuffix("." + domain)
+            }
+            return cookie.host == entry.host
+        }
+        if let latest = forHost.last, let scope = latest.credential.cookiePath {
+            guard !forHost.contains(where: { path.hasPrefix($0.credential.cookiePath ?? "/") }) else { return nil }
+            let credential = latest.credential
+            return (
+                "scope \(credential.fingerprint)",
+                "\(path) is outside \(scope), the path of the \(credential.kind.rawValue) cookie \(credential.fingerprint) issued by "
+                    + "#\(credential.entry), so the browser did not send it: the token covers that folder only, and a URL of another "
+                    + "folder needs a token of its own"
+            )
+        }
+        guard let url = try? CDNURL(parsing: entry.url) else { return nil }
+        for profile in finder.keys.profiles {
+            let resources = profile.settings.resources.filter { $0.url.origin == url.origin }
+            guard !resources.isEmpty, !resources.contains(where: { profile.settings.scope.covers(url, grantedFor: $0.url) }) else { continue }
+            let covered = resources.map { profile.settings.scope.coveredPath(of: $0.url) }
+            return (
+                "scope \(profile.name) \(url.origin)\(url.folderPath)",
+                "\(path) is under none of the folders the profile \(profile.name) gives \(url.origin) "
+                    + "(\(covered.joined(separator: ", "))), so no token of it covers the URL: a manifest or player that names "
+                    + "a URL of another folder needs a token for it"
+            )
         }
         return nil
     }

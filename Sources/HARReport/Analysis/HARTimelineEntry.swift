@@ -25,9 +25,10 @@ package struct HARTimelineEntry: Sendable {
     /// Whether the path names a playlist, a manifest or a media segment.
     package var isMedia: Bool
 
-    /// A refused request: the edge or the gate said no (401, 403), or the gate's status says so.
+    /// A refused request: the edge or the gate said no (401, 403), or the gate's status
+    /// says so (`VALID_SESSION`, the status of every request a session let through, admits).
     package var isRefused: Bool {
-        status == 401 || status == 403 || credentials.contains { $0.kind == .tokenStatus && $0.verdict.status != "VALID_TOKEN" }
+        status == 401 || status == 403 || credentials.contains { $0.kind == .tokenStatus && $0.verdict.isFailure }
     }
 
     /// A request that got no answer (status 0, `_error`).

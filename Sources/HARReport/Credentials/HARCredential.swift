@@ -45,8 +45,11 @@ package struct HARVerdict: Sendable, Hashable {
     package var reason: String
 
     package static let notChecked = "NOT_CHECKED"
+    /// The statuses that admit: a valid token, and the gate's `X-Token-Status` on a
+    /// request its playback session let through (every segment of a session says it).
+    package static let admitting: Set<String> = ["VALID_TOKEN", "VALID_SESSION"]
     /// What a failure is: anything but valid, not checked, or an answer that allowed.
-    package var isFailure: Bool { status != "VALID_TOKEN" && status != Self.notChecked }
+    package var isFailure: Bool { !Self.admitting.contains(status) && status != Self.notChecked }
 }
 
 /// One credential found in one entry.

@@ -109,6 +109,79 @@ import Testing
         #expect(report.findings[0].entries == [2, 3])
     }
 
+    /// As a browser captured by mitmproxy plays: the exchange's 303 sets the
+    /// secure_link cookies for `Path=/hls/tnt/`, a segment there carries them,
+    /// and a slate the playlist names in another folder goes out bare (the
+    /// browser rightly keeps the cookies back) and is refused.
+    @Test("a refused request outside the folder its host's cookies cover is URL_NOT_COVERED, not a player that dropped them")
+    func outsideTheCookiesFolder() throws {
+        let cookies = ["tg_md5=XFGrayT_cEdaNdjae509gA", "tg_expires=1768492800"]
+        let exchange = F.entry(
+            url: "http://gate.media.test/v1/playback?resource=TNT",
+            status: 303,
+            responseHeaders: [("Location", "http://edge.media.test/hls/tnt/master.m3u8")]
+                + cookies.map { ("Set-Cookie", "\($0); Domain=media.test; Path=/hls/tnt/; Max-Age=14400; HttpOnly") }
+        )
+        let segment = F.entry(
+            started: "2026-01-15T12:01:01.000Z",
+            url: "http://edge.media.test/hls/tnt/seg1.ts",
+            requestHeaders: [("Cookie", cookies.joined(separator: "; "))]
+        )
+        let slate = F.entry(started: "2026-01-15T12:01:02.000Z", url: "http://edge.media.test/hls/slate/slate.ts", status: 403)
+        let retry = F.entry(started: "2026-01-15T12:01:03.000Z", url: "http://edge.media.test/hls/slate/slate.ts", status: 403)
+        let report = try F.report(F.har([exchange, segment, slate, retry]))
+        #expect(report.findings.map(\.kind) == ["URL_NOT_COVERED"], "\(report.findings.map(\.message))")
+        #expect(report.findings.first?.entries == [3, 4])
+        #expect(report.findings.first?.message.contains("/hls/tnt/") == true)
+    }
+
+    /// As ffmpeg captured by mitmproxy plays the manifest route: a segment carries
+    /// its query token, and a URI of another folder (which the gate wrote no token
+    /// into) goes out bare; with the profile, its folder is under none of its
+    /// resources'. A sanitized export of the same says the same.
+    @Test("with the profile, a refused request under none of its resources' folders is URL_NOT_COVERED")
+    func outsideTheProfilesFolders() throws {
+        let profiles = try CDNProfileSet.load(
+            paths: [F.packageRoot.appendingPathComponent("Samples/cdn/nginx-secure-link.profile").path],
+            defaults: CDNProfileDefaults(lifetime: 14_400, leeway: 30),
+            credentialsDirectory: F.packageRoot.path
+        ).profiles
+        let report = try F.report(
+            F.har([
+                F.entry(url: "https://edge.example.test/hls/tnt/seg1.ts?md5=XFGrayT_cEdaNdjae509gA&expires=1768492800"),
+                F.entry(started: "2026-01-15T12:01:02.000Z", url: "https://edge.example.test/hls/slate/slate.ts", status: 403),
+            ]),
+            keys: HARKeys(profiles: profiles)
+        )
+        #expect(report.findings.map(\.kind) == ["URL_NOT_COVERED"], "\(report.findings.map(\.message))")
+        #expect(report.findings.first?.entries == [2])
+        // Without the profile nothing says which folders its tokens cover: a player that dropped the token.
+        let blind = try F.report(
+            F.har([
+                F.entry(url: "https://edge.example.test/hls/tnt/seg1.ts?md5=XFGrayT_cEdaNdjae509gA&expires=1768492800"),
+                F.entry(started: "2026-01-15T12:01:02.000Z", url: "https://edge.example.test/hls/slate/slate.ts", status: 403),
+            ])
+        )
+        #expect(blind.findings.map(\.kind) == ["CREDENTIAL_DROPPED"])
+    }
+
+    /// As ffmpeg captured by mitmproxy plays the manifest route: every playlist
+    /// the session lets through is 200 with `X-Token-Status: VALID_SESSION`.
+    @Test("a request the gate let through on its session (VALID_SESSION) is not a refusal")
+    func validSession() throws {
+        let report = try F.report(
+            F.har([
+                F.entry(
+                    url: "http://gate.example.test/v1/manifest/live/tnt/master.m3u8?tgs=c2Vzc2lvbi1vbmUtdHdvLXRocmVl",
+                    responseHeaders: [("X-Token-Status", "VALID_SESSION")],
+                    mimeType: "application/vnd.apple.mpegurl"
+                )
+            ])
+        )
+        #expect(report.findings.isEmpty, "\(report.findings.map(\.message))")
+        #expect(report.timeline.allSatisfy { !$0.isRefused })
+    }
+
     @Test("a request that failed without an answer is shown as such")
     func failedRequest() throws {
         let report = try F.report(F.har([F.entry(url: "https://a.test/x.ts", status: 0, extra: ",\"_error\":\"net::ERR_CONNECTION_RESET\"")]))
