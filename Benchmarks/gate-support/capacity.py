@@ -9,18 +9,19 @@ loop reads and writes more requests a wake-up), so each figure is taken at the
 rate a gate of the fleet below runs at, never at saturation.
 
 1. Unit costs, one gate (release) on a one-node Redis Cluster (cluster mode
-   keeps per-key slot bookkeeping that a standalone server has not): distinct
-   media tokens for SECONDS, then one playback session; the gate's and
-   Redis's utime + stime from /proc divided by the requests answered; MEMORY
-   USAGE of one replay entry and used_memory's growth an entry, its hash
-   tables apart. Twice a round: at the sizing rates (one gate at about 60 % of
-   a core: the model's figures) and at the fleet check's rate.
+   keeps per-key slot bookkeeping that a standalone server has not), at the
+   sizing rates (one gate at about 60 % of a core: the model's figures):
+   distinct media tokens for SECONDS, then one playback session; the gate's
+   and Redis's utime + stime from /proc divided by the requests answered;
+   MEMORY USAGE of one replay entry and used_memory's growth an entry, its
+   hash tables apart.
 2. The fleet: GATES gates on a three-node Redis Cluster, each sent media
-   tokens at FLEET_RATE a second at once. From its round's unit figures at
-   that rate alone the model predicts the CPU the fleet's processes need for
-   the requests answered (its throughput per core) and the cluster's memory
-   for the entries it holds; both against what the fleet measured (target:
-   within 15 %).
+   tokens at FLEET_RATE a second, and at the same moment the control: the
+   gate of step 1 at the same rate. From the control's CPU a request (taken
+   under the same contention of this machine) the model predicts the CPU the
+   fleet's processes need for the requests answered (its throughput per
+   core), and from step 1's entry the cluster's memory for the entries it
+   holds; both against what the fleet measured (target: within 15 %).
 3. The model at 1 M, 10 M and 30 M concurrent viewers, 2 s and 6 s segments.
 """
 import json, os, re, signal, socket, statistics, subprocess, sys, time
@@ -227,27 +228,37 @@ def fleet_setup(fleet, gates):
     return {"gates": gate_list, "nodes": nodes, "ports": ports}
 
 
-def fleet_round(setup, root, work, seconds, unit):
+def fleet_round(setup, control, root, work, seconds):
+    """The fleet, and beside it at the same moment the control: the one gate on its
+    one-node cluster at the same rate a gate. The model predicts the fleet from the
+    control's CPU a request, measured under the same contention of this machine."""
     gate_list, nodes, ports = setup["gates"], setup["nodes"], setup["ports"]
     lists = []
-    for n in range(len(gate_list)):
+    for n in range(len(gate_list) + 1):
         path = os.path.join(work, f"fleet-media-{n}.txt")
         mint(root, FLEET_RATE * seconds + 1, path)
         lists.append(path)
     before = [(int(redis_cli(p, "DBSIZE")), used_memory(p)) for p in ports]
     pids = [process.pid for _, process in gate_list] + [process.pid for _, process in nodes]
     t0 = [ticks(pid) for pid in pids]
-    runs = [fixed_rate(port, FLEET_RATE, seconds, tokens) for (port, _), tokens in zip(gate_list, lists)]
+    c0 = (ticks(control["gate"]), ticks(control["redis"]))
+    targets = [port for port, _ in gate_list] + [control["port"]]
+    runs = [fixed_rate(port, FLEET_RATE, seconds, tokens) for port, tokens in zip(targets, lists)]
     results = [fixed_rate_result(run) for run in runs]
     t1 = [ticks(pid) for pid in pids]
+    c1 = (ticks(control["gate"]), ticks(control["redis"]))
+    control_answered, control_refused, _ = results.pop()
     answered = sum(r[0] for r in results)
-    refused = sum(r[1] for r in results)
+    refused = sum(r[1] for r in results) + control_refused
     if refused:
         sys.exit(f"capacity: the fleet refused {refused} of {answered + refused} distinct media tokens")
+    unit = {"media_gate_us": (c1[0] - c0[0]) / TICK / control_answered * 1e6,
+            "media_redis_us": (c1[1] - c0[1]) / TICK / control_answered * 1e6}
     time.sleep(0.5)
     after = [(int(redis_cli(p, "DBSIZE")), used_memory(p)) for p in ports]
     cpu = sum(b - a for a, b in zip(t0, t1)) / TICK
     per_request = (unit["media_gate_us"] + unit["media_redis_us"]) / 1e6
+    entry = setup["entry"]
     added = [n1 - n0 for (n0, _), (n1, _) in zip(before, after)]
     return {
         "gates": len(gate_list), "shards": len(ports), "seconds": seconds, "requests": answered,
@@ -255,9 +266,10 @@ def fleet_round(setup, root, work, seconds, unit):
         "cpu": cpu, "predicted_cpu": answered * per_request,
         "p99_ms": max(r[2] for r in results),
         "memory": sum(m1 - m0 for (_, m0), (_, m1) in zip(before, after)),
-        "predicted_memory": sum((n1 - n0) * unit["entry_bytes"] + table_bytes(n1) - table_bytes(n0)
+        "predicted_memory": sum((n1 - n0) * entry["entry_bytes"] + table_bytes(n1) - table_bytes(n0)
                                 for (n0, _), (n1, _) in zip(before, after)),
-        "naive_memory": sum(added) * unit["entry_memory_usage"],
+        "naive_memory": sum(added) * entry["entry_memory_usage"],
+        "control_gate_us": unit["media_gate_us"], "control_redis_us": unit["media_redis_us"],
     }
 
 
@@ -327,7 +339,7 @@ def main():
         return
     rounds = int(os.environ.get("CAPACITY_ROUNDS", "3"))
     fleet = Fleet(gate_bin, root, work)
-    sizing, units, checks = [], [], []
+    sizing, checks = [], []
     try:
         unit_processes = unit_setup(fleet, root, work)
         fleet_processes = fleet_setup(fleet, gates)
@@ -335,22 +347,20 @@ def main():
         for n in range(rounds):
             print(f"== round {n + 1} of {rounds}", file=sys.stderr, flush=True)
             sizing.append(unit_round(unit_processes, root, work, seconds, SIZING_MEDIA_RATE, SIZING_SESSION_RATE))
-            units.append(unit_round(unit_processes, root, work, seconds, FLEET_RATE, 2 * FLEET_RATE))
-            checks.append(fleet_round(fleet_processes, root, work, seconds, units[-1]))
+            fleet_processes["entry"] = sizing[-1]
+            checks.append(fleet_round(fleet_processes, unit_processes, root, work, seconds))
     finally:
         fleet.stop()
     median = statistics.median
-    unit = {key: median(u[key] for u in units) for key in units[0]}
     sized = {key: median(u[key] for u in sizing) for key in sizing[0]}
     json.dump(sized, open(unit_path, "w"), indent=1)
-    print(f"1. Unit costs, one gate on a one-node Redis Cluster, {rounds} rounds of {seconds} s, medians (range):")
-    for label, figures, runs in (("at the sizing rates", sized, sizing), ("at the fleet check's rates", unit, units)):
-        spread = lambda key: f"{min(u[key] for u in runs):.1f}–{max(u[key] for u in runs):.1f}"
-        print(f"- {label}: a media token (a Redis SET NX PX) at {figures['media_rate']:,.0f} req/s: gate "
-              f"{figures['media_gate_us']:.1f} ({spread('media_gate_us')}) µs CPU, Redis {figures['media_redis_us']:.1f} "
-              f"({spread('media_redis_us')}) µs CPU a request (p99 {figures['media_p99_ms']:.2f} ms); a session segment (no Redis) "
-              f"at {figures['session_rate']:,.0f} req/s: gate {figures['session_gate_us']:.1f} ({spread('session_gate_us')}) µs CPU "
-              f"(p99 {figures['session_p99_ms']:.2f} ms)")
+    spread = lambda key: f"{min(u[key] for u in sizing):.1f}–{max(u[key] for u in sizing):.1f}"
+    print(f"1. Unit costs, one gate on a one-node Redis Cluster at the sizing rates, {rounds} rounds of {seconds} s, medians (range):")
+    print(f"- a media token (a Redis SET NX PX) at {sized['media_rate']:,.0f} req/s: gate {sized['media_gate_us']:.1f} "
+          f"({spread('media_gate_us')}) µs CPU, Redis {sized['media_redis_us']:.1f} ({spread('media_redis_us')}) µs CPU a request "
+          f"(p99 {sized['media_p99_ms']:.2f} ms)")
+    print(f"- a session segment (no Redis) at {sized['session_rate']:,.0f} req/s: gate {sized['session_gate_us']:.1f} "
+          f"({spread('session_gate_us')}) µs CPU (p99 {sized['session_p99_ms']:.2f} ms)")
     print(f"- a replay entry: MEMORY USAGE {sized['entry_memory_usage']:.0f} bytes; used_memory grew {sized['entry_used_memory']:.1f} bytes "
           f"an entry, {sized['entry_bytes']:.1f} beyond the hash tables' slots; it lives {sized['entry_ttl_s']:.0f} s")
     print()
@@ -358,8 +368,9 @@ def main():
     memory_ratios = [c["memory"] / c["predicted_memory"] for c in checks]
     verdict = lambda r: "met" if abs(r - 1) <= 0.15 else "MISSED"
     last = checks[-1]
+    control = ", ".join(f"{c['control_gate_us']:.0f}+{c['control_redis_us']:.0f}" for c in checks)
     print(f"2. The fleet: {last['gates']} gates on a {last['shards']}-node Redis Cluster at {FLEET_RATE:,} req/s a gate, {rounds} rounds "
-          f"of {seconds} s, each round against the model of its own unit round; {sum(c['requests'] for c in checks):,} distinct media "
+          f"of {seconds} s, each against the control gate beside it (gate+Redis µs a request: {control}); {sum(c['requests'] for c in checks):,} distinct media "
           f"tokens answered, entries per shard in the last round {last['shard_entries']}, p99 {median(c['p99_ms'] for c in checks):.2f} ms:")
     used = ", ".join(f"{c['cpu']:.2f}" for c in checks)
     modelled = ", ".join(f"{c['predicted_cpu']:.2f}" for c in checks)
