@@ -24,7 +24,9 @@ rate a gate of the fleet below runs at, never at saturation.
    holds; both against what the fleet measured (target: within 15 %).
 3. The model at 1 M, 10 M and 30 M concurrent viewers, 2 s and 6 s segments.
 """
-import json, os, re, signal, socket, statistics, subprocess, sys, time
+import json, os, re, signal, statistics, subprocess, sys, time
+
+from loopback import free_port, wait_port
 
 TICK = os.sysconf("SC_CLK_TCK")
 # A gate's media tokens a second in the fleet check and in the unit figures it is
@@ -39,26 +41,9 @@ here = os.path.dirname(os.path.abspath(__file__))
 CONSTANTS = json.load(open(os.path.join(here, "capacity-constants.json")))
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def ticks(pid):
     fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
-
-
-def wait_port(port, timeout=10):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    sys.exit(f"capacity: nothing listens on {port}")
 
 
 class Fleet:

@@ -18,11 +18,13 @@ load's p50/p99 are sampled every 10 s into samples.csv, drawn into soak.svg.
 Exit 1 when an answer is not explained (a failed request, a double allow, a 503
 outside a failover); the other judgements' misses are reported.
 """
-import base64, csv, datetime, http.client, os, random, signal, socket, statistics, subprocess, sys
+import base64, csv, datetime, http.client, os, random, signal, statistics, subprocess, sys
 import threading, time, uuid
 
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+from loopback import free_port, wait_port
 
 gate_bin, nginx_bin, root, work, minutes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
 duration = minutes * 60
@@ -35,23 +37,6 @@ SEGMENT_PAUSE = 0.05
 
 def log(message):
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port, timeout=15):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"soak: nothing listens on {port}")
 
 
 processes = []
