@@ -35,6 +35,20 @@ struct HARCommand {
                 help: "A CDN profile (as tokengate --cdn-profile reads it): the keys of its kind's tokens. Repeatable, one per kind.",
                 completion: .file
             ),
+            .repeating(
+                "cat-key",
+                "FILE [ID]",
+                help:
+                    "A key Common Access Tokens are verified with at the origin (as tokengate serve --cat-key reads it: a hex HMAC key or a PEM EC key, 'FILE ID' for a kid). Repeatable.",
+                completion: .file
+            ),
+            .repeating(
+                "session-secret",
+                "FILE",
+                help:
+                    "A file holding the gate's playback session secret (as tokengate serve --session-secret reads it, at least 32 bytes). Repeatable: every one verifies.",
+                completion: .file
+            ),
             .flag("allow-insecure-keys", help: "Accept RSA keys under 2048 bits (old deployments used RSA-1024)."),
             .option(
                 "leeway",
@@ -76,6 +90,8 @@ struct HARCommand {
     let file: String
     let keyPaths: [String]
     let profilePaths: [String]
+    let catKeyFiles: [CATKeyFile]
+    let sessionSecretPaths: [String]
     let allowInsecureKeys: Bool
     let leeway: Int64
     let format: HARFormat
@@ -87,6 +103,15 @@ struct HARCommand {
         file = parsed.arguments[0]
         keyPaths = parsed.strings("key")
         profilePaths = parsed.strings("profile")
+        let credentialsDirectory = getenv("CREDENTIALS_DIRECTORY").map { String(cString: $0) }
+        var catKeyFiles: [CATKeyFile] = []
+        for text in parsed.strings("cat-key") {
+            do { catKeyFiles.append(try CATKeyFile(text, credentialsDirectory: credentialsDirectory)) } catch {
+                throw ValidationError(error.message)
+            }
+        }
+        self.catKeyFiles = catKeyFiles
+        sessionSecretPaths = parsed.strings("session-secret").map { SecretFileBytes.path($0, credentialsDirectory: credentialsDirectory) }
         allowInsecureKeys = parsed.flag("allow-insecure-keys")
         leeway = parsed.requiredInteger("leeway")
         format = parsed.choice("format")
@@ -101,7 +126,13 @@ struct HARCommand {
     }
 
     func run() throws {
-        let keys = HARKeys(tokenKeys: try loadTokenKeys(), profiles: try loadProfiles(), leewaySeconds: leeway)
+        let keys = HARKeys(
+            tokenKeys: try loadTokenKeys(),
+            profiles: try loadProfiles(),
+            catKeys: try loadCATKeys(),
+            sessionSecrets: try loadSessionSecrets(),
+            leewaySeconds: leeway
+        )
         var reader = HARReader()
         var analysis = HARAnalysis(keys: keys, gathersSecrets: redact != nil)
         do {
@@ -240,6 +271,28 @@ struct HARCommand {
             OutputStream.standardError.flush()
             return ring
         } catch {
+            Self.error(TerminalText(escaping: error.message))
+            throw ExitCode(2)
+        }
+    }
+
+    /// `--cat-key`'s keys, read as the gate reads them; exit 2 naming the file when one cannot be used.
+    private func loadCATKeys() throws -> [CATKey] {
+        var keys: [CATKey] = []
+        for file in catKeyFiles {
+            do { keys.append(try file.load()) } catch {
+                Self.error(TerminalText(escaping: error.message))
+                throw ExitCode(2)
+            }
+        }
+        return keys
+    }
+
+    /// `--session-secret`'s secrets, read as the gate reads them (docs/DESIGN.md#secret-files);
+    /// exit 2 naming the file when one cannot be used.
+    private func loadSessionSecrets() throws -> PlaybackSessionSecrets? {
+        guard !sessionSecretPaths.isEmpty else { return nil }
+        do { return try PlaybackSessionSecrets.load(paths: sessionSecretPaths) } catch {
             Self.error(TerminalText(escaping: error.message))
             throw ExitCode(2)
         }

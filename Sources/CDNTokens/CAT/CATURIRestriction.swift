@@ -190,3 +190,18 @@ public struct CATURIRestriction: Sendable, Hashable {
         return false
     }
 }
+
+extension CATURIRestriction {
+    /// `uri` without any `name=…` (or bare `name`) pair in its query: the URI
+    /// `catu` is judged against when the token travels in the query (it
+    /// cannot cover its own text; node-cat removes it too). The other pairs
+    /// keep their order and bytes, and an emptied query loses its `?`. The
+    /// gate's origin check and `tokeninspect har` both judge this URI.
+    package static func uri(withoutParameter name: String, of uri: Substring) -> String {
+        guard let mark = uri.firstIndex(of: "?") else { return String(uri) }
+        let kept = uri[uri.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false).filter { pair in
+            pair.prefix { $0 != "=" } != Substring(name)
+        }
+        return String(uri[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
+    }
+}

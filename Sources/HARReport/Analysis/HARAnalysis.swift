@@ -8,7 +8,7 @@ import EntitlementTokens
 /// Fed entry by entry as the reader hands them over (`add(_:)`), then
 /// `finish()`: nothing of an entry but its ``HARTimelineEntry`` is kept.
 package struct HARAnalysis {
-    let finder: HARCredentialFinder
+    private(set) var finder: HARCredentialFinder
     private(set) var entries: [HARTimelineEntry] = []
     /// What was skipped outside entries (entries over the limit, …).
     var readerNotes: [String] = []
@@ -133,7 +133,9 @@ package struct HARAnalysis {
             if let failing = entry.sent.first(where: { $0.verdict.isFailure }) {
                 var message =
                     "\(refusedBy): its \(failing.kind.rawValue) \(failing.fingerprint) in \(failing.place.rawValue) is \(failing.verdict.status): \(failing.verdict.reason)"
-                if failing.verdict.status == "TOKEN_EXPIRED", let source = issuedByFingerprint[failing.fingerprint]?.credential {
+                if failing.verdict.status == "TOKEN_EXPIRED" || failing.verdict.status == "SESSION_EXPIRED",
+                    let source = issuedByFingerprint[failing.fingerprint]?.credential
+                {
                     message +=
                         "; issued by #\(source.entry)\(source.cookieLifetime.map { " with a lifetime of \($0) s" } ?? "")"
                         + "\(source.expires.map { ", expired at \($0.iso8601)" } ?? "") and never renewed"
@@ -149,7 +151,8 @@ package struct HARAnalysis {
                     entry: entry.number,
                     message: "\(refusedBy) though its \(carried.kind.rawValue) \(carried.fingerprint) was \(carried.verdict.status) at its time"
                         + (gateSays.map { ": the gate said \($0.verdict.status) (\($0.verdict.reason))" } ?? "")
-                        + (carried.verdict.status == HARVerdict.notChecked ? "; give its key (--key, --profile) to judge it" : "")
+                        + (carried.verdict.status == HARVerdict.notChecked
+                            ? "; give its key (\(Self.keyOptions(for: carried.kind))) to judge it" : "")
                 )
                 continue
             }
@@ -186,6 +189,16 @@ package struct HARAnalysis {
             }
         }
         return findings
+    }
+
+    /// The options that give the key of a credential of `kind`.
+    static func keyOptions(for kind: HARCredentialKind) -> String {
+        switch kind {
+        case .session: "--session-secret"
+        case .cat: "--cat-key, --profile"
+        case .mediaToken, .authenticationToken, .authorizationToken: "--key"
+        default: "--key, --profile"
+        }
     }
 
     /// The last cookie issued before `entry` for its host and path whose lifetime had ended at its time.

@@ -75,6 +75,10 @@ package struct HARCredential: Sendable {
     /// The path a `Set-Cookie` scoped the cookie to (`Path=`), and the domain (`Domain=`).
     package var cookiePath: String?
     package var cookieDomain: String?
+    /// A media token's resource (its `resourceID`, or a Media RSS channel's
+    /// title): what the gate expected of the request that carried it, so what
+    /// a session sent beside it must be bound to.
+    package var resource: String?
 
     package static func fingerprint(of values: [String]) -> String {
         var hasher = SHA256Hasher()

@@ -9,13 +9,17 @@ import EntitlementTokens
 /// header, else the HAR's cookie list), a `CTA-Common-Access-Token` header and
 /// the session header, other headers and the body for a TV Everywhere token;
 /// the answer's `Set-Cookie` lines (raw: HAR writers drop `Max-Age` and
-/// `Expires` from their parsed list), `X-Token-Status`, and its text body (an
+/// `Expires` from their parsed list), `X-Token-Session`, `X-Token-Status`, and its text body (an
 /// Adobe Pass answer in JSON or XML, the gate's exchange answer). The CDN
 /// tokens are read by the CDN readers of `CDNTokens`, the TV Everywhere tokens
 /// by the library's decoder: nothing here reads a token format itself.
 package struct HARCredentialFinder {
     package let keys: HARKeys
     private let decoder = TokenDecoder()
+    /// What each folder's requests were for, as the entries so far showed it
+    /// (a media token's resource, the gate's `X-Token-Resource`): the
+    /// resource a session sent to that folder must be bound to.
+    private var resourcesByFolder: [String: String] = [:]
 
     /// The gate's default session carriers (docs/DESIGN.md#playback-sessions).
     static let sessionQuery = "tgs"
@@ -26,7 +30,7 @@ package struct HARCredentialFinder {
         self.keys = keys
     }
 
-    package func credentials(in entry: HAREntry) -> [HARCredential] {
+    package mutating func credentials(in entry: HAREntry) -> [HARCredential] {
         var found: [HARCredential] = []
         let time = entry.started
         let url = try? CDNURL(parsing: entry.url)
@@ -100,6 +104,10 @@ package struct HARCredentialFinder {
             credential.cookieDomain = cdnSetCookies.lazy.compactMap { Self.attribute("domain", of: $0) }.first
             found.append(credential)
         }
+        // The session the gate handed a player that keeps no cookies (the shipped site exposes the header).
+        for value in entry.responseHeader(Self.sessionHeader) {
+            found.append(session(value, name: "X-Token-Session", place: .responseHeader, entry: entry))
+        }
         if let status = entry.responseHeader("x-token-status").first {
             let reason = entry.responseHeader("x-token-reason").first ?? ""
             found.append(
@@ -116,8 +124,30 @@ package struct HARCredentialFinder {
             )
         }
         if let text = entry.content?.text { found += bodyCredentials(text, place: .responseBody, entry: entry, url: url) }
+        // The sessions last: what the request was for is known once its media token (or the gate's answer) is read.
+        let folder = url.map { "\($0.origin)\($0.folderPath)" }
+        var resource =
+            entry.responseHeader("x-token-resource").first
+            ?? found.first { $0.kind == .mediaToken && $0.place.isSent && $0.resource != nil }?.resource
+        if let folder {
+            if let resource {
+                if resourcesByFolder.count < Self.maximumFolders || resourcesByFolder[folder] != nil { resourcesByFolder[folder] = resource }
+            } else {
+                resource = resourcesByFolder[folder]
+            }
+        }
+        if found.contains(where: { $0.kind == .session }) {
+            let device = entry.requestHeader("x-token-device-id").first
+            for index in found.indices where found[index].kind == .session {
+                judgeSession(&found[index], entry: entry, resource: resource, deviceID: device)
+            }
+        }
         return found
     }
+
+    /// The folders (origin and folder path) whose resource an earlier entry
+    /// showed, at most this many: a segment's resource is its playlist's.
+    static let maximumFolders = 1024
 
     // MARK: Bodies
 
@@ -224,8 +254,14 @@ package struct HARCredentialFinder {
             values: [text],
             fingerprint: HARCredential.fingerprint(of: [text]),
             verdict: judged,
-            expires: decoded.token.expiresAt
+            expires: decoded.token.expiresAt,
+            resource: decoded.token.kind == .media ? (decoded.mediaRSS?.channelTitle ?? Self.resourceID(of: decoded.token)) : nil
         )
+    }
+
+    private static func resourceID(of token: EntitlementToken) -> String? {
+        if case .media(let media) = token { return media.resourceID }
+        return nil
     }
 
     /// A CDN token read from `paste` by the CDN readers, judged at the entry's
@@ -260,7 +296,9 @@ package struct HARCredentialFinder {
         var verdict: HARVerdict
         if let time = entry.started {
             let seconds = time.millisecondsSince1970 / 1000
-            if let profile = keys.profile(for: reading.kind) {
+            if case .cat(let cat) = reading.token, !keys.catKeys.isEmpty {
+                verdict = judgeCAT(cat, at: seconds, entry: entry, place: place, url: url)
+            } else if let profile = keys.profile(for: reading.kind) {
                 let facts = CDNRequestFacts(
                     url: place.isSent ? url : nil,
                     now: seconds,
@@ -289,7 +327,8 @@ package struct HARCredentialFinder {
             } else {
                 verdict = HARVerdict(
                     status: HARVerdict.notChecked,
-                    reason: "no --profile for \(reading.kind.rawValue): signature and scope not checked; in its lifetime at the entry's time"
+                    reason:
+                        "no \(reading.kind == .cat ? "--cat-key or --profile" : "--profile") for \(reading.kind.rawValue): signature and scope not checked; in its lifetime at the entry's time"
                 )
             }
         } else {
@@ -308,8 +347,42 @@ package struct HARCredentialFinder {
         )
     }
 
-    /// A playback session: its format is the gate's, and without the gate's
-    /// secret it is not checked, only followed (which entries carried it).
+    /// A Common Access Token with `--cat-key`, judged as the gate's origin
+    /// check judges it (docs/DESIGN.md#cat-at-the-origin): the MAC or
+    /// signature, the times at the entry's time with the leeway, and `catu`
+    /// and `catm` against the URL and method it was sent with (the URL
+    /// without its own `cat` parameter). A CAT handed out in an answer is
+    /// judged without a URL: where it will be sent is not this entry's.
+    /// `aud` is not judged (the capture does not say which audience the
+    /// origin answers as; the reason says so when the token has one). A
+    /// `catnip` is refused as the gate refuses it without the proxy's client
+    /// address: a HAR has none.
+    private func judgeCAT(_ cat: UnverifiedCommonAccessToken, at seconds: Int64, entry: HAREntry, place: HARPlace, url: CDNURL?) -> HARVerdict {
+        var facts = CDNRequestFacts(now: seconds, method: entry.method.uppercased(), leeway: keys.leewaySeconds)
+        if place.isSent, cat.token.uriRestriction != nil {
+            let uri = entry.url.prefix { $0 != "#" }
+            let target = CATURIRestriction.uri(withoutParameter: "cat", of: uri)
+            guard let judged = try? CDNURL(parsing: target) else {
+                return HARVerdict(status: "INVALID_REQUEST", reason: "catu restricts the URI, and the entry's URL cannot be read as one URL")
+            }
+            facts.url = judged
+        }
+        var notes: [String] = []
+        let audience = cat.token.audience?.first
+        if audience != nil { notes.append("aud not judged") }
+        do {
+            let verified = try cat.verify(keys: keys.catKeys, facts: facts, expectedIssuer: nil, expectedAudience: audience)
+            var reason = "verified with --cat-key \(verified.keyID ?? "(no kid)")"
+            if !place.isSent { reason += " (handed out: its scope is judged where it is sent)" }
+            if !notes.isEmpty { reason += "; " + notes.joined(separator: "; ") }
+            return HARVerdict(status: "VALID_TOKEN", reason: reason)
+        } catch {
+            return HARVerdict(status: error.status.rawValue, reason: error.reason)
+        }
+    }
+
+    /// A playback session, found; judged by ``judgeSession(_:entry:resource:deviceID:)``
+    /// once the whole entry is read.
     private func session(_ value: String, name: String?, place: HARPlace, entry: HAREntry) -> HARCredential {
         HARCredential(
             kind: .session,
@@ -318,8 +391,74 @@ package struct HARCredentialFinder {
             name: name,
             values: [value],
             fingerprint: HARCredential.fingerprint(of: [value]),
-            verdict: HARVerdict(status: HARVerdict.notChecked, reason: "a tokengate session is followed, not checked: its secret is the gate's"),
+            verdict: HARVerdict(status: HARVerdict.notChecked, reason: "a tokengate session is followed, not checked: no --session-secret"),
             expires: nil
+        )
+    }
+
+    /// A playback session with the gate's secrets (`--session-secret`),
+    /// verified by the gate's own code (``PlaybackSessionSecrets``): its form,
+    /// version and tag, its expiry at the entry's time (with the leeway, as
+    /// every other time here), and what it binds where the capture decides
+    /// it: the resource when the request carried a media token (its resource),
+    /// its answer named one (`X-Token-Resource`), or an earlier request to the
+    /// same folder showed one of those (a segment's resource is its
+    /// playlist's), the device when the
+    /// request names one (`X-Token-Device-Id`). A session handed out is judged
+    /// for its tag and time only. The requestor and the admitting key are the
+    /// gate's configuration, not the capture's: not judged.
+    private func judgeSession(_ credential: inout HARCredential, entry: HAREntry, resource: String?, deviceID: String?) {
+        guard let secrets = keys.sessionSecrets else { return }
+        let session: PlaybackSession
+        switch secrets.open(credential.values[0][...].utf8) {
+        case .success(let opened): session = opened
+        case .failure(let refusal):
+            credential.verdict = HARVerdict(status: "INVALID_SESSION", reason: refusal.reason)
+            return
+        }
+        guard let expires = session.expires else {
+            credential.verdict = HARVerdict(status: "INVALID_SESSION", reason: "the session credential's expiry is out of range")
+            return
+        }
+        credential.expires = expires
+        if credential.place.isSent {
+            if let resource, !session.isBound(toResource: resource) {
+                credential.verdict = HARVerdict(
+                    status: "INVALID_SESSION",
+                    reason: "the session was made for another resource than this request's (\(resource))"
+                )
+                return
+            }
+            if let deviceID, session.isDeviceBound, !session.isBound(toDevice: deviceID) {
+                credential.verdict = HARVerdict(status: "DEVICE_MISMATCH", reason: "the session is bound to another device")
+                return
+            }
+        }
+        guard let time = entry.started else {
+            credential.verdict = HARVerdict(status: HARVerdict.notChecked, reason: "its tag verifies; the entry has no time to judge it at")
+            return
+        }
+        let seconds = time.millisecondsSince1970 / 1000
+        let end = session.expiryMilliseconds / 1000
+        if end < seconds - keys.leewaySeconds {
+            credential.verdict = HARVerdict(
+                status: "SESSION_EXPIRED",
+                reason: "the playback session expired at \(expires.iso8601), \(seconds - end) s before the entry's time"
+            )
+            return
+        }
+        var bound: String
+        if !session.isResourceBound {
+            bound = "bound to no resource"
+        } else if let resource, credential.place.isSent {
+            bound = "bound to this request's resource (\(resource))"
+        } else {
+            bound = "bound to a resource this entry does not name (not judged)"
+        }
+        if session.isDeviceBound { bound += deviceID != nil && credential.place.isSent ? " and this device" : " and a device" }
+        credential.verdict = HARVerdict(
+            status: "VALID_SESSION",
+            reason: "its tag verifies with --session-secret; valid until \(expires.iso8601); \(bound)"
         )
     }
 

@@ -145,6 +145,8 @@ package final class GateRuntime: Sendable {
                 keys: verifier,
                 hosts: DebuggerHosts(listenHost: configuration.host, port: configuration.port),
                 cdn: cdnInspection,
+                catKeys: { catKeys.current },
+                sessionSecrets: { sessions?.current.secrets },
                 clock: clock
             )
             : nil

@@ -21,7 +21,7 @@ enum CDNSampleKeys {
     private static func named(_ paths: [String]) -> [String] {
         paths.compactMap { path in
             // The loaders read these files a moment ago; one that vanished since is no sample key.
-            guard let data = FileManager.default.contents(atPath: path), data.count <= CATKeyLoading.maximumFileBytes,
+            guard let data = FileManager.default.contents(atPath: path), data.count <= CATKeyFile.maximumFileBytes,
                 let name = SampleKeys.name(ofKeyFile: [UInt8](data))
             else { return nil }
             return "\(name) (\(path))"

@@ -1,3 +1,4 @@
+import CDNTokens
 import EntitlementTokens
 
 /// Where the expected resource of a request comes from.
@@ -147,19 +148,12 @@ struct CATKeySetting: Sendable, Equatable {
     var path: String
     var id: String?
 
-    /// `FILE` or `FILE ID`, as a profile's `key` line reads (one space between).
+    /// `FILE` or `FILE ID`, as a profile's `key` line reads (one space between): the library's reading (``CATKeyFile``).
     init(_ text: String, credentialsDirectory: String?) throws(GateConfigurationError) {
-        let words = text.split(separator: " ", omittingEmptySubsequences: true)
-        guard words.count == 1 || words.count == 2 else {
-            throw GateConfigurationError("--cat-key takes FILE or 'FILE ID' (one value: quote it on the command line)")
-        }
-        if words.count == 2 {
-            guard words[1].utf8.count <= 128, words[1].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                throw GateConfigurationError("--cat-key: a key id is printable ASCII without spaces, at most 128 bytes")
-            }
-        }
-        path = SecretFileBytes.path(String(words[0]), credentialsDirectory: credentialsDirectory)
-        id = words.count == 2 ? String(words[1]) : nil
+        let file: CATKeyFile
+        do { file = try CATKeyFile(text, credentialsDirectory: credentialsDirectory) } catch { throw GateConfigurationError(error.message) }
+        path = file.path
+        id = file.id
     }
 }
 

@@ -1,3 +1,4 @@
+import CDNTokens
 import EntitlementTokens
 import HARReport
 import Hummingbird
@@ -49,7 +50,7 @@ struct DebuggerEndpoints: MountedRoutes {
     let cdn: CDNPasteInspection
     /// The server's clock, when the page does not set "now".
     let clock: @Sendable () -> TokenTimestamp
-    /// `POST /debugger/har`, with the same keys, profiles and leeway.
+    /// `POST /debugger/har`, with the same keys, profiles and leeway, and the gate's CAT keys and session secrets.
     let har: DebuggerHAR
 
     init(
@@ -57,6 +58,8 @@ struct DebuggerEndpoints: MountedRoutes {
         hosts: DebuggerHosts,
         violations: CSPViolationLog = CSPViolationLog(),
         cdn: CDNPasteInspection = CDNPasteInspection(),
+        catKeys: @escaping @Sendable () -> [CATKey] = { [] },
+        sessionSecrets: @escaping @Sendable () -> PlaybackSessionSecrets? = { nil },
         clock: @escaping @Sendable () -> TokenTimestamp = TokenTimestamp.now
     ) {
         self.keys = keys
@@ -65,7 +68,14 @@ struct DebuggerEndpoints: MountedRoutes {
         self.cdn = cdn
         self.clock = clock
         har = DebuggerHAR(keys: {
-            HARKeys(tokenKeys: keys.signature.ring, profiles: cdn.profiles().profiles, leewaySeconds: cdn.leewaySeconds)
+            // Under `serve --debugger` the gate's own `--cat-key` keys and session secrets, as they are now.
+            HARKeys(
+                tokenKeys: keys.signature.ring,
+                profiles: cdn.profiles().profiles,
+                catKeys: catKeys(),
+                sessionSecrets: sessionSecrets(),
+                leewaySeconds: cdn.leewaySeconds
+            )
         })
     }
 

@@ -285,16 +285,10 @@ struct CATOrigin: Sendable {
         }
     }
 
-    /// `uri` without any `cat=…` (or bare `cat`) pair in its query; the
-    /// other pairs keep their order and bytes, and an emptied query loses its `?`.
+    /// `uri` without any `cat=…` pair in its query (``CATURIRestriction/uri(withoutParameter:of:)``:
+    /// `tokeninspect har` judges `catu` on the same URI).
     static func withoutCATParameter(_ uri: Substring) -> String {
-        guard let mark = uri.firstIndex(of: "?") else { return String(uri) }
-        let kept = uri[uri.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false).filter { pair in
-            let name = pair.prefix { $0 != "=" }
-            return name != Substring(parameterName)
-        }
-        let query = kept.joined(separator: "&")
-        return String(uri[..<mark]) + (kept.isEmpty ? "" : "?" + query)
+        CATURIRestriction.uri(withoutParameter: parameterName, of: uri)
     }
 }
 

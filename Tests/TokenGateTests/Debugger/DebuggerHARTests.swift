@@ -47,6 +47,30 @@ import Testing
         #expect(response["Cache-Control"] == "no-store", "\(what)")
     }
 
+    /// Under `serve --debugger` the upload is judged with the gate's own `--cat-key` keys and
+    /// session secrets: a session this gate issued verifies in the report, not only followed.
+    @Test func underServeTheGatesCATKeysAndSessionSecretsJudgeTheUpload() async throws {
+        let directory = GateFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = GateFixtures.sessionSecret(in: directory)
+        let runtime = try GateFixtures.runtime(["--debugger", "--session-secret", secret, "--cat-key", "\(CATGateFixtures.hmacPath) edge-1"])
+        let keys = try #require(runtime.debugger).har.keys()
+        #expect(keys.catKeys.map(\.id) == ["edge-1"])
+        let secrets = try #require(keys.sessionSecrets)
+        let session = try PlaybackSessions.load(paths: [secret], lifetimeSeconds: 600)
+            .issue(resource: "TNT", deviceID: nil, requestor: "TNT", keyID: 1, now: TokenTimestamp.now()).credential
+        #expect((try? secrets.open(session[...].utf8).get()) != nil)
+        let har = Array(
+            (#"{"log":{"entries":[{"startedDateTime":"\#(TokenTimestamp.now().iso8601)","request":{"method":"GET","#
+                + #""url":"https://site.test/hls/tnt/a.ts?tgs=\#(session)","headers":[]},"response":{"status":200,"headers":[]}}]}}"#).utf8
+        )
+        let report = try Self.libraryReport(har, keys: keys)
+        #expect(report.timeline.flatMap(\.credentials).map(\.verdict.status) == ["VALID_SESSION"])
+        // The standalone debugger has neither.
+        let standalone = try debuggerServer().endpoints.har.keys()
+        #expect(standalone.catKeys.isEmpty && standalone.sessionSecrets == nil)
+    }
+
     @Test func anUploadIsAnsweredWithTheCLIsReport() async throws {
         let server = try debuggerServer()
         let har = Array(try Data(contentsOf: Self.sample))
