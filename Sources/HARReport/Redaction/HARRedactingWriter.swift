@@ -4,59 +4,110 @@ import EntitlementTokens
 /// (``HARRedaction``), byte for byte otherwise, so the structure, the order and
 /// every other value survive (docs/DESIGN.md#redacting-a-capture).
 ///
-/// The secrets are searched for in the raw JSON text as JSON writes them (each
-/// value's escaped form, and with `\/` for `/`), all at once by an Aho–Corasick
-/// automaton: one step per byte whatever the number of secrets, so the cost is
-/// linear in the capture. Where matches overlap (one secret inside another) the
-/// union is replaced by one marker, the longest's. A match never starts inside an
-/// escape sequence of the text (after a `\`, or in the four digits of `\u`), so
-/// what is written is JSON whenever what was read was. Bytes are held only as long
-/// as a longer match could still take them: at most the longest secret's length
-/// beyond what has been fed.
+/// The secrets are searched for in what the text says, not in how it is spelled:
+/// JSON lets a writer spell any character of a string as an escape (`\/` or `/`,
+/// `\u0041` or `A`, one way here and another a few bytes on). So each string is
+/// unescaped as it passes (``JSONStringUnescaper``), and unescaped once more, since a
+/// body that is itself JSON sits escaped inside a capture's string (a `<\/x>` of the
+/// server's is `<\\/x>` in the file); the search runs on both readings. It is one
+/// Aho–Corasick automaton over the secrets' UTF-8, stepped once per byte of each
+/// reading whatever their number, so the cost is linear in the capture. Each
+/// unescaped byte remembers where its spelling began, so a match replaces whole
+/// escapes and the output is JSON whenever the input was; both readings start again
+/// at each string's quote, so no match takes structure. Where matches overlap (one
+/// secret inside another) the union is replaced by one marker, the longest's. Beyond
+/// the chunk being fed, bytes are held only as long as a match could still take
+/// them: the spelling of the bytes the automaton's state stands for, at most the
+/// longest secret's length of the current string.
 package struct HARRedactingWriter {
-    private struct Node {
-        var next: [UInt8: Int32] = [:]
-        var fail: Int32 = 0
-        /// The pattern that ends here, or the longest one ending at a suffix (through `fail`), as an index.
-        var output: Int32 = -1
-        var depth: Int32 = 0
+    /// One reading of the current string: its unescaping, the automaton's state on
+    /// it, and where the spelling of each of its last `longest` bytes began in the
+    /// file (a ring indexed by the byte's offset in the reading, a power of two long).
+    private struct Reading {
+        var unescaper = JSONStringUnescaper()
+        var state = SecretAutomaton.start
+        var count = 0
+        var spellingStarts: [Int]
+        let ringMask: Int
+
+        init(longest: Int) {
+            var size = 1
+            while size < longest { size <<= 1 }
+            spellingStarts = Array(repeating: 0, count: size)
+            ringMask = size - 1
+        }
+
+        mutating func restart() {
+            unescaper.reset()
+            state = SecretAutomaton.start
+            count = 0
+        }
+
+        /// Takes on `other`'s place in the same string: its state and the spelling
+        /// of the bytes that state stands for, which a match can still take.
+        mutating func follow(_ other: Reading, in automaton: SecretAutomaton) {
+            state = other.state
+            count = other.count
+            for offset in (count - automaton.depth(of: state))..<count { spellingStarts[offset & ringMask] = other.spellingStarts[offset & ringMask] }
+        }
+
+        /// One byte of the reading, spelled from `start`: the offset where the secret
+        /// that ends with it begins, and which secret, if one does.
+        @inline(__always) mutating func advance(_ byte: UInt8, spelledFrom start: Int, in automaton: SecretAutomaton) -> (start: Int, pattern: Int)? {
+            spellingStarts[count & ringMask] = start
+            count += 1
+            let (next, match) = automaton.step(state, byte)
+            state = next
+            guard let match else { return nil }
+            return (spellingStarts[(count - automaton.lengths[match]) & ringMask], match)
+        }
+
+        /// Where a match still to come can start at the earliest: at the first of the
+        /// bytes the automaton's state stands for, or at an escape being read.
+        func earliestMatchStart(in automaton: SecretAutomaton) -> Int? {
+            let depth = automaton.depth(of: state)
+            if depth > 0 { return spellingStarts[(count - depth) & ringMask] }
+            return unescaper.escapeStart
+        }
     }
 
-    private var nodes: [Node] = [Node()]
-    private var patterns: [(length: Int, marker: [UInt8])] = []
-    private var longest = 0
-    private var state: Int32 = 0
+    private let automaton: SecretAutomaton
+    private let markers: [[UInt8]]
 
-    /// Bytes fed and not yet written, from absolute offset `heldStart`, each with
-    /// whether a match may start there (false inside an escape sequence).
+    /// Bytes fed and not yet written, from absolute offset `heldStart` (a chunk is held whole before it is read).
     private var held: [UInt8] = []
-    private var mayStart: [Bool] = []
     private var heldStart = 0
     private var fed = 0
-    /// Escape state of the text: after a `\`, and how many `\u` digits remain.
-    private var afterBackslash = false
-    private var hexRemaining = 0
+    private var inString = false
+    /// The string as the file spells it, unescaped once, and that unescaped again.
+    private var once: Reading
+    private var twice: Reading
+    /// Until the first `\` of the string unescaped once, the second reading is the
+    /// first: it is not run, and takes the first's place at that `\`.
+    private var twiceIsOnce = true
     /// Replacements known, in order, and the one that may still grow.
     private var done: [(start: Int, end: Int, pattern: Int)] = []
     private var pending: (start: Int, end: Int, pattern: Int)?
 
     /// `secrets`: each value (unescaped) and the kind its marker names.
     package init(secrets: [String: String]) {
-        for (value, kind) in secrets.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-            let marker = Array(HARRedaction.marker(kind: kind, value: value).utf8)
-            for form in Self.writtenForms(of: value) {
-                longest = max(longest, form.count)
-                insert(form, pattern: patterns.count)
-                patterns.append((form.count, marker))
-            }
-        }
-        buildFailureLinks()
+        let sorted = secrets.filter { !$0.key.isEmpty }.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        automaton = SecretAutomaton(patterns: sorted.map { Array($0.key.utf8) })
+        markers = sorted.map { Array(HARRedaction.marker(kind: $0.value, value: $0.key).utf8) }
+        let longest = automaton.lengths.max() ?? 0
+        once = Reading(longest: longest)
+        twice = Reading(longest: longest)
     }
 
     /// Feeds the next chunk; writes what can no longer change.
     package mutating func feed(_ bytes: Span<UInt8>, to write: (Span<UInt8>) throws -> Void) rethrows {
+        held.reserveCapacity(held.count + bytes.count)
+        for index in 0..<bytes.count { held.append(bytes[index]) }
         for index in 0..<bytes.count { step(bytes[index]) }
-        try flush(upTo: fed - max(longest - 1, 0), to: write)
+        var limit = fed
+        if let start = once.earliestMatchStart(in: automaton) { limit = min(limit, start) }
+        if !twiceIsOnce, let start = twice.earliestMatchStart(in: automaton) { limit = min(limit, start) }
+        try flush(upTo: limit, to: write)
     }
 
     /// Writes the rest.
@@ -66,32 +117,76 @@ package struct HARRedactingWriter {
         try flush(upTo: fed, to: write)
     }
 
-    // MARK: Matching
+    // MARK: Reading
 
-    private mutating func step(_ byte: UInt8) {
+    @inline(__always) private mutating func step(_ byte: UInt8) {
         let position = fed
-        held.append(byte)
-        let inEscape = afterBackslash || hexRemaining > 0
-        mayStart.append(!inEscape)
-        if hexRemaining > 0 {
-            hexRemaining -= 1
-        } else if afterBackslash {
-            afterBackslash = false
-            if byte == UInt8(ascii: "u") { hexRemaining = 4 }
-        } else if byte == UInt8(ascii: "\\") {
-            afterBackslash = true
-        }
         fed += 1
-        state = transition(state, byte)
-        let output = nodes[Int(state)].output
-        guard output >= 0 else { return }
-        let pattern = Int(output)
-        let start = position + 1 - patterns[pattern].length
-        // A match that starts inside an escape, or whose last byte opens one, is no match of the text.
-        guard start >= heldStart, mayStart[start - heldStart], !(afterBackslash && byte == UInt8(ascii: "\\")) else { return }
-        var merged = (start: start, end: position + 1, pattern: pattern)
+        guard inString else {
+            if byte == UInt8(ascii: "\"") { enterString() }
+            return
+        }
+        if once.unescaper.escapeStart == nil {
+            // Most of a capture is plain string text: no escape to read.
+            if byte == UInt8(ascii: "\"") {
+                inString = false
+                return
+            }
+            if byte != UInt8(ascii: "\\") { return readOnce(byte, spelledFrom: position) }
+        }
+        let (output, broken) = once.unescaper.read(byte, at: position)
+        if broken { once.state = SecretAutomaton.start }
+        switch output {
+        case .nothing: break
+        case .byte(let unescaped, let start): readOnce(unescaped, spelledFrom: start)
+        case .scalar(let scalar, let start): Self.forEachUTF8Byte(of: scalar) { readOnce($0, spelledFrom: start) }
+        }
+    }
+
+    /// A byte of the string unescaped once: searched, and unescaped again.
+    @inline(__always) private mutating func readOnce(_ byte: UInt8, spelledFrom start: Int) {
+        if twiceIsOnce {
+            guard byte == UInt8(ascii: "\\") else {
+                if let match = once.advance(byte, spelledFrom: start, in: automaton) { record(match) }
+                return
+            }
+            twice.follow(once, in: automaton)
+            twiceIsOnce = false
+        }
+        if let match = once.advance(byte, spelledFrom: start, in: automaton) { record(match) }
+        let (output, broken) = twice.unescaper.read(byte, at: start)
+        if broken { twice.state = SecretAutomaton.start }
+        switch output {
+        case .nothing: break
+        case .byte(let unescaped, let start): readTwice(unescaped, spelledFrom: start)
+        case .scalar(let scalar, let start): Self.forEachUTF8Byte(of: scalar) { readTwice($0, spelledFrom: start) }
+        }
+    }
+
+    private mutating func readTwice(_ byte: UInt8, spelledFrom start: Int) {
+        if let match = twice.advance(byte, spelledFrom: start, in: automaton) { record(match) }
+    }
+
+    private mutating func enterString() {
+        inString = true
+        once.restart()
+        twice.restart()
+        twiceIsOnce = true
+    }
+
+    /// A scalar's UTF-8 (a lone surrogate never reaches here: the unescaper pairs them).
+    private static func forEachUTF8Byte(of scalar: UInt32, _ body: (UInt8) -> Void) {
+        for byte in UTF8.encode(Unicode.Scalar(scalar) ?? "\u{FFFD}")! { body(byte) }
+    }
+
+    // MARK: Replacing
+
+    /// A secret from `match.start` to the last byte fed.
+    private mutating func record(_ match: (start: Int, pattern: Int)) {
+        guard match.start >= heldStart else { return }
+        var merged = (start: match.start, end: fed, pattern: match.pattern)
         if let growing = pending {
-            if start < growing.end { merged = union(growing, merged) } else { done.append(growing) }
+            if match.start < growing.end { merged = union(growing, merged) } else { done.append(growing) }
             pending = nil
         }
         // A longer match can reach back over replacements already closed (none written yet:
@@ -105,16 +200,7 @@ package struct HARRedactingWriter {
 
     /// Two overlapping replacements as one, named by the longer secret.
     private func union(_ a: (start: Int, end: Int, pattern: Int), _ b: (start: Int, end: Int, pattern: Int)) -> (start: Int, end: Int, pattern: Int) {
-        (min(a.start, b.start), max(a.end, b.end), patterns[a.pattern].length >= patterns[b.pattern].length ? a.pattern : b.pattern)
-    }
-
-    private func transition(_ from: Int32, _ byte: UInt8) -> Int32 {
-        var current = from
-        while true {
-            if let next = nodes[Int(current)].next[byte] { return next }
-            if current == 0 { return 0 }
-            current = nodes[Int(current)].fail
-        }
+        (min(a.start, b.start), max(a.end, b.end), automaton.lengths[a.pattern] >= automaton.lengths[b.pattern] ? a.pattern : b.pattern)
     }
 
     /// Writes held bytes before `limit` (absolute), markers for the replacements
@@ -132,7 +218,7 @@ package struct HARRedactingWriter {
         for replacement in done {
             guard replacement.end <= stop else { break }
             out.append(contentsOf: held[(cursor - heldStart)..<(replacement.start - heldStart)])
-            out.append(contentsOf: patterns[replacement.pattern].marker)
+            out.append(contentsOf: markers[replacement.pattern])
             cursor = replacement.end
             finished += 1
         }
@@ -141,65 +227,7 @@ package struct HARRedactingWriter {
         if stop > cursor { out.append(contentsOf: held[(cursor - heldStart)..<(stop - heldStart)]) }
         cursor = max(cursor, stop)
         held.removeFirst(cursor - heldStart)
-        mayStart.removeFirst(cursor - heldStart)
         heldStart = cursor
         if !out.isEmpty { try write(out.span) }
-    }
-
-    // MARK: The automaton
-
-    private mutating func insert(_ form: [UInt8], pattern: Int) {
-        var current = 0
-        for byte in form {
-            if let next = nodes[current].next[byte] {
-                current = Int(next)
-            } else {
-                nodes.append(Node(depth: nodes[current].depth + 1))
-                nodes[current].next[byte] = Int32(nodes.count - 1)
-                current = nodes.count - 1
-            }
-        }
-        if nodes[current].output < 0 || patterns[Int(nodes[current].output)].length < form.count { nodes[current].output = Int32(pattern) }
-    }
-
-    /// Breadth first: each node's failure link is its longest proper suffix in the
-    /// trie, and its output the longest pattern ending there or at that suffix.
-    private mutating func buildFailureLinks() {
-        var queue: [Int32] = nodes[0].next.values.sorted()
-        var head = 0
-        while head < queue.count {
-            let node = Int(queue[head])
-            head += 1
-            for (byte, child) in nodes[node].next.sorted(by: { $0.key < $1.key }) {
-                let fail = node == 0 ? 0 : transition(nodes[node].fail, byte)
-                nodes[Int(child)].fail = fail
-                if nodes[Int(child)].output < 0 { nodes[Int(child)].output = nodes[Int(fail)].output }
-                queue.append(child)
-            }
-        }
-    }
-
-    /// How JSON writers spell a value inside a string: RFC 8259's escapes, and
-    /// the same with `/` written `\/` (some writers do).
-    static func writtenForms(of value: String) -> [[UInt8]] {
-        var plain: [UInt8] = []
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): plain += Array("\\\"".utf8)
-            case UInt8(ascii: "\\"): plain += Array("\\\\".utf8)
-            case 0x0A: plain += Array("\\n".utf8)
-            case 0x0D: plain += Array("\\r".utf8)
-            case 0x09: plain += Array("\\t".utf8)
-            case 0..<0x20:
-                plain += Array("\\u00\(ByteRules.lowercaseHex([byte]))".utf8)
-            default: plain.append(byte)
-            }
-        }
-        guard plain.contains(UInt8(ascii: "/")) else { return [plain] }
-        var slashed: [UInt8] = []
-        for byte in plain {
-            if byte == UInt8(ascii: "/") { slashed += Array("\\/".utf8) } else { slashed.append(byte) }
-        }
-        return [plain, slashed]
     }
 }

@@ -41,12 +41,45 @@ import Testing
         #expect(out == "\"\(HARRedaction.marker(kind: "akamai", value: "abcdefghij"))\" \"\(HARRedaction.marker(kind: "cookie", value: "cdef"))\"")
     }
 
-    @Test("a match never starts inside an escape sequence, so the output stays JSON")
+    @Test("an escape's letters are not text (`\\n` is a newline, `\\u0041` an A), and a match replaces whole escapes")
     func escapes() {
         let input = Array("\"\\nabcdef\" \"\\u0041BCDEFG\" \"q\\/w\\/e\\/r\"".utf8)
         let out = Self.text(Self.redact(input, secrets: ["nabcdef": "cookie", "0041BCDEFG": "cookie", "q/w/e/r": "cookie"], chunk: 1))
         #expect(out.hasPrefix("\"\\nabcdef\" \"\\u0041BCDEFG\" \""))
         #expect(out.hasSuffix("\"\(HARRedaction.marker(kind: "cookie", value: "q/w/e/r"))\""))
+    }
+
+    @Test("a secret is found however JSON spells it: `/` and `\\/` mixed in one value, letters as `\\u` escapes, a surrogate pair")
+    func spellings() {
+        let marker = HARRedaction.marker(kind: "cdn-token", value: "/abc/def://ghi")
+        let mixed = Array(#"{"a":"\/abc/def:\/\/ghi","b":"x\/abc\/def:\/\/ghiy"}"#.utf8)
+        let spelled = Array(#"{"a":"\u0053ECRET\u00e9\ud83d\ude00VALUE"}"#.utf8)
+        let astral = HARRedaction.marker(kind: "cookie", value: "SECRET\u{E9}\u{1F600}VALUE")
+        for chunk in [1, 3, 64] {
+            #expect(
+                Self.text(Self.redact(mixed, secrets: ["/abc/def://ghi": "cdn-token"], chunk: chunk)) == #"{"a":"\#(marker)","b":"x\#(marker)y"}"#
+            )
+            #expect(Self.text(Self.redact(spelled, secrets: ["SECRET\u{E9}\u{1F600}VALUE": "cookie"], chunk: chunk)) == #"{"a":"\#(astral)"}"#)
+        }
+    }
+
+    @Test("a secret inside a body that is itself JSON, escaped twice over (`<\\\\/x>` in the file), is replaced")
+    func jsonInsideAString() {
+        let token = "<signatureInfo>x</signatureInfo>"
+        let input = Array(#"{"text":"{\"serializedToken\":\"<signatureInfo>x<\\/signatureInfo>\"}"}"#.utf8)
+        let marker = HARRedaction.marker(kind: "media-token", value: token)
+        for chunk in [1, 5, 64] {
+            #expect(
+                Self.text(Self.redact(input, secrets: [token: "media-token"], chunk: chunk)) == #"{"text":"{\"serializedToken\":\"\#(marker)\"}"}"#
+            )
+        }
+    }
+
+    @Test("no match takes JSON's structure: a secret spelled across two strings is not one, and the output stays JSON")
+    func structureIsNotText() {
+        let input = Array(#"{"a":"xx","yy":"xx\"yy"}"#.utf8)
+        let out = Self.text(Self.redact(input, secrets: [#"xx","yy"#: "cookie", #"xx"yy"#: "password"], chunk: 2))
+        #expect(out == #"{"a":"xx","yy":"\#(HARRedaction.marker(kind: "password", value: #"xx"yy"#))"}"#)
     }
 
     @Test("the sample capture redacted: no run of 12 bytes of any secret is left, and it is still a HAR of the same entries")
