@@ -76,6 +76,44 @@ struct RedisNodePoolStateMachineTests {
         #expect(Self.pick(&machine) == .ready(ObjectIdentifier(a)), "all holding: one of them rather than none")
     }
 
+    @Test func aHoldingConnectionMakesAFreeSlotOpenRatherThanHoldTheRequest() {
+        var machine = Self.machine(connections: 3)
+        _ = Self.pick(&machine)
+        let a = Self.open(&machine, slot: 0)
+        a.isHolding = true
+        #expect(Self.pick(&machine) == .open(1), "a free slot opens rather than the request wait behind a WAIT")
+        let attempt = machine.opening("second", slot: 1)
+        #expect(Self.pick(&machine) == .wait("second"))
+        let b = Connection()
+        #expect(machine.opened(b, slot: 1, attempt: attempt) == true)
+        #expect(Self.pick(&machine) == .ready(ObjectIdentifier(b)), "an open one not holding before a slot to open")
+        b.isHolding = true
+        #expect(Self.pick(&machine) == .open(2))
+        let c = Self.open(&machine, slot: 2)
+        c.isHolding = true
+        #expect(
+            [ObjectIdentifier(a), ObjectIdentifier(b), ObjectIdentifier(c)].map { Outcome.ready($0) }.contains(Self.pick(&machine)),
+            "all holding and none to open: one of them"
+        )
+    }
+
+    @Test func aSuccessfulConnectNamesEveryOtherFreeSlotToOpen() {
+        var machine = Self.machine(connections: 4)
+        #expect(machine.slotsToFill(now: 0).count == 4)
+        #expect(Self.pick(&machine) == .open(0))
+        let first = machine.opening("first", slot: 0)
+        #expect(machine.opened(Connection(), slot: 0, attempt: first) == true)
+        // Slot 3 failed a moment ago: it waits out its backoff, and is named once that is past.
+        let failed = machine.opening("third", slot: 3)
+        machine.openFailed(RedisClientError(.connectionFailed, "refused"), slot: 3, attempt: failed, now: 0, jitter: 1)
+        #expect(machine.slotsToFill(now: 0) == [1, 2])
+        #expect(machine.slotsToFill(now: 100 * Self.ms) == [1, 2, 3])
+        _ = machine.opening("filling", slot: 1)
+        #expect(machine.slotsToFill(now: 0) == [2], "a slot being opened is not named again")
+        _ = machine.shutDown()
+        #expect(machine.slotsToFill(now: 0).isEmpty, "nothing opens after shutdown")
+    }
+
     @Test func aBrokenConnectionIsReplacedAtOnce() {
         var machine = Self.machine(connections: 1)
         _ = Self.pick(&machine)

@@ -40,7 +40,7 @@ final class RedisNodePool: Sendable {
         state.withLock { $0.machine.resume() }
     }
 
-    /// `configuration` with `endpoint` as the node; connections open lazily, on the first request.
+    /// `configuration` with `endpoint` as the node; the first request opens a connection, and its success the rest.
     init(
         configuration: RedisClientConfiguration,
         endpoint: RedisEndpoint,
@@ -179,6 +179,7 @@ final class RedisNodePool: Sendable {
             connection.channel.closeFuture.whenComplete { [weak self] _ in
                 self?.forget(connection, slot: opening.slot)
             }
+            fill()
         case .failure(let error):
             let failure =
                 (error as? RedisClientError)
@@ -193,6 +194,17 @@ final class RedisNodePool: Sendable {
                 )
             }
         }
+    }
+
+    /// Opens every free slot the machine names, after a connect succeeded.
+    private func fill() {
+        let openings = state.withLock { state in
+            state.machine.slotsToFill(now: MachineTime.now).map { slot in
+                let promise = group.next().makePromise(of: RedisConnection.self)
+                return Opening(slot: slot, attempt: state.machine.opening(promise.futureResult, slot: slot), promise: promise)
+            }
+        }
+        for opening in openings { startOpening(opening) }
     }
 
     /// A closed connection leaves its slot; the next request opens a new one at once.

@@ -10,9 +10,15 @@
 /// **Bounded.** A fixed number of slots, one connection each: never more
 /// connections than that, however many requests come. Requests go round
 /// robin over the open ones; one whose `WAIT` holds its requests only when no
-/// other is open. A request finding none open waits on one being opened (its
-/// own deadline bounds the wait, the client's outstanding budget bounds how
-/// many wait), or, while every slot waits out its backoff, fails at once.
+/// other is open and none can be opened. A request finding none open waits on
+/// one being opened (its own deadline bounds the wait, the client's
+/// outstanding budget bounds how many wait), or, while every slot waits out
+/// its backoff, fails at once.
+///
+/// **Whole.** Once a connect succeeds, every other free slot is opened too
+/// (``slotsToFill(now:)``), so the pool is whole before requests need it: at start-up,
+/// after a failover, after Redis came back. A first burst of requests then
+/// finds its connections open rather than waiting on connects.
 ///
 /// **Backoff.** A failed connect leaves its slot waiting initial ×
 /// 2^(failures−1), capped, jittered to 50–100 % so a fleet that lost Redis
@@ -109,10 +115,11 @@ struct RedisNodePoolStateMachine<Connection: AnyObject, Opening> {
                 }
             }
         }
-        if let holding { return .ready(holding) }
-        // Whichever came first in turn: a connection being opened, or a free slot to open.
+        // Whichever came first in turn: a connection being opened, or a free slot to open;
+        // only then one whose WAIT holds the requests behind it.
         if let opening { return .wait(opening) }
         if let toOpen { return .open(slot: toOpen) }
+        if let holding { return .ready(holding) }
         let retryIn = soonestRetry.map { ($0 - now) / 1_000_000 } ?? 0
         let failure = lastFailure ?? RedisClientError(.connectionFailed, "no connection to \(settings.endpointDescription)")
         return .fail(RedisClientError(failure.code, "\(failure.message) (next attempt in \(retryIn) ms)"))
@@ -133,6 +140,19 @@ struct RedisNodePoolStateMachine<Connection: AnyObject, Opening> {
         slots[slot] = .open(connection)
         consecutiveFailures[slot] = 0
         return true
+    }
+
+    /// After a connect succeeded: the free slots (closed, or past their backoff at
+    /// `now`) to open now, each to be reported with ``opening(_:slot:)`` at once.
+    func slotsToFill(now: UInt64) -> [Int] {
+        guard !isShutDown else { return [] }
+        return slots.indices.filter { index in
+            switch slots[index] {
+            case .closed: true
+            case .waiting(let retryAt, _): retryAt <= now
+            case .opening, .open: false
+            }
+        }
     }
 
     /// The connect `attempt` for `slot` failed at `now`; `jitter` in 0…1 picks
