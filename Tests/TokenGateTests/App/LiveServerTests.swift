@@ -57,8 +57,15 @@ import Testing
             let before = try await RawHTTP.fetch(port: port, "/readyz")
             #expect(before.status == 200)
             await group.triggerGracefulShutdown()
-            try await Task.sleep(for: .milliseconds(200))
-            let draining = try await RawHTTP.fetch(port: port, "/readyz")
+            // The drain service wakes on the group's signal as a task of its own: on a loaded
+            // machine that can take longer than any fixed pause, so poll inside the grace.
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(2))
+            var draining = try await RawHTTP.fetch(port: port, "/readyz")
+            while draining.status == 200, clock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+                draining = try await RawHTTP.fetch(port: port, "/readyz")
+            }
             #expect(draining.status == 503)
             #expect(draining.body.contains("shutting down"))
             // Still served while draining.
