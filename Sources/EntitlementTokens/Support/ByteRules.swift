@@ -1,7 +1,26 @@
 /// The one home of each byte rule the library applies in more than one place
-/// (docs/DESIGN.md#a-concept-lives-in-one-place): hex digits, the UTF-8 byte order mark, whitespace, and
-/// the names of the token's root elements and of `signatureInfo`.
+/// (docs/DESIGN.md#a-concept-lives-in-one-place): hex digits, JSON's one-letter escapes, the UTF-8 byte
+/// order mark, whitespace, and the names of the token's root elements and of `signatureInfo`.
 package enum ByteRules {}
+
+// MARK: - JSON escapes
+
+extension ByteRules {
+    /// The byte a one-letter JSON escape stands for (`\n` → LF; RFC 8259 §7), or nil
+    /// for `u` (four hex digits follow) and for any letter JSON has no escape for.
+    @inline(__always)
+    package static func jsonEscapedByte(_ letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): letter
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
+        }
+    }
+}
 
 // MARK: - Hex
 

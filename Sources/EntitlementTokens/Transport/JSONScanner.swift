@@ -535,21 +535,14 @@ package struct JSONScanner {
 
     private mutating func escapeByte(_ byte: UInt8) throws(TokenError) {
         try addWritten(1)
-        let unescaped: UInt8
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped = byte
-        case UInt8(ascii: "b"): unescaped = 0x08
-        case UInt8(ascii: "f"): unescaped = 0x0C
-        case UInt8(ascii: "n"): unescaped = 0x0A
-        case UInt8(ascii: "r"): unescaped = 0x0D
-        case UInt8(ascii: "t"): unescaped = 0x09
-        case UInt8(ascii: "u"):
+        if byte == UInt8(ascii: "u") {
             hexDigits = 0
             codeUnit = 0
             highSurrogate = 0
             state = .unicodeEscape
             return
-        default:
+        }
+        guard let unescaped = ByteRules.jsonEscapedByte(byte) else {
             throw fail("a backslash followed by \(TransportDecoder.describe(byte)) is not a JSON escape")
         }
         if capturing { text.append(unescaped) }

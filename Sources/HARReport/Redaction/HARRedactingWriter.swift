@@ -134,12 +134,33 @@ package struct HARRedactingWriter {
             }
             if byte != UInt8(ascii: "\\") { return readOnce(byte, spelledFrom: position) }
         }
-        let (output, broken) = once.unescaper.read(byte, at: position)
-        if broken { once.state = SecretAutomaton.start }
+        unescape(byte, spelledFrom: position, into: .once)
+    }
+
+    private enum Layer { case once, twice }
+
+    /// Reads `byte` through the unescaper of the layer below `layer` and hands on what it says.
+    private mutating func unescape(_ byte: UInt8, spelledFrom start: Int, into layer: Layer) {
+        let (output, broken): (JSONStringUnescaper.Output, Bool)
+        switch layer {
+        case .once:
+            (output, broken) = once.unescaper.read(byte, at: start)
+            if broken { once.state = SecretAutomaton.start }
+        case .twice:
+            (output, broken) = twice.unescaper.read(byte, at: start)
+            if broken { twice.state = SecretAutomaton.start }
+        }
         switch output {
         case .nothing: break
-        case .byte(let unescaped, let start): readOnce(unescaped, spelledFrom: start)
-        case .scalar(let scalar, let start): Self.forEachUTF8Byte(of: scalar) { readOnce($0, spelledFrom: start) }
+        case .byte(let unescaped, let start): read(unescaped, spelledFrom: start, in: layer)
+        case .scalar(let scalar, let start): Self.forEachUTF8Byte(of: scalar) { read($0, spelledFrom: start, in: layer) }
+        }
+    }
+
+    private mutating func read(_ byte: UInt8, spelledFrom start: Int, in layer: Layer) {
+        switch layer {
+        case .once: readOnce(byte, spelledFrom: start)
+        case .twice: readTwice(byte, spelledFrom: start)
         }
     }
 
@@ -154,13 +175,7 @@ package struct HARRedactingWriter {
             twiceIsOnce = false
         }
         if let match = once.advance(byte, spelledFrom: start, in: automaton) { record(match) }
-        let (output, broken) = twice.unescaper.read(byte, at: start)
-        if broken { twice.state = SecretAutomaton.start }
-        switch output {
-        case .nothing: break
-        case .byte(let unescaped, let start): readTwice(unescaped, spelledFrom: start)
-        case .scalar(let scalar, let start): Self.forEachUTF8Byte(of: scalar) { readTwice($0, spelledFrom: start) }
-        }
+        unescape(byte, spelledFrom: start, into: .twice)
     }
 
     private mutating func readTwice(_ byte: UInt8, spelledFrom start: Int) {

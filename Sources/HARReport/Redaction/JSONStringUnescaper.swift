@@ -44,19 +44,11 @@ struct JSONStringUnescaper {
         case .text:
             return (text(byte, at: offset), false)
         case .afterBackslash(let start):
-            let unescaped: UInt8
-            switch byte {
-            case UInt8(ascii: "u"):
+            if byte == UInt8(ascii: "u") {
                 place = .unicodeEscape(start: start, digitsLeft: 4, value: 0)
                 return (.nothing, false)
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): unescaped = byte
-            case UInt8(ascii: "b"): unescaped = 0x08
-            case UInt8(ascii: "f"): unescaped = 0x0C
-            case UInt8(ascii: "n"): unescaped = 0x0A
-            case UInt8(ascii: "r"): unescaped = 0x0D
-            case UInt8(ascii: "t"): unescaped = 0x09
-            default: return broken(byte, at: offset)
             }
+            guard let unescaped = ByteRules.jsonEscapedByte(byte) else { return broken(byte, at: offset) }
             place = .text
             return (.byte(unescaped, spelledFrom: start), false)
         case .unicodeEscape(let start, let digitsLeft, let value):
