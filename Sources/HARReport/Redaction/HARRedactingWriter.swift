@@ -101,9 +101,18 @@ package struct HARRedactingWriter {
 
     /// Feeds the next chunk; writes what can no longer change.
     package mutating func feed(_ bytes: Span<UInt8>, to write: (Span<UInt8>) throws -> Void) rethrows {
-        held.reserveCapacity(held.count + bytes.count)
-        for index in 0..<bytes.count { held.append(bytes[index]) }
-        for index in 0..<bytes.count { step(bytes[index]) }
+        held.append(addingCapacity: bytes.count) { output in
+            for index in 0..<bytes.count { output.append(bytes[index]) }
+        }
+        var index = 0
+        while index < bytes.count {
+            if inString, twiceIsOnce, once.unescaper.escapeStart == nil {
+                index = readPlainRun(bytes, from: index)
+                if index == bytes.count { break }
+            }
+            step(bytes[index])
+            index += 1
+        }
         var limit = fed
         if let start = once.earliestMatchStart(in: automaton) { limit = min(limit, start) }
         if !twiceIsOnce, let start = twice.earliestMatchStart(in: automaton) { limit = min(limit, start) }
@@ -118,6 +127,34 @@ package struct HARRedactingWriter {
     }
 
     // MARK: Reading
+
+    /// Most of a capture is string text with no escape: read as a run, up to the
+    /// next quote or backslash (returned), with the automaton's state in hand. A
+    /// byte after which the automaton is back at its start is in no match to come
+    /// (its state would stand for it), so its spelling is not written down.
+    private mutating func readPlainRun(_ bytes: Span<UInt8>, from start: Int) -> Int {
+        var index = start
+        var state = once.state
+        var count = once.count
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+            let (next, match) = automaton.step(state, byte)
+            if next != SecretAutomaton.start { once.spellingStarts[count & once.ringMask] = fed }
+            count += 1
+            fed += 1
+            state = next
+            index += 1
+            if let match {
+                once.state = state
+                once.count = count
+                record((once.spellingStarts[(count - automaton.lengths[match]) & once.ringMask], match))
+            }
+        }
+        once.state = state
+        once.count = count
+        return index
+    }
 
     @inline(__always) private mutating func step(_ byte: UInt8) {
         let position = fed
