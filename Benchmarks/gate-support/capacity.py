@@ -239,7 +239,10 @@ def fleet_round(setup, control, root, work, seconds):
         sys.exit(f"capacity: the fleet refused {refused} of {answered + refused} distinct media tokens")
     unit = {"media_gate_us": (c1[0] - c0[0]) / TICK / control_answered * 1e6,
             "media_redis_us": (c1[1] - c0[1]) / TICK / control_answered * 1e6}
-    time.sleep(0.5)
+    # Redis gives an idle connection's query buffer back after 2 s (clientsCron): read
+    # the memory once they are back, so it counts the entries, not the buffers of the
+    # connections the load kept busy (a gate's pool keeps all its connections open).
+    time.sleep(3)
     after = [(int(redis_cli(p, "DBSIZE")), used_memory(p)) for p in ports]
     cpu = sum(b - a for a, b in zip(t0, t1)) / TICK
     per_request = (unit["media_gate_us"] + unit["media_redis_us"]) / 1e6
