@@ -82,6 +82,21 @@ import Testing
         #expect(out == #"{"a":"xx","yy":"\#(HARRedaction.marker(kind: "password", value: #"xx"yy"#))"}"#)
     }
 
+    @Test(
+        "text that is not JSON's (a file changed between the two readings): escapes it does not have are kept as written, no match reaches across them, and a secret after them is still replaced"
+    )
+    func brokenEscapes() {
+        let marker = HARRedaction.marker(kind: "cookie", value: "SECRETVALUE")
+        let input = Array(#"{"a":"SECRET\xVALUE \u12g \ud800x \udc00 \ud800\u0041 SECRETVALUE"}"#.utf8)
+        for chunk in [1, 4, 64] {
+            #expect(
+                Self.text(Self.redact(input, secrets: ["SECRETVALUE": "cookie"], chunk: chunk))
+                    == #"{"a":"SECRET\xVALUE \u12g \ud800x \udc00 \ud800\u0041 \#(marker)"}"#,
+                "chunk \(chunk)"
+            )
+        }
+    }
+
     @Test("the sample capture redacted: no run of 12 bytes of any secret is left, and it is still a HAR of the same entries")
     func sample() throws {
         let input = try F.sample("har/cookie-expired.har")
