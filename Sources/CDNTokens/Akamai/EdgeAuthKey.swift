@@ -10,6 +10,9 @@ public struct EdgeAuthKey: Sendable, Hashable, CustomStringConvertible {
     public static let maximumByteCount = 256
 
     let bytes: [UInt8]
+    /// The key's HMAC-SHA-256 pads hashed once: the form the gate issues is
+    /// signed on every exchange (docs/DESIGN.md#one-crypto-library).
+    private let preparedSHA256: HMACSHA256Key
 
     /// Reads hex text of either case; white space around it (a key file's
     /// final newline) is skipped, white space inside it is not.
@@ -28,12 +31,18 @@ public struct EdgeAuthKey: Sendable, Hashable, CustomStringConvertible {
             throw .format("an EdgeAuth key of \(bytes.count) bytes (\(Self.minimumByteCount) to \(Self.maximumByteCount))")
         }
         self.bytes = bytes
+        preparedSHA256 = HMACSHA256Key(bytes)
     }
+
+    public static func == (left: EdgeAuthKey, right: EdgeAuthKey) -> Bool { left.bytes == right.bytes }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 
     /// The length only: a key is a secret.
     public var description: String { "EdgeAuthKey(\(bytes.count) bytes)" }
 
     func hmac(_ message: [UInt8], _ algorithm: EdgeAuthAlgorithm) throws(CDNRefusal) -> [UInt8] {
+        if algorithm == .sha256 { return preparedSHA256.authenticationCode(for: message).bytes }
         guard let mac = algorithm.digest.hmac(key: bytes, message: message) else {
             throw .format("OpenSSL could not compute HMAC-\(algorithm.rawValue)")
         }

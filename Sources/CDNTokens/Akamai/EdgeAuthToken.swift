@@ -55,44 +55,45 @@ public struct EdgeAuthToken: Sendable, Hashable {
         if let bad = bytes.firstIndex(where: { $0 <= 0x20 || $0 >= 0x7F }) {
             throw .format("an EdgeAuth token with a space, a control character or a non-ASCII byte at offset \(bad)")
         }
-        var values: [String: String] = [:]
+        // One slot per field, in the written order (`fieldOrder`).
+        var values = [String?](repeating: nil, count: Self.fieldOrder.count)
         var lastOrder = -1
-        var lastName = ""
         for segment in bytes.split(separator: UInt8(ascii: "~"), omittingEmptySubsequences: false) {
             guard let equals = segment.firstIndex(of: UInt8(ascii: "=")) else {
                 throw .format("an EdgeAuth field without '=': '\(Self.excerpt(segment))'")
             }
-            let name = String(decoding: segment[..<equals], as: UTF8.self)
-            let value = String(decoding: segment[(equals + 1)...], as: UTF8.self)
-            guard let order = Self.fieldOrder.firstIndex(of: name) else {
+            guard let order = Self.fieldOrder.firstIndex(where: { $0.utf8.elementsEqual(segment[..<equals]) }) else {
                 throw .format("an unknown EdgeAuth field '\(Self.excerpt(segment[..<equals]))': it would be signed without being understood")
             }
-            guard values[name] == nil else { throw .format("the EdgeAuth field '\(name)' appears twice") }
-            guard lastName != "hmac" else { throw .format("the EdgeAuth field '\(name)' after hmac: hmac is the last field") }
+            let name = Self.fieldOrder[order]
+            guard values[order] == nil else { throw .format("the EdgeAuth field '\(name)' appears twice") }
+            guard lastOrder != Self.fieldOrder.count - 1 else { throw .format("the EdgeAuth field '\(name)' after hmac: hmac is the last field") }
             guard order > lastOrder else {
-                throw .format("the EdgeAuth field '\(name)' after '\(lastName)': fields are written ip, st, exp, acl, id, data, hmac")
+                throw .format(
+                    "the EdgeAuth field '\(name)' after '\(Self.fieldOrder[lastOrder])': fields are written ip, st, exp, acl, id, data, hmac"
+                )
             }
+            let value = segment[(equals + 1)...]
             guard !value.isEmpty else { throw .format("the EdgeAuth field '\(name)' is empty") }
-            if name != "acl", value.utf8.contains(UInt8(ascii: "!")) {
+            if name != "acl", value.contains(UInt8(ascii: "!")) {
                 throw .format("the EdgeAuth field '\(name)' holds '!', which only separates ACLs")
             }
-            values[name] = value
+            values[order] = String(decoding: value, as: UTF8.self)
             lastOrder = order
-            lastName = name
         }
-        guard let hmacText = values["hmac"] else { throw .format("an EdgeAuth token without hmac") }
-        guard let expiresText = values["exp"] else { throw .format("an EdgeAuth token without exp") }
-        ip = values["ip"]
-        sessionID = values["id"]
-        data = values["data"]
-        startTime = try values["st"].map { (text) throws(CDNRefusal) in try Self.seconds(text, field: "st") }
+        guard let hmacText = values[6] else { throw .format("an EdgeAuth token without hmac") }
+        guard let expiresText = values[2] else { throw .format("an EdgeAuth token without exp") }
+        ip = values[0]
+        sessionID = values[4]
+        data = values[5]
+        startTime = try values[1].map { (text) throws(CDNRefusal) in try Self.seconds(text, field: "st") }
         expires = try Self.seconds(expiresText, field: "exp")
         // exp == st is a token valid for no second (akamai-edgeauth's generators write one for a window
         // of 0): well formed, and never valid (see the verifier); exp before st is malformed.
         if let startTime, expires < startTime {
             throw .format("an EdgeAuth token whose exp (\(expires)) is before its st (\(startTime))")
         }
-        acl = try values["acl"].map { (text) throws(CDNRefusal) in
+        acl = try values[3].map { (text) throws(CDNRefusal) in
             var patterns: [EdgeAuthACL] = []
             for piece in text.utf8.split(separator: UInt8(ascii: "!"), omittingEmptySubsequences: false) {
                 patterns.append(try EdgeAuthACL(String(decoding: piece, as: UTF8.self)))
@@ -104,7 +105,13 @@ public struct EdgeAuthToken: Sendable, Hashable {
 
     /// The token text: the written fields in their order, joined by `~`.
     public var text: String {
-        fields.map { "\($0.name)=\($0.value)" }.joined(separator: "~")
+        var bytes = signedFieldBytes()
+        bytes += "~hmac=".utf8
+        for byte in hmac {
+            bytes.append(ByteRules.lowercaseHexDigit(byte >> 4))
+            bytes.append(ByteRules.lowercaseHexDigit(byte & 0x0F))
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Every written field in order, `hmac` last, values as written.
@@ -125,6 +132,32 @@ public struct EdgeAuthToken: Sendable, Hashable {
         return fields
     }
 
+    /// The fields before `hmac` as written, joined by `~`: written into one
+    /// array (every exchange writes them twice, to sign and to hand out).
+    private func signedFieldBytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160 + (acl?.reduce(0) { $0 + $1.text.utf8.count + 1 } ?? 0))
+        func field(_ name: String, _ value: some Sequence<UInt8>) {
+            if !bytes.isEmpty { bytes.append(UInt8(ascii: "~")) }
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(UInt8(ascii: "="))
+            bytes.append(contentsOf: value)
+        }
+        if let ip { field("ip", ip.utf8) }
+        if let startTime { field("st", String(startTime).utf8) }
+        field("exp", String(expires).utf8)
+        if let acl {
+            field("acl", acl[0].text.utf8)
+            for pattern in acl.dropFirst() {
+                bytes.append(UInt8(ascii: "!"))
+                bytes.append(contentsOf: pattern.text.utf8)
+            }
+        }
+        if let sessionID { field("id", sessionID.utf8) }
+        if let data { field("data", data.utf8) }
+        return bytes
+    }
+
     /// The bytes the HMAC covers: the written fields before `hmac`, then
     /// `url=<url>` (URL form, the URL as the maker signed it) and
     /// `salt=<salt>` when the property has one, all joined by `~`.
@@ -134,7 +167,7 @@ public struct EdgeAuthToken: Sendable, Hashable {
 
     /// The same, with the URL as bytes (a percent-decoded path need not be UTF-8).
     func signedBytes(urlBytes: [UInt8]?, salt: String?) -> [UInt8] {
-        var bytes = Array(signedFields.map { "\($0.name)=\($0.value)" }.joined(separator: "~").utf8)
+        var bytes = signedFieldBytes()
         if let urlBytes { bytes += Array("~url=".utf8) + urlBytes }
         if let salt, !salt.isEmpty { bytes += Array("~salt=".utf8) + Array(salt.utf8) }
         return bytes

@@ -32,5 +32,5 @@ public enum CATTextEncoding: String, Sendable, Hashable {
     }
 
     /// `bytes` as base64url without padding, as an issuer writes a CAT.
-    static func base64url(_ bytes: [UInt8]) -> String { Base64.encode(bytes, alphabet: .url, padded: false) }
+    static func base64url(_ bytes: [UInt8]) -> String { Base64URL.encode(bytes.span) }
 }

@@ -58,7 +58,13 @@ public struct CommonAccessToken: Sendable, Hashable {
             do { _ = try CBORValue(cbor: CBORValue.map(claims).cbor()) } catch { throw .format("the CAT claims without tag 259: \(error)") }
         }
         self.claims = claims
-        func value(_ claim: CATClaim) -> CBORValue? { claims.first { $0.key == .integer(claim.rawValue) }?.value }
+        // Where each integer label first appears, found once: comparing keys with `.integer(label)`
+        // would box a value per comparison (CBORValue is indirect).
+        var positions: [Int64: Int] = [:]
+        for (index, entry) in claims.enumerated() {
+            if case .integer(let label) = entry.key, positions[label] == nil { positions[label] = index }
+        }
+        func value(_ claim: CATClaim) -> CBORValue? { positions[claim.rawValue].map { claims[$0].value } }
         func text(_ claim: CATClaim) throws(CDNRefusal) -> String? {
             guard let found = value(claim) else { return nil }
             guard let text = found.textValue else { throw .format("\(claim.name) is \(found.diagnostic()), not text") }
@@ -128,7 +134,9 @@ public struct CommonAccessToken: Sendable, Hashable {
 
     /// The value of `claim`, as read.
     public func value(of claim: CATClaim) -> CBORValue? {
-        claims.first { $0.key == .integer(claim.rawValue) }?.value
+        claims.first {
+            if case .integer(let label) = $0.key { label == claim.rawValue } else { false }
+        }?.value
     }
 
     /// The claims as a CBOR map in preferred serialization, in the order held.

@@ -30,7 +30,7 @@ extension ByteRules {
 
     /// The lowercase hex digit of `nibble` (0…15).
     @inline(__always)
-    static func lowercaseHexDigit(_ nibble: UInt8) -> UInt8 {
+    package static func lowercaseHexDigit(_ nibble: UInt8) -> UInt8 {
         precondition(nibble < 16)
         return nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &+ (nibble &- 10)
     }

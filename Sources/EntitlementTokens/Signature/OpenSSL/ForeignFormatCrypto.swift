@@ -7,7 +7,8 @@ internal import COpenSSL
 ///
 /// `package`, never public: the library's own tokens choose none of these
 /// (the key decides, and SHA-1 or MD5 never verifies an entitlement token).
-/// Every call sets up its own context; none is on the XML token's path.
+/// Every call sets up its own context (HMAC-SHA-256 its own two pads); none is on
+/// the XML token's path.
 package enum ForeignDigest: Sendable, Hashable, CaseIterable {
     case sha256, sha1, md5, sha512, sha512_256
 
@@ -45,6 +46,9 @@ package enum ForeignDigest: Sendable, Hashable, CaseIterable {
 
     /// HMAC (RFC 2104) of `message` under `key` with this digest, or nil if OpenSSL fails.
     package func hmac(key: [UInt8], message: [UInt8]) -> [UInt8]? {
+        // OpenSSL's one-shot HMAC fetches its MAC and digest on every call; SHA-256,
+        // what the CDN tokens the gate issues use, is keyed here from two hashed pads.
+        if self == .sha256 { return HMACSHA256Key(key).authenticationCode(for: message).bytes }
         guard let method else { return nil }
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
