@@ -23,23 +23,33 @@ public enum RequestPath {
     /// The path every scope is judged against, or `INVALID_URL` naming what
     /// in `target` could be read two ways.
     public static func read(_ target: some Collection<UInt8>) throws(CDNRefusal) -> String {
+        // Read over one span: a generic collection's bytes taken one by one across
+        // modules go through its witness table (the gate reads a `Substring`'s UTF-8).
+        let contiguous = target.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(CDNRefusal) -> String in try read(buffer.span) }
+        }
+        return try (contiguous ?? Result { () throws(CDNRefusal) -> String in try read(Array(target).span) }).get()
+    }
+
+    /// The same over the target's bytes.
+    static func read(_ target: Span<UInt8>) throws(CDNRefusal) -> String {
         var path: [UInt8] = []
         path.reserveCapacity(target.count)
-        var index = target.startIndex
-        while index != target.endIndex {
+        var index = 0
+        while index < target.count {
             let byte = target[index]
             if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
             if byte < 0x20 || byte == 0x7F { throw refusal("a NUL or a control byte") }
             if byte == UInt8(ascii: "\\") { throw refusal("a backslash, which some servers read as '/'") }
             guard byte == UInt8(ascii: "%") else {
                 path.append(byte)
-                index = target.index(after: index)
+                index += 1
                 continue
             }
-            let high = target.index(after: index)
-            guard high != target.endIndex, let highValue = ByteRules.hexValue(target[high]) else { throw refusal("a '%' that is not a %XX escape") }
-            let low = target.index(after: high)
-            guard low != target.endIndex, let lowValue = ByteRules.hexValue(target[low]) else { throw refusal("a '%' that is not a %XX escape") }
+            let high = index + 1
+            guard high < target.count, let highValue = ByteRules.hexValue(target[high]) else { throw refusal("a '%' that is not a %XX escape") }
+            let low = high + 1
+            guard low < target.count, let lowValue = ByteRules.hexValue(target[low]) else { throw refusal("a '%' that is not a %XX escape") }
             let decoded = highValue << 4 | lowValue
             if decoded == UInt8(ascii: "/") || decoded == UInt8(ascii: "\\") {
                 throw refusal("an encoded '/' or '\\', which some servers decode into a separator")
@@ -48,9 +58,11 @@ public enum RequestPath {
             if isUnreserved(decoded) {
                 path.append(decoded)
             } else {
-                path.append(contentsOf: [byte, target[high], target[low]])
+                path.append(byte)
+                path.append(target[high])
+                path.append(target[low])
             }
-            index = target.index(after: low)
+            index = low + 1
         }
         for segment in path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             // `..;x` is `..` to a server that drops path parameters before resolving (Tomcat, Jetty).

@@ -273,30 +273,30 @@ final class GateResponder: HTTPResponder, Sendable {
     }
 
     static func render(_ answer: GateDecision) -> GateAnswer {
+        let renewedName = answer.renewedCATHeader.flatMap { HTTPField.Name($0.name) }
+        // A response that carries a credential is nobody's to cache.
+        let carriesCredential = answer.session != nil || answer.setCookie != nil || renewedName != nil
+        // Appended once each, in this order: the subscript setter would search the fields for every name.
         var headers: HTTPFields = [:]
         headers.reserveCapacity(10)
-        headers[GateHeaders.status] = answer.status.rawValue
-        headers[.cacheControl] = "no-store"
+        headers.append(HTTPField(name: GateHeaders.status, value: answer.status.rawValue))
+        headers.append(HTTPField(name: .cacheControl, value: carriesCredential ? "no-store, private" : "no-store"))
         // For the proxy's access log; every shipped site keeps it from clients.
-        headers[GateHeaders.reason] = HeaderValue.encode(answer.headerReason, maximumBytes: HeaderValue.maximumReasonBytes)
+        headers.append(
+            HTTPField(name: GateHeaders.reason, value: HeaderValue.encode(answer.headerReason, maximumBytes: HeaderValue.maximumReasonBytes))
+        )
         if let allowance = answer.allowance {
-            headers[GateHeaders.kind] = allowance.kind
-            headers[GateHeaders.requestor] = allowance.requestor
-            headers[GateHeaders.resource] = allowance.resource
-            headers[GateHeaders.mvpd] = allowance.mvpd
-            headers[GateHeaders.expires] = allowance.expires
+            headers.append(HTTPField(name: GateHeaders.kind, value: allowance.kind))
+            headers.append(HTTPField(name: GateHeaders.requestor, value: allowance.requestor))
+            headers.append(HTTPField(name: GateHeaders.resource, value: allowance.resource))
+            headers.append(HTTPField(name: GateHeaders.mvpd, value: allowance.mvpd))
+            headers.append(HTTPField(name: GateHeaders.expires, value: allowance.expires))
         }
-        if let session = answer.session {
-            headers[GateHeaders.session] = session
-            // A response that carries a credential is nobody's to cache.
-            headers[.cacheControl] = "no-store, private"
-        }
-        if let cookie = answer.setCookie {
-            headers[GateHeaders.setCookie] = cookie
-            headers[.cacheControl] = "no-store, private"
-        }
-        if let renewed = answer.renewedCATHeader, let name = HTTPField.Name(renewed.name) {
-            headers[name] = renewed.value
+        if let session = answer.session { headers.append(HTTPField(name: GateHeaders.session, value: session)) }
+        if let cookie = answer.setCookie { headers.append(HTTPField(name: GateHeaders.setCookie, value: cookie)) }
+        if let renewed = answer.renewedCATHeader, let renewedName {
+            // The name is the CAT's own (catr): set, not appended, and never in Cache-Control's place.
+            headers[renewedName] = renewed.value
             headers[.cacheControl] = "no-store, private"
         }
         return GateAnswer(status: .init(code: answer.status.httpStatus), headers: headers)

@@ -219,11 +219,14 @@ struct PlaybackEndpoints: Sendable {
     }
 
     /// The profile's IP header values and the prefetch marks, for either method.
+    /// Where a browser says a request is a prefetch.
+    private static let purposeFields = [HTTPField.Name("Sec-Purpose")!, HTTPField.Name("Purpose")!]
+
     static func common(_ headers: HTTPFields, exchange: PlaybackExchange, profile: String?) -> (clientIPs: [String], isPrefetch: Bool) {
         let set = exchange.profiles.current
         let ipHeader = (profile.flatMap(set.profile(named:)) ?? (set.profiles.count == 1 ? set.profiles.first : nil))?.settings.ipHeader
         let clientIPs = ipHeader.flatMap { HTTPField.Name($0) }.map { name in headers[values: name] } ?? []
-        let purposes = [HTTPField.Name("Sec-Purpose")!, HTTPField.Name("Purpose")!].flatMap { headers[values: $0] }
+        let purposes = purposeFields.flatMap { headers[values: $0] }
         // `Sec-Purpose: prefetch` or `prefetch;prerender` (a structured list's first item), any case.
         let isPrefetch = purposes.contains { value in
             value.lowercased().split(separator: ";").first.map { $0.split(separator: " ").joined() } == "prefetch"
