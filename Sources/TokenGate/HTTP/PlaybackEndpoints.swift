@@ -218,10 +218,10 @@ struct PlaybackEndpoints: Sendable {
         return json.bytes
     }
 
-    /// The profile's IP header values and the prefetch marks, for either method.
     /// Where a browser says a request is a prefetch.
     private static let purposeFields = [HTTPField.Name("Sec-Purpose")!, HTTPField.Name("Purpose")!]
 
+    /// The profile's IP header values and the prefetch marks, for either method.
     static func common(_ headers: HTTPFields, exchange: PlaybackExchange, profile: String?) -> (clientIPs: [String], isPrefetch: Bool) {
         let set = exchange.profiles.current
         let ipHeader = (profile.flatMap(set.profile(named:)) ?? (set.profiles.count == 1 ? set.profiles.first : nil))?.settings.ipHeader
