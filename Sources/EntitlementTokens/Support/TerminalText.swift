@@ -103,12 +103,26 @@ public struct TerminalText: Sendable, Hashable, CustomStringConvertible, Express
     /// generic version unspecialized, which walks the bytes through
     /// protocol witnesses; this overload is specialized here.
     public static func escaped(_ text: String) -> String {
-        escapedText(text)
+        if isPrintableASCII(text.utf8.span) { return text }
+        return escapedText(text)
     }
 
     /// The same for a `Substring`, specialized here as the `String` one is.
     public static func escaped(_ text: Substring) -> String {
-        escapedText(text)
+        if isPrintableASCII(text.utf8.span) { return String(text) }
+        return escapedText(text)
+    }
+
+    /// The usual case decided over the bytes at once, without a string's
+    /// index checks a byte: every byte printable ASCII, nothing to escape.
+    private static func isPrintableASCII(_ bytes: Span<UInt8>) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x20 || byte >= 0x7F { return false }
+            index += 1
+        }
+        return true
     }
 
     /// The one body of the three `escaped` overloads.

@@ -1,14 +1,21 @@
 import EntitlementTokens
 import Synchronization
 
-/// A request's place in its trace, as bytes: what a span export carries.
+/// A W3C trace id: 16 bytes, held as two words, the first eight bytes in
+/// `high`; written big-endian, so its bytes read as its hex does.
+struct TraceID: Sendable, Equatable {
+    var high: UInt64
+    var low: UInt64
+}
+
+/// A request's place in its trace, as numbers: what a span export carries.
+/// Ids are words rather than byte arrays so a span costs no allocation for them.
 struct SpanIdentity: Sendable, Equatable {
-    /// 16 bytes.
-    var traceID: [UInt8]
-    /// 8 bytes: the gate's own span.
-    var spanID: [UInt8]
+    var traceID: TraceID
+    /// The gate's own span.
+    var spanID: UInt64
     /// The caller's span, when it sent a valid `traceparent`.
-    var parentSpanID: [UInt8]?
+    var parentSpanID: UInt64?
     /// The caller's `tracestate`, when it sent a valid one beside it.
     var traceState: String?
     /// The W3C trace flags (bit 0: sampled).

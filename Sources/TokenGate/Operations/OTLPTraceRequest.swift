@@ -49,22 +49,21 @@ enum OTLPTraceRequest {
     /// What a batch's byte bound is counted in, without encoding the span twice.
     static func maximumEncodedBytes(of span: DecisionSpan) -> Int {
         let decision = span.decision
-        let strings = [decision.method, decision.route, decision.status, decision.reason, decision.kind]
-        let optional = [decision.resource, decision.tokenID, decision.profile, span.identity.traceState]
-        return 512 + span.identity.traceID.count + span.identity.spanID.count + (span.identity.parentSpanID?.count ?? 0)
-            + 2 * decision.method.utf8.count + decision.route.utf8.count  // the name repeats them
-            + strings.reduce(0) { $0 + $1.utf8.count } + decision.reason.utf8.count  // the status repeats the reason
-            + optional.reduce(0) { $0 + ($1?.utf8.count ?? 0) }
+        var bytes = 512 + 16 + 8 + 8  // the ids: trace, span, parent
+        bytes += 3 * decision.method.utf8.count + 2 * decision.route.utf8.count  // the name repeats them
+        bytes += decision.status.utf8.count + 2 * decision.reason.utf8.count + decision.kind.utf8.count  // the status repeats the reason
+        bytes += (decision.resource?.utf8.count ?? 0) + (decision.tokenID?.utf8.count ?? 0) + (decision.profile?.utf8.count ?? 0)
+        return bytes + (span.identity.traceState?.utf8.count ?? 0)
     }
 
     /// Span: trace_id 1, span_id 2, trace_state 3, parent_span_id 4, name 5,
     /// kind 6, start 7, end 8, attributes 9, status 15, flags 16.
     private static func encode(_ span: DecisionSpan, into writer: inout ProtobufWriter) {
-        writer.bytes(1, span.identity.traceID)
-        writer.bytes(2, span.identity.spanID)
+        writer.id(1, span.identity.traceID)
+        writer.id(2, span.identity.spanID)
         if let state = span.identity.traceState { writer.string(3, state) }
-        if let parent = span.identity.parentSpanID { writer.bytes(4, parent) }
-        writer.string(5, span.name)
+        if let parent = span.identity.parentSpanID { writer.id(4, parent) }
+        writer.string(5, span.decision.method, " ", span.decision.route)  // the span's name
         writer.varint(6, 2)  // SPAN_KIND_SERVER
         writer.fixed64(7, span.startUnixNanoseconds)
         writer.fixed64(8, span.endUnixNanoseconds)
@@ -155,14 +154,19 @@ struct ProtobufWriter {
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
-    mutating func bytes(_ field: Int, _ value: [UInt8]) {
+    /// A span id: 8 bytes, big-endian.
+    mutating func id(_ field: Int, _ word: UInt64) {
         tag(field, wireType: 2)
-        appendVarint(UInt64(value.count))
-        guard pass == .writing else {
-            counted += value.count
-            return
-        }
-        bytes += value
+        appendVarint(8)
+        appendBigEndian(word)
+    }
+
+    /// A trace id: 16 bytes, big-endian.
+    mutating func id(_ field: Int, _ traceID: TraceID) {
+        tag(field, wireType: 2)
+        appendVarint(16)
+        appendBigEndian(traceID.high)
+        appendBigEndian(traceID.low)
     }
 
     mutating func string(_ field: Int, _ value: String) {
@@ -174,6 +178,20 @@ struct ProtobufWriter {
             return
         }
         bytes += utf8
+    }
+
+    /// A string field of three parts, written as one: `first`, `separator`, `last`.
+    mutating func string(_ field: Int, _ first: String, _ separator: Unicode.Scalar, _ last: String) {
+        tag(field, wireType: 2)
+        let length = first.utf8.count + 1 + last.utf8.count
+        appendVarint(UInt64(length))
+        guard pass == .writing else {
+            counted += length
+            return
+        }
+        bytes += first.utf8
+        bytes.append(UInt8(ascii: separator))
+        bytes += last.utf8
     }
 
     /// A nested message: its length (counted in the first pass), then its fields.
@@ -225,6 +243,14 @@ struct ProtobufWriter {
             rest >>= 7
         }
         bytes.append(UInt8(rest))
+    }
+
+    private mutating func appendBigEndian(_ word: UInt64) {
+        guard pass == .writing else {
+            counted += 8
+            return
+        }
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
     }
 
     private static func varintSize(_ value: UInt64) -> Int {

@@ -47,21 +47,17 @@ struct RequestTrace: Sendable {
         return (traceID, Self.hex(Self.derived(sequence, tag: 0)))
     }
 
-    /// The same ids as bytes, with the caller's span and flags, as a span
+    /// The same ids as numbers, with the caller's span and flags, as a span
     /// export carries them: the ids a log line names are the exported ones.
     var spanIdentity: SpanIdentity {
         let parent = parent
-        var traceID: [UInt8]
-        if let parent {
-            traceID = Self.bytes(hex: parent.traceID)
-        } else {
-            traceID = Self.bytes(Self.derived(sequence, tag: 1))
-            traceID += Self.bytes(Self.derived(sequence, tag: 2))
-        }
+        let traceID =
+            parent.map { TraceID(high: Self.word(hex: $0.traceID.prefix(16)), low: Self.word(hex: $0.traceID.suffix(16))) }
+            ?? TraceID(high: Self.derived(sequence, tag: 1), low: Self.derived(sequence, tag: 2))
         return SpanIdentity(
             traceID: traceID,
-            spanID: Self.bytes(Self.derived(sequence, tag: 0)),
-            parentSpanID: parent.map { Self.bytes(hex: $0.parentID) },
+            spanID: Self.derived(sequence, tag: 0),
+            parentSpanID: parent.map { Self.word(hex: $0.parentID[...]) },
             traceState: parent == nil ? nil : TraceState.combined(traceStates),
             flags: parent?.flags ?? 1
         )
@@ -94,15 +90,9 @@ struct RequestTrace: Sendable {
         return value == 0 ? 1 : value
     }
 
-    private static func bytes(_ value: UInt64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }
-    }
-
-    /// Lowercase hex digits (``TraceParent`` checked them) as bytes.
-    private static func bytes(hex: String) -> [UInt8] {
-        func nibble(_ digit: UInt8) -> UInt8 { digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - UInt8(ascii: "a") + 10 }
-        let digits = Array(hex.utf8)
-        return stride(from: 0, to: digits.count - 1, by: 2).map { nibble(digits[$0]) << 4 | nibble(digits[$0 + 1]) }
+    /// Sixteen lowercase hex digits as a word; ``TraceParent`` checked them, so they always read.
+    private static func word(hex digits: Substring) -> UInt64 {
+        UInt64(digits, radix: 16)!
     }
 
     private static func hex(_ value: UInt64) -> String {
