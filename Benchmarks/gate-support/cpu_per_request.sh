@@ -8,8 +8,10 @@
 # MODE=session makes every request a segment request carrying the session
 # credential the gate issued for the list's last token, MODE=plain the plain
 # route (`/healthz`): Benchmarks/gate's figure 5 and its baseline.
+# PIN=1 pins the gate to core 0 and runs `wrk -t1` on core 1, so the load
+# generator never shares the gate's core (the issue 48 method).
 #
-#   TOKENS=media.txt [MODE=media|session|plain] [GATE_ARGS="--otlp-endpoint …"] Benchmarks/gate-support/cpu_per_request.sh BINARY LABEL [SECONDS]
+#   TOKENS=media.txt [MODE=media|session|plain] [PIN=1] [GATE_ARGS="--otlp-endpoint …"] Benchmarks/gate-support/cpu_per_request.sh BINARY LABEL [SECONDS]
 set -euo pipefail
 bin="$1"; label="$2"; seconds="${3:-3}"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -19,7 +21,9 @@ trap 'rm -rf "$work"' EXIT
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/session.key"
 chmod 600 "$work/session.key"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$bin" serve --key "$root/Samples/keys/trusted" --requestor TNT --resource-header X-Token-Resource \
+gate_pin=(); wrk_run=(wrk -t2)
+if [ "${PIN:-0}" = 1 ] && [ "$(nproc)" -ge 2 ]; then gate_pin=(taskset -c 0); wrk_run=(taskset -c 1 wrk -t1); fi
+${gate_pin[@]+"${gate_pin[@]}"} "$bin" serve --key "$root/Samples/keys/trusted" --requestor TNT --resource-header X-Token-Resource \
   --listen "127.0.0.1:$port" --session-secret "$work/session.key" ${GATE_ARGS:-} >"$work/gate.log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -37,7 +41,7 @@ media) load=(-s "$here/tokens.lua") ;;
 *) echo "cpu_per_request: MODE is media, session or plain" >&2; exit 2 ;;
 esac
 before=$(ticks)
-THREADS=2 wrk -t2 -c16 -d"${seconds}s" ${load[@]+"${load[@]}"} "http://127.0.0.1:$port$path" > "$work/wrk.txt"
+THREADS=$([ "${wrk_run[*]}" = "wrk -t2" ] && echo 2 || echo 1) "${wrk_run[@]}" -c16 -d"${seconds}s" ${load[@]+"${load[@]}"} "http://127.0.0.1:$port$path" > "$work/wrk.txt"
 after=$(ticks)
 kill "$pid"; wait "$pid" 2>/dev/null || true
 requests=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
