@@ -49,10 +49,6 @@ struct DecisionSpan: Sendable {
     var httpStatus: Int
     /// The time spent waiting on the replay store, when it was asked.
     var storeNanoseconds: Int64?
-
-    /// `GET /v1/auth-request`: the method and the route, as OpenTelemetry's
-    /// HTTP conventions name a server span.
-    var name: String { decision.method + " " + decision.route }
 }
 
 /// Where a request's decision is gathered while it is served, bound to the

@@ -63,7 +63,9 @@ enum OTLPTraceRequest {
         writer.id(2, span.identity.spanID)
         if let state = span.identity.traceState { writer.string(3, state) }
         if let parent = span.identity.parentSpanID { writer.id(4, parent) }
-        writer.string(5, span.decision.method, " ", span.decision.route)  // the span's name
+        // The name, `GET /v1/auth-request`: the method and the route, as
+        // OpenTelemetry's HTTP conventions name a server span.
+        writer.string(5, span.decision.method, " ", span.decision.route)
         writer.varint(6, 2)  // SPAN_KIND_SERVER
         writer.fixed64(7, span.startUnixNanoseconds)
         writer.fixed64(8, span.endUnixNanoseconds)
