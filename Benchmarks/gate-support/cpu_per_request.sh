@@ -21,8 +21,8 @@ trap 'rm -rf "$work"' EXIT
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/session.key"
 chmod 600 "$work/session.key"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-gate_pin=(); wrk_run=(wrk -t2)
-if [ "${PIN:-0}" = 1 ] && [ "$(nproc)" -ge 2 ]; then gate_pin=(taskset -c 0); wrk_run=(taskset -c 1 wrk -t1); fi
+gate_pin=(); wrk_pin=(); threads=2
+if [ "${PIN:-0}" = 1 ] && [ "$(nproc)" -ge 2 ]; then gate_pin=(taskset -c 0); wrk_pin=(taskset -c 1); threads=1; fi
 ${gate_pin[@]+"${gate_pin[@]}"} "$bin" serve --key "$root/Samples/keys/trusted" --requestor TNT --resource-header X-Token-Resource \
   --listen "127.0.0.1:$port" --session-secret "$work/session.key" ${GATE_ARGS:-} >"$work/gate.log" 2>&1 &
 pid=$!
@@ -41,7 +41,7 @@ media) load=(-s "$here/tokens.lua") ;;
 *) echo "cpu_per_request: MODE is media, session or plain" >&2; exit 2 ;;
 esac
 before=$(ticks)
-THREADS=$([ "${wrk_run[*]}" = "wrk -t2" ] && echo 2 || echo 1) "${wrk_run[@]}" -c16 -d"${seconds}s" ${load[@]+"${load[@]}"} "http://127.0.0.1:$port$path" > "$work/wrk.txt"
+THREADS=$threads ${wrk_pin[@]+"${wrk_pin[@]}"} wrk -t"$threads" -c16 -d"${seconds}s" ${load[@]+"${load[@]}"} "http://127.0.0.1:$port$path" > "$work/wrk.txt"
 after=$(ticks)
 kill "$pid"; wait "$pid" 2>/dev/null || true
 requests=$(awk '/requests in/ {print $1}' "$work/wrk.txt")
