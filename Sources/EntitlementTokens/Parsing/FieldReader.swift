@@ -30,6 +30,8 @@ struct FieldReader: ~Copyable {
     private var attributeName = GrowableBytes(capacity: 64)
     private var attributePath = GrowableBytes(capacity: 256)
     private var elementCount = 0
+    /// The fields' paths and values as strings, reused from the documents before.
+    private var recentStrings = RecentFieldStrings()
     /// Attributes and namespace declarations so far, for ``DecoderConfiguration/maxAttributesPerToken``.
     private var attributeCount = 0
 
@@ -172,10 +174,11 @@ struct FieldReader: ~Copyable {
     mutating func endElement(line: Int, column: Int) {
         guard !hasFailed, let frame = frames.popLast() else { return }
         if !frame.hasChildren && !frames.isEmpty {
+            let position = 2 * fields.count
             fields.append(
                 TokenField(
-                    path: path.string,
-                    value: text.string,
+                    path: path.withSpan { recentStrings.string($0, at: position) },
+                    value: text.withSpan { recentStrings.string($0, at: position + 1) },
                     line: frame.line,
                     column: frame.column
                 )
