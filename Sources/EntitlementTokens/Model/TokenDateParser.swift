@@ -80,10 +80,11 @@ public enum TokenDateParser {
     }
 
     private static func parse(_ text: String, allowingEpochMilliseconds: Bool) throws(Failure) -> (timestamp: TokenTimestamp, shape: Shape) {
+        // The text's own UTF-8, read in place: a date is parsed once per token.
+        let bytes = text.utf8.span
         var cursor = Cursor(text: text)
-        let bytes = text.utf8
         guard !bytes.isEmpty else { throw Failure(text: text, reason: "empty") }
-        if bytes.allSatisfy(\.isASCIIDigit) {
+        if Self.isAllDigits(bytes) {
             guard allowingEpochMilliseconds else {
                 throw Failure(
                     text: text,
@@ -95,59 +96,59 @@ public enum TokenDateParser {
             }
             return (timestamp, .epochMilliseconds)
         }
-        let year = try cursor.digits(4, "year")
-        let separator = try cursor.byte(oneOf: UInt8(ascii: "/"), UInt8(ascii: "-"), "'/' or '-' after the year")
-        let month = try cursor.digits(2, "month")
-        try cursor.expect(separator, "the same separator after the month")
-        let day = try cursor.digits(2, "day")
+        let year = try cursor.digits(bytes, 4, "year")
+        let separator = try cursor.byte(bytes, oneOf: UInt8(ascii: "/"), UInt8(ascii: "-"), "'/' or '-' after the year")
+        let month = try cursor.digits(bytes, 2, "month")
+        try cursor.expect(bytes, separator, "the same separator after the month")
+        let day = try cursor.digits(bytes, 2, "day")
         let shape: Shape
-        switch cursor.next() {
+        switch cursor.next(bytes) {
         case UInt8(ascii: " "): shape = separator == UInt8(ascii: "/") ? .slashedGMTOffset : .dashedOffset
         case UInt8(ascii: "T"), UInt8(ascii: "t"):
             guard separator == UInt8(ascii: "-") else { throw cursor.failure("'T' only follows a yyyy-MM-dd date") }
             shape = .iso8601
         default: throw cursor.failure("expected ' ' or 'T' after the day")
         }
-        let hour = try cursor.digits(2, "hour")
-        try cursor.expect(UInt8(ascii: ":"), "':' after the hour")
-        let minute = try cursor.digits(2, "minute")
-        try cursor.expect(UInt8(ascii: ":"), "':' after the minute")
-        let second = try cursor.digits(2, "second")
+        let hour = try cursor.digits(bytes, 2, "hour")
+        try cursor.expect(bytes, UInt8(ascii: ":"), "':' after the hour")
+        let minute = try cursor.digits(bytes, 2, "minute")
+        try cursor.expect(bytes, UInt8(ascii: ":"), "':' after the minute")
+        let second = try cursor.digits(bytes, 2, "second")
         var millisecond: Int64 = 0
         var offsetMinutes: Int64 = 0
         switch shape {
         case .iso8601:
-            if cursor.peek() == UInt8(ascii: ".") || cursor.peek() == UInt8(ascii: ",") {
-                _ = cursor.next()
+            if cursor.peek(bytes) == UInt8(ascii: ".") || cursor.peek(bytes) == UInt8(ascii: ",") {
+                _ = cursor.next(bytes)
                 var scale: Int64 = 100
                 var count = 0
-                while let byte = cursor.peek(), byte.isASCIIDigit {
-                    _ = cursor.next()
+                while let byte = cursor.peek(bytes), byte.isASCIIDigit {
+                    _ = cursor.next(bytes)
                     millisecond += Int64(byte - UInt8(ascii: "0")) * scale
                     scale /= 10
                     count += 1
                 }
                 guard (1...9).contains(count) else { throw cursor.failure("1 to 9 fraction digits") }
             }
-            if cursor.peek() == UInt8(ascii: "Z") || cursor.peek() == UInt8(ascii: "z") {
-                _ = cursor.next()
+            if cursor.peek(bytes) == UInt8(ascii: "Z") || cursor.peek(bytes) == UInt8(ascii: "z") {
+                _ = cursor.next(bytes)
             } else {
-                offsetMinutes = try cursor.offset(colon: .optional)
+                offsetMinutes = try cursor.offset(bytes, colon: .optional)
             }
         case .slashedGMTOffset:
-            try cursor.expect(UInt8(ascii: " "), "' GMT' after the time")
-            for letter in "GMT".utf8 { try cursor.expect(letter, "' GMT' after the time") }
-            if !cursor.atEnd {
-                if cursor.peek() == UInt8(ascii: " ") { _ = cursor.next() }
-                offsetMinutes = try cursor.offset(colon: .forbidden)
+            try cursor.expect(bytes, UInt8(ascii: " "), "' GMT' after the time")
+            for letter in "GMT".utf8 { try cursor.expect(bytes, letter, "' GMT' after the time") }
+            if !cursor.atEnd(bytes) {
+                if cursor.peek(bytes) == UInt8(ascii: " ") { _ = cursor.next(bytes) }
+                offsetMinutes = try cursor.offset(bytes, colon: .forbidden)
             }
         case .dashedOffset:
-            try cursor.expect(UInt8(ascii: " "), "' ±hhmm' after the time")
-            offsetMinutes = try cursor.offset(colon: .optional)
+            try cursor.expect(bytes, UInt8(ascii: " "), "' ±hhmm' after the time")
+            offsetMinutes = try cursor.offset(bytes, colon: .optional)
         case .epochMilliseconds:
             break
         }
-        guard cursor.atEnd else { throw cursor.failure("unexpected text after the date") }
+        guard cursor.atEnd(bytes) else { throw cursor.failure("unexpected text after the date") }
 
         guard year >= 1 else { throw Failure(text: text, reason: "year 0000 does not exist") }
         guard (1...12).contains(month) else { throw Failure(text: text, reason: "month \(month) is out of range") }
@@ -167,22 +168,26 @@ public enum TokenDateParser {
         return (timestamp, shape)
     }
 
+    private static func isAllDigits(_ bytes: Span<UInt8>) -> Bool {
+        for index in bytes.indices where !bytes[index].isASCIIDigit { return false }
+        return true
+    }
+
+    /// A position in the text, moved over the text's bytes, which each step is
+    /// given (a `Span` cannot be stored in the cursor without lifetime
+    /// annotations, which this toolchain keeps experimental).
     private struct Cursor {
         enum Colon { case optional, forbidden }
         let text: String
-        /// The text's bytes: a short copy (a date is about 25 bytes) that the
-        /// cursor indexes with bounds checks.
-        let bytes: [UInt8]
         var index = 0
 
         init(text: String) {
             self.text = text
-            bytes = Array(text.utf8)
         }
 
-        var atEnd: Bool { index >= bytes.count }
-        func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
-        mutating func next() -> UInt8? {
+        func atEnd(_ bytes: Span<UInt8>) -> Bool { index >= bytes.count }
+        func peek(_ bytes: Span<UInt8>) -> UInt8? { index < bytes.count ? bytes[index] : nil }
+        mutating func next(_ bytes: Span<UInt8>) -> UInt8? {
             guard index < bytes.count else { return nil }
             defer { index += 1 }
             return bytes[index]
@@ -207,39 +212,39 @@ public enum TokenDateParser {
             failure("expected \(expected)")
         }
 
-        mutating func digits(_ count: Int, _ what: String) throws(Failure) -> Int64 {
+        mutating func digits(_ bytes: Span<UInt8>, _ count: Int, _ what: String) throws(Failure) -> Int64 {
             var value: Int64 = 0
             for _ in 0..<count {
-                guard let byte = peek(), byte.isASCIIDigit else { throw digitsFailure(count, what) }
+                guard let byte = peek(bytes), byte.isASCIIDigit else { throw digitsFailure(count, what) }
                 value = value * 10 + Int64(byte - UInt8(ascii: "0"))
                 index += 1
             }
             return value
         }
 
-        mutating func expect(_ byte: UInt8, _ expected: String) throws(Failure) {
-            guard peek() == byte else { throw expectedFailure(expected) }
+        mutating func expect(_ bytes: Span<UInt8>, _ byte: UInt8, _ expected: String) throws(Failure) {
+            guard peek(bytes) == byte else { throw expectedFailure(expected) }
             index += 1
         }
 
-        mutating func byte(oneOf first: UInt8, _ second: UInt8, _ expected: String) throws(Failure) -> UInt8 {
-            guard let byte = peek(), byte == first || byte == second else { throw expectedFailure(expected) }
+        mutating func byte(_ bytes: Span<UInt8>, oneOf first: UInt8, _ second: UInt8, _ expected: String) throws(Failure) -> UInt8 {
+            guard let byte = peek(bytes), byte == first || byte == second else { throw expectedFailure(expected) }
             index += 1
             return byte
         }
 
         /// `±hhmm` (or `±hh:mm` where allowed), at most 14:00 either way; returns minutes east of UTC.
-        mutating func offset(colon: Colon) throws(Failure) -> Int64 {
-            guard let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else {
+        mutating func offset(_ bytes: Span<UInt8>, colon: Colon) throws(Failure) -> Int64 {
+            guard let sign = peek(bytes), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else {
                 throw failure("a zone offset '+hhmm' or '-hhmm'")
             }
             index += 1
-            let hours = try digits(2, "offset hours")
-            if peek() == UInt8(ascii: ":") {
+            let hours = try digits(bytes, 2, "offset hours")
+            if peek(bytes) == UInt8(ascii: ":") {
                 guard colon == .optional else { throw failure("an offset written '+hhmm'") }
                 index += 1
             }
-            let minutes = try digits(2, "offset minutes")
+            let minutes = try digits(bytes, 2, "offset minutes")
             guard minutes <= 59, hours * 60 + minutes <= 14 * 60 else {
                 throw Failure(text: text, reason: "zone offset beyond ±14:00")
             }
