@@ -19,8 +19,12 @@ struct KnownFields {
         precondition(paths.count <= Self.capacity, "more known paths than KnownFields holds")
         self.paths = paths
         self.fields = fields
+        // Tokens are mostly written with their known fields in the order of
+        // `paths`: the slot after the last one found is tried first.
+        var next = 0
         for index in fields.indices {
-            guard let slot = Self.slot(of: fields[index].path, in: paths) else { continue }
+            guard let slot = Self.slot(of: fields[index].path, in: paths, tryingFirst: next) else { continue }
+            next = slot + 1
             if found[slot] >= 0 {
                 let first = fields[found[slot]]
                 let field = fields[index]
@@ -35,14 +39,15 @@ struct KnownFields {
         }
     }
 
-    /// `paths.firstIndex(of: path)`, comparing lengths first: known paths are
+    /// `paths.firstIndex(of: path)`, trying `likely` first and comparing lengths first: known paths are
     /// short strings, and most comparisons are between different lengths.
     /// Byte-exact, as docs/DESIGN.md#ids-are-compared-byte-for-byte wants: known paths are ASCII, and a string
     /// canonically equivalent to an ASCII one without being it (`\u{212A}` for
     /// `K`) is longer in UTF-8, so equal length and `==` mean equal bytes.
     @inline(__always)
-    private static func slot(of path: String, in paths: [String]) -> Int? {
+    private static func slot(of path: String, in paths: [String], tryingFirst likely: Int) -> Int? {
         let length = path.utf8.count
+        if likely < paths.count, paths[likely].utf8.count == length, paths[likely] == path { return likely }
         for slot in paths.indices where paths[slot].utf8.count == length && paths[slot] == path {
             return slot
         }
