@@ -19,7 +19,9 @@ struct RecentFieldStrings {
     private var strings: [String] = []
 
     /// The string of `bytes` (invalid UTF-8 repaired, as `String(decoding:as:)`
-    /// does), reusing the one made last at `position` when its UTF-8 is these bytes.
+    /// does), reusing the one made last at `position` when its UTF-8 is these
+    /// bytes. Inlined into the field reader: it runs twice per field.
+    @inline(__always)
     mutating func string(_ bytes: Span<UInt8>, at position: Int) -> String {
         if position < strings.count, ByteSearch.bytes(bytes, equalUTF8Of: strings[position]) {
             return strings[position]
