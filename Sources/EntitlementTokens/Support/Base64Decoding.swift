@@ -54,7 +54,7 @@ extension Base64 {
     ) throws(Failure) -> (bytes: [UInt8], alphabet: Alphabet) {
         var outcome = Outcome()
         let output = input.withUnsafeBufferPointer { input in
-            [UInt8](unsafeUninitializedCapacity: input.count / 4 * 3 + 3) { out, initialized in
+            [UInt8](unsafeUninitializedCapacity: input.count / 4 * 3 + 5) { out, initialized in
                 initialized = Decoding(input: input, whitespace: whitespace, spacesArePlus: spacesArePlus)
                     .write(into: out, outcome: &outcome)
             }
@@ -90,7 +90,9 @@ extension Base64 {
                         decoding: while index < end {
                             // Fast path: eight, then four, alphabet characters at a quantum boundary.
                             if pending == 0, padding == 0 {
-                                while index &+ 8 <= end {
+                                // Each step stores eight bytes (six of data); `out` has room for
+                                // them, or the step is left to the four-character path below.
+                                while index &+ 8 <= end, count &+ 8 <= out.count {
                                     // Eight characters as four pairs: one table load per pair.
                                     let word = UnsafeRawPointer(input.baseAddress! + index).loadUnaligned(as: UInt64.self)
                                     let a = pairs[Int(truncatingIfNeeded: word & 0xFFFF)]
@@ -109,13 +111,10 @@ extension Base64 {
                                     }
                                     let first = UInt32(a & 0x0FFF) << 12 | UInt32(b & 0x0FFF)
                                     let second = UInt32(c & 0x0FFF) << 12 | UInt32(d & 0x0FFF)
-                                    let o = out.baseAddress! + count
-                                    o[0] = UInt8(truncatingIfNeeded: first >> 16)
-                                    o[1] = UInt8(truncatingIfNeeded: first >> 8)
-                                    o[2] = UInt8(truncatingIfNeeded: first)
-                                    o[3] = UInt8(truncatingIfNeeded: second >> 16)
-                                    o[4] = UInt8(truncatingIfNeeded: second >> 8)
-                                    o[5] = UInt8(truncatingIfNeeded: second)
+                                    // Six bytes of data, big-endian, then two zeros that the next
+                                    // step overwrites or the array's count leaves out: one store.
+                                    let bytes = UInt64(first) << 40 | UInt64(second) << 16
+                                    UnsafeMutableRawPointer(out.baseAddress! + count).storeBytes(of: bytes.bigEndian, as: UInt64.self)
                                     count &+= 6
                                     index &+= 8
                                 }

@@ -203,4 +203,22 @@ import Testing
             }
         }
     }
+
+    /// The fast path stores eight bytes per eight characters, six of them data:
+    /// line breaks at every width move where each store lands against the
+    /// output's end, and every decoded byte must still be the encoded one.
+    @Test func base64WrappedAtEveryWidthDecodesExactly() throws {
+        for length in [0, 1, 5, 6, 7, 12, 47, 48, 49, 96, 301] {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 73 &+ 5) }
+            let text = Array(Base64.encode(bytes).utf8)
+            for width in 1...20 {
+                var wrapped: [UInt8] = []
+                for (index, byte) in text.enumerated() {
+                    if index > 0, index % width == 0 { wrapped.append(contentsOf: [0x0D, 0x0A]) }
+                    wrapped.append(byte)
+                }
+                #expect(try Base64.decode(wrapped, whitespace: .lineBreaks).bytes == bytes, "length \(length), width \(width)")
+            }
+        }
+    }
 }
