@@ -92,31 +92,45 @@ extension Base64 {
                             if pending == 0, padding == 0 {
                                 // Each step stores eight bytes (six of data); `out` has room for
                                 // them, or the step is left to the four-character path below.
-                                while index &+ 8 <= end, count &+ 8 <= out.count {
-                                    // Eight characters as four pairs: one table load per pair.
-                                    let word = UnsafeRawPointer(input.baseAddress! + index).loadUnaligned(as: UInt64.self)
-                                    let a = pairs[Int(truncatingIfNeeded: word & 0xFFFF)]
-                                    let b = pairs[Int(truncatingIfNeeded: (word >> 16) & 0xFFFF)]
-                                    let c = pairs[Int(truncatingIfNeeded: (word >> 32) & 0xFFFF)]
-                                    let d = pairs[Int(truncatingIfNeeded: word >> 48)]
-                                    let flags = (a | b | c | d) & 0xF000
-                                    if flags != 0 {
-                                        if flags == 0x1000 && !sawURL {
-                                            sawStandard = true
-                                        } else if flags == 0x2000 && !sawStandard {
-                                            sawURL = true
-                                        } else {
-                                            break
+                                // The loop's state is in locals, written back after it: the
+                                // variables the closures share live in memory.
+                                if index &+ 8 <= end, count &+ 8 <= out.count {
+                                    let target = out.baseAddress!
+                                    let room = out.count
+                                    var at = index
+                                    var written = count
+                                    var standard = sawStandard
+                                    var url = sawURL
+                                    while at &+ 8 <= end, written &+ 8 <= room {
+                                        // Eight characters as four pairs: one table load per pair.
+                                        let word = UnsafeRawPointer(input.baseAddress! + at).loadUnaligned(as: UInt64.self)
+                                        let a = pairs[Int(truncatingIfNeeded: word & 0xFFFF)]
+                                        let b = pairs[Int(truncatingIfNeeded: (word >> 16) & 0xFFFF)]
+                                        let c = pairs[Int(truncatingIfNeeded: (word >> 32) & 0xFFFF)]
+                                        let d = pairs[Int(truncatingIfNeeded: word >> 48)]
+                                        let flags = (a | b | c | d) & 0xF000
+                                        if flags != 0 {
+                                            if flags == 0x1000 && !url {
+                                                standard = true
+                                            } else if flags == 0x2000 && !standard {
+                                                url = true
+                                            } else {
+                                                break
+                                            }
                                         }
+                                        // Six bytes of data, big-endian, then two zeros that the next
+                                        // step overwrites or the array's count leaves out: one store.
+                                        let bytes =
+                                            UInt64(a & 0x0FFF) << 52 | UInt64(b & 0x0FFF) << 40
+                                            | UInt64(c & 0x0FFF) << 28 | UInt64(d & 0x0FFF) << 16
+                                        UnsafeMutableRawPointer(target + written).storeBytes(of: bytes.bigEndian, as: UInt64.self)
+                                        written &+= 6
+                                        at &+= 8
                                     }
-                                    let first = UInt32(a & 0x0FFF) << 12 | UInt32(b & 0x0FFF)
-                                    let second = UInt32(c & 0x0FFF) << 12 | UInt32(d & 0x0FFF)
-                                    // Six bytes of data, big-endian, then two zeros that the next
-                                    // step overwrites or the array's count leaves out: one store.
-                                    let bytes = UInt64(first) << 40 | UInt64(second) << 16
-                                    UnsafeMutableRawPointer(out.baseAddress! + count).storeBytes(of: bytes.bigEndian, as: UInt64.self)
-                                    count &+= 6
-                                    index &+= 8
+                                    index = at
+                                    count = written
+                                    sawStandard = standard
+                                    sawURL = url
                                 }
                                 if index &+ 4 <= end {
                                     let a = fast[Int(input[index])]
