@@ -77,9 +77,11 @@ struct FieldReader: ~Copyable {
             allowedRootNames = allowedRoots.sorted().map { (Array($0.utf8), $0) }
         }
         root = nil
-        // A fresh array (the last one went out with the parsed element), sized
-        // for a typical token so appending never regrows it.
-        fields = []
+        // Emptied in place when the last parsed element is gone (a decoder's
+        // caller is usually done with a token before the next), a fresh array
+        // of the same room when it still holds the fields: either way sized
+        // for a typical token, so appending never regrows it.
+        fields.removeAll(keepingCapacity: true)
         fields.reserveCapacity(16)
         failure = nil
         hasFailed = false
