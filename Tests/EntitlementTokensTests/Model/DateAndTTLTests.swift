@@ -29,6 +29,47 @@ import Testing
         #expect(try TokenDateParser.parse(timestamp.iso8601).timestamp == timestamp)
     }
 
+    /// `yyyy-MM-dd HH:mm:ss ±hhmm` is read at fixed positions; written `±hh:mm`
+    /// the same date takes the general reading. Over every edge of every
+    /// field, the two must agree: the same instant, or both refused.
+    @Test func theDashedShapeReadsAtFixedPositionsAsTheGeneralReadingDoes() {
+        let years = ["0000", "0001", "1970", "2000", "2024", "2100", "9999", "20a6"]
+        let months = ["00", "01", "02", "04", "12", "13"]
+        let days = ["00", "01", "28", "29", "30", "31", "32"]
+        let times = ["00:00:00", "23:59:59", "24:00:00", "12:60:00", "12:00:60", "1x:00:00"]
+        let offsets = ["+00", "-00", "+05", "-07", "+14", "-14", "+15", "+1a"]
+        let offsetMinutes = ["00", "45", "59", "60", "01"]
+        var compared = 0
+        for year in years {
+            for month in months {
+                for day in days {
+                    for time in times {
+                        for offset in offsets {
+                            for minutes in offsetMinutes {
+                                let date = "\(year)-\(month)-\(day) \(time) "
+                                let fixed = Result { try TokenDateParser.parse(date + offset + minutes) }
+                                let general = Result { try TokenDateParser.parse(date + offset + ":" + minutes) }
+                                switch (fixed, general) {
+                                case (.success(let a), .success(let b)):
+                                    #expect(
+                                        a.timestamp == b.timestamp && a.shape == .dashedOffset && b.shape == .dashedOffset,
+                                        "\(date)\(offset)\(minutes)"
+                                    )
+                                case (.failure, .failure):
+                                    break
+                                default:
+                                    Issue.record("\(date)\(offset)\(minutes): \(fixed) against \(general)")
+                                }
+                                compared += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(compared == 8 * 6 * 7 * 6 * 8 * 5)
+    }
+
     /// Epoch milliseconds are for the REST envelope and `--now` (docs/DESIGN.md#dates), through their own entry point.
     @Test(arguments: [
         ("1458252091000", "2016-03-17T22:01:31Z"), ("0", "1970-01-01T00:00:00Z"), ("2026", "1970-01-01T00:00:02.026Z"),
