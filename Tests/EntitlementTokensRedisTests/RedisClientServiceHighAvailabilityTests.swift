@@ -59,7 +59,10 @@ extension RedisIntegrationTests {
                     ]).hasPrefix("OK")
                 }
                 // No request from here until the client has moved: only run()'s work can move it.
-                try Integration.waitUntil("the client names the new primary", seconds: 12) {
+                // 20 s, as the file's other waits: the failover itself once took more than 12 s
+                // under CI's whole parallel suite. The poll sleeps 60 s, so a client that never
+                // follows the subscription still fails here.
+                try Integration.waitUntil("the client names the new primary", seconds: 20) {
                     router.currentPrimary.map { $0.port != oldPort } ?? false
                 }
                 let movedAt = Date()
