@@ -504,6 +504,27 @@ def plot(rows, windows, begin, path):
     figure.savefig(path)
 
 
+def warm_up(load, topology):
+    """Fresh media tokens through nginx, one at a time, until each of the first
+    six was allowed: nginx takes turns between the gates, so both have opened
+    their replay store's connections before the schedule starts. Without it the
+    six viewers' first requests arrive together at gates still connecting, under
+    the 250 ms replay deadline, and come back 503, which no event explains.
+    Not recorded: the soak judges steady operation from here on."""
+    deadline = time.monotonic() + 30
+    connection = http.client.HTTPConnection("127.0.0.1", topology.nginx_port, timeout=10)
+    allowed = 0
+    while allowed < 6:
+        if time.monotonic() > deadline:
+            raise SystemExit("soak: the gates did not allow a media token within 30 s of starting")
+        status, _, _, _ = load.request(connection, f"/hls/tnt/seg.ts?token={load.current.mint()}", {})
+        if status == 200:
+            allowed += 1
+        else:
+            time.sleep(0.2)
+    connection.close()
+
+
 def main():
     topology = Topology()
     windows = Windows()
@@ -519,6 +540,7 @@ def main():
         topology.start_gate(0)
         topology.start_gate(1)
         topology.start_nginx()
+        warm_up(load, topology)
         load.begin = time.monotonic()
         threads = [threading.Thread(target=load.viewer, args=(n,), daemon=True) for n in range(VIEWERS)]
         threads.append(threading.Thread(target=sampler, args=(load, topology, rows), daemon=True))
