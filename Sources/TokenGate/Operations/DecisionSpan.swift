@@ -75,7 +75,8 @@ final class SpanRecorder: Sendable {
 
     /// The finished span, when a decision was made.
     func finished(identity: @autoclosure () -> SpanIdentity, httpStatus: Int) -> DecisionSpan? {
-        guard var decided = decision.withLock({ $0 }) else { return nil }
+        // Taken, not copied: a span is finished once, and its strings move on without another retain.
+        guard var decided = decision.withLock({ $0.take() }) else { return nil }
         let elapsed = ContinuousClock.now - start
         let store = storeNanoseconds.load(ordering: .relaxed)
         decided.reason = TerminalText.escaped(decided.reason)

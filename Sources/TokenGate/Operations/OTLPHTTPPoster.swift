@@ -42,7 +42,7 @@ final class OTLPHTTPPoster: Sendable {
         }
     }
 
-    func post(_ body: [UInt8], deadline: Duration) async throws(Failure) {
+    func post(_ body: ByteBuffer, deadline: Duration) async throws(Failure) {
         let deadline = NIODeadline.now() + .nanoseconds(max(1, deadline.nanoseconds))
         if let reused = kept.withLock({ $0.take() }), reused.isActive {
             do {
@@ -78,18 +78,18 @@ final class OTLPHTTPPoster: Sendable {
     }
 
     /// One export on `channel`; the channel is kept after it when the answer allows, else closed.
-    private func export(_ body: [UInt8], on channel: any Channel, deadline: NIODeadline) async throws(Failure) {
+    private func export(_ body: ByteBuffer, on channel: any Channel, deadline: NIODeadline) async throws(Failure) {
         var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: endpoint.path)
         head.headers.add(name: "Host", value: endpoint.hostField)
         head.headers.add(name: "Content-Type", value: "application/x-protobuf")
-        head.headers.add(name: "Content-Length", value: String(body.count))
+        head.headers.add(name: "Content-Length", value: String(body.readableBytes))
         let answered = channel.eventLoop.makePromise(of: ExportHandler.Answer.self)
         let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
             answered.fail(Failure.deadline)
             channel.close(promise: nil)
         }
         answered.futureResult.whenComplete { _ in timer.cancel() }
-        let export = ExportHandler.Export(head: head, body: channel.allocator.buffer(bytes: body), answered: answered)
+        let export = ExportHandler.Export(head: head, body: body, answered: answered)
         channel.writeAndFlush(export).whenFailure { _ in answered.fail(Failure.closedEarly) }
         let answer: ExportHandler.Answer
         do {

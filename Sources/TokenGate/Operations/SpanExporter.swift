@@ -1,10 +1,12 @@
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Synchronization
 
 /// Sends decision spans to `--otlp-endpoint` (docs/DESIGN.md#span-export), off
-/// the request path: a request hands its span to a bounded queue and goes on;
-/// this service sends what is queued in batches, each within a deadline.
+/// the request path: a request encodes its span, hands the bytes to a bounded
+/// queue (``SpanQueue``) and goes on; this service sends what is queued in
+/// batches, each within a deadline.
 ///
 /// Tracing never holds or changes an answer. A full queue drops the new span,
 /// a batch the receiver refuses or does not take in time is dropped, both
@@ -13,12 +15,6 @@ import Synchronization
 /// processor's, with the delay cut to a second so a trace shows while the
 /// player still waits.
 final class SpanExporter: Service, Sendable {
-    static let queueCapacity = 2048
-    static let batchSize = 512
-    /// A batch's bound in bytes (a span's ``OTLPTraceRequest/maximumEncodedBytes(of:)``
-    /// summed), under the 4 MiB a collector's receiver takes by default: a
-    /// batch of long resources is cut short rather than refused whole.
-    static let batchBytes = 1 << 20
     static let interval: Duration = .seconds(1)
     static let exportDeadline: Duration = .seconds(10)
     /// What the last spans may take at shutdown, after the server has answered its last request.
@@ -29,7 +25,7 @@ final class SpanExporter: Service, Sendable {
     private let resource: OTLPTraceRequest.Service
     private let metrics: GateMetrics
     private let logger: Logger
-    private let queue = Mutex<[DecisionSpan]>([])
+    private let queue = Mutex(SpanQueue())
     private let doorbell: AsyncStream<Void>
     private let ring: AsyncStream<Void>.Continuation
     private let failing = Atomic<Bool>(false)
@@ -47,18 +43,15 @@ final class SpanExporter: Service, Sendable {
         (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Queues a finished span; never waits.
+    /// Encodes a finished span and queues it; never waits. The span is
+    /// encoded here, on the request's thread, so the queue holds its bytes
+    /// rather than its strings.
     func submit(_ span: DecisionSpan) {
-        let queued: Int? = queue.withLock { spans in
-            guard spans.count < Self.queueCapacity else { return nil }
-            spans.append(span)
-            return spans.count
+        let encoded = OTLPTraceRequest.encodedSpan(span)
+        switch queue.withLock({ $0.add(encoded) }) {
+        case .full: metrics.spansDropped[.queueFull]?.increment()
+        case .queued(let batchReady): if batchReady { ring.yield() }
         }
-        guard let queued else {
-            metrics.spansDropped[.queueFull]?.increment()
-            return
-        }
-        if queued == Self.batchSize { ring.yield() }
     }
 
     func run() async {
@@ -88,21 +81,18 @@ final class SpanExporter: Service, Sendable {
         while true {
             let deadline = end.map { $0 - ContinuousClock.now } ?? Self.exportDeadline
             guard deadline > .zero else {
-                let left = queue.withLock { spans in
-                    defer { spans.removeAll() }
-                    return spans.count
-                }
+                let left = queue.withLock { $0.removeAll() }
                 if left > 0 { metrics.spansDropped[.exportFailed]?.increment(by: Int64(left)) }
                 return
             }
-            let batch: [DecisionSpan] = queue.withLock { spans in
-                let taken = Array(spans.prefix(Self.batchSpans(spans)))
-                spans.removeFirst(taken.count)
-                return taken
-            }
-            guard !batch.isEmpty else { return }
+            guard let batch = queue.withLock({ $0.next() }) else { return }
             do {
-                try await poster.post(OTLPTraceRequest.encode(batch, service: resource), deadline: min(deadline, Self.exportDeadline))
+                let head = OTLPTraceRequest.head(ofSpansLength: batch.encoded.count, service: resource)
+                var body = ByteBuffer()
+                body.reserveCapacity(head.count + batch.encoded.count)
+                body.writeBytes(head)
+                body.writeBytes(batch.encoded)
+                try await poster.post(body, deadline: min(deadline, Self.exportDeadline))
                 metrics.spansExported.increment(by: Int64(batch.count))
                 if failing.exchange(false, ordering: .relaxed) {
                     logger.info("span export works again", metadata: ["otlp_endpoint": .string(endpoint.description)])
@@ -120,17 +110,6 @@ final class SpanExporter: Service, Sendable {
                 }
             }
         }
-    }
-
-    /// How many of the queued spans, from the first, make the next batch: up
-    /// to ``batchSize`` and ``batchBytes``, and at least one.
-    static func batchSpans(_ queued: [DecisionSpan]) -> Int {
-        var bytes = 0
-        for (index, span) in queued.prefix(batchSize).enumerated() {
-            bytes += OTLPTraceRequest.maximumEncodedBytes(of: span)
-            if bytes > batchBytes { return max(1, index) }
-        }
-        return min(queued.count, batchSize)
     }
 
     /// A random UUID (version 4) for `service.instance.id`, new for each process.

@@ -87,6 +87,29 @@ import Testing
     /// parent, the caller's `tracestate`, the decision and the store's time;
     /// a caller's unsampled trace, a probe and a 404 make none; the span ids
     /// are the ones the log names; the last request's span leaves at SIGTERM.
+    /// An export request as a receiver built on the OpenTelemetry project's own
+    /// protobuf definitions reads it: one row a span, `row` a Python expression
+    /// of the span `s` and its attributes `a` (key to `AnyValue`).
+    static func receivedSpans(_ body: [UInt8], row: String) throws -> [[Any]] {
+        let decoded = try IndependentPython.run(
+            """
+            import sys, json
+            from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
+            r = trace_service_pb2.ExportTraceServiceRequest()
+            r.ParseFromString(bytes.fromhex(sys.stdin.read()))
+            out = []
+            for rs in r.resource_spans:
+                for ss in rs.scope_spans:
+                    for s in ss.spans:
+                        a = {kv.key: kv.value for kv in s.attributes}
+                        out.append(\(row.split(separator: "\n").joined(separator: " ")))
+            print(json.dumps(out))
+            """,
+            input: body.map { String(format: "%02x", $0) }.joined()
+        )
+        return try #require(try JSONSerialization.jsonObject(with: Data(decoded.utf8)) as? [[Any]])
+    }
+
     @Test(
         .enabled(if: IndependentPython.available(["opentelemetry.proto"]), "pip install opentelemetry-proto"),
         .enabled(if: Integration.redis && ExecutableTests.binary != nil, "redis-server or the tokengate executable missing")
@@ -295,26 +318,14 @@ import Testing
         }
         let service = OTLPTraceRequest.Service(instance: "instance")
         let body = OTLPTraceRequest.encode(spans, service: service)
-        #expect(body.count <= spans.reduce(1024) { $0 + OTLPTraceRequest.maximumEncodedBytes(of: $1) })
-        let decoded = try IndependentPython.run(
-            """
-            import sys, json
-            from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
-            r = trace_service_pb2.ExportTraceServiceRequest()
-            r.ParseFromString(bytes.fromhex(sys.stdin.read()))
-            out = []
-            for rs in r.resource_spans:
-                for ss in rs.scope_spans:
-                    for s in ss.spans:
-                        a = {kv.key: kv.value for kv in s.attributes}
-                        out.append([len(a["tokengate.reason"].string_value), len(a["tokengate.resource"].string_value),
-                                    len(s.trace_state), s.status.code, len(s.status.message),
-                                    a["tokengate.replay_store.duration"].double_value, s.name])
-            print(json.dumps(out))
-            """,
-            input: body.map { String(format: "%02x", $0) }.joined()
+        let rows = try Self.receivedSpans(
+            body,
+            row: """
+                [len(a["tokengate.reason"].string_value), len(a["tokengate.resource"].string_value),
+                 len(s.trace_state), s.status.code, len(s.status.message),
+                 a["tokengate.replay_store.duration"].double_value, s.name]
+                """
         )
-        let rows = try #require(try JSONSerialization.jsonObject(with: Data(decoded.utf8)) as? [[Any]])
         #expect(rows.count == lengths.count)
         for (row, length) in zip(rows, lengths) {
             #expect(row[0] as? Int == length && row[1] as? Int == length / 2, "\(row)")
@@ -323,12 +334,106 @@ import Testing
             #expect(row[3] as? Int == (length % 2 == 0 ? 2 : 0) && row[4] as? Int == (length % 2 == 0 ? length : 0), "\(row)")
             #expect(row[5] as? Double == Double(length) / 1e9 && row[6] as? String == "GET /v1/auth-request")
         }
-        // A queue of long spans is cut into batches by bytes, never into none.
-        let long = Array(repeating: spans.last!, count: 40)
-        let first = SpanExporter.batchSpans(long)
-        #expect(first >= 1 && first < 40)
-        #expect(OTLPTraceRequest.encode(long.prefix(first), service: service).count <= SpanExporter.batchBytes)
-        #expect(SpanExporter.batchSpans(Array(repeating: spans[0], count: 600)) == SpanExporter.batchSize)
+        // A queue of long spans leaves in batches cut by bytes, each a request
+        // the receiver reads whole; a span longer than the bound leaves alone.
+        var queue = SpanQueue()
+        var ready = 0
+        for _ in 0..<40 {
+            if case .queued(batchReady: true) = queue.add(OTLPTraceRequest.encodedSpan(spans[6])) { ready += 1 }
+        }
+        #expect(ready > 0 && queue.count == 40)
+        var batches: [SpanQueue.Batch] = []
+        while let batch = queue.next() { batches.append(batch) }
+        #expect(batches.count == ready + 1 && batches.map(\.count).reduce(0, +) == 40 && queue.count == 0)
+        #expect(batches.allSatisfy { $0.count >= 1 && $0.encoded.count <= SpanQueue.batchBytes })
+        let wrapped = OTLPTraceRequest.encode(encodedSpans: batches[0].encoded, service: service)
+        #expect(try Self.receivedSpans(wrapped, row: "[s.name]").count == batches[0].count)
+        var huge = SpanQueue()
+        let longest = OTLPTraceRequest.encodedSpan(
+            DecisionSpan(
+                identity: spans[0].identity,
+                decision: SpanDecision(
+                    method: "GET",
+                    route: "/v1/auth-request",
+                    status: "TOKEN_EXPIRED",
+                    reason: String(repeating: "r", count: SpanQueue.batchBytes),
+                    resource: nil,
+                    tokenID: nil,
+                    kind: "media"
+                ),
+                startUnixNanoseconds: 1,
+                endUnixNanoseconds: 2,
+                httpStatus: 200,
+                storeNanoseconds: nil
+            )
+        )
+        #expect(huge.add(longest) == .queued(batchReady: false) && huge.add(longest) == .queued(batchReady: true))
+        #expect(huge.next()?.count == 1 && huge.next()?.count == 1 && huge.next() == nil && huge.bytes == 0)
+        // The queue is bounded in bytes too: long spans fill it before its count does.
+        let fitting = SpanQueue.capacityBytes / longest.count
+        for _ in 0..<fitting { #expect(huge.add(longest) != .full) }
+        #expect(huge.add(longest) == .full && huge.count == fitting && huge.bytes <= SpanQueue.capacityBytes)
+        _ = huge.next()
+        #expect(huge.add(longest) != .full)
+        // Short spans fill a batch by count: the 512th makes it ready.
+        var short = SpanQueue()
+        let small = OTLPTraceRequest.encodedSpan(spans[0])
+        let readyAt = (1...600).filter { _ in short.add(small) == .queued(batchReady: true) }
+        #expect(readyAt.count == 1 && short.next()?.count == SpanQueue.batchSize && short.next()?.count == 600 - SpanQueue.batchSize)
+    }
+
+    /// Every shape a span takes, each optional field present and absent, a 5xx
+    /// and not: each is written at the length summed for it (a longer write
+    /// would stop the process) and the receiver reads every field back.
+    @Test(.enabled(if: IndependentPython.available(["opentelemetry.proto"]), "pip install opentelemetry-proto"))
+    func everyShapeOfSpanIsWrittenAtItsLength() throws {
+        var spans: [DecisionSpan] = []
+        for shape in 0..<64 {
+            let has = { (bit: Int) in shape & (1 << bit) != 0 }
+            spans.append(
+                DecisionSpan(
+                    identity: RequestTrace(
+                        traceParents: has(0) ? [Self.parent] : [],
+                        traceStates: has(0) ? ["k=v"] : [],
+                        sampler: .always
+                    ).spanIdentity,
+                    decision: SpanDecision(
+                        method: "GET",
+                        route: "/v1/auth-request",
+                        status: "VALID_TOKEN",
+                        reason: has(5) ? "the replay store did not answer" : "",
+                        resource: has(1) ? "TNT" : nil,
+                        tokenID: has(2) ? "abcdef" : nil,
+                        kind: "media",
+                        profile: has(3) ? "akamai" : nil
+                    ),
+                    startUnixNanoseconds: UInt64(shape),
+                    endUnixNanoseconds: UInt64(shape) + 1,
+                    httpStatus: has(5) ? 503 : 200,
+                    storeNanoseconds: has(4) ? Int64(shape) : nil
+                )
+            )
+        }
+        let body = OTLPTraceRequest.encode(spans, service: .init(instance: "instance"))
+        let rows = try Self.receivedSpans(
+            body,
+            row: """
+                [s.start_time_unix_nano, len(s.parent_span_id) > 0, s.trace_state,
+                 sorted(kv.key for kv in s.attributes), s.status.code, s.flags]
+                """
+        )
+        #expect(rows.count == 64)
+        for (shape, row) in rows.enumerated() {
+            let has = { (bit: Int) in shape & (1 << bit) != 0 }
+            var keys = ["http.request.method", "http.response.status_code", "http.route", "tokengate.kind", "tokengate.reason", "tokengate.status"]
+            if has(1) { keys.append("tokengate.resource") }
+            if has(2) { keys.append("tokengate.token_id") }
+            if has(3) { keys.append("tokengate.cdn_profile") }
+            if has(4) { keys.append("tokengate.replay_store.duration") }
+            #expect(row[0] as? Int == shape && row[1] as? Bool == has(0) && row[2] as? String == (has(0) ? "k=v" : ""), "\(row)")
+            #expect(row[3] as? [String] == keys.sorted(), "\(row)")
+            #expect(row[4] as? Int == (has(5) ? 2 : 0) && row[5] as? Int == (has(0) ? 0x301 : 0x101), "\(row)")
+        }
     }
 
     /// The exported ids are the logged ones, as numbers.
@@ -413,7 +518,7 @@ import Testing
             httpStatus: 200,
             storeNanoseconds: nil
         )
-        for _ in 0..<(SpanExporter.queueCapacity + 5) { exporter.submit(span) }
+        for _ in 0..<(SpanQueue.capacity + 5) { exporter.submit(span) }
         let text = String(decoding: metrics.render(), as: UTF8.self)
         #expect(text.contains("tokengate_spans_dropped_total{reason=\"queue-full\"} 5"), "\(text)")
     }
