@@ -38,7 +38,7 @@ struct SpanQueue {
         guard count < Self.capacity, bytes + encodedSpan.count <= Self.capacityBytes else { return .full }
         var batchReady = false
         if let last = batches.last, last.count < Self.batchSize,
-            last.count == 0 || last.encoded.count + encodedSpan.count <= Self.batchBytes
+            last.encoded.count + encodedSpan.count <= Self.batchBytes
         {
             batches[batches.count - 1].encoded += encodedSpan
             batches[batches.count - 1].count += 1
