@@ -6,19 +6,23 @@ import NIOHTTPTypes
 /// (the auth routes, the manifest route and the playback routes,
 /// ``GateRoute/isAnsweredOnTheLoop``;
 /// docs/DESIGN.md#answers-written-from-the-event-loop): every request to
-/// them, and only here. The answer is made by a task started on the loop
-/// (`Task.immediate`), which runs to its end in the read that brought the
-/// request unless the replay store or a manifest's origin makes it wait,
-/// and then resumes on the loop with the reply. Every other request goes on
-/// to the framework unchanged.
+/// them, and only here. The answer is made by a task whose job goes on the
+/// connection's event loop behind the reads of the loop's turn: every
+/// connection the loop found readable is read first, then the answers are made
+/// one after another, each written and flushed as it ends. Made back to back,
+/// the verifications keep their code and data in the core's caches, where one
+/// made inside each read shared them with the HTTP layer's work of every other
+/// request (docs/PERFORMANCE.md). A task that the replay store or a manifest's
+/// origin makes wait resumes on the loop with the reply. Every other request
+/// goes on to the framework unchanged.
 ///
 /// HTTP/1.1 answers in order. A request of these routes is answered once
 /// every request handed to the framework before it has its answer's end on
 /// the way out, and while the connection is writable (a peer that sends
 /// requests and reads no answers gets back-pressure: nothing more is read
 /// until it reads). Until then, and while its answer is made, nothing more
-/// is read from the connection, and what the last read brought waits behind
-/// it. A body is read up to the route's bound and handed to its answer (the
+/// is read from the connection after the read that started the answer, and
+/// what arrived meanwhile waits behind it. A body is read up to the route's bound and handed to its answer (the
 /// playback routes' small JSON), or dropped (the routes that judge the head);
 /// past the bound it is dropped and the answer told so. An answer to
 /// a request that said `Connection: close` closes the connection once
@@ -72,11 +76,18 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var queued: (head: HTTPRequest, answering: Answering, body: RequestBody)?
     /// Its answer is being made.
     private var answering = false
-    /// What arrived while an answer waited, in order: at most what one read brought,
-    /// since no read is asked for meanwhile.
+    /// What arrived while an answer waited, in order: at most what two reads brought
+    /// (``readLetThrough``), since no other read is asked for meanwhile.
     private var waiting = CircularBuffer<NIOAny>()
     /// A read asked for while an answer waited, asked for once it is written.
     private var readWithheld = false
+    /// The answer was started in this read: the read asked for at its end goes
+    /// through, once. Its job runs before the loop reads again, so what that read
+    /// brings comes after the answer unless the answer waits (then it waits
+    /// behind it, and the next read is withheld). Withheld instead, the loop
+    /// would stop watching the socket and watch it again for every answer: two
+    /// `epoll_ctl` calls a request.
+    private var readLetThrough = false
     /// A close asked for while an answer waited, done once it is written.
     private var closeWithheld: (mode: CloseMode, promise: EventLoopPromise<Void>?)?
     /// Inside `channelRead`: an answer written now is flushed at the read's end.
@@ -150,9 +161,10 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard !answering, unansweredOnward == 0, context.channel.isWritable, let (head, answer, body) = queued else { return }
         queued = nil
         answering = true
+        readLetThrough = inRead
         let loop = context.eventLoop
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: loop)
-        Task.immediate(executorPreference: executor) {
+        Task(executorPreference: executor) {
             let made = await answer(body)
             if loop.inEventLoop {
                 bound.value.handler.answered(bound.value.context, made, to: head)
@@ -165,6 +177,7 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The answer, written; then what waited behind it, taken in order.
     private func answered(_ context: ChannelHandlerContext, _ answer: GateAnswer, to head: HTTPRequest) {
         answering = false
+        readLetThrough = false
         write(context, answer, to: head)
         guard !inRead else { return }  // ended in the read that brought it: the read's end flushes
         handedOn = false
@@ -172,6 +185,8 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         inRead = true
         while !busy, !closing, let data = waiting.popFirst() { take(context, data) }
         inRead = false
+        // An answer started from what waited lets no read through: each would add a read's worth behind it.
+        readLetThrough = false
         if closing { waiting.removeAll() }
         if handedOn { context.fireChannelReadComplete() }
         flushWritten(context)
@@ -188,7 +203,10 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func write(_ context: ChannelHandlerContext, _ answer: GateAnswer, to request: HTTPRequest) {
         var head = answer.head
         // A HEAD's answer names the length its GET's would have; the others, their own.
-        if head.headerFields[.contentLength] == nil { head.headerFields[.contentLength] = String(answer.body.readableBytes) }
+        // Appended where absent: the subscript setter would search the fields again.
+        if head.headerFields[.contentLength] == nil {
+            head.headerFields.append(HTTPField(name: .contentLength, value: String(answer.body.readableBytes)))
+        }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if request.method != .head, answer.body.readableBytes > 0 {
             context.write(wrapOutboundOut(.body(answer.body)), promise: nil)
@@ -229,9 +247,12 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        guard !busy else {
-            readWithheld = true
-            return
+        if busy {
+            guard readLetThrough else {
+                readWithheld = true
+                return
+            }
+            readLetThrough = false
         }
         context.read()
     }

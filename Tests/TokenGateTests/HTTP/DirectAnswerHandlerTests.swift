@@ -78,13 +78,24 @@ import Testing
         /// Lets the verification of `path` go on, and runs what resumes.
         func release(_ path: String) {
             waits.release(path)
-            executor.runAll()
+            turn()
         }
 
-        /// `parts` arrive in one read.
+        /// `parts` arrive in one read, and the loop's turn goes on to its end.
         func read(_ parts: [HTTPRequestPart]) throws {
+            try readOnly(parts)
+            turn()
+        }
+
+        /// `parts` arrive in one read; what the loop runs after its reads has not run yet.
+        func readOnly(_ parts: [HTTPRequestPart]) throws {
             for part in parts { try channel.writeInbound(part) }
             channel.pipeline.fireChannelReadComplete()
+        }
+
+        /// The rest of the loop's turn: what it runs after its reads, the answers' jobs among it.
+        func turn() {
+            repeat { channel.embeddedEventLoop.run() } while executor.runAll()
         }
 
         func handedOn() throws -> [HTTPRequestPart] {
@@ -116,10 +127,15 @@ import Testing
             jobs.withLock { $0.append(job) }
         }
 
-        func runAll() {
+        /// Runs every job, those the jobs enqueue included; whether there was one.
+        @discardableResult
+        func runAll() -> Bool {
+            var ran = false
             while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
                 job.runSynchronously(on: asUnownedTaskExecutor())
+                ran = true
             }
+            return ran
         }
     }
 
@@ -164,7 +180,7 @@ import Testing
         parts.compactMap { if case .head(let head) = $0 { head.headerFields[HTTPField.Name("X-Path")!] } else { nil } }
     }
 
-    @Test func anAnswerMadeAtOnceIsWrittenInTheReadAndNeverHandedOn() throws {
+    @Test func anAnswerMadeAtOnceIsWrittenInTheLoopsTurnAndNeverHandedOn() throws {
         let connection = try Channel()
         try connection.read([.head(Self.request("/at-once/1")), .end(nil)])
         #expect(try connection.handedOn().isEmpty)
@@ -177,6 +193,27 @@ import Testing
         #expect(head.status == .ok)
         #expect(head.headerFields[.contentLength] == "0")
         #expect(connection.channel.isActive)
+    }
+
+    /// The answer is made after the reads of the loop's turn, not inside the
+    /// read: every readable connection is read first, then the answers are
+    /// made back to back. The read asked for at the end of the read that
+    /// started the answer goes through (the socket stays watched); another,
+    /// while the answer is made, is withheld until it is written.
+    @Test func anAnswerIsMadeAfterTheReadsOfTheLoopsTurn() throws {
+        let connection = try Channel()
+        let readsBefore = connection.outbound.reads
+        try connection.readOnly([.head(Self.request("/at-once/1")), .end(nil)])
+        #expect(connection.asked.isEmpty, "not made inside the read")
+        #expect(try connection.answered().isEmpty)
+        connection.channel.read()
+        #expect(connection.outbound.reads == readsBefore + 1, "the read that ends the one that started the answer goes through")
+        connection.channel.read()
+        #expect(connection.outbound.reads == readsBefore + 1, "a second one waits for the answer")
+        connection.turn()
+        #expect(connection.asked == ["/at-once/1"])
+        #expect(Self.paths(try connection.answered()) == ["/at-once/1"])
+        #expect(connection.outbound.reads == readsBefore + 2, "the read withheld is asked for once the answer is written")
     }
 
     @Test func aRequestOfAnotherRouteIsHandedOnWhole() throws {
@@ -205,7 +242,7 @@ import Testing
         connection.channel.read()
         #expect(connection.outbound.reads == readsBefore, "no read while an answer waits for its turn")
         try connection.frameworkAnswers("/verify")
-        connection.channel.embeddedEventLoop.run()
+        connection.turn()
         #expect(Self.paths(try connection.answered()) == ["/verify", "/at-once/2"])
         #expect(connection.outbound.reads == readsBefore + 1, "the read withheld is asked for once the answer is written")
         try connection.read([.head(Self.request("/at-once/3")), .end(nil)])
@@ -213,7 +250,7 @@ import Testing
         #expect(Self.paths(try connection.answered()) == ["/at-once/3"])
     }
 
-    @Test func pipelinedAnswersAtOnceGoOutInOrderOnOneFlush() throws {
+    @Test func pipelinedAnswersAtOnceGoOutInOrder() throws {
         let connection = try Channel()
         try connection.read([.head(Self.request("/at-once/a")), .end(nil), .head(Self.request("/at-once/b")), .end(nil)])
         #expect(Self.paths(try connection.answered()) == ["/at-once/a", "/at-once/b"])
@@ -305,6 +342,7 @@ import Testing
         #expect(connection.outbound.reads == readsBefore)
         connection.channel.isWritable = true
         connection.channel.pipeline.fireChannelWritabilityChanged()
+        connection.turn()
         #expect(Self.paths(try connection.answered()) == ["/at-once/unread"])
         #expect(try connection.handedOn().count == 2, "what waited behind it goes on in order")
         #expect(connection.outbound.reads == readsBefore + 1)
@@ -343,8 +381,9 @@ import Testing
     }
 
     /// An answer that waits (for the store): what the same read brought waits
-    /// behind it, neither answered nor handed on, and no read is asked for;
-    /// once it ends, its answer goes first and the rest follow in order.
+    /// behind it, neither answered nor handed on, and no read is asked for
+    /// past the one that ended the read that started it; once it ends, its
+    /// answer goes first and the rest follow in order.
     @Test func whatFollowsAVerificationThatWaitsWaitsBehindIt() throws {
         let connection = try Channel()
         let readsBefore = connection.outbound.reads
@@ -353,19 +392,21 @@ import Testing
             .head(Self.request("/verify/3")), .end(nil), .head(Self.request("/at-once/4")), .end(nil),
         ])
         connection.channel.read()
+        #expect(connection.outbound.reads == readsBefore + 1, "the read that ended the one that started the answer")
+        connection.channel.read()
         #expect(try connection.answered().isEmpty)
         #expect(try connection.handedOn().isEmpty)
         #expect(connection.asked == ["/waits/1"])
-        #expect(connection.outbound.reads == readsBefore, "no read while an answer waits")
+        #expect(connection.outbound.reads == readsBefore + 1, "no other read while an answer waits")
         connection.release("/waits/1")
         #expect(Self.paths(try connection.answered()) == ["/waits/1", "/at-once/2"])
         let handedOn = try connection.handedOn()
         #expect(handedOn.count == 2, "the framework's request; the one behind it waits for that answer: \(handedOn)")
-        #expect(connection.outbound.reads == readsBefore, "still no read: an answer waits for its turn")
+        #expect(connection.outbound.reads == readsBefore + 1, "still no read: an answer waits for its turn")
         try connection.frameworkAnswers("/verify/3")
-        connection.channel.embeddedEventLoop.run()
+        connection.turn()
         #expect(Self.paths(try connection.answered()) == ["/verify/3", "/at-once/4"])
-        #expect(connection.outbound.reads == readsBefore + 1, "the read withheld is asked for once the last answer is written")
+        #expect(connection.outbound.reads == readsBefore + 2, "the read withheld is asked for once the last answer is written")
     }
 
     /// Two verifications that wait, one behind the other: each answer in turn.
@@ -379,6 +420,24 @@ import Testing
         #expect(connection.asked == ["/waits/a", "/waits/b"])
         connection.release("/waits/b")
         #expect(Self.paths(try connection.answered()) == ["/waits/b"])
+    }
+
+    /// What waits is bounded by the reads that brought it: an answer started
+    /// from what waited lets no read through, where each such answer would
+    /// otherwise add a read's worth behind it.
+    @Test func anAnswerStartedFromWhatWaitedLetsNoReadThrough() throws {
+        let connection = try Channel()
+        let readsBefore = connection.outbound.reads
+        try connection.read([.head(Self.request("/waits/a")), .end(nil), .head(Self.request("/waits/b")), .end(nil)])
+        connection.channel.read()
+        #expect(connection.outbound.reads == readsBefore + 1)
+        connection.release("/waits/a")
+        #expect(connection.asked == ["/waits/a", "/waits/b"])
+        connection.channel.read()
+        #expect(connection.outbound.reads == readsBefore + 1, "withheld while /waits/b, started from what waited, is made")
+        connection.release("/waits/b")
+        #expect(Self.paths(try connection.answered()) == ["/waits/a", "/waits/b"])
+        #expect(connection.outbound.reads == readsBefore + 2)
     }
 
     /// The server's idle timeout or a shutdown asks for a close while an
