@@ -25,8 +25,7 @@ enum CredentialLocator {
         // Bytes through a Span, not Characters nor the UTF-8 view's generic
         // index walk (docs/PERFORMANCE.md).
         let bytes = uri.utf8.span
-        var index = 0
-        while index < bytes.count, bytes[index] != UInt8(ascii: "?"), bytes[index] != UInt8(ascii: "#") { index += 1 }
+        let index = GateRoute.pathEnd(in: bytes)
         guard index < bytes.count, bytes[index] == UInt8(ascii: "?") else { return values }
         var end = index + 1
         while end < bytes.count, bytes[end] != UInt8(ascii: "#") { end += 1 }

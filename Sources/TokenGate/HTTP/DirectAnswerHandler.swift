@@ -179,7 +179,9 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         answering = false
         readLetThrough = false
         write(context, answer, to: head)
-        guard !inRead else { return }  // ended in the read that brought it: the read's end flushes
+        // Never inside a read: the answer's job is enqueued, so it runs after
+        // the read (and the drain below) that started it has returned.
+        assert(!inRead, "an answer's job ran inside a read")
         handedOn = false
         // As in a read: an answer that ends at once is flushed below, not re-entering here.
         inRead = true

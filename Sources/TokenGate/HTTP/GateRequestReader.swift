@@ -63,7 +63,7 @@ struct GateRequestReader: Sendable {
         }
         request.cookiePath = headers[GateHeaders.cookiePath]
         if let originalURI {
-            request.originalPath = Self.path(of: originalURI)
+            request.originalPath = GateRoute.path(of: originalURI)
             do { _ = try RequestPath.read(originalURI.utf8) } catch { request.unreadablePath = error }
         }
         if let clientIPHeader { request.clientIP = CredentialLocator.header(clientIPHeader, in: headers).map(String.init) }
@@ -117,17 +117,5 @@ struct GateRequestReader: Sendable {
             request.sessions.append(.init(value: value, carrier: .header(sessionHeader.rawName)))
         }
         return request
-    }
-
-    /// The target up to its first `?` or `#` byte, where `CredentialLocator` and
-    /// `RequestPath` end it too: read by `Character`, a `?` followed by a
-    /// combining mark is one character that is no `?`, and the path would run
-    /// on into the query.
-    static func path(of target: Substring) -> Substring {
-        let bytes = target.utf8.span
-        var end = 0
-        while end < bytes.count, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
-        let utf8 = target.utf8
-        return target[utf8.startIndex..<utf8.index(utf8.startIndex, offsetBy: end)]
     }
 }

@@ -102,8 +102,20 @@ enum GateRoute {
 
     /// The path of an origin-form target: up to its query or fragment.
     static func path(of target: Substring) -> Substring {
-        let end = target.utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? target.endIndex
-        return target[..<end]
+        let utf8 = target.utf8
+        return target[utf8.startIndex..<utf8.index(utf8.startIndex, offsetBy: pathEnd(in: utf8.span))]
+    }
+
+    /// The offset of a target's first `?` or `#` byte (its length if none),
+    /// where its path ends. Bytes, never `Character`s: a `?` followed by a
+    /// combining mark is one character that is no `?`, and the path would run
+    /// on into the query. The one place the gate ends a path, so the path it
+    /// checks and the query `CredentialLocator` reads a credential from meet
+    /// at the same byte (`RequestPath` ends it there too).
+    static func pathEnd(in bytes: Span<UInt8>) -> Int {
+        var end = 0
+        while end < bytes.count, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
+        return end
     }
 
     static let extAuthzPrefix = "/v1/ext-authz"

@@ -56,7 +56,7 @@ import Testing
             ("?token=T1", ""),
         ]
         for (uri, path) in cases {
-            #expect(GateRequestReader.path(of: uri) == path, "\(uri)")
+            #expect(GateRoute.path(of: uri) == path, "\(uri)")
         }
         #expect(CredentialLocator.parameters(["\u{301}token"], inURI: cases[0].0) == [["T1"]])
     }
