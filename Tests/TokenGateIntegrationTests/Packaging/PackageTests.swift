@@ -380,8 +380,8 @@ private func isDirectory(_ url: URL) -> Bool {
     return FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) && directory.boolValue
 }
 
-/// The package under test: `TOKENINSPECT_DEB`, or `scripts/release --out` a
-/// temporary folder, once per test run (a release build relinks only what changed
+/// The package under test: `TOKENINSPECT_DEB`, or `scripts/release --out` the
+/// release scratch folder's `package-tests`, once per test run (a release build relinks only what changed
 /// in `.build-release`). The same run makes the OCI image of ``ImageTests``
 /// (`--image`, where buildah is installed and `TOKENINSPECT_IMAGE` names no
 /// built one): one release build for both, as CI's time allows.
@@ -419,7 +419,13 @@ struct ReleasePackage: Sendable {
                     description: "dpkg-dev is required (TOKENINSPECT_INTEGRATION=require) but not installed: apt-get install dpkg-dev"
                 )
             }
-            let out = GateFixtures.temporaryDirectory()
+            // Into the release's own scratch folder, replaced by the next run: a
+            // temporary folder would leave some 60 MB behind every run.
+            let scratch =
+                ProcessInfo.processInfo.environment["RELEASE_SCRATCH_PATH"].flatMap { $0.isEmpty ? nil : $0 }
+                .map { URL(fileURLWithPath: $0, relativeTo: GateFixtures.repository) }
+                ?? GateFixtures.repository.appendingPathComponent(".build-release")
+            let out = scratch.appendingPathComponent("package-tests")
             let started = Date()
             let release = try Shell.run(
                 [GateFixtures.repository.appendingPathComponent("scripts/release").path, "--out", out.path, "--fast"]

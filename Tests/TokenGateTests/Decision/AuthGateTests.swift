@@ -14,13 +14,12 @@ import Testing
 @Suite struct AuthGateTests {
     /// The instant every request is judged at unless a row says otherwise.
     static let now = GateFixtures.at(60_000)
-    static let secrets = GateFixtures.temporaryDirectory()
-    static let sessionSecret = GateFixtures.sessionSecret(in: secrets)
-    static let withSessions = ["--session-secret", sessionSecret]
 
     struct Row: Sendable, CustomTestStringConvertible {
         let name: String
         var arguments: [String] = []
+        /// The gate issues and reads sessions (a secret written for the row, removed after it).
+        var sessions = false
         var replay: ReplayStoreFactory.Made? = nil
         /// Decides what the row needs (a session to present, a token spent
         /// before) and returns the decision the row judges.
@@ -146,13 +145,13 @@ import Testing
         ),
         Row(
             name: "a session the gate issued",
-            arguments: withSessions,
+            sessions: true,
             decide: { gate in await gate.decide(request(sessions: [await session(gate)])) },
             status: .validSession
         ),
         Row(
             name: "a session past its lifetime",
-            arguments: withSessions,
+            sessions: true,
             decide: { gate in
                 let session = await session(gate)
                 return await gate.decide(request(sessions: [session], at: now.adding(milliseconds: 14_400_000 + 30_001)!))
@@ -161,7 +160,7 @@ import Testing
         ),
         Row(
             name: "a session altered by one character",
-            arguments: withSessions,
+            sessions: true,
             decide: { gate in
                 var session = await session(gate)
                 let last = session.removeLast()
@@ -171,7 +170,7 @@ import Testing
         ),
         Row(
             name: "a session for another resource",
-            arguments: withSessions,
+            sessions: true,
             decide: { gate in
                 await gate.decide(request(sessions: [await session(gate)], resource: "CNN"))
             },
@@ -179,7 +178,7 @@ import Testing
         ),
         Row(
             name: "an invalid token beside a valid session: the valid one wins",
-            arguments: withSessions,
+            sessions: true,
             decide: { gate in
                 await gate.decide(request(tokens: ["not-a-token"], sessions: [await session(gate)]))
             },
@@ -187,7 +186,7 @@ import Testing
         ),
         Row(
             name: "a cookie path the request's path is not under",
-            arguments: withSessions,
+            sessions: true,
             decide: { await $0.decide(request(tokens: [token()], cookiePath: "/other/")) },
             status: .badCookiePath
         ),
@@ -197,7 +196,10 @@ import Testing
     func theDecisionOfEachRow(_ row: Row) async throws {
         let clock = GateFixtures.Clock()
         clock.set(GateFixtures.at(365 * 86_400_000))
-        let configuration = try GateFixtures.configuration(row.arguments)
+        let secrets = row.sessions ? GateFixtures.temporaryDirectory() : nil
+        defer { if let secrets { try? FileManager.default.removeItem(at: secrets) } }
+        let sessions = secrets.map { ["--session-secret", GateFixtures.sessionSecret(in: $0)] } ?? []
+        let configuration = try GateFixtures.configuration(row.arguments + sessions)
         let runtime = try GateRuntime(
             configuration: configuration,
             logger: LogCapture().logger,
