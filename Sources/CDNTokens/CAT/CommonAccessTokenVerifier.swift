@@ -30,9 +30,29 @@ extension UnverifiedCommonAccessToken {
         expectedIssuer: String? = nil,
         expectedAudience: String? = nil
     ) throws(CDNRefusal) -> VerifiedCommonAccessToken {
+        try authenticated(by: keys).verify(facts: facts, expectedIssuer: expectedIssuer, expectedAudience: expectedAudience)
+    }
+
+    /// Step 1 of ``verify(keys:facts:expectedIssuer:expectedAudience:)`` alone:
+    /// the key, the algorithm and the MAC or signature, no claim judged. What
+    /// a caller may keep for a token presented again (its claims still judged
+    /// against each request).
+    public func authenticated(by keys: [CATKey]) throws(CDNRefusal) -> AuthenticatedCommonAccessToken {
         let key = try CATAuthentication.verifyingKey(for: message, among: keys)
+        return AuthenticatedCommonAccessToken(uncheckedMessage: message, token: token, keyID: key.id)
+    }
+}
+
+extension AuthenticatedCommonAccessToken {
+    /// Steps 2 to 6 of ``UnverifiedCommonAccessToken/verify(keys:facts:expectedIssuer:expectedAudience:)``:
+    /// the claims against `facts`, in the same order, the first failure thrown.
+    public func verify(
+        facts: CDNRequestFacts,
+        expectedIssuer: String? = nil,
+        expectedAudience: String? = nil
+    ) throws(CDNRefusal) -> VerifiedCommonAccessToken {
         try CATClaimPolicy.checkAll(token, facts, CATClaimPolicy.Expectations(issuer: expectedIssuer, audience: expectedAudience))
-        return VerifiedCommonAccessToken(uncheckedMessage: message, token: token, keyID: key.id)
+        return VerifiedCommonAccessToken(claimsHeldBy: self)
     }
 }
 

@@ -98,7 +98,7 @@ package final class GateRuntime: Sendable {
             configuration.sessionSecretPaths.isEmpty
             ? nil
             : Reloaded(try PlaybackSessions.load(paths: configuration.sessionSecretPaths, lifetimeSeconds: configuration.sessionLifetimeSeconds))
-        let catKeys = Reloaded(try CATKeyLoading.load(configuration.catKeys))
+        let catKeys = Reloaded(try Self.catKeySet(configuration))
         let cat =
             configuration.catKeys.isEmpty
             ? nil
@@ -145,7 +145,7 @@ package final class GateRuntime: Sendable {
                 keys: verifier,
                 hosts: DebuggerHosts(listenHost: configuration.host, port: configuration.port),
                 cdn: cdnInspection,
-                catKeys: { catKeys.current },
+                catKeys: { catKeys.current.keys },
                 sessionSecrets: { sessions?.current.secrets },
                 clock: clock
             )
@@ -175,13 +175,19 @@ package final class GateRuntime: Sendable {
         reloader.announceStart(ring)
     }
 
+    /// The keys of `--cat-key` with no CAT readings yet, as many kept as
+    /// `--verdict-cache-size` allows (docs/DESIGN.md#cat-at-the-origin).
+    private static func catKeySet(_ configuration: GateConfiguration) throws(GateConfigurationError) -> CATKeySet {
+        CATKeySet(keys: try CATKeyLoading.load(configuration.catKeys), readings: CATReadings(maximumEntries: configuration.verdictCacheSize))
+    }
+
     /// The sets a reload reads again with the trusted keys: the session
     /// secrets, the CDN profiles (and their keys) and `--cat-key`'s keys,
     /// when configured.
     private static func reloadedWithKeys(
         _ configuration: GateConfiguration,
         cdnProfiles: Reloaded<CDNProfileSet>,
-        catKeys: Reloaded<[CATKey]>,
+        catKeys: Reloaded<CATKeySet>,
         sessions: Reloaded<PlaybackSessions>?,
         readiness: Readiness,
         inventory: KeyInventory
@@ -228,11 +234,11 @@ package final class GateRuntime: Sendable {
                     "cat_keys",
                     replacing: catKeys,
                     watching: configuration.catKeys.map(\.path),
-                    count: { $0.count },
-                    read: { try CATKeyLoading.load(configuration.catKeys) },
-                    installed: { keys in
+                    count: { $0.keys.count },
+                    read: { try Self.catKeySet(configuration) },
+                    installed: { keySet in
                         readiness.setSampleKeyFiles(CDNSampleKeys.found(in: configuration.catKeys), of: "cat_keys")
-                        inventory.record(cat: keys)
+                        inventory.record(cat: keySet.keys)
                     }
                 )
             )

@@ -187,7 +187,7 @@ package struct ServeOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Verdicts of authentication and authorization tokens kept in memory (never media tokens); 0 switches the cache off.",
+            "Verdicts of authentication and authorization tokens kept in memory (never media tokens), and as many CATs authenticated by --cat-key; 0 switches both off.",
             valueName: "N"
         )
     )

@@ -9,8 +9,8 @@ import EntitlementTokens
 /// enforces `catreplay` through the gate's replay store, which the library
 /// only reads.
 struct CATOrigin: Sendable {
-    /// `--cat-key`'s keys, replaced as a whole by a reload.
-    let keys: Reloaded<[CATKey]>
+    /// `--cat-key`'s keys and the CATs they authenticated, replaced as a whole by a reload.
+    let keys: Reloaded<CATKeySet>
     /// `--cat-issuer`: the `iss` every CAT must carry (nil: any).
     let issuer: String?
     /// `--cat-audience`: the `aud` a CAT must name (nil: a CAT with an `aud` is refused).
@@ -34,28 +34,38 @@ struct CATOrigin: Sendable {
     /// `resource` (named in the allow; a CAT binds URLs, through `catu`, not resources).
     func decide(_ credential: GateRequest.Credential, request: GateRequest, resource: String?) async -> GateDecision {
         let text = String(credential.value)
-        let tokenID = Digest.tokenID(signedBytes: text.utf8)
+        let digest = Digest.sha256(text.utf8)
+        let tokenID = Digest.tokenID(digest: digest.bytes)
         func refuse(_ status: GateStatus, _ reason: String) -> GateDecision {
             GateDecision(status: status, reason: "\(reason) (CAT, \(credential.carrier))", tokenID: tokenID, kindLabel: Self.kindLabel)
         }
-        let unverified: UnverifiedCommonAccessToken
-        do { unverified = try UnverifiedCommonAccessToken(text: text) } catch {
-            return refuse(Self.status(of: error.status), error.reason)
+        let now = Self.seconds(request.now)
+        // The key first, as the library's verify does: nothing of a CAT is judged before it is authenticated.
+        let keySet = keys.current
+        let readingKey = CATReadings.Key(digest)
+        let authenticated: AuthenticatedCommonAccessToken
+        if let kept = keySet.readings.lookup(readingKey, now: now, leeway: leewaySeconds) {
+            authenticated = kept
+        } else {
+            do { authenticated = try UnverifiedCommonAccessToken(text: text).authenticated(by: keySet.keys) } catch {
+                return refuse(Self.status(of: error.status), error.reason)
+            }
+            keySet.readings.insert(readingKey, authenticated, textBytes: text.utf8.count)
         }
         var facts = CDNRequestFacts(
-            now: Self.seconds(request.now),
+            now: now,
             clientIP: request.clientIP,
             method: request.method ?? "GET",
             leeway: leewaySeconds
         )
-        if let restriction = unverified.token.uriRestriction {
+        if let restriction = authenticated.token.uriRestriction {
             switch Self.url(judgedBy: restriction, request: request) {
             case .success(let url): facts.url = url
             case .failure(let refusal): return refuse(Self.status(of: refusal.status), refusal.reason)
             }
         }
         let verified: VerifiedCommonAccessToken
-        do { verified = try unverified.verify(keys: keys.current, facts: facts, expectedIssuer: issuer, expectedAudience: audience) } catch {
+        do { verified = try authenticated.verify(facts: facts, expectedIssuer: issuer, expectedAudience: audience) } catch {
             return refuse(Self.status(of: error.status), error.reason)
         }
         // No exp: the CAT does not expire, and the allow says so with the latest time there is.
@@ -139,7 +149,7 @@ struct CATOrigin: Sendable {
         var answer = answer
         // The verified message's structure is its algorithm's: Mac0 HMAC 256/256, Sign1 ES256.
         let algorithm: COSEAlgorithm = verified.message.structure == .mac0 ? .hmacSHA256 : .es256
-        guard let key = keys.current.first(where: { $0.canIssue && $0.algorithm == algorithm }) else {
+        guard let key = keys.current.keys.first(where: { $0.canIssue && $0.algorithm == algorithm }) else {
             answer.reason += "; not renewed (catr): no --cat-key of its algorithm can sign"
             return answer
         }

@@ -28,18 +28,10 @@ final class VerdictCache: Sendable {
         var allowance: Allowance
         var tokenID: String
         var expiresMilliseconds: Int64
-        var sequence: UInt64
-        var cost: Int
     }
 
     private struct Store {
-        var entries: [Key: Entry] = [:]
-        /// Insertion order for eviction; an item whose sequence no longer
-        /// matches its entry is stale and skipped.
-        var order: [(key: Key, sequence: UInt64)] = []
-        var head = 0
-        var sequence: UInt64 = 0
-        var bytes = 0
+        var entries = OldestFirstEntries<Key, Entry>()
         /// Counts flushes; kept across them.
         var generation: UInt64 = 0
     }
@@ -58,7 +50,7 @@ final class VerdictCache: Sendable {
 
     var isEnabled: Bool { maximumEntries > 0 }
     var count: Int { store.withLock { $0.entries.count } }
-    var bytes: Int { store.withLock { $0.bytes } }
+    var bytes: Int { store.withLock { $0.entries.bytes } }
     /// The generation a caller reads before it verifies, and hands to ``insert(_:verdict:allowance:tokenID:generation:)``.
     var generation: UInt64 { store.withLock { $0.generation } }
 
@@ -78,8 +70,7 @@ final class VerdictCache: Sendable {
         let found: (Allowance, String)? = store.withLock { store in
             guard let entry = store.entries[key] else { return nil }
             guard now.millisecondsSince1970 <= entry.expiresMilliseconds else {
-                store.entries[key] = nil
-                store.bytes -= entry.cost
+                store.entries.removeValue(forKey: key)
                 return nil
             }
             return (entry.allowance, entry.tokenID)
@@ -100,35 +91,13 @@ final class VerdictCache: Sendable {
         guard cost <= maximumBytes else { return }
         let evicted = store.withLock { store -> Int? in
             guard store.generation == generation else { return nil }
-            var evicted = 0
-            if let old = store.entries.removeValue(forKey: key) { store.bytes -= old.cost }
-            while store.entries.count >= maximumEntries || store.bytes + cost > maximumBytes, store.head < store.order.count {
-                let oldest = store.order[store.head]
-                store.head += 1
-                if let entry = store.entries[oldest.key], entry.sequence == oldest.sequence {
-                    store.entries[oldest.key] = nil
-                    store.bytes -= entry.cost
-                    evicted += 1
-                }
-            }
-            store.sequence += 1
-            store.entries[key] = Entry(
-                allowance: allowance,
-                tokenID: tokenID,
-                expiresMilliseconds: verdict.token.expiresAt.millisecondsSince1970,
-                sequence: store.sequence,
-                cost: cost
+            return store.entries.insert(
+                Entry(allowance: allowance, tokenID: tokenID, expiresMilliseconds: verdict.token.expiresAt.millisecondsSince1970),
+                forKey: key,
+                cost: cost,
+                maximumEntries: maximumEntries,
+                maximumBytes: maximumBytes
             )
-            store.bytes += cost
-            store.order.append((key, store.sequence))
-            // Keep the order list proportional to the live entries: drop the
-            // consumed prefix and the stale items once they dominate.
-            if store.order.count - store.head > 2 * max(store.entries.count, 64) || store.head > 4096 {
-                let entries = store.entries
-                store.order = store.order[store.head...].filter { entries[$0.key]?.sequence == $0.sequence }
-                store.head = 0
-            }
-            return evicted
         }
         guard let evicted else { return events.verdictCache(.stale, count: 1) }
         events.verdictCache(.insert, count: 1)

@@ -32,6 +32,38 @@ struct CATIssueTests {
         }
     }
 
+    @Test("authenticated once, judged per request: the key first, then the claims against each request's facts")
+    func authenticatedThenJudged() throws {
+        for key in [try CATFixtures.hmacKey(), try CATFixtures.es256Key()] {
+            let text = try CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", key: key)
+            let token = try UnverifiedCommonAccessToken(text: text)
+            let authenticated = try token.authenticated(by: [key])
+            #expect(authenticated.token == token.token && authenticated.keyID == key.id)
+            let facts = CDNRequestFacts(url: CATFixtures.url("https://cdn.example.com/hls/tnt/seg-9.ts"), now: 1_768_478_400, clientIP: "2001:db8::1")
+            #expect(try authenticated.verify(facts: facts, expectedIssuer: "tnt") == token.verify(keys: [key], facts: facts, expectedIssuer: "tnt"))
+            // The same reading, judged against later requests: their URL, their time, their address.
+            var elsewhere = facts
+            elsewhere.url = CATFixtures.url("https://cdn.example.com/hls/tnt2/seg-9.ts")
+            #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try authenticated.verify(facts: elsewhere) } == .urlNotCovered)
+            var later = facts
+            later.now = 1_768_478_400 + 3600 + 31
+            #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try authenticated.verify(facts: later) } == .tokenExpired)
+            var otherAddress = facts
+            otherAddress.clientIP = "2001:db8::2"
+            #expect(CATFixtures.status { () throws(CDNRefusal) in _ = try authenticated.verify(facts: otherAddress) } == .ipMismatch)
+            #expect(
+                CATFixtures.status { () throws(CDNRefusal) in _ = try authenticated.verify(facts: facts, expectedIssuer: "cnn") } == .invalidSignature
+            )
+        }
+        // A key that did not make it authenticates nothing.
+        let text = try CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", key: CATFixtures.hmacKey())
+        let other = CATKey(insecureHMACKeyBytes: Array(repeating: 0x5A, count: 32), id: nil)
+        #expect(
+            CATFixtures.status { () throws(CDNRefusal) in _ = try UnverifiedCommonAccessToken(text: text).authenticated(by: [other]) }
+                == .invalidSignature
+        )
+    }
+
     @Test("two issued tokens differ in cti (16 fresh random bytes)")
     func freshCTI() throws {
         let key = try CATFixtures.hmacKey()
