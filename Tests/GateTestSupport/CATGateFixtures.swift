@@ -2,6 +2,7 @@ import CDNTokens
 import EntitlementTokens
 import Foundation
 import HTTPTypes
+import TokenGate
 
 /// Common Access Tokens for the gate's tests (docs/DESIGN.md#cat-at-the-origin),
 /// made by the library's issuer with the CAT fixture keys of the CDN tests.
@@ -10,6 +11,14 @@ enum CATGateFixtures {
     static let header = HTTPField.Name("CTA-Common-Access-Token")!
     static let directory = GateFixtures.repository.appendingPathComponent("Tests/CDNTokensTests/Fixtures/CAT")
     static let hmacPath = directory.appendingPathComponent("hmac.hex").path
+
+    /// A gate whose `--cat-key` (kid edge-1) is a copy of the HMAC fixture key
+    /// in `directory`, for a test that rewrites the file and reloads.
+    static func gateWithRewritableKey(in directory: URL, clock: GateFixtures.Clock) throws -> (runtime: GateRuntime, keyFile: URL) {
+        let keyFile = directory.appendingPathComponent("cat.hex")
+        try FileManager.default.copyItem(atPath: hmacPath, toPath: keyFile.path)
+        return (try GateFixtures.runtime(["--cat-key", "\(keyFile.path) edge-1"], clock: clock), keyFile)
+    }
     static let es256Path = directory.appendingPathComponent("es256-private.pem").path
     static let otherES256Path = directory.appendingPathComponent("es256-other-private.pem").path
 

@@ -21,13 +21,7 @@ struct CATKeySet: Sendable {
 /// when full, the oldest goes first. An entry is dropped once its `exp`
 /// plus the leeway has passed: it could only be refused.
 final class CATReadings: Sendable {
-    struct Key: Hashable {
-        var a: UInt64, b: UInt64, c: UInt64, d: UInt64
-
-        init(_ digest: SHA256Digest) {
-            (a, b, c, d) = digest.words
-        }
-    }
+    typealias Key = Digest.Key
 
     let maximumEntries: Int
     let maximumBytes: Int

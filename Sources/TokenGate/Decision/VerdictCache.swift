@@ -20,9 +20,7 @@ import Synchronization
 ///
 /// Bounded in entries and in bytes; when full, the oldest entry goes first.
 final class VerdictCache: Sendable {
-    struct Key: Hashable {
-        var a: UInt64, b: UInt64, c: UInt64, d: UInt64
-    }
+    typealias Key = Digest.Key
 
     private struct Entry {
         var allowance: Allowance
@@ -60,8 +58,7 @@ final class VerdictCache: Sendable {
         // A missing expectation is framed apart from an empty one.
         Digest.updateFramed(&hasher, resource)
         Digest.updateFramed(&hasher, deviceID)
-        let words = hasher.finalize().words
-        return Key(a: words.0, b: words.1, c: words.2, d: words.3)
+        return Key(hasher.finalize())
     }
 
     /// The cached allow for `key`, while its token has not expired at `now`.

@@ -5,6 +5,16 @@ import EntitlementTokens
 /// verifier's digest of the signed bytes (`Verdict.identity`) and hashes them
 /// here only when the verifier made none.
 enum Digest {
+    /// A SHA-256 digest as an in-process cache's key: four words, hashed and
+    /// compared without an array (the verdict cache's, the CAT readings').
+    struct Key: Hashable {
+        var a: UInt64, b: UInt64, c: UInt64, d: UInt64
+
+        init(_ digest: SHA256Digest) {
+            (a, b, c, d) = digest.words
+        }
+    }
+
     static func sha256(_ bytes: some Collection<UInt8>) -> SHA256Digest {
         SHA256Hasher.hash(bytes)
     }

@@ -492,9 +492,7 @@ import Testing
     @Test func catKeysReloadWithTheTrustedKeys() async throws {
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let keyFile = directory.appendingPathComponent("cat.hex")
-        try FileManager.default.copyItem(atPath: CATGateFixtures.hmacPath, toPath: keyFile.path)
-        let runtime = try GateFixtures.runtime(["--cat-key", "\(keyFile.path) edge-1"], clock: clock)
+        let (runtime, keyFile) = try CATGateFixtures.gateWithRewritableKey(in: directory, clock: clock)
         let newHex = String(repeating: "5a", count: 32)
         let newKey = try CATKey(keyFile: Array(newHex.utf8), id: "edge-1", source: "rotated")
         try await runtime.application().test(.router) { client in

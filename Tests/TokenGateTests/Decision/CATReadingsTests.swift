@@ -58,9 +58,7 @@ import Testing
     @Test func atTheGateACATSentAgainIsJudgedAgainstEachRequestAndAReloadForgetsIt() async throws {
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let keyFile = directory.appendingPathComponent("cat.hex")
-        try FileManager.default.copyItem(atPath: CATGateFixtures.hmacPath, toPath: keyFile.path)
-        let runtime = try GateFixtures.runtime(["--cat-key", "\(keyFile.path) edge-1"], clock: clock)
+        let (runtime, keyFile) = try CATGateFixtures.gateWithRewritableKey(in: directory, clock: clock)
         let origin = try #require(runtime.gate.cat)
         let text = CATGateFixtures.token(now: now, [CATGateFixtures.catu(.path, .prefix, "/hls/tnt/")])
         try await runtime.application().test(.router) { client in
