@@ -52,15 +52,16 @@ import Testing
     }
 
     @Test func gracefulShutdownTurnsReadinessRedFirst() async throws {
-        // A grace long enough that a loaded machine still reaches the last request inside it.
-        try await withServer(["--shutdown-grace", "3"]) { port, _, group in
+        // A grace long enough that a loaded machine still reaches the last request inside it:
+        // under the whole suite, the drain service has taken more than two seconds to wake.
+        try await withServer(["--shutdown-grace", "10"]) { port, _, group in
             let before = try await RawHTTP.fetch(port: port, "/readyz")
             #expect(before.status == 200)
             await group.triggerGracefulShutdown()
             // The drain service wakes on the group's signal as a task of its own: on a loaded
             // machine that can take longer than any fixed pause, so poll inside the grace.
             let clock = ContinuousClock()
-            let deadline = clock.now.advanced(by: .seconds(2))
+            let deadline = clock.now.advanced(by: .seconds(8))
             var draining = try await RawHTTP.fetch(port: port, "/readyz")
             while draining.status == 200, clock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
