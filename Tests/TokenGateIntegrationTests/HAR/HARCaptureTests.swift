@@ -112,7 +112,7 @@ struct HARCaptureTests {
     /// player opens (the exchange on the shipped site, for TNT-LIVE).
     func withManifestStack(_ body: @Sendable (ManifestRouteTests.Stack) async throws -> Void) async throws {
         try await ManifestRouteTests().withStack(profileLines: []) { stack in
-            try FFmpeg.makeMultivariantTS(in: stack.www.appendingPathComponent("live/tnt"), seconds: 4)
+            try await FFmpeg.makeMultivariantTS(in: stack.www.appendingPathComponent("live/tnt"), seconds: 4)
             try await body(stack)
         }
     }

@@ -23,7 +23,9 @@ import Testing
     .enabled(
         if: Nginx.available && FFmpeg.available,
         "nginx or ffmpeg is not installed (apt-get install nginx-light ffmpeg); TOKENINSPECT_INTEGRATION=require makes this a failure"
-    )
+    ),
+    // A stack that never comes up fails its test, never holds the run.
+    .timeLimit(.minutes(5))
 )
 struct ManifestRouteTests {
     struct Stack: Sendable {
@@ -92,7 +94,6 @@ struct ManifestRouteTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let edgePort = try RawHTTP.freePort()
         let originPort = try RawHTTP.freePort()
-        let gatePort = try RawHTTP.freePort()
         let sitePort = try RawHTTP.freePort()
         let edge = try ShippedQueryEdge(
             port: edgePort,
@@ -108,22 +109,34 @@ struct ManifestRouteTests {
             [
                 "--cdn-profile", edge.profile, "--session-secret", secret.path, "--session-lifetime", String(sessionLifetime),
                 "--public-url", "http://127.0.0.1:\(sitePort)",
+                // The gate runs in the test process, whose two cooperative threads
+                // every parallel suite shares: the default 2 s to the origin's
+                // whole answer can pass waiting for a thread. The deadline's own
+                // test is OriginHTTPClientTests; nginx's read timeout here is 15 s.
+                "--manifest-timeout", "10000",
             ] + gateArguments(directory)
         )
         let runtime = try GateRuntime(configuration: configuration, logger: LogCapture().logger, clock: TokenTimestamp.now)
-        let site = try ShippedNginxSite(gate: gatePort, origin: originPort, port: sitePort, gateReadTimeout: "15s")
-        let http = edge.http + ShippedEdge.origin(port: originPort) + site.http
-        let nginx = try await offloaded { try Nginx(http: http, port: edgePort, configFiles: site.snippets) }
-        defer { nginx.stop() }
-        // The gate's own service group on the port its --public-url names (a test
-        // application would take any free port).
-        let (running, started) = AsyncStream<Void>.makeStream()
-        let group = runtime.serviceGroup(port: gatePort) { _ in started.yield() }
+        // The gate first, on a port the kernel gives it (a port picked free and
+        // bound later can be taken meanwhile by another suite's connection);
+        // nginx, which proxies to it, once it serves.
+        let (ports, started) = AsyncStream<Int>.makeStream()
+        let group = runtime.serviceGroup(port: 0) { channel in started.yield(channel.localAddress?.port ?? 0) }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var iterator = running.makeAsyncIterator()
-            _ = await iterator.next()
+            tasks.addTask {
+                defer { started.finish() }
+                try await group.run()
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let gatePort = await iterator.next() else {
+                try await tasks.waitForAll()
+                throw RawHTTP.Failure(description: "the gate's service group ended before it served")
+            }
             do {
+                let site = try ShippedNginxSite(gate: gatePort, origin: originPort, port: sitePort, gateReadTimeout: "15s")
+                let http = edge.http + ShippedEdge.origin(port: originPort) + site.http
+                let nginx = try await offloaded { try Nginx(http: http, port: edgePort, configFiles: site.snippets) }
+                defer { nginx.stop() }
                 try await body(
                     Stack(sitePort: sitePort, gatePort: gatePort, edgePort: edgePort, nginx: nginx, profile: edge.profile, directory: directory)
                 )
@@ -147,7 +160,7 @@ struct ManifestRouteTests {
 
     @Test func aCookielessPlayerPlaysAMultivariantHLSStreamAndEverySegmentCarriesTheGatesToken() async throws {
         try await withStack { stack in
-            try FFmpeg.makeMultivariantTS(in: stack.www.appendingPathComponent("live/tnt"))
+            try await FFmpeg.makeMultivariantTS(in: stack.www.appendingPathComponent("live/tnt"))
             let location = try await stack.exchange("TNT-LIVE")
             #expect(location.hasPrefix("http://127.0.0.1:\(stack.sitePort)/v1/manifest/live/tnt/master.m3u8?tgs="), "\(location)")
 
@@ -208,8 +221,8 @@ struct ManifestRouteTests {
 
     @Test func fragmentedMP4WithItsInitSectionAndADASHStreamPlayThroughTheRoute() async throws {
         try await withStack(profileLines: ["resource = TNT-FMP4 http://127.0.0.1:EDGE/live/tnt-fmp4/index.m3u8"]) { stack in
-            try FFmpeg.makeFMP4(in: stack.www.appendingPathComponent("live/tnt-fmp4"))
-            try FFmpeg.makeDASH(in: stack.www.appendingPathComponent("live/tnt-dash"))
+            try await FFmpeg.makeFMP4(in: stack.www.appendingPathComponent("live/tnt-fmp4"))
+            try await FFmpeg.makeDASH(in: stack.www.appendingPathComponent("live/tnt-dash"))
             let edge = "http://127.0.0.1:\(stack.edgePort)"
 
             let fmp4 = try await stack.exchange("TNT-FMP4")
@@ -309,7 +322,7 @@ struct ManifestRouteTests {
             return ["--cdn-profile", profile.path]
         }
         try await withStack(gateArguments: gateArguments) { stack in
-            try FFmpeg.makeMultivariantTS(in: stack.www.appendingPathComponent("live/tnt"))
+            try await FFmpeg.makeMultivariantTS(in: stack.www.appendingPathComponent("live/tnt"))
             var request = GateFixtures.request(resource: "TNT-LIVE")
             request.issueTime = TokenTimestamp.now()
             let link =

@@ -32,10 +32,16 @@ enum FFmpeg {
         ]
     }
 
-    /// Runs ffmpeg to its end in `directory`; throws with its output on failure.
+    /// Runs ffmpeg to its end in `directory`, on a thread of its own: an
+    /// encode takes seconds under load, and a test process's cooperative
+    /// threads (two here) also run the gates other tests start in-process.
+    /// Throws with ffmpeg's output on failure.
     @discardableResult
-    static func run(_ arguments: [String], in directory: URL) throws -> Subprocess.Finished {
-        let finished = try Subprocess.run(try path(), ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"] + arguments, in: directory)
+    static func run(_ arguments: [String], in directory: URL) async throws -> Subprocess.Finished {
+        let binary = try path()
+        let finished = try await offloaded {
+            try Subprocess.run(binary, ["-hide_banner", "-nostdin", "-y", "-loglevel", "error"] + arguments, in: directory)
+        }
         guard finished.status == 0 else {
             throw RawHTTP.Failure(description: "ffmpeg \(arguments.joined(separator: " ")) exited \(finished.status): \(finished.text)")
         }
@@ -44,9 +50,9 @@ enum FFmpeg {
 
     /// A VOD multivariant HLS stream in MPEG-TS (two video variants that
     /// share an audio rendition, `#EXT-X-MEDIA`): `master.m3u8`, `stream_N/index.m3u8`, `stream_N/segK.ts`.
-    static func makeMultivariantTS(in directory: URL, seconds: Int = 6) throws {
+    static func makeMultivariantTS(in directory: URL, seconds: Int = 6) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try run(
+        try await run(
             source(seconds: seconds) + [
                 "-map", "0:v", "-map", "0:v", "-map", "1:a",
                 "-c:v", "mpeg2video", "-b:v:0", "200k", "-b:v:1", "100k", "-g", "20",
@@ -62,9 +68,9 @@ enum FFmpeg {
     }
 
     /// A VOD media playlist in fragmented MP4 (`#EXT-X-MAP` names the init section).
-    static func makeFMP4(in directory: URL, seconds: Int = 6) throws {
+    static func makeFMP4(in directory: URL, seconds: Int = 6) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try run(
+        try await run(
             source(seconds: seconds) + [
                 "-c:v", "mpeg4", "-g", "20", "-c:a", "aac",
                 "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
@@ -76,9 +82,9 @@ enum FFmpeg {
     }
 
     /// A static DASH MPD with `SegmentTemplate` and `$Number%05d$`.
-    static func makeDASH(in directory: URL, seconds: Int = 6) throws {
+    static func makeDASH(in directory: URL, seconds: Int = 6) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try run(
+        try await run(
             source(seconds: seconds) + [
                 "-map", "0:v", "-map", "1:a", "-c:v", "mpeg4", "-g", "20", "-c:a", "aac",
                 "-f", "dash", "-seg_duration", "2", "-use_template", "1", "-use_timeline", "0",
