@@ -134,7 +134,7 @@ public struct EdgeAuthToken: Sendable, Hashable {
 
     /// The fields before `hmac` as written, joined by `~`: written into one
     /// array (every exchange writes them twice, to sign and to hand out).
-    private func signedFieldBytes() -> [UInt8] {
+    func signedFieldBytes() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(160 + (acl?.reduce(0) { $0 + $1.text.utf8.count + 1 } ?? 0))
         func field(_ name: String, _ value: some Sequence<UInt8>) {
@@ -167,7 +167,12 @@ public struct EdgeAuthToken: Sendable, Hashable {
 
     /// The same, with the URL as bytes (a percent-decoded path need not be UTF-8).
     func signedBytes(urlBytes: [UInt8]?, salt: String?) -> [UInt8] {
-        var bytes = signedFieldBytes()
+        Self.signedBytes(fieldBytes: signedFieldBytes(), urlBytes: urlBytes, salt: salt)
+    }
+
+    /// The same from the written fields' bytes (``signedFieldBytes()``), which the maker also measures.
+    static func signedBytes(fieldBytes: [UInt8], urlBytes: [UInt8]?, salt: String?) -> [UInt8] {
+        var bytes = fieldBytes
         if let urlBytes { bytes += Array("~url=".utf8) + urlBytes }
         if let salt, !salt.isEmpty { bytes += Array("~salt=".utf8) + Array(salt.utf8) }
         return bytes

@@ -113,7 +113,7 @@ import Testing
             (.acl(["/a/*"]), "id", "'~'"),
             (.acl(["/a/*"]), "data", "'!'"),
             (.acl(["/a/*"]), "ip", "space"),
-            (.acl(["/a/*"]), "long", "would not read back"),
+            (.acl(["/a/*"]), "long", "longer than the 4096"),
         ] as [(EdgeAuthTokenMaker.Target, String, String)]
     )
     func makerRefuses(_ target: EdgeAuthTokenMaker.Target, _ option: String, _ named: String) {
