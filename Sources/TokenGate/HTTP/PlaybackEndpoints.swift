@@ -316,7 +316,7 @@ struct PlaybackEndpoints: Sendable {
         var reason: String
     }
 
-    /// A JSON object body of string members among `allowed`, at most `maximumBodyBytes`.
+    /// A JSON object body of string members among `allowed`, at most `maximumBodyBytes` (``StringMembersBody``).
     static func readJSON(_ head: HTTPRequest, body: RequestBody, allowed: [String]) -> Result<[String: String], BodyRefusal> {
         if let refusal = BodyMediaType.refusal(head.headerFields, accepting: BodyMediaType.json, absentIsAccepted: false) {
             return .failure(BodyRefusal(status: .unsupportedMediaType, reason: refusal))
@@ -331,32 +331,8 @@ struct PlaybackEndpoints: Sendable {
             }
             return .failure(BodyRefusal(status: .contentTooLarge, reason: "the body is over \(maximumBodyBytes) bytes"))
         }
-        let object: [JSONMember]
-        do {
-            guard case .object(let members) = try JSONValue.readObject(Array(bytes.readableBytesView)) else {
-                return .failure(BodyRefusal(status: .badRequest, reason: "the body is not a JSON object"))
-            }
-            object = members
-        } catch {
-            return .failure(BodyRefusal(status: .badRequest, reason: "the body is not a JSON object: \(error)"))
+        return StringMembersBody.read(Array(bytes.readableBytesView), allowed: allowed).mapError {
+            BodyRefusal(status: .badRequest, reason: $0.reason)
         }
-        var values: [String: String] = [:]
-        for member in object {
-            guard allowed.contains(member.name) else {
-                return .failure(
-                    BodyRefusal(
-                        status: .badRequest,
-                        reason: "the body's member \(HeaderValue.encode(member.name)) is not one of \(allowed.joined(separator: ", "))"
-                    )
-                )
-            }
-            guard case .string(let text) = member.value else {
-                return .failure(BodyRefusal(status: .badRequest, reason: "\(member.name) is not a string"))
-            }
-            guard values.updateValue(text, forKey: member.name) == nil else {
-                return .failure(BodyRefusal(status: .badRequest, reason: "the body names \(member.name) twice: it reads two ways"))
-            }
-        }
-        return .success(values)
     }
 }
