@@ -37,8 +37,12 @@ public enum CommonAccessTokenIssuer {
         key: CATKey,
         cti: [UInt8]
     ) throws(CDNRefusal) -> String {
-        let claims = try claims(for: parameters, issuer: issuer, audience: audience, renewal: renewal, cti: cti)
-        return CATTextEncoding.base64url(try message(claims: claims, key: key).cbor())
+        // Written straight from the entries, not read back as a CommonAccessToken
+        // first: every entry is made from a checked part (the times, the scope's
+        // path, an address CDNIPAddress read, a CATRenewal). The tests read back
+        // what this writes (CATIssueTests.whatIsIssuedReadsBackAsItsClaims).
+        let entries = try claimEntries(for: parameters, issuer: issuer, audience: audience, renewal: renewal, cti: cti)
+        return CATTextEncoding.base64url(try message(payload: CBORValue.map(entries).cbor(), key: key).cbor())
     }
 
     /// The COSE message before it is written as text.
@@ -50,13 +54,18 @@ public enum CommonAccessTokenIssuer {
     /// here is: for callers (tests of an origin) that need claims this
     /// issuer never writes.
     package static func message(claims: CommonAccessToken, key: CATKey) throws(CDNRefusal) -> COSEMessage {
+        try message(payload: claims.cbor(), key: key)
+    }
+
+    /// The COSE message of a payload already written as CBOR.
+    static func message(payload: [UInt8], key: CATKey) throws(CDNRefusal) -> COSEMessage {
         guard key.canIssue else { throw .format("\(key.label) is a public key; issuing a CAT needs the private key") }
         let unprotected: [CBORMapEntry] = key.id.map { [CBORMapEntry(COSEMessage.keyIDLabel, .bytes(Array($0.utf8)))] } ?? []
         let unsigned = COSEMessage(
             structure: key.algorithm.structure,
             protectedHeader: [CBORMapEntry(COSEMessage.algorithmLabel, .integer(key.algorithm.rawValue))],
             unprotectedHeader: unprotected,
-            payload: claims.cbor(),
+            payload: payload,
             authenticationTag: []
         )
         return unsigned.with(authenticationTag: try CATAuthentication.authenticate(unsigned, with: key))
@@ -90,6 +99,17 @@ public enum CommonAccessTokenIssuer {
         renewal: CATRenewal? = nil,
         cti: [UInt8]
     ) throws(CDNRefusal) -> CommonAccessToken {
+        try CommonAccessToken(claims: try claimEntries(for: parameters, issuer: issuer, audience: audience, renewal: renewal, cti: cti))
+    }
+
+    /// The same claims as map entries, in the order written.
+    static func claimEntries(
+        for parameters: CDNIssueParameters,
+        issuer: String,
+        audience: String?,
+        renewal: CATRenewal?,
+        cti: [UInt8]
+    ) throws(CDNRefusal) -> [CBORMapEntry] {
         let (expires, late) = parameters.now.addingReportingOverflow(parameters.lifetime)
         let (notBefore, early) = parameters.now.subtractingReportingOverflow(parameters.leeway)
         guard !late, !early, parameters.lifetime > 0, parameters.leeway >= 0 else {
@@ -121,7 +141,13 @@ public enum CommonAccessTokenIssuer {
             }
             claims.append(CBORMapEntry(.integer(CATClaim.catnip.rawValue), CATNetworkRestriction.claimValue(binding: address)))
         }
-        if let renewal { claims.append(CBORMapEntry(.integer(CATClaim.catr.rawValue), renewal.claimValue)) }
-        return try CommonAccessToken(claims: claims)
+        if let renewal {
+            // A renewal is built by any caller of the library, its names and
+            // seconds unchecked: it must read as the reader reads `catr`.
+            let value = renewal.claimValue
+            _ = try CATRenewal(claim: value)
+            claims.append(CBORMapEntry(.integer(CATClaim.catr.rawValue), value))
+        }
+        return claims
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TokenTestSupport
 
 @testable import CDNTokens
 
@@ -148,5 +149,61 @@ struct CATIssueTests {
                 _ = try token.verify(keys: [publicKey], facts: CDNRequestFacts(now: 1_768_478_400))
             } == .invalidSignature
         )
+    }
+
+    /// The issuer writes its claims without reading them back: every token it
+    /// makes, from drawn parameters and options, must read as the claims
+    /// `claims(for:)` gives, and verify with its key at the URL it covers. A
+    /// renewal the reader would refuse is refused when issuing.
+    @Test func whatIsIssuedReadsBackAsItsClaims() throws {
+        var draws = SeededGenerator(seed: 8392)
+        let keys = [try CATFixtures.hmacKey(), try CATFixtures.es256Key(), try CATFixtures.hmacKey(id: nil)]
+        let paths = [
+            "/hls/tnt/master.m3u8", "/a", "/", "/live/%E2%82%AC/x.mpd", "/v1/a:b@c/d;e=f/i.m3u8", "/x/" + String(repeating: "y", count: 300),
+        ]
+        let addresses: [String?] = [nil, "203.0.113.9", "2001:db8::1", "::ffff:192.0.2.1"]
+        let renewals: [CATRenewal?] = [
+            nil, CATRenewal(type: .automatic, expAdd: 600),
+            CATRenewal(type: .cookie, expAdd: 900, deadline: 60, cookieName: "cta-common-access-token"),
+            CATRenewal(type: .header, expAdd: 300, deadline: 0, headerName: "CTA-Common-Access-Token"),
+        ]
+        var issued = 0
+        for _ in 0..<300 {
+            let path = paths.randomElement(using: &draws)!
+            let parameters = CDNIssueParameters(
+                url: CATFixtures.url("https://cdn.example.com" + path),
+                scope: Bool.random(using: &draws) ? .folder : .url,
+                now: Int64.random(in: 1_000_000...4_000_000_000, using: &draws),
+                lifetime: Int64.random(in: 1...86_400, using: &draws),
+                leeway: Int64.random(in: 0...300, using: &draws),
+                clientIP: addresses.randomElement(using: &draws)!
+            )
+            let audience: String? = Bool.random(using: &draws) ? "edge.example" : nil
+            let renewal = renewals.randomElement(using: &draws)!
+            let key = keys.randomElement(using: &draws)!
+            let cti = (0..<Int.random(in: 1...16, using: &draws)).map { _ in UInt8.random(in: 0...255, using: &draws) }
+            let text = try CommonAccessTokenIssuer.issue(parameters, issuer: "tnt", audience: audience, renewal: renewal, key: key, cti: cti)
+            let read = try UnverifiedCommonAccessToken(text: text)
+            #expect(
+                read.token == (try CommonAccessTokenIssuer.claims(for: parameters, issuer: "tnt", audience: audience, renewal: renewal, cti: cti))
+            )
+            let facts = CDNRequestFacts(url: parameters.url, now: parameters.now, clientIP: parameters.clientIP)
+            _ = try read.verify(keys: [key], facts: facts, expectedIssuer: "tnt", expectedAudience: audience)
+            issued += 1
+        }
+        #expect(issued == 300)
+        // What the reader of `catr` refuses is refused before anything is written.
+        let hmac = try CATFixtures.hmacKey()
+        for bad in [
+            CATRenewal(type: .header, expAdd: 600, headerName: "a b"), CATRenewal(type: .cookie, expAdd: 600, cookieName: "x;y"),
+            CATRenewal(type: .automatic, expAdd: -1),
+        ] {
+            #expect(
+                CATFixtures.status { () throws(CDNRefusal) in
+                    _ = try CommonAccessTokenIssuer.issue(Self.parameters, issuer: "tnt", renewal: bad, key: hmac, cti: [1])
+                } == .invalidTokenFormat,
+                "\(bad)"
+            )
+        }
     }
 }
