@@ -64,11 +64,11 @@ extension ByteRules {
     /// U+FEFF as UTF-8: EF BB BF. A mark at the start of the input is skipped
     /// (docs/DESIGN.md#what-people-paste); before a PEM block, too.
     static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-    static var byteOrderMarkCount: Int { 3 }
+    package static var byteOrderMarkCount: Int { 3 }
 
     /// Whether `bytes` begin with the UTF-8 byte order mark.
     @inline(__always)
-    static func startsWithByteOrderMark(_ bytes: Span<UInt8>) -> Bool {
+    package static func startsWithByteOrderMark(_ bytes: Span<UInt8>) -> Bool {
         bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
     }
 

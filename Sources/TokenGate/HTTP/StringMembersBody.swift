@@ -27,8 +27,9 @@ struct StringMembersBody: JSONEventHandler {
         let limits = JSONDocumentLimits()
         var reader = StringMembersBody(allowed: allowed, maxStringBytes: limits.maxStringBytes)
         var scanner = JSONScanner(maxDepth: 2, maxStringBytes: limits.maxStringBytes)
-        let hasMark = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
-        scanner.scan(bytes.span.extracting(droppingFirst: hasMark ? 3 : 0), with: &reader)
+        let span = bytes.span
+        let mark = ByteRules.startsWithByteOrderMark(span) ? ByteRules.byteOrderMarkCount : 0
+        scanner.scan(span.extracting(droppingFirst: mark), with: &reader)
         let error = scanner.finish(with: &reader)
         if let refusal = reader.refusal { return .failure(Refusal(reason: refusal)) }
         if let error { return .failure(Refusal(reason: "the body is not a JSON object: \(error)")) }
