@@ -92,7 +92,7 @@ enum ECDSASignatureEncoding {
             guard index < der.count, der[index] == 0x02 else { return nil }
             index += 1
             guard let count = length(), count > 0, index + count <= der.count else { return nil }
-            var magnitude = der[index..<index + count].drop { $0 == 0 }
+            let magnitude = der[index..<index + count].drop { $0 == 0 }
             index += count
             guard magnitude.count <= width else { return nil }
             output += [UInt8](repeating: 0, count: width - magnitude.count) + magnitude

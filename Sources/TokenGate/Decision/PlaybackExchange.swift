@@ -153,7 +153,7 @@ struct PlaybackExchange: Sendable {
             decision.reason = "a \(tokenKind) token is not exchanged: the exchange takes a short media token, which it spends once"
             return Outcome(decision: decision, profile: profile.name, kind: profile.kind.rawValue, grant: nil)
         }
-        guard decision.status == .verdict(.validToken), let allowance = decision.allowance else {
+        guard decision.status == .verdict(.validToken), decision.allowance != nil else {
             return Outcome(decision: decision, profile: profile.name, kind: profile.kind.rawValue, grant: nil)
         }
         var session: OpenedSession? = nil
