@@ -37,12 +37,30 @@ public enum CommonAccessTokenIssuer {
         key: CATKey,
         cti: [UInt8]
     ) throws(CDNRefusal) -> String {
-        // Written straight from the entries, not read back as a CommonAccessToken
-        // first: every entry is made from a checked part (the times, the scope's
-        // path, an address CDNIPAddress read, a CATRenewal). The tests read back
-        // what this writes (CATIssueTests.whatIsIssuedReadsBackAsItsClaims).
-        let entries = try claimEntries(for: parameters, issuer: issuer, audience: audience, renewal: renewal, cti: cti)
-        return CATTextEncoding.base64url(try message(payload: CBORValue.map(entries).cbor(), key: key).cbor())
+        // Written straight to bytes, no CBOR tree and no COSEMessage made:
+        // every item comes from a checked part (the times, the scope's path,
+        // an address CDNIPAddress read, a CATRenewal read as the reader reads
+        // `catr`). The tests read back what this writes and hold it to the
+        // parameters (CATIssueTests.whatIsIssuedReadsBackAsItsClaims) and to
+        // other tools' bytes (CATKnownAnswerTests, CATPeerTests).
+        let payload = try payload(for: parameters, issuer: issuer, audience: audience, renewal: renewal, cti: cti)
+        guard key.canIssue else { throw .format("\(key.label) is a public key; issuing a CAT needs the private key") }
+        let structure = key.algorithm.structure
+        let protectedHeaderBytes = COSEMessage.protectedHeaderBytes(algorithm: key.algorithm)
+        let signed = COSEMessage.toBeAuthenticated(structure: structure, protectedHeaderBytes: protectedHeaderBytes, payload: payload)
+        let message = COSEMessage.cbor(
+            structure: structure,
+            protectedHeaderBytes: protectedHeaderBytes,
+            unprotectedHeader: unprotectedHeader(key),
+            payload: payload,
+            authenticationTag: try CATAuthentication.authenticate(signed, with: key)
+        )
+        return CATTextEncoding.base64url(message)
+    }
+
+    /// `kid` (the UTF-8 of the key's id) when the key has one.
+    private static func unprotectedHeader(_ key: CATKey) -> [CBORMapEntry] {
+        key.id.map { [CBORMapEntry(COSEMessage.keyIDLabel, .bytes(Array($0.utf8)))] } ?? []
     }
 
     /// The COSE message before it is written as text.
@@ -60,11 +78,10 @@ public enum CommonAccessTokenIssuer {
     /// The COSE message of a payload already written as CBOR.
     static func message(payload: [UInt8], key: CATKey) throws(CDNRefusal) -> COSEMessage {
         guard key.canIssue else { throw .format("\(key.label) is a public key; issuing a CAT needs the private key") }
-        let unprotected: [CBORMapEntry] = key.id.map { [CBORMapEntry(COSEMessage.keyIDLabel, .bytes(Array($0.utf8)))] } ?? []
         let unsigned = COSEMessage(
             structure: key.algorithm.structure,
             protectedHeader: [CBORMapEntry(COSEMessage.algorithmLabel, .integer(key.algorithm.rawValue))],
-            unprotectedHeader: unprotected,
+            unprotectedHeader: unprotectedHeader(key),
             payload: payload,
             authenticationTag: []
         )
@@ -91,7 +108,8 @@ public enum CommonAccessTokenIssuer {
         return CATTextEncoding.base64url(try message(claims: try CommonAccessToken(claims: claims), key: key).cbor())
     }
 
-    /// The claims, in the order written.
+    /// The claims, in the order written: the payload ``issue(_:issuer:audience:renewal:key:)``
+    /// writes, read back.
     public static func claims(
         for parameters: CDNIssueParameters,
         issuer: String,
@@ -99,55 +117,75 @@ public enum CommonAccessTokenIssuer {
         renewal: CATRenewal? = nil,
         cti: [UInt8]
     ) throws(CDNRefusal) -> CommonAccessToken {
-        try CommonAccessToken(claims: try claimEntries(for: parameters, issuer: issuer, audience: audience, renewal: renewal, cti: cti))
+        try CommonAccessToken(cbor: try payload(for: parameters, issuer: issuer, audience: audience, renewal: renewal, cti: cti))
     }
 
-    /// The same claims as map entries, in the order written.
-    static func claimEntries(
+    /// The claims map as CBOR, written item by item.
+    static func payload(
         for parameters: CDNIssueParameters,
         issuer: String,
         audience: String?,
         renewal: CATRenewal?,
         cti: [UInt8]
-    ) throws(CDNRefusal) -> [CBORMapEntry] {
+    ) throws(CDNRefusal) -> [UInt8] {
         let (expires, late) = parameters.now.addingReportingOverflow(parameters.lifetime)
         let (notBefore, early) = parameters.now.subtractingReportingOverflow(parameters.leeway)
         guard !late, !early, parameters.lifetime > 0, parameters.leeway >= 0 else {
             throw .format("a CAT lifetime of \(parameters.lifetime) s and leeway of \(parameters.leeway) s from \(parameters.now)")
         }
-        let coveredPath = parameters.scope.coveredPath(of: parameters.url)
-        let match: CATMatchType = parameters.scope == .folder ? .prefix : .exact
-        var claims: [CBORMapEntry] = [
-            CBORMapEntry(.integer(CATClaim.iss.rawValue), .text(issuer))
-        ]
-        // The edges that judge aud must be named, or RFC 8392 §3.1.3 has them refuse the token.
-        if let audience { claims.append(CBORMapEntry(.integer(CATClaim.aud.rawValue), .text(audience))) }
-        claims += [
-            CBORMapEntry(.integer(CATClaim.iat.rawValue), .integer(parameters.now)),
-            CBORMapEntry(.integer(CATClaim.nbf.rawValue), .integer(notBefore)),
-            CBORMapEntry(.integer(CATClaim.exp.rawValue), .integer(expires)),
-            CBORMapEntry(.integer(CATClaim.cti.rawValue), .bytes(cti)),
-            CBORMapEntry(.integer(CATClaim.catv.rawValue), .integer(1)),
-            CBORMapEntry(
-                .integer(CATClaim.catu.rawValue),
-                .map([
-                    CBORMapEntry(.integer(CATURIComponent.path.rawValue), .map([CBORMapEntry(.integer(match.rawValue), .text(coveredPath))]))
-                ])
-            ),
-        ]
+        var address: CDNIPAddress? = nil
         if let clientIP = parameters.clientIP {
-            guard let address = CDNIPAddress(clientIP) else {
+            guard let read = CDNIPAddress(clientIP) else {
                 throw .format("the client IP \(CBORValue.text(clientIP).diagnostic()) is not an IP address")
             }
-            claims.append(CBORMapEntry(.integer(CATClaim.catnip.rawValue), CATNetworkRestriction.claimValue(binding: address)))
+            address = read
         }
-        if let renewal {
+        let renewalValue = renewal?.claimValue
+        if let renewalValue {
             // A renewal is built by any caller of the library, its names and
             // seconds unchecked: it must read as the reader reads `catr`.
-            let value = renewal.claimValue
-            _ = try CATRenewal(claim: value)
-            claims.append(CBORMapEntry(.integer(CATClaim.catr.rawValue), value))
+            _ = try CATRenewal(claim: renewalValue)
         }
-        return claims
+        let coveredPath = parameters.scope.coveredPath(of: parameters.url)
+        let match: CATMatchType = parameters.scope == .folder ? .prefix : .exact
+
+        var output: [UInt8] = []
+        output.reserveCapacity(96 + issuer.utf8.count + (audience?.utf8.count ?? 0) + cti.count + coveredPath.utf8.count)
+        let claimCount = 7 + (audience == nil ? 0 : 1) + (address == nil ? 0 : 1) + (renewalValue == nil ? 0 : 1)
+        CBORValue.writeMapHead(count: claimCount, into: &output)
+        func claim(_ claim: CATClaim) { CBORValue.writeInteger(claim.rawValue, into: &output) }
+        claim(.iss)
+        CBORValue.writeText(issuer, into: &output)
+        // The edges that judge aud must be named, or RFC 8392 §3.1.3 has them refuse the token.
+        if let audience {
+            claim(.aud)
+            CBORValue.writeText(audience, into: &output)
+        }
+        claim(.iat)
+        CBORValue.writeInteger(parameters.now, into: &output)
+        claim(.nbf)
+        CBORValue.writeInteger(notBefore, into: &output)
+        claim(.exp)
+        CBORValue.writeInteger(expires, into: &output)
+        claim(.cti)
+        CBORValue.writeBytes(cti, into: &output)
+        claim(.catv)
+        CBORValue.writeInteger(1, into: &output)
+        // catu: {path: {match: path}}
+        claim(.catu)
+        CBORValue.writeMapHead(count: 1, into: &output)
+        CBORValue.writeInteger(CATURIComponent.path.rawValue, into: &output)
+        CBORValue.writeMapHead(count: 1, into: &output)
+        CBORValue.writeInteger(match.rawValue, into: &output)
+        CBORValue.writeText(coveredPath, into: &output)
+        if let address {
+            claim(.catnip)
+            CATNetworkRestriction.claimValue(binding: address).write(into: &output)
+        }
+        if let renewalValue {
+            claim(.catr)
+            renewalValue.write(into: &output)
+        }
+        return output
     }
 }

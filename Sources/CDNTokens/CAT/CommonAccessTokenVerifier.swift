@@ -123,7 +123,11 @@ enum CATAuthentication {
 
     /// The MAC or signature `key` makes over `message`'s to-be-authenticated bytes.
     static func authenticate(_ message: COSEMessage, with key: CATKey) throws(CDNRefusal) -> [UInt8] {
-        let signed = message.toBeAuthenticated
+        try authenticate(message.toBeAuthenticated, with: key)
+    }
+
+    /// The MAC or signature `key` makes over `signed`, a message's to-be-authenticated bytes.
+    static func authenticate(_ signed: [UInt8], with key: CATKey) throws(CDNRefusal) -> [UInt8] {
         switch key.material {
         case .hmac(let secret):
             guard let mac = ForeignDigest.sha256.hmac(key: secret, message: signed) else { throw .format("HMAC-SHA-256 failed (OpenSSL)") }

@@ -151,10 +151,11 @@ struct CATIssueTests {
         )
     }
 
-    /// The issuer writes its claims without reading them back: every token it
-    /// makes, from drawn parameters and options, must read as the claims
-    /// `claims(for:)` gives, and verify with its key at the URL it covers. A
-    /// renewal the reader would refuse is refused when issuing.
+    /// The issuer writes its claims byte by byte, without reading them back:
+    /// every token it makes, from drawn parameters and options, must read as
+    /// the claims those parameters call for, in the documented order, and
+    /// verify with its key at the URL it covers. A renewal the reader would
+    /// refuse is refused when issuing.
     @Test func whatIsIssuedReadsBackAsItsClaims() throws {
         var draws = SeededGenerator(seed: 8392)
         let keys = [try CATFixtures.hmacKey(), try CATFixtures.es256Key(), try CATFixtures.hmacKey(id: nil)]
@@ -184,9 +185,27 @@ struct CATIssueTests {
             let cti = (0..<Int.random(in: 1...16, using: &draws)).map { _ in UInt8.random(in: 0...255, using: &draws) }
             let text = try CommonAccessTokenIssuer.issue(parameters, issuer: "tnt", audience: audience, renewal: renewal, key: key, cti: cti)
             let read = try UnverifiedCommonAccessToken(text: text)
-            #expect(
-                read.token == (try CommonAccessTokenIssuer.claims(for: parameters, issuer: "tnt", audience: audience, renewal: renewal, cti: cti))
-            )
+            var expected: [(CATClaim, CBORValue)] = [(.iss, .text("tnt"))]
+            if let audience { expected.append((.aud, .text(audience))) }
+            let match: CATMatchType = parameters.scope == .folder ? .prefix : .exact
+            let catu = CBORValue.map([
+                CBORMapEntry(
+                    .integer(CATURIComponent.path.rawValue),
+                    .map([CBORMapEntry(.integer(match.rawValue), .text(parameters.scope.coveredPath(of: parameters.url)))])
+                )
+            ])
+            expected += [
+                (.iat, .integer(parameters.now)), (.nbf, .integer(parameters.now - parameters.leeway)),
+                (.exp, .integer(parameters.now + parameters.lifetime)), (.cti, .bytes(cti)), (.catv, .integer(1)), (.catu, catu),
+            ]
+            if let clientIP = parameters.clientIP {
+                expected.append((.catnip, CATNetworkRestriction.claimValue(binding: try #require(CDNIPAddress(clientIP)))))
+            }
+            if let renewal { expected.append((.catr, renewal.claimValue)) }
+            #expect(read.token.claims == expected.map { CBORMapEntry(.integer($0.0.rawValue), $0.1) })
+            // Preferred serialization, as the tree writer writes the same claims.
+            #expect(read.message.payload == read.token.cbor())
+            #expect(read.message.cbor() == (try CATTextEncoding.decode(text).bytes))
             let facts = CDNRequestFacts(url: parameters.url, now: parameters.now, clientIP: parameters.clientIP)
             _ = try read.verify(keys: [key], facts: facts, expectedIssuer: "tnt", expectedAudience: audience)
             issued += 1

@@ -10,20 +10,11 @@ extension CBORValue {
 
     func write(into output: inout [UInt8]) {
         switch self {
-        case .integer(let value):
-            if value >= 0 {
-                Self.writeHead(major: 0, argument: UInt64(value), into: &output)
-            } else {
-                Self.writeHead(major: 1, argument: UInt64(-1 - value), into: &output)
-            }
+        case .integer(let value): Self.writeInteger(value, into: &output)
         case .largeUnsigned(let value):
             Self.writeHead(major: 0, argument: value, into: &output)
-        case .bytes(let bytes):
-            Self.writeHead(major: 2, argument: UInt64(bytes.count), into: &output)
-            output.append(contentsOf: bytes)
-        case .text(let text):
-            Self.writeHead(major: 3, argument: UInt64(text.utf8.count), into: &output)
-            output.append(contentsOf: text.utf8)
+        case .bytes(let bytes): Self.writeBytes(bytes, into: &output)
+        case .text(let text): Self.writeText(text, into: &output)
         case .array(let items):
             Self.writeHead(major: 4, argument: UInt64(items.count), into: &output)
             for item in items { item.write(into: &output) }
@@ -47,6 +38,30 @@ extension CBORValue {
             for shift in stride(from: (width - 1) * 8, through: 0, by: -8) { output.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
         }
     }
+
+    // The items a writer that builds no tree (the CAT issuer) writes one by one.
+
+    static func writeInteger(_ value: Int64, into output: inout [UInt8]) {
+        if value >= 0 {
+            writeHead(major: 0, argument: UInt64(value), into: &output)
+        } else {
+            writeHead(major: 1, argument: UInt64(-1 - value), into: &output)
+        }
+    }
+
+    static func writeBytes(_ bytes: [UInt8], into output: inout [UInt8]) {
+        writeHead(major: 2, argument: UInt64(bytes.count), into: &output)
+        output.append(contentsOf: bytes)
+    }
+
+    static func writeText(_ text: String, into output: inout [UInt8]) {
+        writeHead(major: 3, argument: UInt64(text.utf8.count), into: &output)
+        output.append(contentsOf: text.utf8)
+    }
+
+    /// The head of an array of `count` items, or of a map of `count` pairs.
+    static func writeArrayHead(count: Int, into output: inout [UInt8]) { writeHead(major: 4, argument: UInt64(count), into: &output) }
+    static func writeMapHead(count: Int, into output: inout [UInt8]) { writeHead(major: 5, argument: UInt64(count), into: &output) }
 
     /// An initial byte and its argument in the shortest form (RFC 8949 §3, §4.2.1).
     static func writeHead(major: UInt8, argument: UInt64, into output: inout [UInt8]) {

@@ -148,19 +148,63 @@ public struct COSEMessage: Sendable, Hashable {
     /// The message as CBOR, tagged as it was read (or made): the protected
     /// header's bytes are written as received, never re-encoded.
     public func cbor() -> [UInt8] {
-        var value: CBORValue = .array([
-            .bytes(protectedHeaderBytes), .map(unprotectedHeader), .bytes(payload), .bytes(authenticationTag),
-        ])
-        if hasCOSETag { value = .tagged(structure.tag, value) }
-        if hasCWTTag { value = .tagged(61, value) }
-        return value.cbor()
+        Self.cbor(
+            structure: hasCOSETag ? structure : nil,
+            protectedHeaderBytes: protectedHeaderBytes,
+            unprotectedHeader: unprotectedHeader,
+            payload: payload,
+            authenticationTag: authenticationTag,
+            hasCWTTag: hasCWTTag
+        )
+    }
+
+    /// A message written from its parts, tagged with `structure`'s tag unless
+    /// it is nil: what the issuer writes without making a `COSEMessage`.
+    static func cbor(
+        structure: Structure?,
+        protectedHeaderBytes: [UInt8],
+        unprotectedHeader: [CBORMapEntry],
+        payload: [UInt8],
+        authenticationTag: [UInt8],
+        hasCWTTag: Bool = false
+    ) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(payload.count + authenticationTag.count + protectedHeaderBytes.count + 32)
+        if hasCWTTag { CBORValue.writeHead(major: 6, argument: 61, into: &output) }
+        if let structure { CBORValue.writeHead(major: 6, argument: structure.tag, into: &output) }
+        CBORValue.writeArrayHead(count: 4, into: &output)
+        CBORValue.writeBytes(protectedHeaderBytes, into: &output)
+        CBORValue.map(unprotectedHeader).write(into: &output)
+        CBORValue.writeBytes(payload, into: &output)
+        CBORValue.writeBytes(authenticationTag, into: &output)
+        return output
     }
 
     /// The bytes the MAC or signature covers: `["MAC0", protected, h'', payload]`
     /// (RFC 9052 §6.3) or `["Signature1", protected, h'', payload]` (§4.4),
     /// with the protected header as received and no external data.
     public var toBeAuthenticated: [UInt8] {
-        CBORValue.array([.text(structure.context), .bytes(protectedHeaderBytes), .bytes([]), .bytes(payload)]).cbor()
+        Self.toBeAuthenticated(structure: structure, protectedHeaderBytes: protectedHeaderBytes, payload: payload)
+    }
+
+    static func toBeAuthenticated(structure: Structure, protectedHeaderBytes: [UInt8], payload: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(payload.count + protectedHeaderBytes.count + 24)
+        CBORValue.writeArrayHead(count: 4, into: &output)
+        CBORValue.writeText(structure.context, into: &output)
+        CBORValue.writeBytes(protectedHeaderBytes, into: &output)
+        CBORValue.writeBytes([], into: &output)
+        CBORValue.writeBytes(payload, into: &output)
+        return output
+    }
+
+    /// The protected header an issuer writes: `{1: alg}`.
+    static func protectedHeaderBytes(algorithm: COSEAlgorithm) -> [UInt8] {
+        var output: [UInt8] = []
+        CBORValue.writeMapHead(count: 1, into: &output)
+        CBORValue.writeInteger(1, into: &output)  // algorithmLabel
+        CBORValue.writeInteger(algorithm.rawValue, into: &output)
+        return output
     }
 
     /// `alg` from the protected header, as written.
