@@ -48,25 +48,45 @@ package enum Base64 {
         input.firstIndex { table[Int($0)] == 0xFF && !$0.isASCIIWhitespace }
     }
 
-    /// Standard Base64 with padding (for `mint` and test fixtures).
+    /// Base64 in either alphabet, padded or not: the one encoder (tokens
+    /// minted, CloudFront's fields, secure_link's MD5, and Base64url's
+    /// canonical text, which is `.url` unpadded).
     package static func encode(_ bytes: some Collection<UInt8>, alphabet: Alphabet = .standard, padded: Bool = true) -> String {
-        let symbols = Array(
-            (alphabet == .standard
-                ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-                : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_").utf8
-        )
+        let bytes = Array(bytes)
+        return encode(bytes.span, alphabet: alphabet, padded: padded)
+    }
+
+    /// The same over a span of the bytes.
+    package static func encode(_ bytes: Span<UInt8>, alphabet: Alphabet, padded: Bool) -> String {
         var output = [UInt8]()
         output.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var iterator = bytes.makeIterator()
-        while let first = iterator.next() {
-            let second = iterator.next()
-            let third = iterator.next()
-            let chunk = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
-            output.append(symbols[Int(chunk >> 18 & 63)])
-            output.append(symbols[Int(chunk >> 12 & 63)])
-            if second != nil { output.append(symbols[Int(chunk >> 6 & 63)]) } else if padded { output.append(UInt8(ascii: "=")) }
-            if third != nil { output.append(symbols[Int(chunk & 63)]) } else if padded { output.append(UInt8(ascii: "=")) }
-        }
+        append(bytes, alphabet: alphabet, padded: padded, to: &output)
         return String(decoding: output, as: UTF8.self)
     }
+
+    /// The text appended to `output` (a Redis key after its prefix), three
+    /// bytes to four characters.
+    package static func append(_ bytes: Span<UInt8>, alphabet: Alphabet, padded: Bool, to output: inout [UInt8]) {
+        let symbols = alphabet == .standard ? standardSymbols : urlSymbols
+        var index = 0
+        while index + 3 <= bytes.count {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            output.append(symbols[Int(chunk >> 18 & 63)])
+            output.append(symbols[Int(chunk >> 12 & 63)])
+            output.append(symbols[Int(chunk >> 6 & 63)])
+            output.append(symbols[Int(chunk & 63)])
+            index += 3
+        }
+        let left = bytes.count - index
+        if left > 0 {
+            let chunk = UInt32(bytes[index]) << 16 | (left == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+            output.append(symbols[Int(chunk >> 18 & 63)])
+            output.append(symbols[Int(chunk >> 12 & 63)])
+            if left == 2 { output.append(symbols[Int(chunk >> 6 & 63)]) }
+            if padded { output += left == 2 ? [UInt8(ascii: "=")] : [UInt8(ascii: "="), UInt8(ascii: "=")] }
+        }
+    }
+
+    private static let standardSymbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let urlSymbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 }

@@ -30,20 +30,7 @@ package enum Base64URL {
 
     /// The same over a span of the bytes.
     package static func encode(_ bytes: Span<UInt8>) -> String {
-        var output: [UInt8] = []
-        output.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for index in bytes.indices {
-            buffer = buffer << 8 | UInt32(bytes[index])
-            bits += 8
-            while bits >= 6 {
-                bits -= 6
-                output.append(alphabet[Int((buffer >> UInt32(bits)) & 0x3F)])
-            }
-        }
-        if bits > 0 { output.append(alphabet[Int((buffer << UInt32(6 - bits)) & 0x3F)]) }
-        return String(decoding: output, as: UTF8.self)
+        Base64.encode(bytes, alphabet: .url, padded: false)
     }
 
     /// nil for anything but canonical unpadded Base64url.
