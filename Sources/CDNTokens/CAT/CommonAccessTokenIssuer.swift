@@ -18,14 +18,11 @@ public enum CommonAccessTokenIssuer {
         renewal: CATRenewal? = nil,
         key: CATKey
     ) throws(CDNRefusal) -> String {
-        try issue(parameters, issuer: issuer, audience: audience, renewal: renewal, key: key, cti: try randomCTI())
+        try issue(parameters, issuer: issuer, audience: audience, renewal: renewal, key: key, cti: randomCTI())
     }
 
     /// A fresh `cti`: 16 random bytes.
-    public static func randomCTI() throws(CDNRefusal) -> [UInt8] {
-        guard let cti = ConstantTime.randomBytes(16) else { throw .format("no random bytes for the CAT's cti (OpenSSL)") }
-        return cti
-    }
+    public static func randomCTI() -> [UInt8] { SystemRandom.bytes(16) }
 
     /// The token's text with a chosen `cti` (known-answer tests: with an HMAC
     /// key the bytes are then fully determined).

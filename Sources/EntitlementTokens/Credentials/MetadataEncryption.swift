@@ -37,9 +37,8 @@ public struct MetadataEncryptor: Sendable {
             JSONMember(name: "enc", value: .string(enc.rawValue)),
         ])
         let protected = Base64URL.encode(header.encoded)
-        guard let contentKey = SymmetricCrypto.randomBytes(enc.keyByteCount), let iv = SymmetricCrypto.randomBytes(enc.ivByteCount) else {
-            throw KeyError(.signingFailed, keyDescription, "no random bytes for a content key")
-        }
+        let contentKey = SystemRandom.bytes(enc.keyByteCount)
+        let iv = SystemRandom.bytes(enc.ivByteCount)
         let encryptedKey: [UInt8]
         switch RSAOperations.encrypt(contentKey, key: key, padding: alg.padding) {
         case .success(let bytes): encryptedKey = bytes

@@ -65,12 +65,10 @@ public enum TokenMinter {
 
     /// A fresh GUID in the UUID version 4 shape issuers use
     /// (`2d6c1e3a-1f8b-4c6e-9a6f-0c5d3b1e9f21`): 122 bits from the system's
-    /// CSPRNG (`getrandom(2)` on Linux, through the standard library's
-    /// `SystemRandomNumberGenerator`: no unsafe code here), so no one can
-    /// predict the next token's GUID from the last.
+    /// CSPRNG (`getrandom(2)` on Linux), so no one can predict the next
+    /// token's GUID from the last.
     public static func randomGUID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes = SystemRandom.bytes(16)
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4: random
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // the RFC 9562 variant
         let hex = ByteRules.lowercaseHex(bytes)

@@ -171,7 +171,7 @@ struct CATOrigin: Sendable {
                 of: verified.token,
                 now: seconds,
                 key: key,
-                cti: try CommonAccessTokenIssuer.randomCTI()
+                cti: CommonAccessTokenIssuer.randomCTI()
             )
         } catch {
             answer.reason += "; not renewed (catr): \(error.reason)"

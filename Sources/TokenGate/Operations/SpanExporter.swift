@@ -1,3 +1,4 @@
+import EntitlementTokens
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -37,7 +38,8 @@ final class SpanExporter: Service, Sendable {
         self.endpoint = endpoint
         self.sampler = sampler
         poster = OTLPHTTPPoster(endpoint: endpoint)
-        resource = OTLPTraceRequest.Service(instance: Self.instanceID())
+        // `service.instance.id`: a random UUID (version 4), new for each process.
+        resource = OTLPTraceRequest.Service(instance: TokenMinter.randomGUID())
         self.metrics = metrics
         self.logger = logger
         (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -112,13 +114,4 @@ final class SpanExporter: Service, Sendable {
         }
     }
 
-    /// A random UUID (version 4) for `service.instance.id`, new for each process.
-    private static func instanceID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
-        return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }.joined(separator: "-")
-    }
 }

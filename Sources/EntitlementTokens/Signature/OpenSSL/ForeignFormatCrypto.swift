@@ -74,11 +74,6 @@ package enum ConstantTime {
         if a.isEmpty { return true }
         return CRYPTO_memcmp(a, b, a.count) == 0
     }
-
-    /// `count` bytes from OpenSSL's CSPRNG, or nil if it fails.
-    package static func randomBytes(_ count: Int) -> [UInt8]? {
-        SymmetricCrypto.randomBytes(count)
-    }
 }
 
 extension SigningKey {

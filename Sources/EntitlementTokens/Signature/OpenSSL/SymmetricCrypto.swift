@@ -141,16 +141,4 @@ enum SymmetricCrypto {
         written += Int(length)
         return .success(Array(output[..<written]))
     }
-
-    // MARK: Randomness
-
-    /// `count` bytes from OpenSSL's CSPRNG (content keys and IVs when minting).
-    static func randomBytes(_ count: Int) -> [UInt8]? {
-        var bytes = [UInt8](repeating: 0, count: count)
-        guard RAND_bytes(&bytes, Int32(count)) == 1 else {
-            OpenSSLErrorQueue.clear()
-            return nil
-        }
-        return bytes
-    }
 }
