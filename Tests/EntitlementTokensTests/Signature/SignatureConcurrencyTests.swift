@@ -70,6 +70,28 @@ struct SignatureConcurrencyTests {
         #expect(failures.value == 0)
     }
 
+    /// One signing key shared by real threads: its pooled sign contexts are
+    /// never used by two at once, and each signature is over its own message
+    /// (the CDN exchange signs a CAT ES256 or a CloudFront token per request).
+    @Test(arguments: ["test-rsa2048.pem", "test-rsapss2048.pem", "test-p256.pem", "test-ed25519.pem"])
+    func sharedSigningKeyFromManyThreads(privateName: String) throws {
+        let signer = try F.signingKey(privateName)
+        let messages = (0..<16).map { F.tokenMessage + Array("<n>\($0)</n>".utf8) }
+        let failures = SignatureTestCounter()
+        DispatchQueue.concurrentPerform(iterations: 64) { iteration in
+            for round in 0..<4 {
+                let index = (iteration + round) % messages.count
+                guard let signature = try? signer.signature(for: messages[index]) else {
+                    failures.increment()
+                    continue
+                }
+                if !signer.publicKey.isValidSignature(signature, for: messages[index]) { failures.increment() }
+                if signer.publicKey.isValidSignature(signature, for: messages[(index + 1) % messages.count]) { failures.increment() }
+            }
+        }
+        #expect(failures.value == 0)
+    }
+
     /// The pool keeps at most `capacity` idle contexts and frees the rest.
     @Test func poolIsBounded() async {
         final class Box: Sendable {}

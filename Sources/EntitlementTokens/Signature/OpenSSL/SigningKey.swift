@@ -4,10 +4,15 @@ internal import COpenSSL
 ///
 /// Signing follows the same rule as verifying — the key decides the
 /// algorithm — so a token minted here verifies with the matching public key
-/// and nothing else needs to be configured. Signing is not on any hot path,
-/// so each signature sets up its own OpenSSL context.
+/// and nothing else needs to be configured. The gate signs on a hot path (a
+/// CAT ES256 or a CloudFront token per exchange), so a digest signature takes
+/// a context from a pool, set up once, as verification does; Ed25519 signs
+/// the message and sets up its own.
 public struct SigningKey: Sendable {
     private let key: OpenSSLKey
+    /// Contexts initialised to sign under ``algorithm`` (RSA, RSA-PSS, ECDSA),
+    /// made on first use so loading a key behaves as before.
+    private let signingContexts: OpenSSLContextPool<PublicKeyOperationContext>
     /// The private key, for the other formats' signatures (ForeignFormatCrypto.swift).
     var privateKey: OpenSSLKey { key }
     /// The public half, as a verifier would load it.
@@ -35,6 +40,14 @@ public struct SigningKey: Sendable {
         }
         self.key = key
         self.publicKey = publicKey
+        let algorithm = publicKey.algorithm
+        self.signingContexts = OpenSSLContextPool(first: nil) {
+            guard algorithm != .ed25519 else { return nil }
+            switch DigestSignatureSetup.makeContext(for: key, algorithm: algorithm, operation: .sign) {
+            case .success(let context): return context
+            case .failure: return nil
+            }
+        }
     }
 
     /// Loads the private key in the file at `path`.
@@ -59,21 +72,17 @@ public struct SigningKey: Sendable {
     }
 
     private func signDigest(_ message: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard
-            case .success(let context) = DigestSignatureSetup.makeContext(
-                for: key,
-                algorithm: algorithm,
-                operation: .sign
-            )
-        else { return nil }
         var hash = [UInt8](repeating: 0, count: OpenSSLSHA256.byteCount)
         guard hash.withUnsafeMutableBytes({ OpenSSLSHA256.shared.digest(message, into: $0) }) else { return nil }
-        var length = 0
-        guard EVP_PKEY_sign(context.pointer, nil, &length, hash, hash.count) == 1 else { return nil }
-        var signature = [UInt8](repeating: 0, count: length)
-        guard EVP_PKEY_sign(context.pointer, &signature, &length, hash, hash.count) == 1 else { return nil }
-        signature.removeLast(signature.count - length)
-        return signature
+        let signature = signingContexts.withContext { context -> [UInt8]? in
+            // EVP_PKEY_get_size: the modulus for RSA, the longest DER for ECDSA.
+            var length = key.maximumSignatureSize
+            var signature = [UInt8](repeating: 0, count: length)
+            guard EVP_PKEY_sign(context.pointer, &signature, &length, hash, hash.count) == 1 else { return nil }
+            signature.removeLast(signature.count - length)
+            return signature
+        }
+        return signature ?? nil
     }
 
     private func signMessage(_ message: UnsafeRawBufferPointer) -> [UInt8]? {
