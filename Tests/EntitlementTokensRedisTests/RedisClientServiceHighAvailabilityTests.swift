@@ -28,7 +28,11 @@ extension RedisIntegrationTests {
                 "redis-sentinel://" + group.sentinels.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
                 + "?sentinel-password=sentinel-pw#\(group.primaryName)"
             var configuration = try RedisClientConfiguration(url: url)
-            configuration.operationTimeout = .seconds(1)
+            // 3 s, not 1: under CI's whole parallel suite a sentinel's or a
+            // node's answer took over a second, which failed the first
+            // discovery once and, another time, held the discovery that
+            // +switch-master starts until after the old primary's conversion.
+            configuration.operationTimeout = .seconds(3)
             let client = try RedisClient(configuration: configuration)
             guard case .sentinel(let router) = client.route else {
                 Issue.record("not a sentinel route")
@@ -43,7 +47,17 @@ extension RedisIntegrationTests {
 
             var bodyEnded = clock.now
             let subscribed = try await whileRunning(client) { () async throws -> Int in
-                try await client.ping()
+                // Only the precondition: the first discovery, under CI's whole
+                // parallel suite, once outlasted the 1 s operation timeout.
+                let discoveryDeadline = clock.now + .seconds(20)
+                while true {
+                    do {
+                        try await client.ping()
+                        break
+                    } catch  where clock.now < discoveryDeadline {
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
+                }
                 #expect(router.currentPrimary?.port == group.primary.port)
                 // Only the precondition: quiet it takes milliseconds, under CI's whole parallel suite it once took more than 5 s.
                 try Integration.waitUntil("the subscription is up", seconds: 20) { router.subscribedSentinel != nil }
