@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOEmbedded
 import NIOTLS
+import Synchronization
 import Testing
 
 @testable import EntitlementTokensRedis
@@ -22,10 +23,10 @@ struct TLSServerNameCheckTests {
         // No TLS handler here, so no peer certificate: the name is not held, as for a certificate without it.
         channel.pipeline.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: nil))
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil, "the password never leaves")
-        var failure: (any Error)?
-        login.futureResult.whenFailure { failure = $0 }
+        let failure = Mutex<(any Error)?>(nil)
+        login.futureResult.whenFailure { error in failure.withLock { $0 = error } }
         channel.embeddedEventLoop.run()
-        let error = try #require(failure as? RedisClientError)
+        let error = try #require(failure.withLock { $0 } as? RedisClientError)
         #expect(error.code == .tlsFailed && error.message.contains("does not name 'redis.internal'"), "\(error)")
         #expect(!channel.isActive)
         #expect(throws: RedisClientError.self) { try channel.throwIfErrorCaught() }

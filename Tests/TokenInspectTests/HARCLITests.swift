@@ -81,7 +81,7 @@ import Testing
     @Test func aLargeCaptureIsReadWithFlatMemory() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("large-\(UUID().uuidString).har").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)  // opened next, which throws if it is not there
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         let body = String(repeating: "QUFB", count: 2_250_000)  // 9 MB of Base64
         try handle.write(contentsOf: Data("{\"log\":{\"version\":\"1.2\",\"entries\":[".utf8))

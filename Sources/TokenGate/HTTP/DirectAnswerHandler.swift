@@ -216,7 +216,7 @@ final class DirectAnswerHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if request.headerFields[.connection] == "close" {
             closing = true
             let ended = context.eventLoop.makePromise(of: Void.self)
-            ended.futureResult.whenComplete { _ in context.close(promise: nil) }
+            ended.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: ended)
         } else {
             context.write(wrapOutboundOut(.end(nil)), promise: nil)

@@ -35,7 +35,7 @@ final class DrainingConnectionHandler: ChannelOutboundHandler, RemovableChannelH
         case .end where closeAfterAnswer:
             closeAfterAnswer = false
             let written = context.eventLoop.makePromise(of: Void.self)
-            written.futureResult.whenComplete { _ in context.close(promise: nil) }
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             if let promise { written.futureResult.cascade(to: promise) }
             context.writeAndFlush(data, promise: written)
         default:

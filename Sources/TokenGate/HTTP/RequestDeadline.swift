@@ -129,7 +129,7 @@ final class RequestDeadline {
                         headerFields: [.connection: "close", .contentLength: "0", .retryAfter: "1"]
                     )
                     context.write(wrapOutboundOut(.head(answer)), promise: nil)
-                    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+                    context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
                     return
                 }
                 deadline.reservedBodyBytes = bytes

@@ -92,20 +92,20 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let text = directory.appendingPathComponent("text").path
-        FileManager.default.createFile(atPath: text, contents: Data(Self.secret + [0x0A]))
+        try #require(FileManager.default.createFile(atPath: text, contents: Data(Self.secret + [0x0A])))
         let loaded = try PlaybackSessionSecrets.load(paths: [text])
         // The text file's trailing newline is not part of the secret: a session of the bare secret opens.
         let bare = try PlaybackSessionSecrets(secrets: [Self.secret])
         #expect((try? loaded.open(Self.issue(bare)[...].utf8).get()) != nil)
         let short = directory.appendingPathComponent("short").path
-        FileManager.default.createFile(atPath: short, contents: Data((String(repeating: "x", count: 31) + "\n").utf8))
+        try #require(FileManager.default.createFile(atPath: short, contents: Data((String(repeating: "x", count: 31) + "\n").utf8)))
         #expect(throws: PlaybackSessionSecretError.fileTooShort(path: short, fileBytes: 32, usedBytes: 31)) {
             try PlaybackSessionSecrets.load(paths: [short])
         }
         #expect(throws: PlaybackSessionSecretError.unreadable(path: directory.path)) { try PlaybackSessionSecrets.load(paths: [directory.path]) }
         #expect(throws: PlaybackSessionSecretError.unreadable(path: "/dev/zero")) { try PlaybackSessionSecrets.load(paths: ["/dev/zero"]) }
         let large = directory.appendingPathComponent("large").path
-        FileManager.default.createFile(atPath: large, contents: Data(Array(repeating: 0x41, count: 4097)))
+        try #require(FileManager.default.createFile(atPath: large, contents: Data(Array(repeating: 0x41, count: 4097))))
         #expect(throws: PlaybackSessionSecretError.unreadable(path: large)) { try PlaybackSessionSecrets.load(paths: [large]) }
     }
 }

@@ -177,7 +177,8 @@ import Testing
         #expect(try LibC.readRegularFile(atPath: Array(file.path.utf8CString), byteLimit: 8) == .tooLarge)
         #expect(try LibC.readRegularFile(atPath: Array(directory.path.utf8CString), byteLimit: 8) == .notRegular(.directory))
         #expect(try LibC.fileKind(atPath: Array("/dev/null".utf8CString)) == .characterDevice)
-        #expect(try Set(LibC.directoryEntryNames(atPath: directory.path).map { String(cString: $0 + [0]) }) == [".", "..", "key.pem"])
+        let names = try LibC.directoryEntryNames(atPath: directory.path).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        #expect(Set(names) == [".", "..", "key.pem"])
 
         let missing = Array(directory.appendingPathComponent("missing").path.utf8CString)
         #expect(throws: LibC.SystemError(number: ENOENT)) { try LibC.fileKind(atPath: missing) }

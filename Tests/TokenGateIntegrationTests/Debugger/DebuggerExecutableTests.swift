@@ -21,7 +21,7 @@ import Testing
     /// Runs the executable with `arguments`, its stdout to a file; the caller stops it.
     func start(_ arguments: [String]) throws -> (Process, URL) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("tokengate-debugger-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)  // opened next, which throws if it is not there
         let process = Process()
         process.executableURL = ExecutableTests.binary
         process.arguments = arguments

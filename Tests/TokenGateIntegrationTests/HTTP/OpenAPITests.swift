@@ -90,7 +90,7 @@ import Glibc
         let config = folder.appendingPathComponent("schemathesis.toml")
         try settings.write(to: config, atomically: true, encoding: .utf8)
         let outputFile = folder.appendingPathComponent("output.txt")
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)  // opened next, which throws if it is not there
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--config-file", config.path, "--no-color"] + arguments

@@ -487,8 +487,8 @@ enum Shell {
         defer { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("out")
         let err = folder.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)  // opened next, which throws if it is not there
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let process = Process()
         let executable = command[0].hasPrefix("/") ? command[0] : "/usr/bin/env"
         process.executableURL = URL(fileURLWithPath: executable)

@@ -41,7 +41,7 @@ final class GateProcess: @unchecked Sendable {
         }
         self.port = try port ?? RawHTTP.freePort()
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("tokengate-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)  // opened next, which throws if it is not there
         let serve =
             [
                 "serve", "--key", GateFixtures.publicKey, "--requestor", "TNT", "--resource", "TNT",

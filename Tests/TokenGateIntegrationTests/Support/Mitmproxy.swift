@@ -60,7 +60,7 @@ final class MitmDump: @unchecked Sendable {
         port = try RawHTTP.freePort()
         har = self.directory.appendingPathComponent("\(name).har")
         logFile = self.directory.appendingPathComponent("mitmdump.log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)  // opened next, which throws if it is not there
         // Names under .test are the test's own hosts, all on loopback: the proxy
         // connects there without asking a resolver (the HAR keeps the names).
         // Started from the test process, mitmdump did not act on SIGTERM (its children

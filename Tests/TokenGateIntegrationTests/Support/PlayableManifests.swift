@@ -107,8 +107,8 @@ struct PlayableManifests {
         var lines = text.components(separatedBy: "\n")
         let start = lines.firstIndex(of: String(header.dropLast()))!
         var end = start + 1
-        while end < lines.count, lines[end].prefix { $0 == " " }.count > indent || lines[end].hasPrefix(String(repeating: " ", count: indent) + "- ")
-        {
+        let item = String(repeating: " ", count: indent) + "- "
+        while end < lines.count, lines[end].prefix(while: { $0 == " " }).count > indent || lines[end].hasPrefix(item) {
             end += 1
         }
         lines.removeSubrange(start..<end)

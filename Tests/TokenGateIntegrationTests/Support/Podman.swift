@@ -95,7 +95,7 @@ final class Podman: Sendable {
 
         init(_ podman: Podman, _ arguments: [String]) throws {
             output = podman.folder.appendingPathComponent("attached-\(UUID().uuidString.prefix(8)).log")
-            FileManager.default.createFile(atPath: output.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)  // opened next, which throws if it is not there
             process.executableURL = URL(fileURLWithPath: Podman.binary!)
             process.arguments = podman.globalOptions + ["run"] + arguments
             process.environment = podman.environment

@@ -154,7 +154,7 @@ import Testing
         let directory = GateFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("random.key").path
-        FileManager.default.createFile(atPath: path, contents: Data(random))
+        try #require(FileManager.default.createFile(atPath: path, contents: Data(random)))
         _ = try PlaybackSessions.load(paths: [path], lifetimeSeconds: 60)
         let short = GateFixtures.sessionSecret(String(repeating: "x", count: 31), in: directory, name: "short.key")
         do {
