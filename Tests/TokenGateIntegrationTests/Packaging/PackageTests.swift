@@ -221,6 +221,38 @@ struct PackageTests {
         )
     }
 
+    /// `scripts/release --binaries`, which the benchmarks run: after the
+    /// package's build it builds nothing more, and its one line of output is
+    /// the folder of the two binaries the package ships, before stripping
+    /// (the same `--version`, the commit included).
+    @Test func binariesOptionNamesThePackagedBuild() async throws {
+        let package = try await ReleasePackage.shared.value
+        try #require(package.builtHere, "TOKENINSPECT_DEB names a package built elsewhere: no release build here to compare with")
+        let release = try Shell.run(
+            [GateFixtures.repository.appendingPathComponent("scripts/release").path, "--binaries"],
+            directory: GateFixtures.repository,
+            timeout: 5 * 60
+        )
+        #expect(release.status == 0, "\(release.output.suffix(2000))")
+        let lines = release.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == 1, "stdout: \(release.stdout.prefix(400))")
+        let folder = URL(fileURLWithPath: String(lines.first ?? ""))
+        #expect(folder.path.hasPrefix("/"), "stdout: \(release.stdout.prefix(400))")
+        let root = try package.unpacked()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let packed = try #require(try FileManager.default.attributesOfItem(atPath: package.deb.path)[.modificationDate] as? Date)
+        for binary in ["tokengate", "tokeninspect"] {
+            // Linked before the package was packed: nothing was built again.
+            let linked = try #require(
+                try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(binary).path)[.modificationDate] as? Date
+            )
+            #expect(linked < packed, "\(binary) linked at \(linked), after the package was packed at \(packed)")
+            let built = try Shell.run([folder.appendingPathComponent(binary).path, "--version"]).checked()
+            let shipped = try Shell.run([root.appendingPathComponent("usr/bin/\(binary)").path, "--version"]).checked()
+            #expect(!built.isEmpty && built == shipped, "\(binary): built \(built), shipped \(shipped)")
+        }
+    }
+
     /// From `dpkg -x` to the first allowed media token: postinst, the
     /// operator's steps of docs/DEPLOY.md (a public key in the key folder, a
     /// session secret for LoadCredential=), then the unit's ExecStart= line as
