@@ -27,14 +27,20 @@ enum CredentialLocator {
         let bytes = uri.utf8.span
         let index = GateRoute.pathEnd(in: bytes)
         guard index < bytes.count, bytes[index] == UInt8(ascii: "?") else { return values }
-        var end = index + 1
-        while end < bytes.count, bytes[end] != UInt8(ascii: "#") { end += 1 }
+        // One pass over the query: a media token makes it a kilobyte or more.
         var start = index + 1
-        while start < end {
+        var fragment = false
+        while start < bytes.count, !fragment {
             var pairEnd = start
             var equals = -1
-            while pairEnd < end, bytes[pairEnd] != UInt8(ascii: "&") {
-                if equals < 0, bytes[pairEnd] == UInt8(ascii: "=") { equals = pairEnd }
+            while pairEnd < bytes.count {
+                let byte = bytes[pairEnd]
+                if byte == UInt8(ascii: "&") { break }
+                if byte == UInt8(ascii: "#") {
+                    fragment = true
+                    break
+                }
+                if equals < 0, byte == UInt8(ascii: "=") { equals = pairEnd }
                 pairEnd += 1
             }
             if equals >= 0 {

@@ -63,4 +63,54 @@ import Testing
         #expect(HeaderValue.encode(exact) == exact)
         #expect(HeaderValue.encode(exact + "a").utf8.count <= HeaderValue.maximumBytes)
     }
+
+    /// Written scalar by scalar, as the definition reads: each UTF-8 byte plain
+    /// or `%XX`; when that is over the bound, the longest run of whole scalars
+    /// that leaves room for the ellipsis, then the ellipsis.
+    static func reference(_ text: String, maximumBytes: Int) -> String {
+        func encoded(_ scalar: Unicode.Scalar) -> String {
+            String(scalar).utf8.map { byte in
+                byte > 0x20 && byte < 0x7F && byte != 0x25
+                    ? String(UnicodeScalar(byte)) : "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }.joined()
+        }
+        let whole = text.unicodeScalars.map(encoded).joined()
+        if whole.utf8.count <= maximumBytes { return whole }
+        var kept = ""
+        for scalar in text.unicodeScalars {
+            let next = encoded(scalar)
+            guard kept.utf8.count + next.utf8.count <= maximumBytes - HeaderValue.ellipsis.utf8.count else { break }
+            kept += next
+        }
+        return kept + HeaderValue.ellipsis
+    }
+
+    @Test func drawnTextIsEscapedAndCutAsTheDefinitionReads() {
+        var generator = SplitMix(state: 0x4845_4144)
+        let pieces = ["a", "Z", "9", " ", "%", "<", "\"", "\r\n", "\u{0}", "é", "€", "😀", "\u{202E}", "\u{7F}"]
+        for _ in 0..<400 {
+            let count = Int.random(in: 0...160, using: &generator)
+            let text = (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let bound = Int.random(in: 0...300, using: &generator)
+            #expect(HeaderValue.encode(text, maximumBytes: bound) == Self.reference(text, maximumBytes: bound), "\(Array(text.utf8)) at \(bound)")
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: Swift.max(0, width - count)) + self
+    }
+}
+
+/// SplitMix64: the same draws on every run, so a failure names its input.
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }
