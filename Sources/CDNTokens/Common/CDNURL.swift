@@ -18,6 +18,13 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
     public let scopePath: String
     /// The query after `?`, as written, or nil when there is none.
     public let query: String?
+    /// `scheme://host[:port]`.
+    public let origin: String
+    /// The folder the path lies in, ending in `/` (`/hls/tnt/` for `/hls/tnt/master.m3u8`),
+    /// as the one reading of the path (``scopePath``) has it.
+    public let folderPath: String
+    /// The URL as written: ``origin`` followed by ``pathAndQuery``.
+    public let description: String
 
     /// The longest URL read (an edge's own limits are about this size).
     public static let maximumLength = 8192
@@ -70,12 +77,19 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
         let queryStart = rest.firstIndex(of: UInt8(ascii: "?"))
         var path = String(decoding: rest[..<(queryStart ?? rest.endIndex)], as: UTF8.self)
         if path.isEmpty { path = "/" }
-        self.scopePath = try RequestPath.read(path.utf8)
+        let scopePath = try RequestPath.read(path.utf8)
+        self.scopePath = scopePath
         self.scheme = scheme
         self.host = String(decoding: hostPart, as: UTF8.self).lowercased()
         self.port = port
         self.path = path
         self.query = queryStart.map { String(decoding: rest[($0 + 1)...], as: UTF8.self) }
+        // Made once here: every issue of a profile's resource asks for them,
+        // some twice (the cookie's `Path` and the ACL of the same token).
+        let origin = "\(scheme)://\(self.host)" + (port.map { ":\($0)" } ?? "")
+        self.origin = origin
+        self.folderPath = scopePath.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(scopePath[...$0]) } ?? "/"
+        self.description = origin + path + (self.query.map { "?\($0)" } ?? "")
     }
 
     private static func port(_ digits: ArraySlice<UInt8>) throws(CDNRefusal) -> Int {
@@ -87,20 +101,8 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
         return value
     }
 
-    /// `scheme://host[:port]`.
-    public var origin: String { "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "") }
-
     /// The path with its query, as a request line names it.
     public var pathAndQuery: String { path + (query.map { "?\($0)" } ?? "") }
-
-    /// The folder the path lies in, ending in `/` (`/hls/tnt/` for `/hls/tnt/master.m3u8`),
-    /// as the one reading of the path (``scopePath``) has it.
-    public var folderPath: String {
-        guard let slash = scopePath.lastIndex(of: "/") else { return "/" }
-        return String(scopePath[...slash])
-    }
-
-    public var description: String { origin + pathAndQuery }
 
     /// The URL with ``scopePath`` for its path: what a pattern over the whole
     /// URL (a CloudFront `Resource`) is judged against.

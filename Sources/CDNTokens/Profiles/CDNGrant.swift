@@ -54,7 +54,24 @@ public struct CDNCookie: Sendable, Hashable {
 
     /// The `Set-Cookie` field value (RFC 6265 §4.1).
     public var setCookieValue: String {
-        "\(name)=\(value); Domain=\(domain); Path=\(path); Max-Age=\(maxAge)"
-            + (secure ? "; Secure" : "") + (httpOnly ? "; HttpOnly" : "") + "; SameSite=\(sameSite)"
+        // Appended into one string of its final size: the exchange writes one a
+        // cookie on every allow, and interpolation with the optional attributes
+        // concatenated after it made three.
+        var text = ""
+        text.reserveCapacity(name.utf8.count + value.utf8.count + domain.utf8.count + path.utf8.count + sameSite.utf8.count + 72)
+        text += name
+        text += "="
+        text += value
+        text += "; Domain="
+        text += domain
+        text += "; Path="
+        text += path
+        text += "; Max-Age="
+        text += String(maxAge)
+        if secure { text += "; Secure" }
+        if httpOnly { text += "; HttpOnly" }
+        text += "; SameSite="
+        text += sameSite
+        return text
     }
 }

@@ -58,7 +58,7 @@ struct PlaybackEndpoints: Sendable {
             let refusal = GateDecision(status: .badRequest, reason: "the method is not POST", kindLabel: "none")
             return (.refused(refusal), GateAnswer.methodNotAllowed(allow: "POST"))
         }
-        let members: [String: String]
+        let members: StringMembersBody.Members
         switch Self.readJSON(head, body: body, allowed: ["profile", "resource"]) {
         case .success(let read): members = read
         case .failure(let refusal):
@@ -236,11 +236,11 @@ struct PlaybackEndpoints: Sendable {
 
     static func readGet(_ head: HTTPRequest, deviceHeader: HTTPField.Name, now: TokenTimestamp, exchange: PlaybackExchange) -> Read {
         let query = URI(head.path ?? "/").queryParameters
-        var values: [String: String] = [:]
+        var values = StringMembersBody.Members()
         for name in ["token", "resource", "profile"] {
             let all = query[values: Substring(name)]
             guard all.count <= 1 else { return .refusal(.badRequest, "the query has \(all.count) \(name) parameters: it reads two ways") }
-            if let value = all.first { values[name] = String(value) }
+            if let value = all.first { values.append(name, String(value)) }
         }
         for (name, _) in query where !["token", "resource", "profile"].contains(String(name)) {
             return .refusal(.badRequest, "the query parameter \(HeaderValue.encode(String(name))) is not one of token, resource, profile")
@@ -256,7 +256,7 @@ struct PlaybackEndpoints: Sendable {
         now: TokenTimestamp,
         exchange: PlaybackExchange
     ) -> Read {
-        let values: [String: String]
+        let values: StringMembersBody.Members
         switch readJSON(head, body: body, allowed: fields) {
         case .success(let read): values = read
         case .failure(let refusal): return .refusal(refusal.status, refusal.reason)
@@ -278,7 +278,7 @@ struct PlaybackEndpoints: Sendable {
     /// (`deviceID`, nil for a query), and the profile's client addresses.
     private static func readRequest(
         token: String,
-        values: [String: String],
+        values: StringMembersBody.Members,
         deviceID: String?,
         _ headers: HTTPFields,
         deviceHeader: HTTPField.Name,
@@ -317,7 +317,7 @@ struct PlaybackEndpoints: Sendable {
     }
 
     /// A JSON object body of string members among `allowed`, at most `maximumBodyBytes` (``StringMembersBody``).
-    static func readJSON(_ head: HTTPRequest, body: RequestBody, allowed: [String]) -> Result<[String: String], BodyRefusal> {
+    static func readJSON(_ head: HTTPRequest, body: RequestBody, allowed: [String]) -> Result<StringMembersBody.Members, BodyRefusal> {
         if let refusal = BodyMediaType.refusal(head.headerFields, accepting: BodyMediaType.json, absentIsAccepted: false) {
             return .failure(BodyRefusal(status: .unsupportedMediaType, reason: refusal))
         }

@@ -9,12 +9,30 @@ struct StringMembersBody: JSONEventHandler {
     /// The names a member may have.
     let allowed: [String]
     let maxStringBytes: Int
-    /// The members read, by name.
-    private(set) var values: [String: String] = [:]
+    /// The members read.
+    private(set) var values = Members()
     /// Why the body is refused, once it is; the scan stops there.
     private(set) var refusal: String?
     private var insideObject = false
     private var name = ""
+
+    /// A body's members, each name once, in the body's order. At most the
+    /// four names a route takes: a list searched by name costs less than a
+    /// dictionary's hashing of every name read and asked for.
+    struct Members: Sendable, Equatable {
+        private(set) var pairs: [(name: String, value: String)] = []
+
+        init(_ pairs: [(name: String, value: String)] = []) { self.pairs = pairs }
+
+        subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
+
+        /// The members by name (for a test's comparison, a report).
+        var byName: [String: String] { Dictionary(pairs, uniquingKeysWith: { first, _ in first }) }
+
+        mutating func append(_ name: String, _ value: String) { pairs.append((name, value)) }
+
+        static func == (left: Members, right: Members) -> Bool { left.byName == right.byName }
+    }
 
     /// Why a body is refused, in words for the refusal's `reason`.
     struct Refusal: Error {
@@ -23,7 +41,7 @@ struct StringMembersBody: JSONEventHandler {
 
     /// Reads `bytes` (a UTF-8 byte order mark before `{` is skipped, as the
     /// library's readers skip it): the members, or why they are refused.
-    static func read(_ bytes: [UInt8], allowed: [String]) -> Result<[String: String], Refusal> {
+    static func read(_ bytes: [UInt8], allowed: [String]) -> Result<Members, Refusal> {
         let limits = JSONDocumentLimits()
         var reader = StringMembersBody(allowed: allowed, maxStringBytes: limits.maxStringBytes)
         var scanner = JSONScanner(maxDepth: 2, maxStringBytes: limits.maxStringBytes)
@@ -64,7 +82,7 @@ struct StringMembersBody: JSONEventHandler {
 
     mutating func scalar(_ kind: JSONScalar, text: [UInt8]) throws(TokenError) {
         // Only a member's string gets here: every other value was refused as it started.
-        values[name] = String(decoding: text, as: UTF8.self)
+        values.append(name, String(decoding: text, as: UTF8.self))
     }
 
     mutating func containerEnds() throws(TokenError) {}

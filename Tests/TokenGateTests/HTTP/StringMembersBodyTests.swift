@@ -8,7 +8,7 @@ import Testing
     static let allowed = ["token", "resource", "profile", "deviceId"]
 
     static func read(_ text: String) -> Result<[String: String], StringMembersBody.Refusal> {
-        StringMembersBody.read(Array(text.utf8), allowed: allowed)
+        StringMembersBody.read(Array(text.utf8), allowed: allowed).map(\.byName)
     }
 
     @Test(
