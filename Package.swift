@@ -218,6 +218,7 @@ let package = Package(
                 "EntitlementTokens",
                 "EntitlementTokensRedis",
                 "IntegrationSupport",
+                "TokenTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Testing
+import TokenTestSupport
 
 @testable import TokenGate
 
@@ -86,7 +87,7 @@ import Testing
     }
 
     @Test func drawnTextIsEscapedAndCutAsTheDefinitionReads() {
-        var generator = SplitMix(state: 0x4845_4144)
+        var generator = SeededGenerator(seed: 0x4845_4144)
         let pieces = ["a", "Z", "9", " ", "%", "<", "\"", "\r\n", "\u{0}", "é", "€", "😀", "\u{202E}", "\u{7F}"]
         for _ in 0..<400 {
             let count = Int.random(in: 0...160, using: &generator)
@@ -100,17 +101,5 @@ import Testing
 extension String {
     fileprivate func leftPadded(to width: Int) -> String {
         String(repeating: "0", count: Swift.max(0, width - count)) + self
-    }
-}
-
-/// SplitMix64: the same draws on every run, so a failure names its input.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
