@@ -33,11 +33,13 @@ struct ShippedNginxSite {
     /// or the copy an installed package put under /usr/share).
     /// `moreGates`: further gates in `upstream tokengate`, a `server` line
     /// each, as an operator adds them for a fleet (docs/DEPLOY.md).
-    /// `gateReadTimeout`: replaces the shipped `proxy_read_timeout` of the
-    /// auth location. A gate that runs inside the test process shares its
-    /// two cooperative threads with every other test running at that moment,
-    /// so the shipped 2 s (right for a gate with its own process) can pass
-    /// before it is scheduled; a test about outages keeps the shipped value.
+    /// `gateReadTimeout`: replaces the shipped `proxy_read_timeout` of both
+    /// locations that proxy to the gate (the auth request's 2 s, the playback
+    /// and manifest routes' 5 s). A gate that runs inside the test process
+    /// shares its two cooperative threads with every other test running at
+    /// that moment, so the shipped values (right for a gate with its own
+    /// process) can pass before it is scheduled; a test about outages keeps
+    /// the shipped values.
     init(
         gate: Int,
         moreGates: [Int] = [],
@@ -73,7 +75,10 @@ struct ShippedNginxSite {
             ]
         }
         if let gateReadTimeout {
-            substitutions.append(("proxy_read_timeout 2s;", "proxy_read_timeout \(gateReadTimeout);"))
+            substitutions += [
+                ("proxy_read_timeout 2s;", "proxy_read_timeout \(gateReadTimeout);"),
+                ("proxy_read_timeout 5s;", "proxy_read_timeout \(gateReadTimeout);"),
+            ]
         }
         if !serverLines.isEmpty {
             substitutions.append(("server_name media.example.com;", "server_name media.example.com;\n" + serverLines))
