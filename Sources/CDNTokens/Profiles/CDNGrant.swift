@@ -54,9 +54,9 @@ public struct CDNCookie: Sendable, Hashable {
 
     /// The `Set-Cookie` field value (RFC 6265 §4.1).
     public var setCookieValue: String {
-        // Appended into one string of its final size: the exchange writes one a
-        // cookie on every allow, and interpolation with the optional attributes
-        // concatenated after it made three.
+        // Appended into one string of its final size: every cookie exchange
+        // writes this field, and interpolation with the optional attributes
+        // concatenated after it made three strings.
         var text = ""
         text.reserveCapacity(name.utf8.count + value.utf8.count + domain.utf8.count + path.utf8.count + sameSite.utf8.count + 72)
         text += name

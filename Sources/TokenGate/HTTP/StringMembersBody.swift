@@ -19,10 +19,8 @@ struct StringMembersBody: JSONEventHandler {
     /// A body's members, each name once, in the body's order. At most the
     /// four names a route takes: a list searched by name costs less than a
     /// dictionary's hashing of every name read and asked for.
-    struct Members: Sendable, Equatable {
+    struct Members: Sendable {
         private(set) var pairs: [(name: String, value: String)] = []
-
-        init(_ pairs: [(name: String, value: String)] = []) { self.pairs = pairs }
 
         subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
 
@@ -30,8 +28,6 @@ struct StringMembersBody: JSONEventHandler {
         var byName: [String: String] { Dictionary(pairs, uniquingKeysWith: { first, _ in first }) }
 
         mutating func append(_ name: String, _ value: String) { pairs.append((name, value)) }
-
-        static func == (left: Members, right: Members) -> Bool { left.byName == right.byName }
     }
 
     /// Why a body is refused, in words for the refusal's `reason`.
