@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The gate's instructions per request, counted by callgrind: auth-request
-# allows and each HMAC kind's exchanges (POST /v1/playback), on the release
+# allows and each HMAC kind's exchanges, with the token in a JSON body (POST
+# /v1/playback) and in the query (GET /v1/playback?token=…, a player's
+# redirect), on the release
 # binary scripts/release packs, one keep-alive connection, 1,000 distinct
 # media tokens a run with `--replay off`, so every request verifies in full.
 # On this machine a rate moves by a tenth between minutes; an instruction count
@@ -50,16 +52,18 @@ connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
 for token in tokens[first:first + count]:
     if what == "allow":
         connection.request("GET", "/v1/auth-request", headers={"X-Original-URI": "/hls/tnt/seg.ts?token=" + token, "X-Token-Resource": "TNT"})
+    elif what == "get":
+        connection.request("GET", "/v1/playback?token=%s&resource=TNT&profile=%s" % (token, kind))
     else:
         body = '{"token":"%s","resource":"TNT","profile":"%s"}' % (token, kind)
         connection.request("POST", "/v1/playback", body=body, headers={"Content-Type": "application/json"})
     answer = connection.getresponse()
     answer.read()
-    if answer.status // 100 != 2:
+    if answer.status // 100 != (3 if what == "get" else 2):
         sys.exit(f"{what} {kind}: HTTP {answer.status}")
 EOF
 
-count() {  # kind allow|exchange requests -> instructions while they ran
+count() {  # kind allow|get|exchange requests -> instructions while they ran
   local kind=$1 what=$2 requests=$3 port pid log="$work/callgrind.log"
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   python3 "$here/mint_tokens.py" "$root/Samples/keys/test-rsa2048.pem" media 1000 "$work/tokens.txt"
@@ -75,16 +79,17 @@ count() {  # kind allow|exchange requests -> instructions while they ran
   kill "$pid"; wait "$pid" 2>/dev/null || true
   awk '/Collected :/ {print $4}' "$log"
 }
-per_request() {  # kind allow|exchange
+per_request() {  # kind allow|get|exchange
   local short long
   short=$(count "$1" "$2" 100); long=$(count "$1" "$2" 600)
   echo $(( (long - short) / 500 ))
 }
 
-printf '%-12s %12s %12s %10s %8s\n' kind "allow" "exchange" "more" "ratio"
+printf '%-12s %12s %12s %10s %8s %12s\n' kind "allow" "exchange" "more" "ratio" "GET exchange"
 for kind in "${kinds[@]}"; do
   allow=$(per_request "$kind" allow)
   exchange=$(per_request "$kind" exchange)
-  printf '%-12s %12d %12d %10d %8s\n' "$kind" "$allow" "$exchange" $((exchange - allow)) \
-    "$(python3 -c "print(f'{$exchange / $allow:.3f}')")"
+  get=$(per_request "$kind" get)
+  printf '%-12s %12d %12d %10d %8s %12d\n' "$kind" "$allow" "$exchange" $((exchange - allow)) \
+    "$(python3 -c "print(f'{$exchange / $allow:.3f}')")" "$get"
 done

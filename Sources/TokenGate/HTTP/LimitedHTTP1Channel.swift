@@ -3,14 +3,18 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
 
 /// Hummingbird's HTTP/1 child channel with the gate's limits around it: each
 /// accepted connection is admitted by the ``ConnectionLimiter`` (or closed at
 /// once), gets a ``RequestDeadline`` before and after the HTTP decoder, and
 /// a ``DrainingConnectionHandler`` that closes it after its answer once the
 /// gate drains, and a ``DirectAnswerHandler`` that writes the answers of the auth, manifest
-/// and playback routes from the event loop. Everything else — decoding, keep-alive, the idle timeout, the responder —
-/// is Hummingbird's, unchanged.
+/// and playback routes from the event loop. The pipeline is the one Hummingbird's
+/// `HTTP1Channel` builds, with ``HTTP1ToHTTPTypesCodec`` for NIOHTTPTypes' codec;
+/// everything else — NIO's decoding, keep-alive, the idle timeout, the responder — is
+/// the framework's, unchanged.
 struct LimitedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -54,28 +58,36 @@ struct LimitedHTTP1Channel: ServerChildChannel {
         }
         let deadline = RequestDeadline(timeout: requestTimeout, limiter: limiter, metrics: metrics)
         let (firstByte, parts) = deadline.handlers()
-        do {
-            try channel.pipeline.syncOperations.addHandler(firstByte)
-        } catch {
-            return channel.eventLoop.makeFailedFuture(error)
-        }
-        // Built per connection, so that its handler list holds this connection's deadline.
-        let bound = NIOLoopBound(parts, eventLoop: channel.eventLoop)
-        var perConnection = configuration
-        let others = configuration.additionalChannelHandlers
-        let readiness = readiness
-        let answerOnTheLoop = answerOnTheLoop
         // A verification that waits resumes where the framework's requests run.
         let executor: (@Sendable (any EventLoop) -> any TaskExecutor)? =
             switch self.executor {
             case .eventLoop: { ConnectionExecutor(eventLoop: $0) }
             case .pool: nil
             }
-        perConnection.additionalChannelHandlers = { [bound] in
-            [bound.value, DrainingConnectionHandler(readiness: readiness), DirectAnswerHandler(answer: answerOnTheLoop, executor: executor)]
-                + others()
+        return channel.eventLoop.makeCompletedFuture {
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(firstByte)
+            // The pipeline HTTP1Channel.setup builds, in its order, with the
+            // gate's codec in place of NIOHTTPTypes' (HTTP1ToHTTPTypesCodec).
+            var decoderLimits = NIOHTTPDecoderLimitConfiguration()
+            decoderLimits.maxHeaderFieldSize = configuration.httpDecoder.maxHeaderFieldSize
+            decoderLimits.maxHeaderListSize = configuration.httpDecoder.maxHeaderListSize
+            decoderLimits.maxHeaderFieldCount = configuration.httpDecoder.maxHeaderFieldCount
+            try pipeline.configureHTTPServerPipeline(
+                withPipeliningAssistance: false,  // the answers are ordered by the async channel and DirectAnswerHandler
+                withErrorHandling: false,  // a malformed request is Hummingbird's to answer
+                withOutboundHeaderValidation: false,  // HTTPTypes validated every field already
+                withEncoderConfiguration: .init(),
+                withDecoderLimitConfiguration: decoderLimits
+            )
+            try pipeline.addHandler(HTTP1ToHTTPTypesCodec())
+            try pipeline.addHandlers([
+                parts, DrainingConnectionHandler(readiness: readiness), DirectAnswerHandler(answer: answerOnTheLoop, executor: executor),
+            ])
+            try pipeline.addHandlers(configuration.additionalChannelHandlers())
+            try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: configuration.idleTimeout.map { .init($0) }, logger: logger))
+            return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }
-        return HTTP1Channel(responder: responder, configuration: perConnection).setup(channel: channel, logger: logger)
     }
 
     func handle(value: Value, logger: Logger) async {
