@@ -198,10 +198,21 @@ extension CATURIRestriction {
     /// keep their order and bytes, and an emptied query loses its `?`. The
     /// gate's origin check and `tokeninspect har` both judge this URI.
     package static func uri(withoutParameter name: String, of uri: Substring) -> String {
-        guard let mark = uri.firstIndex(of: "?") else { return String(uri) }
-        let kept = uri[uri.index(after: mark)...].split(separator: "&", omittingEmptySubsequences: false).filter { pair in
-            pair.prefix { $0 != "=" } != Substring(name)
+        // Read by bytes: `?`, `&` and `=` are ASCII, so each found index is a boundary of the text.
+        let bytes = uri.utf8
+        guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return String(uri) }
+        var kept: [Substring] = []
+        var removed = false
+        var start = bytes.index(after: mark)
+        while true {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+            let pair = uri[start..<end]
+            let key = pair.utf8.firstIndex(of: UInt8(ascii: "=")).map { pair[..<$0] } ?? pair
+            if key.utf8.elementsEqual(name.utf8) { removed = true } else { kept.append(pair) }
+            guard end < bytes.endIndex else { break }
+            start = bytes.index(after: end)
         }
+        guard removed else { return String(uri) }
         return String(uri[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
     }
 }

@@ -34,24 +34,45 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
         guard !bytes.isEmpty, bytes.count <= Self.maximumLength else {
             throw .format("a URL of \(bytes.count) bytes (1 to \(Self.maximumLength))")
         }
-        // Printable ASCII only: a space, a control or a non-ASCII byte would be
-        // escaped by one reader and not another, so two readings are possible.
-        guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw .format("a URL holds a space, a control character or a non-ASCII byte; percent-escape it")
-        }
-        guard !bytes.contains(UInt8(ascii: "#")) else { throw .format("a URL with a fragment ('#'): an edge never sees one") }
-        let lowered = text.lowercased()
+        try Self.checkBytes(bytes[...])
         let scheme: String
-        if lowered.hasPrefix("https://") {
+        if Self.startsCaseInsensitively(bytes, with: "https://") {
             scheme = "https"
-        } else if lowered.hasPrefix("http://") {
+        } else if Self.startsCaseInsensitively(bytes, with: "http://") {
             scheme = "http"
         } else {
             throw .format("not an http:// or https:// URL")
         }
         let afterScheme = bytes[(scheme.utf8.count + 3)...]
         let authorityEnd = afterScheme.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? afterScheme.endIndex
-        let authority = afterScheme[..<authorityEnd]
+        try self.init(scheme: scheme, authority: afterScheme[..<authorityEnd], rest: afterScheme[authorityEnd...], scopePath: nil)
+    }
+
+    /// `scheme://host` followed by `target`, read as ``init(parsing:)``
+    /// reads that text, without joining it first: the gate's origin check
+    /// builds its URL from what the proxy reported, and has already read the
+    /// target's path the one way (`scopePath`: ``RequestPath/read(_:)`` of
+    /// `target`, or nil to read it here). A host that is not a plain
+    /// `host[:port]` (or `[v6][:port]`), or a target that is not a path, is
+    /// read from the joined text, so both doors give the same URL or the
+    /// same refusal.
+    package init(scheme: String, host: String, target: Substring, scopePath: String?) throws(CDNRefusal) {
+        let hostBytes = Array(host.utf8)
+        let targetBytes = Array(target.utf8)
+        let length = scheme.utf8.count + 3 + hostBytes.count + targetBytes.count
+        guard scheme == "https" || scheme == "http", targetBytes.first == UInt8(ascii: "/"),
+            !hostBytes.isEmpty, hostBytes.allSatisfy(\.isAuthorityByte), length <= Self.maximumLength
+        else {
+            try self.init(parsing: "\(scheme)://\(host)\(target)")
+            return
+        }
+        try Self.checkBytes(targetBytes[...])
+        try self.init(scheme: scheme, authority: hostBytes[...], rest: targetBytes[...], scopePath: scopePath)
+    }
+
+    /// The rest of either reading: `authority` (between `//` and the first
+    /// `/` or `?`) and `rest` (from there), already checked by ``checkBytes(_:)``.
+    private init(scheme: String, authority: ArraySlice<UInt8>, rest: ArraySlice<UInt8>, scopePath knownScopePath: String?) throws(CDNRefusal) {
         guard !authority.contains(UInt8(ascii: "@")) else { throw .format("a URL with user information ('@')") }
         var hostPart = authority[...]
         var port: Int? = nil
@@ -68,19 +89,17 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
             hostPart = hostPart[..<colon]
         }
         guard !hostPart.isEmpty else { throw .format("a URL without a host") }
-        let hostAllowed = hostPart.allSatisfy { byte in
-            byte.isASCIILetterOrDigit || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: ":")
+        guard hostPart.allSatisfy(\.isAuthorityByte) else {
+            throw .format("a host with characters other than letters, digits, '-', '.' (or an IPv6 address)")
         }
-        guard hostAllowed else { throw .format("a host with characters other than letters, digits, '-', '.' (or an IPv6 address)") }
-        let rest = afterScheme[authorityEnd...]
         let queryStart = rest.firstIndex(of: UInt8(ascii: "?"))
         var path = String(decoding: rest[..<(queryStart ?? rest.endIndex)], as: UTF8.self)
         if path.isEmpty { path = "/" }
-        let scopePath = try RequestPath.read(path.utf8)
+        let scopePath: String
+        if let knownScopePath { scopePath = knownScopePath } else { scopePath = try RequestPath.read(path.utf8) }
         self.scopePath = scopePath
         self.scheme = scheme
-        self.host = String(decoding: hostPart, as: UTF8.self).lowercased()
+        self.host = String(decoding: hostPart.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
         self.port = port
         self.path = path
         self.query = queryStart.map { String(decoding: rest[($0 + 1)...], as: UTF8.self) }
@@ -90,6 +109,26 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
         self.origin = origin
         self.folderPath = scopePath.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(scopePath[...$0]) } ?? "/"
         self.description = origin + path + (self.query.map { "?\($0)" } ?? "")
+    }
+
+    /// Printable ASCII only, and no fragment: a space, a control or a
+    /// non-ASCII byte would be escaped by one reader and not another, so
+    /// two readings are possible.
+    private static func checkBytes(_ bytes: ArraySlice<UInt8>) throws(CDNRefusal) {
+        guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw .format("a URL holds a space, a control character or a non-ASCII byte; percent-escape it")
+        }
+        guard !bytes.contains(UInt8(ascii: "#")) else { throw .format("a URL with a fragment ('#'): an edge never sees one") }
+    }
+
+    /// Whether `bytes` begin with `prefix` (lower-case ASCII), ASCII case aside.
+    private static func startsCaseInsensitively(_ bytes: [UInt8], with prefix: StaticString) -> Bool {
+        guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
+        for offset in 0..<prefix.utf8CodeUnitCount {
+            let byte = bytes[offset]
+            if (byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte) != prefix.utf8Start[offset] { return false }
+        }
+        return true
     }
 
     private static func port(_ digits: ArraySlice<UInt8>) throws(CDNRefusal) -> Int {
@@ -112,5 +151,11 @@ public struct CDNURL: Sendable, Hashable, CustomStringConvertible {
 extension UInt8 {
     var isASCIILetterOrDigit: Bool {
         (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)
+    }
+
+    /// A byte of a URL's host and port: letters, digits, `-`, `.`, `:` and IPv6 brackets.
+    package var isAuthorityByte: Bool {
+        isASCIILetterOrDigit || self == UInt8(ascii: "-") || self == UInt8(ascii: ".") || self == UInt8(ascii: ":")
+            || self == UInt8(ascii: "[") || self == UInt8(ascii: "]")
     }
 }

@@ -72,7 +72,8 @@ final class AuthGate: Sendable {
     }
 
     /// Where a request stands after the steps that never wait (1, 2, 4 and 5
-    /// of the order above): decided, or a token or a CAT to verify.
+    /// of the order above, and a CAT that asks nothing of the replay store):
+    /// decided, or a token to verify or a CAT's `cti` to put to the store.
     private enum Opening {
         case decided(GateDecision)
         case verify(Pending)
@@ -85,6 +86,10 @@ final class AuthGate: Sendable {
         /// One set of secrets for the whole request, though a reload may replace it meanwhile.
         let sessions: PlaybackSessions?
         let sessionFailure: GateDecision?
+        /// A CAT refused before the token is verified (its refusal is the answer when no token decides).
+        var catFailure: GateDecision? = nil
+        /// A verified CAT whose `cti` the replay store must be asked about.
+        var catReplayCheck: CATOrigin.ReplayCheck? = nil
     }
 
     private func open(_ request: GateRequest) -> Opening {
@@ -144,14 +149,26 @@ final class AuthGate: Sendable {
 
         let readsCAT = cat != nil && !request.cats.isEmpty
         guard readsCAT || !request.tokens.isEmpty else { return .decided(noCredential(sessionFailure: sessionFailure)) }
-        return .verify(Pending(resource: resource, cookiePath: cookiePath, sessions: sessions, sessionFailure: sessionFailure))
+        var pending = Pending(resource: resource, cookiePath: cookiePath, sessions: sessions, sessionFailure: sessionFailure)
+        // A CAT is judged here, as a session is, unless the replay store must be asked.
+        if let cat, let credential = request.cats.first {
+            switch cat.judge(credential, request: request, resource: resource) {
+            case .decided(let answer):
+                if answer.status.isAllowed || request.tokens.isEmpty { return .decided(answer) }
+                pending.catFailure = answer
+            case .replayCheck(let check):
+                pending.catReplayCheck = check
+            }
+        }
+        return .verify(pending)
     }
 
-    /// Steps 3 to 5 for a request that carries a token or a CAT to verify.
+    /// Steps 3 to 5 for a request that carries a token to verify, or a CAT
+    /// whose `cti` the replay store must be asked about.
     private func verify(_ request: GateRequest, _ pending: Pending) async -> GateDecision {
-        var catFailure: GateDecision? = nil
-        if let cat, let credential = request.cats.first {
-            let answer = await cat.decide(credential, request: request, resource: pending.resource)
+        var catFailure = pending.catFailure
+        if let cat, let check = pending.catReplayCheck {
+            let answer = await cat.finish(check, request: request)
             if answer.status.isAllowed { return answer }
             catFailure = answer
         }

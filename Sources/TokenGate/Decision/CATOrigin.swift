@@ -30,14 +30,40 @@ struct CATOrigin: Sendable {
     /// The kind of an allow (`X-Token-Kind`) and of the verdict metric.
     static let kindLabel = "cat"
 
+    /// A CAT's decision as far as it goes without waiting: ``judge(_:request:resource:)``,
+    /// then ``finish(_:request:)`` when the replay store must be asked.
+    enum Judgement: Sendable {
+        case decided(GateDecision)
+        /// Verified, with a `cti` the replay store must be asked about.
+        case replayCheck(ReplayCheck)
+    }
+
+    /// A verified CAT whose `catreplay` asks the replay store.
+    struct ReplayCheck: Sendable {
+        /// The allow, before the store's answer and any renewal.
+        let answer: GateDecision
+        let verified: VerifiedCommonAccessToken
+        let cti: [UInt8]
+        let expires: Int64
+        /// `catreplay` 1 (the store's "replayed" refuses) rather than 2 (it only marks the allow).
+        let oneUse: Bool
+        let carrier: GateRequest.Carrier
+        let tokenID: String
+    }
+
     /// The decision on one CAT for `request`, whose expected resource is
-    /// `resource` (named in the allow; a CAT binds URLs, through `catu`, not resources).
-    func decide(_ credential: GateRequest.Credential, request: GateRequest, resource: String?) async -> GateDecision {
+    /// `resource` (named in the allow; a CAT binds URLs, through `catu`, not
+    /// resources), as far as it goes without waiting: the MAC or signature
+    /// (or the reading kept for this text), the claims against the request,
+    /// and `catreplay`. A CAT that asks nothing of the replay store, and
+    /// every refusal, is decided here, as a playback session is, without
+    /// leaving the request's task.
+    func judge(_ credential: GateRequest.Credential, request: GateRequest, resource: String?) -> Judgement {
         let text = String(credential.value)
         let digest = Digest.sha256(text.utf8)
         let tokenID = Digest.tokenID(digest: digest.bytes)
-        func refuse(_ status: GateStatus, _ reason: String) -> GateDecision {
-            GateDecision(status: status, reason: "\(reason) (CAT, \(credential.carrier))", tokenID: tokenID, kindLabel: Self.kindLabel)
+        func refuse(_ status: GateStatus, _ reason: String) -> Judgement {
+            .decided(Self.refusal(status, reason, carrier: credential.carrier, tokenID: tokenID))
         }
         let now = Self.seconds(request.now)
         // The key first, as the library's verify does: nothing of a CAT is judged before it is authenticated.
@@ -70,16 +96,17 @@ struct CATOrigin: Sendable {
         }
         // No exp: the CAT does not expire, and the allow says so with the latest time there is.
         let expires = verified.token.expires.map { Self.until($0, leeway: 0) } ?? .latest
-        var answer = GateDecision(
+        let answer = GateDecision(
             status: .verdict(.validToken),
             reason: "valid Common Access Token (\(credential.carrier))",
             allowance: Allowance(catIssuedBy: verified.token.issuer, resource: resource, expires: expires),
             tokenID: tokenID,
             kindLabel: Self.kindLabel
         )
+        let secure = request.forwardedProto != "http"
         switch verified.replay ?? .permitted {
         case .permitted:
-            return renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: request.forwardedProto != "http")
+            return .decided(renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: secure))
         case .prohibited:
             guard let cti = verified.cti else {
                 return refuse(.unsupportedClaim, "catreplay 1 (one use) without a cti: the gate has nothing to remember the token by")
@@ -87,40 +114,62 @@ struct CATOrigin: Sendable {
             guard let exp = verified.token.expires else {
                 return refuse(.unsupportedClaim, "catreplay 1 (one use) without an exp: the replay store would have to remember it forever")
             }
-            guard let replayStore else {
+            guard replayStore != nil else {
                 return refuse(.unsupportedClaim, "catreplay 1 (one use), and the gate keeps no replay store (--replay off)")
             }
-            switch await replayStore.accept(
-                Self.identity(cti: cti),
-                until: Self.until(exp, leeway: leewaySeconds),
-                now: request.now,
-                deadline: replayDeadline
-            ) {
-            case .accepted: return renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: request.forwardedProto != "http")
-            case .replayed: return refuse(.verdict(.tokenReplayed), "catreplay 1: this CAT (its cti) was already accepted once")
-            case .unavailable(let why):
-                return refuse(.verdict(.replayCheckUnavailable), "the one-time-use check of the CAT could not be made: \(why)")
-            }
+            return .replayCheck(
+                ReplayCheck(answer: answer, verified: verified, cti: cti, expires: exp, oneUse: true, carrier: credential.carrier, tokenID: tokenID)
+            )
         case .reuseDetection:
             // Reuse is allowed: the store only tells whether it is one. A CAT
             // without a cti or exp cannot be told apart, and a store that does
             // not answer detects nothing; neither refuses.
-            let secure = request.forwardedProto != "http"
-            guard let cti = verified.cti, let exp = verified.token.expires, let replayStore else {
-                return renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: secure)
+            guard let cti = verified.cti, let exp = verified.token.expires, replayStore != nil else {
+                return .decided(renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: secure))
             }
-            let decision = await replayStore.accept(
-                Self.identity(cti: cti),
-                until: Self.until(exp, leeway: leewaySeconds),
-                now: request.now,
-                deadline: replayDeadline
+            return .replayCheck(
+                ReplayCheck(answer: answer, verified: verified, cti: cti, expires: exp, oneUse: false, carrier: credential.carrier, tokenID: tokenID)
             )
-            if decision == .replayed {
-                answer.catReuseDetected = true
-                answer.reason = "valid Common Access Token, presented again (catreplay 2: reuse detection) (\(credential.carrier))"
-            }
-            return renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: secure)
         }
+    }
+
+    /// The rest of a decision that asks the replay store about the CAT's `cti`.
+    func finish(_ check: ReplayCheck, request: GateRequest) async -> GateDecision {
+        let secure = request.forwardedProto != "http"
+        guard let replayStore else { return renewing(check.answer, check.verified, carrier: check.carrier, now: request.now, secure: secure) }
+        let decision = await replayStore.accept(
+            Self.identity(cti: check.cti),
+            until: Self.until(check.expires, leeway: leewaySeconds),
+            now: request.now,
+            deadline: replayDeadline
+        )
+        var answer = check.answer
+        switch (decision, check.oneUse) {
+        case (.accepted, _): break
+        case (.replayed, true):
+            return Self.refusal(
+                .verdict(.tokenReplayed),
+                "catreplay 1: this CAT (its cti) was already accepted once",
+                carrier: check.carrier,
+                tokenID: check.tokenID
+            )
+        case (.unavailable(let why), true):
+            return Self.refusal(
+                .verdict(.replayCheckUnavailable),
+                "the one-time-use check of the CAT could not be made: \(why)",
+                carrier: check.carrier,
+                tokenID: check.tokenID
+            )
+        case (.replayed, false):
+            answer.catReuseDetected = true
+            answer.reason = "valid Common Access Token, presented again (catreplay 2: reuse detection) (\(check.carrier))"
+        case (.unavailable, false): break
+        }
+        return renewing(answer, check.verified, carrier: check.carrier, now: request.now, secure: secure)
+    }
+
+    static func refusal(_ status: GateStatus, _ reason: String, carrier: GateRequest.Carrier, tokenID: String) -> GateDecision {
+        GateDecision(status: status, reason: "\(reason) (CAT, \(carrier))", tokenID: tokenID, kindLabel: Self.kindLabel)
     }
 
     /// `answer` with the renewed CAT that `catr` asks for, when `now` is in
@@ -250,24 +299,26 @@ struct CATOrigin: Sendable {
         guard let reported = request.originalURI else {
             return .failure(CDNRefusal(.urlNotCovered, "catu restricts the URI, and the proxy reported no original URI"))
         }
-        let uri = reported.prefix { $0 != "#" }
+        let uri = reported.utf8.firstIndex(of: UInt8(ascii: "#")).map { reported[..<$0] } ?? reported
         guard uri.utf8.first == UInt8(ascii: "/") else {
             return .failure(CDNRefusal(.invalidTokenFormat, "catu restricts the URI, and the original URI is not a path"))
         }
-        let components = Set(restriction.conditions.map(\.component))
+        func restricts(_ component: CATURIComponent) -> Bool { restriction.conditions.contains { $0.component == component.rawValue } }
         let scheme: String
         if let proto = request.forwardedProto?.lowercased(), proto == "http" || proto == "https" {
             scheme = proto
-        } else if components.contains(CATURIComponent.scheme.rawValue) {
+        } else if restricts(.scheme) {
             return .failure(CDNRefusal(.unsupportedClaim, "catu restricts the scheme, and the proxy reports no X-Forwarded-Proto of http or https"))
         } else {
             scheme = "https"
         }
-        let restrictsAuthority = components.contains(CATURIComponent.host.rawValue) || components.contains(CATURIComponent.port.rawValue)
+        let restrictsAuthority = restricts(.host) || restricts(.port)
         let target = withoutCATParameter(uri)
+        // The cat parameter lies in the query, so the path the request reader read is this target's.
+        let scopePath = request.scopePath
         // Only a host and port: a `/` or `?` in the header would move bytes into the path judged.
         var host = request.forwardedHost.flatMap { name in
-            !name.isEmpty && name.utf8.allSatisfy { $0.isHostByte } ? name : nil
+            !name.isEmpty && name.utf8.allSatisfy(\.isAuthorityByte) ? name : nil
         }
         if restrictsAuthority {
             guard host != nil else {
@@ -278,13 +329,13 @@ struct CATOrigin: Sendable {
                     )
                 )
             }
-        } else if let named = host, (try? CDNURL(parsing: "\(scheme)://\(named)\(target)")) == nil {
+        } else if let named = host, (try? CDNURL(scheme: scheme, host: named, target: target[...], scopePath: scopePath)) == nil {
             // Never compared: catu names no part of the authority, and the
             // proxy's host is only for the words of a refusal.
             host = nil
         }
         do {
-            return .success(try CDNURL(parsing: "\(scheme)://\(host ?? "origin.invalid")\(target)"))
+            return .success(try CDNURL(scheme: scheme, host: host ?? "origin.invalid", target: target[...], scopePath: scopePath))
         } catch {
             return .failure(
                 CDNRefusal(
@@ -299,15 +350,6 @@ struct CATOrigin: Sendable {
     /// `tokeninspect har` judges `catu` on the same URI).
     static func withoutCATParameter(_ uri: Substring) -> String {
         CATURIRestriction.uri(withoutParameter: parameterName, of: uri)
-    }
-}
-
-extension UInt8 {
-    /// Letters, digits, `-`, `.`, `:` and IPv6 brackets.
-    fileprivate var isHostByte: Bool {
-        (self >= 0x30 && self <= 0x39) || (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A)
-            || self == UInt8(ascii: "-") || self == UInt8(ascii: ".") || self == UInt8(ascii: ":")
-            || self == UInt8(ascii: "[") || self == UInt8(ascii: "]")
     }
 }
 

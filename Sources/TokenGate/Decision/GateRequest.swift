@@ -52,6 +52,9 @@ struct GateRequest: Sendable {
     /// Why the original URI's path cannot be judged (docs/DESIGN.md#one-reading-of-a-path):
     /// a dot segment, an encoded `/`, a control byte. Refused before anything else is read.
     var unreadablePath: CDNRefusal?
+    /// That one reading of the original URI's path, kept for a CAT's `catu`;
+    /// nil when the path is unreadable or no URI was reported.
+    var scopePath: String?
     /// The one `X-Forwarded-Proto` value, when exactly one field line came.
     var forwardedProto: String?
     /// `X-Token-Cookie-Path`: where the site wants the session cookie to apply.

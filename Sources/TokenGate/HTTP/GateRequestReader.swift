@@ -64,7 +64,7 @@ struct GateRequestReader: Sendable {
         request.cookiePath = headers[GateHeaders.cookiePath]
         if let originalURI {
             request.originalPath = GateRoute.path(of: originalURI)
-            do { _ = try RequestPath.read(originalURI.utf8) } catch { request.unreadablePath = error }
+            do { request.scopePath = try RequestPath.read(originalURI.utf8) } catch { request.unreadablePath = error }
         }
         if let clientIPHeader { request.clientIP = CredentialLocator.header(clientIPHeader, in: headers).map(String.init) }
 
