@@ -43,6 +43,7 @@ struct CATOrigin: Sendable {
         /// The allow, before the store's answer and any renewal.
         let answer: GateDecision
         let verified: VerifiedCommonAccessToken
+        let store: any ReplayStore
         let cti: [UInt8]
         let expires: Int64
         /// `catreplay` 1 (the store's "replayed" refuses) rather than 2 (it only marks the allow).
@@ -114,30 +115,46 @@ struct CATOrigin: Sendable {
             guard let exp = verified.token.expires else {
                 return refuse(.unsupportedClaim, "catreplay 1 (one use) without an exp: the replay store would have to remember it forever")
             }
-            guard replayStore != nil else {
+            guard let replayStore else {
                 return refuse(.unsupportedClaim, "catreplay 1 (one use), and the gate keeps no replay store (--replay off)")
             }
             return .replayCheck(
-                ReplayCheck(answer: answer, verified: verified, cti: cti, expires: exp, oneUse: true, carrier: credential.carrier, tokenID: tokenID)
+                ReplayCheck(
+                    answer: answer,
+                    verified: verified,
+                    store: replayStore,
+                    cti: cti,
+                    expires: exp,
+                    oneUse: true,
+                    carrier: credential.carrier,
+                    tokenID: tokenID
+                )
             )
         case .reuseDetection:
             // Reuse is allowed: the store only tells whether it is one. A CAT
             // without a cti or exp cannot be told apart, and a store that does
             // not answer detects nothing; neither refuses.
-            guard let cti = verified.cti, let exp = verified.token.expires, replayStore != nil else {
+            guard let cti = verified.cti, let exp = verified.token.expires, let replayStore else {
                 return .decided(renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: secure))
             }
             return .replayCheck(
-                ReplayCheck(answer: answer, verified: verified, cti: cti, expires: exp, oneUse: false, carrier: credential.carrier, tokenID: tokenID)
+                ReplayCheck(
+                    answer: answer,
+                    verified: verified,
+                    store: replayStore,
+                    cti: cti,
+                    expires: exp,
+                    oneUse: false,
+                    carrier: credential.carrier,
+                    tokenID: tokenID
+                )
             )
         }
     }
 
     /// The rest of a decision that asks the replay store about the CAT's `cti`.
     func finish(_ check: ReplayCheck, request: GateRequest) async -> GateDecision {
-        let secure = request.forwardedProto != "http"
-        guard let replayStore else { return renewing(check.answer, check.verified, carrier: check.carrier, now: request.now, secure: secure) }
-        let decision = await replayStore.accept(
+        let decision = await check.store.accept(
             Self.identity(cti: check.cti),
             until: Self.until(check.expires, leeway: leewaySeconds),
             now: request.now,
@@ -165,7 +182,7 @@ struct CATOrigin: Sendable {
             answer.reason = "valid Common Access Token, presented again (catreplay 2: reuse detection) (\(check.carrier))"
         case (.unavailable, false): break
         }
-        return renewing(answer, check.verified, carrier: check.carrier, now: request.now, secure: secure)
+        return renewing(answer, check.verified, carrier: check.carrier, now: request.now, secure: request.forwardedProto != "http")
     }
 
     static func refusal(_ status: GateStatus, _ reason: String, carrier: GateRequest.Carrier, tokenID: String) -> GateDecision {
