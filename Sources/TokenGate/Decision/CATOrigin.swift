@@ -105,6 +105,20 @@ struct CATOrigin: Sendable {
             kindLabel: Self.kindLabel
         )
         let secure = request.forwardedProto != "http"
+        func askStore(_ store: any ReplayStore, _ cti: [UInt8], _ exp: Int64, oneUse: Bool) -> Judgement {
+            .replayCheck(
+                ReplayCheck(
+                    answer: answer,
+                    verified: verified,
+                    store: store,
+                    cti: cti,
+                    expires: exp,
+                    oneUse: oneUse,
+                    carrier: credential.carrier,
+                    tokenID: tokenID
+                )
+            )
+        }
         switch verified.replay ?? .permitted {
         case .permitted:
             return .decided(renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: secure))
@@ -118,18 +132,7 @@ struct CATOrigin: Sendable {
             guard let replayStore else {
                 return refuse(.unsupportedClaim, "catreplay 1 (one use), and the gate keeps no replay store (--replay off)")
             }
-            return .replayCheck(
-                ReplayCheck(
-                    answer: answer,
-                    verified: verified,
-                    store: replayStore,
-                    cti: cti,
-                    expires: exp,
-                    oneUse: true,
-                    carrier: credential.carrier,
-                    tokenID: tokenID
-                )
-            )
+            return askStore(replayStore, cti, exp, oneUse: true)
         case .reuseDetection:
             // Reuse is allowed: the store only tells whether it is one. A CAT
             // without a cti or exp cannot be told apart, and a store that does
@@ -137,18 +140,7 @@ struct CATOrigin: Sendable {
             guard let cti = verified.cti, let exp = verified.token.expires, let replayStore else {
                 return .decided(renewing(answer, verified, carrier: credential.carrier, now: request.now, secure: secure))
             }
-            return .replayCheck(
-                ReplayCheck(
-                    answer: answer,
-                    verified: verified,
-                    store: replayStore,
-                    cti: cti,
-                    expires: exp,
-                    oneUse: false,
-                    carrier: credential.carrier,
-                    tokenID: tokenID
-                )
-            )
+            return askStore(replayStore, cti, exp, oneUse: false)
         }
     }
 
