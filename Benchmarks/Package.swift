@@ -21,8 +21,11 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "tokeninspect", path: ".."),
-        // The limit server only: HTTP/1.1 on swift-nio alone, no Hummingbird.
+        // The limit server only: HTTP/1.1 on swift-nio alone, no Hummingbird; its
+        // `--codec httptypes` converts heads as the gate does.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         // router-dispatch only, without the default traits, as the gate takes it.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
     ],
@@ -41,6 +44,9 @@ let package = Package(
                 .product(name: "EntitlementTokens", package: "tokeninspect"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ]
         ),
         .executableTarget(

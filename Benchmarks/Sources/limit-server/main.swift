@@ -6,9 +6,22 @@
 // hop: the verification runs on the event loop that read the request. It is
 // the ceiling a framework-based gate is compared with, in the same run.
 //
-//   limit-server --listen HOST:PORT --key PATH --requestor ID --resource ID [--replay memory|off]
+// `--codec` says how a request is read and its answer written, so that a
+// figure of the gate can be divided into what HTTP/1 costs and what the gate
+// does (docs/PERFORMANCE.md, "The limit server with NIO's codec"):
+// - `bytes` (the default, the limit of the figure that decides): the head cut from
+//   the connection's bytes, one prepared answer per status;
+// - `nio`: NIO's HTTP/1 server codec (llhttp, `HTTPRequestHead`,
+//   `HTTPResponseEncoder`), the codec the gate reads and writes with;
+// - `httptypes`: the same, each head made into an `HTTPTypes` request and each
+//   answer from an `HTTPTypes` response, as the gate's routes take them.
+//
+//   limit-server --listen HOST:PORT --key PATH --requestor ID --resource ID [--replay memory|off] [--codec bytes|nio|httptypes]
 import EntitlementTokens
+import HTTPTypes
 import NIOCore
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
 import NIOPosix
 
 struct Options {
@@ -18,6 +31,7 @@ struct Options {
     var requestor = ""
     var resource = ""
     var replay = "memory"
+    var codec = "bytes"
 
     init(_ arguments: [String]) {
         var index = 0
@@ -37,12 +51,15 @@ struct Options {
             case "--requestor": requestor = value()
             case "--resource": resource = value()
             case "--replay": replay = value()
+            case "--codec": codec = value()
             default: fail("unknown option \(arguments[index])")
             }
             index += 1
         }
-        guard !keys.isEmpty, !requestor.isEmpty, !resource.isEmpty, ["memory", "off"].contains(replay) else {
-            fail("usage: limit-server --listen HOST:PORT --key PATH --requestor ID --resource ID [--replay memory|off]")
+        guard !keys.isEmpty, !requestor.isEmpty, !resource.isEmpty, ["memory", "off"].contains(replay),
+            ["bytes", "nio", "httptypes"].contains(codec)
+        else {
+            fail("usage: limit-server --listen HOST:PORT --key PATH --requestor ID --resource ID [--replay memory|off] [--codec bytes|nio|httptypes]")
         }
     }
 }
@@ -257,7 +274,16 @@ let bootstrap = ServerBootstrap(group: group)
     .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
     .childChannelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(LimitHandler(verifier: verifier, expectations: expectations))
+            let pipeline = channel.pipeline.syncOperations
+            switch options.codec {
+            case "bytes":
+                try pipeline.addHandler(LimitHandler(verifier: verifier, expectations: expectations))
+            default:
+                try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
+                try pipeline.addHandler(
+                    CodecLimitHandler(verifier: verifier, expectations: expectations, throughHTTPTypes: options.codec == "httptypes")
+                )
+            }
         }
     }
 let server = try bootstrap.bind(host: options.host, port: options.port).wait()
