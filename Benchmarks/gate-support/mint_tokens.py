@@ -5,11 +5,13 @@ the token element's exact bytes), signed with the test-only RSA-2048 key,
 legacy signatureInfo form, Base64url. Issue time is now, so the gate (with
 its real clock) accepts them for 7 minutes (media) or an hour (authZ).
 
-usage: mint_tokens.py KEY KIND COUNT OUT [REPEAT] [RESOURCES]
+usage: mint_tokens.py KEY KIND COUNT OUT [REPEAT] [RESOURCES] [TTL]
   KIND      media | authorization
   REPEAT    each distinct token written REPEAT times in a row (authZ cache runs)
   RESOURCES token i is for resource R<i mod RESOURCES> instead of TNT (the
             round-robin figure; tokens.lua sends the matching resource)
+  TTL       a media token's lifetime in seconds (default 420): a run that
+            cycles the same tokens for longer needs them to outlive it
 """
 import base64, datetime, hashlib, sys, uuid
 from multiprocessing import Pool
@@ -19,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import padding
 key_path, kind, count, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 repeat = int(sys.argv[5]) if len(sys.argv) > 5 else 1
 resources = int(sys.argv[6]) if len(sys.argv) > 6 else 0
+ttl_milliseconds = (int(sys.argv[7]) if len(sys.argv) > 7 else 420) * 1000
 now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
 _key = None
 DEVICE_FINGERPRINT = hashlib.sha256(b"bench-device").hexdigest()
@@ -29,7 +32,7 @@ def element(index):
     if kind == "media":
         issue = now.strftime("%Y-%m-%d %H:%M:%S +0000")
         return (f"<authToken><sessionGUID>{guid}</sessionGUID><requestorID>TNT</requestorID>"
-                f"<resourceID>{resource}</resourceID><ttl>420000</ttl><issueTime>{issue}</issueTime>"
+                f"<resourceID>{resource}</resourceID><ttl>{ttl_milliseconds}</ttl><issueTime>{issue}</issueTime>"
                 f"<mvpdId>Comcast_SSO</mvpdId></authToken>")
     # Bound to the device "bench-device" (tokens.lua sends it with $DEVICE: the
     # gate refuses a device-bound token whose request names no device); each
