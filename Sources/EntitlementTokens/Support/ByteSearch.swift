@@ -2,11 +2,12 @@
 /// for Transport, Framing and Parsing alike.
 ///
 /// Callers hand over a `Span<UInt8>` (bounds-checked); the pointer work
-/// (`memchr`, `memcmp`, reading a `StaticString` in place) stays here.
-enum ByteSearch {
+/// (`memchr`, `memcmp`, reading a `StaticString` in place) stays here. The
+/// gate's request reading searches with it too (`package`).
+package enum ByteSearch {
     /// The index of the first `byte` in `bytes` at or after `start`, or nil.
     @inline(__always)
-    static func firstIndex(of byte: UInt8, in bytes: Span<UInt8>, from start: Int = 0) -> Int? {
+    package static func firstIndex(of byte: UInt8, in bytes: Span<UInt8>, from start: Int = 0) -> Int? {
         guard start >= 0, start < bytes.count else { return nil }
         return bytes.withUnsafeBufferPointer { buffer in
             LibC.firstOffset(of: byte, in: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[start...]))).map { start + $0 }

@@ -1,3 +1,4 @@
+import EntitlementTokens
 import HTTPTypes
 
 /// Finds every token or session credential in a request: in the query of the
@@ -25,25 +26,18 @@ enum CredentialLocator {
         // Bytes through a Span, not Characters nor the UTF-8 view's generic
         // index walk (docs/PERFORMANCE.md).
         let bytes = uri.utf8.span
-        let index = GateRoute.pathEnd(in: bytes)
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "?") else { return values }
-        // One pass over the query: a media token makes it a kilobyte or more.
-        var start = index + 1
-        var fragment = false
-        while start < bytes.count, !fragment {
-            var pairEnd = start
-            var equals = -1
-            while pairEnd < bytes.count {
-                let byte = bytes[pairEnd]
-                if byte == UInt8(ascii: "&") { break }
-                if byte == UInt8(ascii: "#") {
-                    fragment = true
-                    break
-                }
-                if equals < 0, byte == UInt8(ascii: "=") { equals = pairEnd }
-                pairEnd += 1
-            }
-            if equals >= 0 {
+        let pathEnd = GateRoute.pathEnd(in: bytes)
+        guard pathEnd < bytes.count, bytes[pathEnd] == UInt8(ascii: "?") else { return values }
+        // A media token makes the query a kilobyte or more: the `#` that ends
+        // it, each pair's `&` and its name's `=` are found by the library's
+        // byte search (`memchr`), each search bounded by the one before: a
+        // byte is read by at most three searches, and the pass stays linear.
+        let queryEnd = ByteSearch.firstIndex(of: UInt8(ascii: "#"), in: bytes, from: pathEnd + 1) ?? bytes.count
+        let query = bytes.extracting(..<queryEnd)
+        var start = pathEnd + 1
+        while start < queryEnd {
+            let pairEnd = ByteSearch.firstIndex(of: UInt8(ascii: "&"), in: query, from: start) ?? queryEnd
+            if let equals = ByteSearch.firstIndex(of: UInt8(ascii: "="), in: query.extracting(..<pairEnd), from: start) {
                 // Every name it is, not the first: a name given twice reads the value twice.
                 for (which, name) in names.enumerated() where Self.span(bytes, from: start, to: equals, holds: name) {
                     let utf8 = uri.utf8

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Testing
+import TokenTestSupport
 
 @testable import TokenGate
 
@@ -33,6 +34,48 @@ import Testing
         #expect(values == [["T1", ""], ["A1", "A2=x"], ["S1"], ["T1", ""], []])
         #expect(CredentialLocator.parameters(["token", "auth"], inURI: "/no-query") == [[], []])
         #expect(CredentialLocator.parameters([], inURI: uri) == [])
+    }
+
+    /// The query read as the definition reads it, a byte at a time: the query
+    /// runs from the first `?` to the first `#`, pairs end at `&`, a name at
+    /// its pair's first `=`. The reading by byte search must agree with it.
+    static func reference(_ names: [String], inURI uri: Substring) -> [[Substring]] {
+        var values = [[Substring]](repeating: [], count: names.count)
+        let bytes = Array(uri.utf8)
+        guard let mark = bytes.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }),
+            bytes[mark] == UInt8(ascii: "?")
+        else { return values }
+        let queryEnd = bytes[(mark + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+        var start = mark + 1
+        while start < queryEnd {
+            let pairEnd = bytes[start..<queryEnd].firstIndex(of: UInt8(ascii: "&")) ?? queryEnd
+            if let equals = bytes[start..<pairEnd].firstIndex(of: UInt8(ascii: "=")) {
+                for (which, name) in names.enumerated() where bytes[start..<equals].elementsEqual(name.utf8) {
+                    let utf8 = uri.utf8
+                    values[which].append(uri[utf8.index(utf8.startIndex, offsetBy: equals + 1)..<utf8.index(utf8.startIndex, offsetBy: pairEnd)])
+                }
+            }
+            start = pairEnd + 1
+        }
+        return values
+    }
+
+    @Test func drawnQueriesAreReadAsTheDefinitionReads() {
+        var generator = SeededGenerator(seed: 0x7175_6572)
+        let pieces = ["token", "auth", "t", "=", "=", "&", "&", "#", "?", "%23", "%26", "/", "é", "\u{301}", "x", "1"]
+        let names = ["token", "auth", "t", "", "é"]
+        for _ in 0..<3_000 {
+            let count = Int.random(in: 0...24, using: &generator)
+            let text = (0..<count).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            // Half of them inside a longer string, as a request line's target is.
+            let uri: Substring = Bool.random(using: &generator) ? text[...] : ("GET " + text + " HTTP/1.1").dropFirst(4).dropLast(9)
+            #expect(CredentialLocator.parameters(names, inURI: uri) == Self.reference(names, inURI: uri), "\(uri)")
+        }
+        // A kilobyte token, in every place a pair can stand.
+        let token = String(repeating: "PHNpZ25hdHVyZUluZm8-", count: 64)
+        for uri: Substring in ["/s.ts?token=\(token)", "/s.ts?a=1&token=\(token)&b", "/s.ts?token=\(token)#&token=x", "/s.ts?\(token)&token="] {
+            #expect(CredentialLocator.parameters(names, inURI: uri) == Self.reference(names, inURI: uri))
+        }
     }
 
     @Test func cookiesAreFoundByExactName() {
