@@ -348,8 +348,10 @@ final class AuthGate: Sendable {
         var cacheKey: VerdictCache.Key? = nil
         // Read before the verifier reads its ring: a verdict made with a ring
         // that a reload replaced meanwhile is then refused by the cache.
-        let generation = cache.generation
-        if cache.isEnabled {
+        let (generation, cacheIsEmpty) = cache.generationAndEmptiness
+        // An empty cache (a gate that sees media tokens only: they are never
+        // kept) answers nothing, so the key waits for an allow worth keeping.
+        if cache.isEnabled, !cacheIsEmpty {
             let key = VerdictCache.key(token: token, resource: resource, deviceID: deviceID)
             if let hit = cache.lookup(key, now: now) {
                 return GateDecision(
@@ -363,7 +365,7 @@ final class AuthGate: Sendable {
             cacheKey = key
         }
         let verdict = await verifier.verdict(for: token, resource: resource, deviceID: deviceID, now: now)
-        if cacheKey != nil, verdict.token?.kind != .media { cache.countMiss() }
+        if cache.isEnabled, verdict.token?.kind != .media { cache.countMiss() }
         // The log's token id is a prefix of the token's identity: the digest
         // the verifier made (signature check, replay key), hashed here only
         // when it made none (docs/DESIGN.md#one-of-each-per-request: one digest per token).
@@ -398,9 +400,10 @@ final class AuthGate: Sendable {
                         now: now
                     ).credential
             }
-        } else if let cacheKey, let tokenID {
+        } else if cache.isEnabled, let tokenID {
+            let key = cacheKey ?? VerdictCache.key(token: token, resource: resource, deviceID: deviceID)
             if let hold = hooks.beforeCacheInsert { await hold() }
-            cache.insert(cacheKey, verdict: verified, allowance: allowance, tokenID: tokenID, generation: generation)
+            cache.insert(key, verdict: verified, allowance: allowance, tokenID: tokenID, generation: generation)
         }
         return GateDecision(
             status: .verdict(.validToken),

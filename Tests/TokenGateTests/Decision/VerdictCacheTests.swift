@@ -95,8 +95,33 @@ import Testing
         }
         #expect(byCount.count == 3)
         #expect(byBytes.count > 1)
+        let before = byCount.generationAndEmptiness
+        #expect(!before.isEmpty)
         byCount.removeAll()
         #expect(byCount.count == 0 && byCount.bytes == 0)
+        // Emptied, a lookup can find nothing (the gate then makes no key before
+        // it verifies), and the generation moved on.
+        #expect(byCount.generationAndEmptiness == (before.generation + 1, true))
+    }
+
+    /// A cache that a reload emptied fills again: the key an allow is kept
+    /// under is made after the verification, and the next presentation hits.
+    @Test func anEmptiedCacheFillsAgain() async throws {
+        let runtime = try GateFixtures.runtime(clock: clock)
+        let token = GateFixtures.token(GateFixtures.request(.authorization))
+        try await runtime.application().test(.router) { client in
+            let first = try await client.authRequest("/a?token=\(token)")
+            #expect(first.tokenStatus == "VALID_TOKEN")
+            runtime.cache.removeAll()
+            #expect(runtime.cache.generationAndEmptiness.isEmpty)
+            for _ in 0..<2 {
+                let again = try await client.authRequest("/a?token=\(token)")
+                #expect(again.tokenStatus == "VALID_TOKEN")
+            }
+        }
+        #expect(ScrapedMetrics(runtime)[#"tokengate_verdict_cache_total{result="insert"}"#] == 2)
+        #expect(ScrapedMetrics(runtime)[#"tokengate_verdict_cache_total{result="hit"}"#] == 1)
+        #expect(ScrapedMetrics(runtime)[#"tokengate_verdict_cache_total{result="miss"}"#] == 2)
     }
 
     @Test func keysAreBoundIntoTheCacheKey() {
