@@ -86,7 +86,7 @@ for line in open(sys.argv[1]):
     fields = dict(item.split("=") for item in line.split()[1:])
     rounds.append({name: tuple(map(float, value.split("/"))) for name, value in fields.items()})
 def show(label, values, unit=""):
-    print(f"{label:<44} {statistics.median(values):>9.2f}{unit}  ({min(values):.2f}–{max(values):.2f})")
+    print(f"{label:<50} {statistics.median(values):>6.2f}{unit}  ({min(values):.2f}–{max(values):.2f})")
 for name in ("bytes", "nio", "httptypes", "gate"):
     rates = [r[name][0] for r in rounds]; cpu = [r[name][1] for r in rounds]
     print(f"{name:<12} {statistics.median(rates):>8.0f} req/s ({min(rates):.0f}–{max(rates):.0f}), "

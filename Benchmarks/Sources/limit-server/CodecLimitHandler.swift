@@ -111,17 +111,13 @@ final class CodecLimitHandler: ChannelInboundHandler {
 
     private func judge(path: String, originalURI: String?) -> String {
         var path = path
-        let route = path.withUTF8 { bytes in
-            let beforeQuery = bytes.prefix { $0 != UInt8(ascii: "?") }
-            if beforeQuery.elementsEqual("/healthz".utf8) { return "healthz" }
-            return beforeQuery.elementsEqual("/v1/auth-request".utf8) ? "" : "not-found"
-        }
-        guard route.isEmpty else { return route }
-        guard var uri = originalURI else { return "NO_TOKEN" }
-        return uri.withUTF8 { bytes in
-            guard let token = LimitHandler.token(in: bytes[...]) else { return "NO_TOKEN" }
-            let verdict: Verdict = verifier.verify(token, expecting: expectations)
-            return verdict.status.rawValue
+        return path.withUTF8 { target in
+            guard var uri = originalURI else {
+                return LimitHandler.answerKey(target: target[...], originalURI: nil, verifier: verifier, expectations: expectations)
+            }
+            return uri.withUTF8 { uri in
+                LimitHandler.answerKey(target: target[...], originalURI: uri[...], verifier: verifier, expectations: expectations)
+            }
         }
     }
 

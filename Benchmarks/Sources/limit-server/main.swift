@@ -207,13 +207,23 @@ final class LimitHandler: ChannelInboundHandler {
                 return ("bad-request", false)
             }
         }
-        let target = parts[1]
+        return (answerKey(target: parts[1], originalURI: originalURI, verifier: verifier, expectations: expectations), keepAlive)
+    }
+
+    /// The answer to a request for `target` (path and query) with `X-Original-URI`
+    /// `originalURI`: the route by its path, then the token's verdict. Every codec's.
+    static func answerKey(
+        target: Slice<UnsafeBufferPointer<UInt8>>,
+        originalURI: Slice<UnsafeBufferPointer<UInt8>>?,
+        verifier: TokenVerifier,
+        expectations: RequestExpectations
+    ) -> String {
         let path = target.prefix { $0 != 63 }
-        if path.elementsEqual("/healthz".utf8) { return ("healthz", keepAlive) }
-        guard path.elementsEqual("/v1/auth-request".utf8) else { return ("not-found", keepAlive) }
-        guard let uri = originalURI, let token = token(in: uri) else { return ("NO_TOKEN", keepAlive) }
+        if path.elementsEqual("/healthz".utf8) { return "healthz" }
+        guard path.elementsEqual("/v1/auth-request".utf8) else { return "not-found" }
+        guard let uri = originalURI, let token = token(in: uri) else { return "NO_TOKEN" }
         let verdict: Verdict = verifier.verify(token, expecting: expectations)
-        return (verdict.status.rawValue, keepAlive)
+        return verdict.status.rawValue
     }
 
     /// ASCII case-insensitive comparison with a lowercase name.
