@@ -49,11 +49,11 @@ final class VerdictCache: Sendable {
     var isEnabled: Bool { maximumEntries > 0 }
     var count: Int { store.withLock { $0.entries.count } }
     var bytes: Int { store.withLock { $0.entries.bytes } }
-    /// The generation a caller reads before it verifies, and hands to ``insert(_:verdict:allowance:tokenID:generation:)``.
-    var generation: UInt64 { store.withLock { $0.generation } }
-    /// The generation, as above, and whether a lookup could find anything,
-    /// read under one lock: an empty cache answers no lookup, so its key (a
-    /// SHA-256 of the whole token) need not be made before the verification.
+    /// The generation a caller reads before it verifies, and hands to
+    /// ``insert(_:verdict:allowance:tokenID:generation:)``, and whether a
+    /// lookup could find anything, read under one lock: an empty cache
+    /// answers no lookup, so its key (a SHA-256 of the whole token) need not
+    /// be made before the verification.
     /// A reading made stale by an insert meanwhile costs a verification, never a wrong answer.
     var generationAndEmptiness: (generation: UInt64, isEmpty: Bool) {
         store.withLock { ($0.generation, $0.entries.count == 0) }

@@ -87,7 +87,7 @@ import Testing
                     verdict: verified,
                     allowance: allowance,
                     tokenID: "0123456789ab",
-                    generation: cache.generation
+                    generation: cache.generationAndEmptiness.generation
                 )
             }
             #expect(byCount.count <= 3)
