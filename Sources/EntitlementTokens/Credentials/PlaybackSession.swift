@@ -67,23 +67,26 @@ package struct PlaybackSessionSecrets: Sendable {
     }
 
     /// The 8-byte id a credential records of the key that admitted it.
-    package static func keyID(of key: PublicKey) -> UInt64 {
-        SHA256Hasher.hash(key.derRepresentation).bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    }
+    package static func keyID(of key: PublicKey) -> UInt64 { key.fingerprintPrefix }
 
     /// A credential for `resource` (nil: the gate checks no resource), the
     /// device that asked, the gate's requestor and the key that verified the
     /// media token, valid until `expires`; signed with the first secret.
     package func issue(resource: String?, deviceID: String?, requestor: String?, keyID: UInt64, expires: TokenTimestamp) -> String {
+        issue(resource: resource, deviceID: deviceID, requestor: Binding(requestor), keyID: keyID, expires: expires)
+    }
+
+    /// As above, with the requestor's binding made once (a gate has one requestor).
+    package func issue(resource: String?, deviceID: String?, requestor: Binding, keyID: UInt64, expires: TokenTimestamp) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.credentialLength)
         bytes.append(Self.version)
         Self.appendBigEndian(UInt64(bitPattern: expires.millisecondsSince1970), to: &bytes)
-        bytes += Self.binding(resource)
-        bytes += Self.binding(deviceID)
-        bytes += Self.binding(requestor)
+        Binding(resource).digest.append(to: &bytes)
+        Binding(deviceID).digest.append(to: &bytes)
+        requestor.digest.append(to: &bytes)
         Self.appendBigEndian(keyID, to: &bytes)
-        bytes += authenticators[0].authenticationCode(for: bytes).bytes
+        authenticators[0].authenticationCode(for: bytes).append(to: &bytes)
         return Base64URL.encode(bytes.span)
     }
 
@@ -106,12 +109,16 @@ package struct PlaybackSessionSecrets: Sendable {
         let tag = bytes[Self.signedLength...]
         // Each tag is compared in constant time (`CRYPTO_memcmp`).
         guard authenticators.contains(where: { $0.isValid(tag, for: signed) }) else { return .failure(.badTag) }
+        // 32 bytes each, by the length checked above.
+        guard let resource = Binding(bytes[9..<41]), let device = Binding(bytes[41..<73]), let requestor = Binding(bytes[73..<105]) else {
+            return .failure(.malformed)
+        }
         return .success(
             PlaybackSession(
                 expiryMilliseconds: bytes[1..<9].reduce(Int64(0)) { $0 << 8 | Int64($1) },
-                resource: Array(bytes[9..<41]),
-                device: Array(bytes[41..<73]),
-                requestor: Array(bytes[73..<105]),
+                resource: resource,
+                device: device,
+                requestor: requestor,
                 keyID: bytes[105..<113].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             )
         )
@@ -127,7 +134,7 @@ package struct PlaybackSessionSecrets: Sendable {
         case .success(let opened): session = opened
         case .failure(let refusal): return .invalid(refusal.reason)
         }
-        guard session.isBound(toRequestor: expectation.requestor) else { return .invalid("the session was made for another requestor") }
+        guard session.isBound(toRequestor: expectation.requestorBinding) else { return .invalid("the session was made for another requestor") }
         guard session.isBound(toResource: expectation.resource) else { return .invalid("the session was made for another resource") }
         guard trusts(session.keyID) else { return .invalid("the key that admitted this session was removed") }
         if session.isDeviceBound {
@@ -142,11 +149,8 @@ package struct PlaybackSessionSecrets: Sendable {
         return .valid(expires: expires)
     }
 
-    /// SHA-256 of the value, or 32 zeros when there is none.
-    package static func binding(_ value: String?) -> [UInt8] {
-        guard let value else { return [UInt8](repeating: 0, count: 32) }
-        return SHA256Hasher.hash(value.utf8).bytes
-    }
+    /// SHA-256 of the value, or 32 zeros when there is none: its ``Binding``'s bytes.
+    package static func binding(_ value: String?) -> [UInt8] { Binding(value).digest.bytes }
 
     private static func appendBigEndian(_ value: UInt64, to bytes: inout [UInt8]) {
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
@@ -171,18 +175,54 @@ extension PlaybackSessionSecrets {
     package struct Expectation: Sendable {
         package var resource: String?
         package var deviceID: String?
-        /// The gate's configured requestor (nil: any requestor).
-        package var requestor: String?
+        /// The binding of the gate's configured requestor (of none: any requestor).
+        package var requestorBinding: Binding
         /// A device-bound session passes a request that names no device.
         package var allowsUnboundDevice = false
         package var now: TokenTimestamp
 
         package init(resource: String?, deviceID: String?, requestor: String?, allowsUnboundDevice: Bool = false, now: TokenTimestamp) {
+            self.init(
+                resource: resource,
+                deviceID: deviceID,
+                requestor: Binding(requestor),
+                allowsUnboundDevice: allowsUnboundDevice,
+                now: now
+            )
+        }
+
+        /// As above, with the requestor's binding made once.
+        package init(resource: String?, deviceID: String?, requestor: Binding, allowsUnboundDevice: Bool = false, now: TokenTimestamp) {
             self.resource = resource
             self.deviceID = deviceID
-            self.requestor = requestor
+            requestorBinding = requestor
             self.allowsUnboundDevice = allowsUnboundDevice
             self.now = now
+        }
+    }
+
+    /// What a credential binds a value to: its SHA-256, or 32 zeros when
+    /// there is none. A value, so a credential's bindings allocate nothing.
+    package struct Binding: Sendable, Equatable {
+        let digest: SHA256Digest
+
+        package init(_ value: String?) {
+            digest = value.map { SHA256Hasher.hash($0.utf8) } ?? SHA256Digest()
+        }
+
+        /// The binding whose 32 bytes these are, as a credential carries it.
+        init?(_ bytes: ArraySlice<UInt8>) {
+            guard let digest = SHA256Digest(bytes) else { return nil }
+            self.digest = digest
+        }
+
+        /// False for the binding of no value.
+        var isSet: Bool { digest != SHA256Digest() }
+
+        /// Equality whose time does not depend on where the bindings differ.
+        func matches(_ other: Binding) -> Bool {
+            let (a, b) = (digest.words, other.digest.words)
+            return (a.0 ^ b.0) | (a.1 ^ b.1) | (a.2 ^ b.2) | (a.3 ^ b.3) == 0
         }
     }
 }
@@ -192,36 +232,33 @@ extension PlaybackSessionSecrets {
 package struct PlaybackSession: Sendable, Equatable {
     /// The expiry as written; ``expires`` is nil when it is out of range.
     package let expiryMilliseconds: Int64
-    let resource: [UInt8]
-    let device: [UInt8]
-    let requestor: [UInt8]
+    let resource: PlaybackSessionSecrets.Binding
+    let device: PlaybackSessionSecrets.Binding
+    let requestor: PlaybackSessionSecrets.Binding
     /// The id of the key that admitted it (``PlaybackSessionSecrets/keyID(of:)``).
     package let keyID: UInt64
 
     package var expires: TokenTimestamp? { TokenTimestamp(millisecondsSince1970: expiryMilliseconds) }
     /// False when the gate that made it checked no resource (`--allow-any-resource`).
-    package var isResourceBound: Bool { resource.contains { $0 != 0 } }
-    package var isDeviceBound: Bool { device.contains { $0 != 0 } }
-    package var isRequestorBound: Bool { requestor.contains { $0 != 0 } }
+    package var isResourceBound: Bool { resource.isSet }
+    package var isDeviceBound: Bool { device.isSet }
+    package var isRequestorBound: Bool { requestor.isSet }
 
     /// Whether it was made for `resource` (nil: for no resource).
     package func isBound(toResource resource: String?) -> Bool {
-        Self.constantTimeEquals(self.resource, PlaybackSessionSecrets.binding(resource))
+        self.resource.matches(PlaybackSessionSecrets.Binding(resource))
     }
 
     package func isBound(toDevice deviceID: String?) -> Bool {
-        Self.constantTimeEquals(device, PlaybackSessionSecrets.binding(deviceID))
+        device.matches(PlaybackSessionSecrets.Binding(deviceID))
     }
 
     package func isBound(toRequestor requestor: String?) -> Bool {
-        Self.constantTimeEquals(self.requestor, PlaybackSessionSecrets.binding(requestor))
+        isBound(toRequestor: PlaybackSessionSecrets.Binding(requestor))
     }
 
-    private static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        var difference: UInt8 = 0
-        for (a, b) in zip(lhs, rhs) { difference |= a ^ b }
-        return difference == 0
+    package func isBound(toRequestor requestor: PlaybackSessionSecrets.Binding) -> Bool {
+        self.requestor.matches(requestor)
     }
 }
 

@@ -21,6 +21,9 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
     /// `openssl pkey -pubin -in KEY -outform DER | sha256sum`, so people can
     /// compare a key here with a key elsewhere.
     public var sha256Fingerprint: String { storage.fingerprint }
+    /// The first 8 bytes of that SHA-256, big-endian: the id a playback
+    /// session records of the key that admitted it, read once at load.
+    package var fingerprintPrefix: UInt64 { storage.fingerprintPrefix }
     /// The DER `SubjectPublicKeyInfo`, whatever format the key was loaded from.
     public var derRepresentation: [UInt8] { storage.der }
     /// The dates of the certificate the key was loaded from, or nil when it
@@ -137,6 +140,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         let source: String
         let der: [UInt8]
         let fingerprint: String
+        let fingerprintPrefix: UInt64
         let verifier: SignatureVerifier
         let certificateValidity: CertificateValidity?
         let description: String
@@ -153,6 +157,7 @@ public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
             self.source = source
             self.der = der
             self.fingerprint = fingerprint
+            fingerprintPrefix = SHA256Hasher.hash(der).bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             self.verifier = verifier
             self.certificateValidity = certificateValidity
             description = "\(profile.displayName) \(profile.algorithm.rawValue) key from \(source) (SHA-256 \(fingerprint))"

@@ -59,15 +59,20 @@ package enum Base64 {
     /// The same over a span of the bytes.
     package static func encode(_ bytes: Span<UInt8>, alphabet: Alphabet, padded: Bool) -> String {
         var output = [UInt8]()
-        output.reserveCapacity((bytes.count + 2) / 3 * 4)
         append(bytes, alphabet: alphabet, padded: padded, to: &output)
         return String(decoding: output, as: UTF8.self)
     }
 
     /// The text appended to `output` (a Redis key after its prefix), three
-    /// bytes to four characters.
+    /// bytes to four characters, into capacity reserved once.
     package static func append(_ bytes: Span<UInt8>, alphabet: Alphabet, padded: Bool, to output: inout [UInt8]) {
-        let symbols = alphabet == .standard ? standardSymbols : urlSymbols
+        output.append(addingCapacity: (bytes.count + 2) / 3 * 4) { output in
+            write(bytes, alphabet: alphabet, padded: padded, to: &output)
+        }
+    }
+
+    private static func write(_ bytes: Span<UInt8>, alphabet: Alphabet, padded: Bool, to output: inout OutputSpan<UInt8>) {
+        let symbols = (alphabet == .standard ? standardSymbols : urlSymbols).span
         var index = 0
         while index + 3 <= bytes.count {
             let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
@@ -83,7 +88,10 @@ package enum Base64 {
             output.append(symbols[Int(chunk >> 18 & 63)])
             output.append(symbols[Int(chunk >> 12 & 63)])
             if left == 2 { output.append(symbols[Int(chunk >> 6 & 63)]) }
-            if padded { output += left == 2 ? [UInt8(ascii: "=")] : [UInt8(ascii: "="), UInt8(ascii: "=")] }
+            if padded {
+                output.append(UInt8(ascii: "="))
+                if left == 1 { output.append(UInt8(ascii: "=")) }
+            }
         }
     }
 

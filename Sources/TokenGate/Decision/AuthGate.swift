@@ -28,6 +28,8 @@ final class AuthGate: Sendable {
     let cat: CATOrigin?
     let clock: @Sendable () -> TokenTimestamp
     let hooks: Hooks
+    /// The configured requestor as sessions bind it, hashed once, not per session.
+    let requestorBinding: PlaybackSessions.Binding
 
     /// Points where a test can hold a request, to make a race deterministic.
     struct Hooks: Sendable {
@@ -56,6 +58,7 @@ final class AuthGate: Sendable {
         self.cat = cat
         self.clock = clock
         self.hooks = hooks
+        requestorBinding = PlaybackSessions.Binding(configuration.requestorID)
         lookedFor = Self.places(configuration, sessions: sessions != nil, cat: cat != nil)
     }
 
@@ -211,7 +214,7 @@ final class AuthGate: Sendable {
         let expectation = PlaybackSessions.Expectation(
             resource: resource,
             deviceID: deviceID,
-            requestor: configuration.requestorID,
+            requestor: requestorBinding,
             allowsUnboundDevice: allowsUnboundDevice,
             now: now
         )
@@ -262,7 +265,20 @@ final class AuthGate: Sendable {
     /// proxy reported exactly one `X-Forwarded-Proto: http`: a missing or odd
     /// value keeps it, so an HTTPS site never leaks the credential to port 80.
     func setCookie(_ credential: String, path: String, maxAge: Int64, secure: Bool) -> String {
-        "\(configuration.sessionCookie)=\(credential); Path=\(path); Max-Age=\(maxAge); HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
+        // Written into one buffer sized once: an interpolation grows its string piece by piece, on every allow.
+        let maxAge = String(maxAge)
+        var cookie: [UInt8] = []
+        cookie.reserveCapacity(configuration.sessionCookie.utf8.count + credential.utf8.count + path.utf8.count + maxAge.utf8.count + 48)
+        cookie += configuration.sessionCookie.utf8
+        cookie.append(UInt8(ascii: "="))
+        cookie += credential.utf8
+        cookie += "; Path=".utf8
+        cookie += path.utf8
+        cookie += "; Max-Age=".utf8
+        cookie += maxAge.utf8
+        cookie += "; HttpOnly; SameSite=Lax".utf8
+        if secure { cookie += "; Secure".utf8 }
+        return String(decoding: cookie, as: UTF8.self)
     }
 
     /// `/` plus RFC 3986 path characters, without `;`, `,`, `%` or controls,
@@ -395,7 +411,7 @@ final class AuthGate: Sendable {
                     sessions.issue(
                         resource: resource,
                         deviceID: deviceID,
-                        requestor: configuration.requestorID,
+                        requestor: requestorBinding,
                         keyID: PlaybackSessions.keyID(of: key),
                         now: now
                     ).credential

@@ -10,6 +10,7 @@ import FoundationEssentials
 struct PlaybackSessions: Sendable {
     typealias Check = PlaybackSessionSecrets.Check
     typealias Expectation = PlaybackSessionSecrets.Expectation
+    typealias Binding = PlaybackSessionSecrets.Binding
 
     let secrets: PlaybackSessionSecrets
     let lifetimeMilliseconds: Int64
@@ -54,7 +55,7 @@ struct PlaybackSessions: Sendable {
     func issue(
         resource: String?,
         deviceID: String?,
-        requestor: String?,
+        requestor: Binding,
         keyID: UInt64,
         now: TokenTimestamp
     ) -> (credential: String, expires: TokenTimestamp) {

@@ -58,7 +58,7 @@ import Testing
         #expect(keys.catKeys.map(\.id) == ["edge-1"])
         let secrets = try #require(keys.sessionSecrets)
         let session = try PlaybackSessions.load(paths: [secret], lifetimeSeconds: 600)
-            .issue(resource: "TNT", deviceID: nil, requestor: "TNT", keyID: 1, now: TokenTimestamp.now()).credential
+            .issue(resource: "TNT", deviceID: nil, requestor: .init("TNT"), keyID: 1, now: TokenTimestamp.now()).credential
         #expect((try? secrets.open(session[...].utf8).get()) != nil)
         let har = Array(
             (#"{"log":{"entries":[{"startedDateTime":"\#(TokenTimestamp.now().iso8601)","request":{"method":"GET","#

@@ -22,7 +22,7 @@ import Testing
         deviceID: String?,
         requestor: String? = "TNT"
     ) -> (credential: String, expires: TokenTimestamp) {
-        gate.issue(resource: resource, deviceID: deviceID, requestor: requestor, keyID: keyA, now: now)
+        gate.issue(resource: resource, deviceID: deviceID, requestor: .init(requestor), keyID: keyA, now: now)
     }
 
     func check(
@@ -110,6 +110,36 @@ import Testing
         if case .valid = check(rotated, fromOld, deviceID: nil) {} else { Issue.record("old refused") }
         #expect(check(old, fromNew, deviceID: nil) == .invalid("the session credential's tag does not verify"))
         #expect(check(sessions([secretB]), fromOld, deviceID: nil) == .invalid("the session credential's tag does not verify"))
+    }
+
+    /// The credential's bytes as docs/DESIGN.md#playback-sessions lays them out, made
+    /// here from other primitives: OpenSSL's EVP SHA-256, HMAC by RFC 2104's
+    /// definition over it, Foundation's Base64; and the key id from the key's DER.
+    @Test func aCredentialIsTheDocumentedLayoutByteForByte() throws {
+        let sha256 = { (bytes: [UInt8]) in ForeignDigest.sha256.digest(of: bytes)! }
+        let key = try #require(
+            try PublicKey.keys(from: [UInt8](FileManager.default.contents(atPath: GateFixtures.publicKey)!), source: "a.pem").first
+        )
+        let keyID = PlaybackSessions.keyID(of: key)
+        #expect(keyID == sha256(key.derRepresentation).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        for (resource, deviceID, requestor) in [("TNT", "device-1", "REQ"), (nil, nil, nil), ("R", nil, "TNT")] as [(String?, String?, String?)] {
+            let (credential, expires) = sessions([secretB]).issue(
+                resource: resource,
+                deviceID: deviceID,
+                requestor: .init(requestor),
+                keyID: keyID,
+                now: now
+            )
+            let bigEndian = { (value: UInt64) in (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) } }
+            let binding = { (value: String?) in value.map { sha256(Array($0.utf8)) } ?? [UInt8](repeating: 0, count: 32) }
+            var bytes: [UInt8] = [2] + bigEndian(UInt64(expires.millisecondsSince1970))
+            bytes += binding(resource) + binding(deviceID) + binding(requestor) + bigEndian(keyID)
+            let block = secretB + [UInt8](repeating: 0, count: 64 - secretB.count)
+            bytes += sha256(block.map { $0 ^ 0x5C } + sha256(block.map { $0 ^ 0x36 } + bytes))
+            let text = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(credential == text, "\(resource ?? "-") \(deviceID ?? "-") \(requestor ?? "-")")
+        }
     }
 
     @Test func everyFlippedBitIsRefused() {

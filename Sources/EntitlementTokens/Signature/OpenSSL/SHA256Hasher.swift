@@ -16,15 +16,21 @@ package struct SHA256Digest: Sendable, Hashable {
         hasher.combine(words.3)
     }
 
+    /// 32 zero bytes: a digest to write into, or what a binding of nothing is.
+    package init() {}
+
+    /// The digest whose 32 bytes these are, in order; nil for any other count.
+    package init?(_ bytes: some Collection<UInt8>) {
+        guard bytes.count == OpenSSLSHA256.byteCount else { return nil }
+        withUnsafeMutableBytes { output in output.copyBytes(from: bytes) }
+    }
+
     /// The 32 bytes, in order.
-    package var bytes: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(OpenSSLSHA256.byteCount)
-        for word in [words.0, words.1, words.2, words.3] {
-            let value = word.littleEndian
-            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-        }
-        return bytes
+    package var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// Appends the 32 bytes, in order, to `output` (a credential being built).
+    package func append(to output: inout [UInt8]) {
+        withUnsafeBytes { output.append(contentsOf: $0) }
     }
 
     fileprivate mutating func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) -> R) -> R {
