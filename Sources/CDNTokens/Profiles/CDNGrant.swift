@@ -54,24 +54,25 @@ public struct CDNCookie: Sendable, Hashable {
 
     /// The `Set-Cookie` field value (RFC 6265 §4.1).
     public var setCookieValue: String {
-        // Appended into one string of its final size: every cookie exchange
-        // writes this field, and interpolation with the optional attributes
-        // concatenated after it made three strings.
-        var text = ""
+        // Written into one buffer of its final size: every cookie exchange
+        // writes this field (secure_link's two), and a string grows and
+        // checks itself on every append.
+        let maxAge = String(maxAge)
+        var text: [UInt8] = []
         text.reserveCapacity(name.utf8.count + value.utf8.count + domain.utf8.count + path.utf8.count + sameSite.utf8.count + 72)
-        text += name
-        text += "="
-        text += value
-        text += "; Domain="
-        text += domain
-        text += "; Path="
-        text += path
-        text += "; Max-Age="
-        text += String(maxAge)
-        if secure { text += "; Secure" }
-        if httpOnly { text += "; HttpOnly" }
-        text += "; SameSite="
-        text += sameSite
-        return text
+        text += name.utf8
+        text.append(UInt8(ascii: "="))
+        text += value.utf8
+        text += "; Domain=".utf8
+        text += domain.utf8
+        text += "; Path=".utf8
+        text += path.utf8
+        text += "; Max-Age=".utf8
+        text += maxAge.utf8
+        if secure { text += "; Secure".utf8 }
+        if httpOnly { text += "; HttpOnly".utf8 }
+        text += "; SameSite=".utf8
+        text += sameSite.utf8
+        return String(decoding: text, as: UTF8.self)
     }
 }
