@@ -22,15 +22,45 @@ package struct SHA256Digest: Sendable, Hashable {
     /// The digest whose 32 bytes these are, in order; nil for any other count.
     package init?(_ bytes: some Collection<UInt8>) {
         guard bytes.count == OpenSSLSHA256.byteCount else { return nil }
-        withUnsafeMutableBytes { output in output.copyBytes(from: bytes) }
+        var values: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        for (offset, byte) in bytes.enumerated() {
+            let bits = UInt64(byte) << UInt64(offset % 8 * 8)
+            switch offset / 8 {
+            case 0: values.0 |= bits
+            case 1: values.1 |= bits
+            case 2: values.2 |= bits
+            default: values.3 |= bits
+            }
+        }
+        // Each word holds its 8 bytes in memory order, as OpenSSL writes them.
+        words = (
+            UInt64(littleEndian: values.0), UInt64(littleEndian: values.1), UInt64(littleEndian: values.2), UInt64(littleEndian: values.3)
+        )
     }
 
     /// The 32 bytes, in order.
-    package var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+    package var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        append(to: &bytes)
+        return bytes
+    }
 
-    /// Appends the 32 bytes, in order, to `output` (a credential being built).
+    /// Appends the 32 bytes, in order, to `output` (a credential being
+    /// built), into capacity reserved once.
     package func append(to output: inout [UInt8]) {
-        withUnsafeBytes { output.append(contentsOf: $0) }
+        let words = words
+        output.append(addingCapacity: OpenSSLSHA256.byteCount) { output in
+            Self.write(words.0, to: &output)
+            Self.write(words.1, to: &output)
+            Self.write(words.2, to: &output)
+            Self.write(words.3, to: &output)
+        }
+    }
+
+    /// A word's 8 bytes in memory order.
+    private static func write(_ word: UInt64, to output: inout OutputSpan<UInt8>) {
+        let value = word.littleEndian
+        for shift in stride(from: 0, to: 64, by: 8) { output.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 
     fileprivate mutating func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) -> R) -> R {
