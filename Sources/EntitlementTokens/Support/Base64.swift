@@ -17,7 +17,13 @@ package enum Base64 {
     }
 
     package struct Failure: Error {
-        package enum Reason { case invalidCharacter(UInt8), space, mixedAlphabets, misplacedPadding, truncated }
+        package enum Reason {
+            case invalidCharacter(UInt8)
+            case space
+            case mixedAlphabets
+            case misplacedPadding
+            case truncated
+        }
         package var reason: Reason
         package var offset: Int
     }
