@@ -37,6 +37,22 @@ import Testing
         #expect(hasher.finalize().bytes == Self.hex(digest))
     }
 
+    /// A digest read back from its 32 bytes is the same digest, written out
+    /// the same; any other count is no digest.
+    @Test func aDigestRoundTripsThroughItsBytesAndOtherCountsAreRefused() throws {
+        let digest = SHA256Hasher.hash("abc".utf8)
+        let bytes = digest.bytes
+        #expect(try #require(SHA256Digest(bytes)) == digest)
+        #expect(try #require(SHA256Digest(bytes[...])).bytes == Self.hex("ba7816bf 8f01cfea 414140de 5dae2223 b00361a3 96177a9c b410ff61 f20015ad"))
+        var appended: [UInt8] = [7]
+        digest.append(to: &appended)
+        #expect(appended == [7] + bytes)
+        #expect(SHA256Digest(bytes.dropLast()) == nil)
+        #expect(SHA256Digest(bytes + [0]) == nil)
+        #expect(SHA256Digest([UInt8]()) == nil)
+        #expect(SHA256Digest().bytes == [UInt8](repeating: 0, count: 32))
+    }
+
     @Test func aMillionAsInPieces() {
         var hasher = SHA256Hasher()
         let piece = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
